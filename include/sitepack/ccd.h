@@ -1,0 +1,125 @@
+/**
+ * @file ccd.h
+ * @brief wwPDB Chemical Component Dictionary: index of data_ blocks, component
+ *        records (atoms, bonds, descriptors) and a per-process cache.
+ *
+ * Item names are those of the CCD (PDBx/mmCIF chem_comp, chem_comp_atom,
+ * chem_comp_bond, pdbx_chem_comp_descriptor). The same sp_component record also holds
+ * components defined inside an entry file (its own _chem_comp_atom/_chem_comp_bond).
+ */
+#ifndef SITEPACK_CCD_H
+#define SITEPACK_CCD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sitepack/error.h"
+#include "sitepack/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** One _chem_comp_atom row. */
+typedef struct sp_comp_atom {
+  char name[SP_ID_LEN];     /**< atom_id */
+  uint8_t element;          /**< type_symbol as atomic number, 0 unknown */
+  int8_t charge;            /**< charge; 0 when '?' (then charge_known = 0) */
+  uint8_t charge_known;     /**< 0 when the charge was '?' or absent */
+  uint8_t leaving;          /**< pdbx_leaving_atom_flag Y */
+  uint8_t aromatic;         /**< pdbx_aromatic_flag Y */
+  uint8_t has_model_xyz;    /**< model_Cartn_x/y/z all numbers (not '?') */
+  uint8_t has_ideal_xyz;    /**< pdbx_model_Cartn_x_ideal/... all numbers */
+  float model_xyz[3];       /**< Å, 0 when absent */
+  float ideal_xyz[3];       /**< Å, 0 when absent */
+} sp_comp_atom;
+
+/** One _chem_comp_bond row; a and b index sp_component.atoms. */
+typedef struct sp_comp_bond {
+  uint16_t a, b;
+  uint8_t order;            /**< 1 SING, 2 DOUB, 3 TRIP, 4 AROM/DELO/unknown (value_order, or .type of
+                                 monomer-library style files, case-insensitive) */
+  uint8_t aromatic;         /**< pdbx_aromatic_flag Y, or order spelled AROM */
+} sp_comp_bond;
+
+/** One component. Arrays are owned; free with sp_component_free(). */
+typedef struct sp_component {
+  char id[SP_ID_LEN];            /**< _chem_comp.id (up to 5 characters) */
+  char type[40];                 /**< _chem_comp.type, e.g. "NON-POLYMER", "L-peptide linking" */
+  char name[128];                /**< _chem_comp.name (truncated) */
+  char formula[64];              /**< _chem_comp.formula */
+  char release_status[8];        /**< _chem_comp.pdbx_release_status: REL, OBS, REF_ONLY, ... */
+  char replaced_by[SP_ID_LEN];   /**< _chem_comp.pdbx_replaced_by, "" when '?' */
+  char parent_comp_id[SP_ID_LEN];/**< _chem_comp.mon_nstd_parent_comp_id, "" when '?' */
+  float formal_charge;           /**< _chem_comp.pdbx_formal_charge, 0 when '?' */
+  char inchikey[32];             /**< _pdbx_chem_comp_descriptor InChIKey, "" if none */
+  size_t n_atoms;
+  sp_comp_atom *atoms;
+  size_t n_bonds;
+  sp_comp_bond *bonds;
+} sp_component;
+
+/** Free the arrays of @p c and zero it. */
+void sp_component_free(sp_component *c);
+
+/** Number of heavy atoms (element != H); unknown elements count as heavy. */
+size_t sp_component_heavy_atoms(const sp_component *c);
+/** Index of atom @p name in @p c, -1 if absent. */
+int sp_component_atom_index(const sp_component *c, const char *name);
+
+/**
+ * Parse one CCD data block (text from "data_XXX" up to the next "data_" or EOF).
+ * @param text,len the block (need not be NUL-terminated)
+ * @return 0; SP_E_SYNTAX / SP_E_ROW_COUNT on malformed CIF; SP_E_MISSING_ITEM when the
+ *         block has no _chem_comp.id; SP_E_NOMEM.
+ */
+int sp_component_parse(const char *text, size_t len, sp_component *out, sp_err *err);
+
+/** Index of a CCD file: offset and length of every data_ block, sorted by id. */
+typedef struct sp_ccd_index {
+  size_t n;                 /**< number of blocks */
+  char (*ids)[SP_ID_LEN];   /**< block ids (the text after "data_"), sorted (strcmp) */
+  uint64_t *offset;         /**< byte offset of "data_" in the text */
+  uint64_t *length;         /**< bytes up to the next block or EOF */
+} sp_ccd_index;
+
+/**
+ * Build the index of a CCD text (components.cif). Finds every line that starts with
+ * "data_"; duplicate ids keep the last block (with a warning count in *n_duplicates
+ * when not NULL). Does not parse blocks.
+ * @return 0, SP_E_NOMEM, SP_E_FORMAT (no data_ block at all).
+ */
+int sp_ccd_index_build(const char *text, size_t len, sp_ccd_index *idx, size_t *n_duplicates, sp_err *err);
+void sp_ccd_index_free(sp_ccd_index *idx);
+/** Binary search. @return the block number, or -1 when @p id is absent. */
+long sp_ccd_index_find(const sp_ccd_index *idx, const char *id);
+
+/** An open CCD: its text (owned: read with io, gunzipped when gz), its index, and a
+ *  per-process cache of parsed components. Not thread-safe. */
+typedef struct sp_ccd sp_ccd;
+
+/**
+ * Open a CCD file (plain or gzip, detected by magic bytes), read it and index it.
+ * @return 0; SP_E_IO / SP_E_NOT_FOUND (cannot read), SP_E_TRUNCATED_GZIP, SP_E_GZIP,
+ *         SP_E_FORMAT (no data_ blocks), SP_E_NOMEM.
+ */
+int sp_ccd_open(const char *path, sp_ccd **out, sp_err *err);
+/** Build a CCD from text already in memory (copied). Same errors as sp_ccd_open. */
+int sp_ccd_open_text(const char *text, size_t len, sp_ccd **out, sp_err *err);
+void sp_ccd_close(sp_ccd *ccd);
+/** The index (valid until sp_ccd_close). */
+const sp_ccd_index *sp_ccd_get_index(const sp_ccd *ccd);
+/** Bytes of CCD text held. */
+size_t sp_ccd_text_bytes(const sp_ccd *ccd);
+/**
+ * The component @p id, parsed on first use and cached.
+ * @return a pointer owned by @p ccd (valid until sp_ccd_close), or NULL when @p id is not
+ *         in the CCD or its block does not parse (then @p err, if given, says why).
+ */
+const sp_component *sp_ccd_get(sp_ccd *ccd, const char *id, sp_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

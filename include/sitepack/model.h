@@ -1,0 +1,283 @@
+/**
+ * @file model.h
+ * @brief The in-memory structure: atoms as parallel arrays (structure of arrays),
+ *        residues, chains and models as index ranges over them.
+ *
+ * One sp_structure holds one input file (all models). Readers (mmCIF: cif/mmcif.h,
+ * PDB: pdb/pdb.h) fill it through sp_structure_add_atom(), which starts a new
+ * model / chain / residue whenever the identity of the incoming atom changes; atoms
+ * of one residue are therefore contiguous, residues of one chain are contiguous and
+ * chains of one model are contiguous, all in file order.
+ *
+ * Identifiers follow PDBx/mmCIF: label_asym_id / auth_asym_id (chain), label_seq_id /
+ * auth_seq_id (residue number), pdbx_PDB_ins_code (insertion code), label_comp_id
+ * (comp_id, up to 5 characters in the CCD), label_atom_id (atom name), label_alt_id
+ * (altloc), pdbx_PDB_model_num (model). Where a file has only one of label/auth, the
+ * reader copies it into both (cases B13, B14) except the residue numbers, which stay
+ * SP_SEQ_NONE where absent.
+ *
+ * Memory: about 44 bytes per atom (see sp_structure_bytes()).
+ * Ownership: every array is owned by the sp_structure and freed by sp_structure_free().
+ */
+#ifndef SITEPACK_MODEL_H
+#define SITEPACK_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sitepack/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Residue number absent ('.' or '?' or no column). */
+#define SP_SEQ_NONE INT32_MIN
+/** Size of identifier fields (comp_id, asym ids, entity id, atom names): 7 chars + NUL.
+ *  Longer identifiers are truncated and a warning is recorded. */
+#define SP_ID_LEN 8
+
+/** A string view into a text buffer: not NUL-terminated, not owned. */
+typedef struct sp_sv {
+  const char *p;
+  size_t n;
+} sp_sv;
+
+/** _entity.type (PDBx/mmCIF). */
+typedef enum sp_entity_type {
+  SP_ENT_UNKNOWN = 0,  /**< no entity information (PDB files, minimal mmCIF) */
+  SP_ENT_POLYMER = 1,
+  SP_ENT_NONPOLYMER = 2,
+  SP_ENT_BRANCHED = 3,
+  SP_ENT_WATER = 4,
+  SP_ENT_MACROLIDE = 5,
+} sp_entity_type;
+
+/** _entity_poly.type, reduced. */
+typedef enum sp_poly_type {
+  SP_POLY_NONE = 0,
+  SP_POLY_PEPTIDE_L = 1,  /**< polypeptide(L) */
+  SP_POLY_PEPTIDE_D = 2,  /**< polypeptide(D) */
+  SP_POLY_DNA = 3,        /**< polydeoxyribonucleotide */
+  SP_POLY_RNA = 4,        /**< polyribonucleotide */
+  SP_POLY_NA_HYBRID = 5,  /**< polydeoxyribonucleotide/polyribonucleotide hybrid */
+  SP_POLY_OTHER = 6,      /**< cyclic-pseudo-peptide, peptide nucleic acid, other */
+} sp_poly_type;
+
+/** Per-atom flag bits (sp_structure.atom_flags). */
+enum {
+  SP_ATOM_HETATM = 1u << 0,    /**< group_PDB HETATM / PDB HETATM record */
+  SP_ATOM_HYDROGEN = 1u << 1,  /**< element H, D or T */
+};
+
+/** One residue: (chain, seq id, insertion code, comp id) within one model. */
+typedef struct sp_residue {
+  char comp_id[SP_ID_LEN];  /**< label_comp_id (auth_comp_id if no label) */
+  int32_t auth_seq_id;      /**< SP_SEQ_NONE if absent */
+  int32_t label_seq_id;     /**< SP_SEQ_NONE if '.', '?' or absent */
+  char ins_code;            /**< pdbx_PDB_ins_code, '\0' if none */
+  uint8_t all_hetatm;       /**< 1 if every atom of the residue is HETATM */
+  uint8_t entity_type;      /**< sp_entity_type of its entity (SP_ENT_UNKNOWN if no entity info) */
+  uint8_t pad_;
+  uint32_t chain;           /**< index into sp_structure.chains */
+  uint32_t first_atom;      /**< atoms [first_atom, first_atom + n_atoms) */
+  uint32_t n_atoms;
+} sp_residue;
+
+/** One chain instance in one model: a contiguous run of residues with the same
+ *  (label_asym_id, auth_asym_id). */
+typedef struct sp_chain {
+  char label_asym_id[SP_ID_LEN];  /**< copy of auth_asym_id when the file has no label ids */
+  char auth_asym_id[SP_ID_LEN];   /**< copy of label_asym_id when the file has no auth ids */
+  char entity_id[SP_ID_LEN];      /**< label_entity_id, "" if none */
+  int32_t entity;                 /**< index into sp_structure.entities, -1 if none */
+  uint32_t model;                 /**< index into sp_structure.models */
+  uint32_t first_residue, n_residues;
+} sp_chain;
+
+/** One model (pdbx_PDB_model_num / MODEL). */
+typedef struct sp_model {
+  int32_t model_num;              /**< the number written in the file (1 when none) */
+  uint32_t first_atom, n_atoms;
+  uint32_t first_residue, n_residues;
+  uint32_t first_chain, n_chains;
+} sp_model;
+
+/** One _entity row (mmCIF) or one SEQRES chain (PDB: type polymer, id = chain id). */
+typedef struct sp_entity {
+  char id[SP_ID_LEN];
+  uint8_t type;             /**< sp_entity_type */
+  uint8_t poly_type;        /**< sp_poly_type (polymers only) */
+  uint32_t seq_first;       /**< its sequence: sp_structure.seq_comp[seq_first .. seq_first+seq_len) */
+  uint32_t seq_len;         /**< _entity_poly_seq / SEQRES length, 0 if unknown */
+  char strand_ids[64];      /**< _entity_poly.pdbx_strand_id (auth chain ids, comma-separated) or PDB chain */
+} sp_entity;
+
+/** _struct_conn.conn_type_id / PDB record kind. */
+typedef enum sp_conn_type {
+  SP_CONN_OTHER = 0,
+  SP_CONN_COVALE = 1,   /**< covale, covale_base, covale_phosphate, covale_sugar; PDB LINK (non-metal) */
+  SP_CONN_DISULF = 2,   /**< disulf; PDB SSBOND */
+  SP_CONN_METALC = 3,   /**< metalc; PDB LINK involving a metal */
+  SP_CONN_HYDROG = 4,   /**< hydrog */
+} sp_conn_type;
+
+/** One end of a connection, as written in the file. */
+typedef struct sp_conn_end {
+  char label_asym_id[SP_ID_LEN];  /**< "" if not given (PDB) */
+  char auth_asym_id[SP_ID_LEN];
+  char comp_id[SP_ID_LEN];
+  char atom_name[SP_ID_LEN];
+  int32_t label_seq_id;           /**< SP_SEQ_NONE if '.' */
+  int32_t auth_seq_id;            /**< SP_SEQ_NONE if absent */
+  char ins_code;                  /**< '\0' if none */
+  char altloc;                    /**< '\0' if none */
+  char symmetry[12];              /**< e.g. "1_555"; "" if not given */
+  int64_t atom;                   /**< resolved atom index in model 1, -1 if unresolved */
+} sp_conn_end;
+
+/** One inter-residue connection (_struct_conn row, PDB LINK/SSBOND). */
+typedef struct sp_conn {
+  uint8_t type;                   /**< sp_conn_type */
+  char id[16];                    /**< _struct_conn.id, "" for PDB */
+  float distance;                 /**< pdbx_dist_value (Å), NAN if not given */
+  sp_conn_end a, b;
+} sp_conn;
+
+/** A bond of a component as the structure file itself defines it
+ *  (_chem_comp_bond embedded in the entry; PDB CONECT is not stored here). */
+typedef struct sp_file_bond {
+  char comp_id[SP_ID_LEN];
+  char atom1[SP_ID_LEN], atom2[SP_ID_LEN];
+  uint8_t order;                  /**< 1, 2, 3; 4 = delocalised/unknown */
+  uint8_t aromatic;               /**< pdbx_aromatic_flag Y */
+} sp_file_bond;
+
+/** A _chem_comp row of the entry (component list of the file). */
+typedef struct sp_file_comp {
+  char id[SP_ID_LEN];
+  char type[40];                  /**< _chem_comp.type, e.g. "L-peptide linking", "non-polymer" */
+} sp_file_comp;
+
+/** The whole structure of one input file. Zero-initialise then sp_structure_init(). */
+typedef struct sp_structure {
+  /* atoms: parallel arrays of length n_atoms */
+  size_t n_atoms, cap_atoms;
+  float (*xyz)[3];          /**< Cartn_x/y/z, Å */
+  float *occupancy;         /**< 1.0 when absent */
+  float *b_iso;             /**< B_iso_or_equiv, Å^2, 0 when absent */
+  char (*atom_name)[SP_ID_LEN];  /**< label_atom_id (auth_atom_id if no label) */
+  int32_t *serial;          /**< _atom_site.id / PDB serial (hybrid-36 decoded); 0 if none */
+  uint32_t *atom_residue;   /**< index into residues */
+  uint8_t *element;         /**< atomic number (chem/elements.h), 0 = unknown; D and T give 1 */
+  int8_t *charge;           /**< pdbx_formal_charge / PDB cols 79-80; 0 when absent */
+  char *altloc;             /**< label_alt_id, '\0' when blank ('.' or ' ') */
+  uint8_t *atom_flags;      /**< SP_ATOM_* bits */
+
+  size_t n_residues, cap_residues;
+  sp_residue *residues;
+  size_t n_chains, cap_chains;
+  sp_chain *chains;
+  size_t n_models, cap_models;
+  sp_model *models;
+  size_t n_entities, cap_entities;
+  sp_entity *entities;
+  size_t n_seq, cap_seq;
+  char (*seq_comp)[SP_ID_LEN];  /**< concatenated entity sequences (see sp_entity.seq_first) */
+  size_t n_conns, cap_conns;
+  sp_conn *conns;
+  size_t n_file_bonds, cap_file_bonds;
+  sp_file_bond *file_bonds;
+  size_t n_file_comps, cap_file_comps;
+  sp_file_comp *file_comps;
+
+  /* entry metadata */
+  char entry_id[32];        /**< _entry.id / HEADER idCode, "" if none */
+  char method[48];          /**< _exptl.method / EXPDTA, "" if none */
+  float resolution;         /**< Å, NAN if none */
+  uint8_t has_label_ids;    /**< file had label_asym_id/label_seq_id columns */
+  uint8_t has_auth_ids;     /**< file had auth_asym_id/auth_seq_id columns */
+
+  /* warnings: NUL-separated messages, n_warnings of them */
+  char *warnings;
+  size_t warnings_len, warnings_cap, n_warnings;
+} sp_structure;
+
+/** Incoming atom for sp_structure_add_atom(). String views need not be NUL-terminated. */
+typedef struct sp_atom_in {
+  int32_t model_num;
+  sp_sv label_asym_id, auth_asym_id, entity_id;
+  sp_sv comp_id;
+  int32_t label_seq_id, auth_seq_id;   /**< SP_SEQ_NONE when absent */
+  char ins_code;                       /**< '\0' when none */
+  sp_sv atom_name;
+  char altloc;                         /**< '\0' when blank */
+  uint8_t element;                     /**< atomic number, 0 unknown */
+  int8_t charge;
+  bool hetatm;
+  int32_t serial;
+  float x, y, z, occupancy, b_iso;
+} sp_atom_in;
+
+/** Initialise an empty structure. @return 0 (cannot fail). */
+int sp_structure_init(sp_structure *s);
+/** Free everything owned by @p s and leave it empty (re-usable after sp_structure_init). */
+void sp_structure_free(sp_structure *s);
+/** Drop all atoms/residues/... but keep the allocations (for re-use across files). */
+void sp_structure_clear(sp_structure *s);
+
+/**
+ * Append one atom. Starts a new model when model_num differs from the last atom's,
+ * a new chain when (label_asym_id, auth_asym_id) differ, and a new residue when
+ * (comp_id, label_seq_id, auth_seq_id, ins_code) differ, or when an atom with the
+ * same (atom_name, altloc) already exists in the current residue (two adjacent
+ * residues with identical identifiers, case B16).
+ * Identifiers longer than SP_ID_LEN-1 are truncated with a warning.
+ * @return 0, or SP_E_NOMEM, SP_E_TOO_LARGE (more than UINT32_MAX-1 atoms).
+ */
+int sp_structure_add_atom(sp_structure *s, const sp_atom_in *a, sp_err *err);
+
+/** Append an entity; its index is n_entities-1 afterwards. @return 0 or SP_E_NOMEM. */
+int sp_structure_add_entity(sp_structure *s, const sp_entity *e, sp_err *err);
+/** Append one comp_id to the sequence pool (call after add_entity, increments its seq_len).
+ *  @return 0 or SP_E_NOMEM. */
+int sp_structure_add_seq(sp_structure *s, size_t entity, sp_sv comp_id, sp_err *err);
+/** Append a connection (its ends' .atom is set by sp_structure_finish). @return 0 or SP_E_NOMEM. */
+int sp_structure_add_conn(sp_structure *s, const sp_conn *c, sp_err *err);
+/** Append a file-defined bond. @return 0 or SP_E_NOMEM. */
+int sp_structure_add_file_bond(sp_structure *s, const sp_file_bond *b, sp_err *err);
+/** Append a file-defined component row. @return 0 or SP_E_NOMEM. */
+int sp_structure_add_file_comp(sp_structure *s, const sp_file_comp *c, sp_err *err);
+
+/**
+ * Finish reading: link chains to entities by entity_id (mmCIF) and set each residue's
+ * entity_type; resolve every connection end to an atom of model 1 (by label ids when
+ * given, else by auth ids; altloc respected when given, else the first matching atom).
+ * Fails with SP_E_NO_ATOMS when the structure has no atoms.
+ * @return 0, SP_E_NO_ATOMS or SP_E_NOMEM.
+ */
+int sp_structure_finish(sp_structure *s, sp_err *err);
+
+/** Record a warning (printf format). Warnings never fail a file. */
+void sp_structure_warn(sp_structure *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/** The i-th warning (0-based), NULL if i >= n_warnings. */
+const char *sp_structure_warning(const sp_structure *s, size_t i);
+
+/** Bytes allocated by @p s (arrays at their capacity): for the memory-per-atom report. */
+size_t sp_structure_bytes(const sp_structure *s);
+
+/** Copy a string view into a fixed field of size @p cap (NUL-terminated, truncated).
+ *  @return 1 if it was truncated, else 0. */
+int sp_sv_copy(char *dst, size_t cap, sp_sv v);
+/** Compare a string view with a NUL-terminated string: 1 if equal. */
+bool sp_sv_eq(sp_sv v, const char *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

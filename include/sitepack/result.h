@@ -1,0 +1,159 @@
+/**
+ * @file result.h
+ * @brief The rows that one task produces and the store writes (docs/format.md).
+ *
+ * A worker fills one sp_result per task (a file, or a range of a file's ligands) and
+ * hands it to the per-rank writer (store.h). All indices inside a result are local
+ * to it (ligand_idx 0 = first ligand of this result, etc.); the merge turns them into
+ * global indices. Fixed-size strings are NUL-padded; they map 1:1 to HDF5 fixed-size
+ * string types of the same size.
+ */
+#ifndef SITEPACK_RESULT_H
+#define SITEPACK_RESULT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sitepack/error.h"
+#include "sitepack/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SP_PATH_LEN 512
+#define SP_KEY_LEN 40
+#define SP_CLASS_LEN 16
+
+/** /structures row: one per input file (split files: one per file, from part 0). */
+typedef struct sp_structure_row {
+  char path[SP_PATH_LEN];    /**< path relative to the job's input directory */
+  char sha256[65];           /**< hex SHA-256 of the file's bytes as stored (before gunzip) */
+  char format[8];            /**< "mmcif", "pdb", or "" when not detected */
+  char status[24];           /**< "ok" or an sp_errclass name */
+  char error[SP_ERR_MSG_LEN];/**< message, "" when ok */
+  uint8_t gzip;              /**< 1 if the file was gzip-compressed */
+  int64_t bytes;             /**< file size as stored */
+  int64_t text_bytes;        /**< size after gunzip */
+  int64_t n_atoms;           /**< atoms of all models (every record, all altlocs) */
+  int64_t n_atoms_model1;    /**< atoms of the first model */
+  int32_t n_models;
+  int32_t n_ligands;
+  int32_t n_sites;
+  int32_t n_warnings;
+  char entry_id[32];
+  char method[48];
+  float resolution;          /**< Å, NaN if none */
+  double t_read, t_parse, t_survey, t_site;  /**< seconds (timing fields: excluded from equality) */
+} sp_structure_row;
+
+/** /ligands row. */
+typedef struct sp_ligand_row {
+  int64_t structure_idx;         /**< local: 0 within a result; global after merge */
+  int32_t model_num;
+  char comp_id[SP_ID_LEN];       /**< comp_id of the first residue (multi-residue: see n_residues) */
+  char label_asym_id[SP_ID_LEN];
+  char auth_asym_id[SP_ID_LEN];
+  int32_t auth_seq_id;           /**< SP_SEQ_NONE when absent */
+  int32_t label_seq_id;          /**< SP_SEQ_NONE when '.' */
+  char ins_code[4];
+  char altloc[4];                /**< chosen conformer, "" if none */
+  char cls[SP_CLASS_LEN];        /**< ion, artifact, glycan, cofactor, small_molecule, peptide, unknown */
+  uint32_t flags;                /**< SP_LIG_* bits (survey.h) */
+  int32_t n_residues;
+  int32_t n_atoms;               /**< atoms of the chosen conformer, H included */
+  int32_t n_heavy_atoms;         /**< heavy atoms of the chosen conformer */
+  int32_t n_ccd_heavy_atoms;     /**< heavy atoms of the definition (sum over residues), -1 unknown */
+  char molecule_key[SP_KEY_LEN]; /**< "" when no graph */
+  char key_source[16];           /**< ccd, file, distance, none */
+  char residues[128];            /**< "COMP/CHAIN/NUM[ICODE]" of every residue, space-separated (truncated) */
+  int64_t site_idx;              /**< local/global site index, -1 if none */
+} sp_ligand_row;
+
+/** /components row: one per comp_id of a ligand. */
+typedef struct sp_component_row {
+  char comp_id[SP_ID_LEN];
+  uint8_t in_ccd;
+  char molecule_key[SP_KEY_LEN];
+  char key_source[16];
+  char formula[64];
+  char name[80];
+  char type[40];
+  int32_t n_heavy_atoms;         /**< -1 unknown */
+} sp_component_row;
+
+/** /sites row (one per ligand instance that has a site). */
+typedef struct sp_site_row {
+  int64_t structure_idx;
+  int64_t ligand_idx;
+  int32_t n_ligand;              /**< ligand atoms: the first n_ligand atoms of the site block */
+  int32_t n_atoms;               /**< all atoms of the site block */
+  int32_t n_residues;            /**< residues of the site block (ligand residues first) */
+  uint32_t flags;                /**< SP_SITE_* bits (site.h) */
+  float center[3];               /**< mean of ligand heavy-atom positions, Å */
+  float cutoff;                  /**< Å */
+} sp_site_row;
+
+/** /residues row: residues of site blocks, in site order. */
+typedef struct sp_residue_row {
+  int64_t site_idx;
+  char label_asym_id[SP_ID_LEN];
+  char auth_asym_id[SP_ID_LEN];
+  char comp_id[SP_ID_LEN];
+  int32_t auth_seq_id;
+  int32_t label_seq_id;
+  char ins_code[4];
+  uint8_t kind;                  /**< SP_RES_KIND_* */
+  float min_distance;            /**< Å, closest atom to any ligand heavy atom; 0 for the ligand itself */
+} sp_residue_row;
+
+enum {
+  SP_RES_KIND_LIGAND = 0,        /**< a residue of the site's own ligand */
+  SP_RES_KIND_POLYMER = 1,
+  SP_RES_KIND_OTHER_LIGAND = 2,
+  SP_RES_KIND_ION = 3,
+  SP_RES_KIND_WATER = 4,
+};
+
+/** /atoms row (columns stored as separate datasets). */
+typedef struct sp_atom_row {
+  float position[3];             /**< Å */
+  float occupancy;
+  float b_iso;
+  int64_t residue_idx;           /**< local residue row within the result; global after merge */
+  char atom_name[SP_ID_LEN];
+  uint8_t element;               /**< atomic number */
+  int8_t charge;
+  char altloc;
+  uint16_t flags;                /**< SP_SITE_ATOM_* bits (site.h) */
+} sp_atom_row;
+
+/** Everything a task produced. Arrays are owned; sp_result_free() releases them. */
+typedef struct sp_result {
+  int64_t file_idx;              /**< index of the file in the sorted input list */
+  int32_t part, n_parts;         /**< task range of a split file (0, 1 when not split) */
+  int has_structure_row;         /**< 1 for the part that reports the file (part 0) */
+  sp_structure_row st;
+  size_t n_ligands, cap_ligands;   sp_ligand_row *ligands;
+  size_t n_components, cap_components; sp_component_row *components;
+  size_t n_sites, cap_sites;       sp_site_row *sites;
+  size_t n_residues, cap_residues; sp_residue_row *residues;
+  size_t n_atoms, cap_atoms;       sp_atom_row *atoms;
+} sp_result;
+
+void sp_result_init(sp_result *r);
+void sp_result_free(sp_result *r);
+/** Empty all tables, keep allocations. */
+void sp_result_clear(sp_result *r);
+/** Append a zeroed row and return it (NULL when out of memory). Pointers to earlier rows
+ *  of the same table are invalidated. */
+sp_ligand_row *sp_result_add_ligand(sp_result *r);
+sp_component_row *sp_result_add_component(sp_result *r);
+sp_site_row *sp_result_add_site(sp_result *r);
+sp_residue_row *sp_result_add_residue(sp_result *r);
+sp_atom_row *sp_result_add_atom(sp_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,122 @@
+/**
+ * @file survey.h
+ * @brief Ligand survey: which residues are ligands, how they group into ligand
+ *        instances, their class, flags and molecule key (DESIGN.md "Words";
+ *        rules and sources in docs/ligands.md).
+ *
+ * Plain C, no MPI. Input: one sp_structure (after sp_structure_finish) and an optional
+ * CCD. Output: an sp_survey that lists ligand instances of the chosen model(s) and,
+ * for every residue of the structure, its role and chosen altloc (used by sites).
+ */
+#ifndef SITEPACK_SURVEY_H
+#define SITEPACK_SURVEY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sitepack/ccd.h"
+#include "sitepack/error.h"
+#include "sitepack/model.h"
+#include "sitepack/result.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Ligand classes (DESIGN.md). Names via sp_ligand_class_name(). */
+typedef enum sp_ligand_class {
+  SP_CLASS_SMALL_MOLECULE = 0,
+  SP_CLASS_ION = 1,
+  SP_CLASS_ARTIFACT = 2,
+  SP_CLASS_GLYCAN = 3,
+  SP_CLASS_COFACTOR = 4,
+  SP_CLASS_PEPTIDE = 5,
+  SP_CLASS_UNKNOWN = 6,
+  SP_CLASS_COUNT
+} sp_ligand_class;
+
+/** "small_molecule", "ion", "artifact", "glycan", "cofactor", "peptide", "unknown". */
+const char *sp_ligand_class_name(int cls);
+
+/** Ligand flag bits (sp_ligand.flags, /ligands/flags). */
+enum {
+  SP_LIG_COVALENT = 1u << 0,     /**< struct_conn covale / LINK to a polymer residue */
+  SP_LIG_INCOMPLETE = 1u << 1,   /**< resolved heavy atoms < CCD heavy atoms (leaving atoms excluded) */
+  SP_LIG_ALTLOC = 1u << 2,       /**< has alternate locations */
+  SP_LIG_NOT_IN_CCD = 1u << 3,   /**< at least one comp_id has no CCD block */
+  SP_LIG_ZERO_OCC = 1u << 4,     /**< some chosen atom has occupancy 0 */
+  SP_LIG_MULTI_RESIDUE = 1u << 5,/**< more than one residue (glycan, covalently joined residues) */
+  SP_LIG_METAL_BOUND = 1u << 6,  /**< a metalc connection to another residue */
+};
+
+/** Residue roles (sp_survey.res_role). */
+enum {
+  SP_ROLE_POLYMER = 0,   /**< residue of a polymer chain (incl. modified residues) */
+  SP_ROLE_LIGAND = 1,    /**< part of a ligand instance (non-ion) */
+  SP_ROLE_ION = 2,       /**< part of a ligand instance of class ion */
+  SP_ROLE_WATER = 3,     /**< HOH, DOD, WAT ... */
+  SP_ROLE_OTHER = 4,     /**< not surveyed (e.g. models not selected) */
+};
+
+/** One ligand instance. */
+typedef struct sp_ligand {
+  uint32_t model;            /**< index into sp_structure.models */
+  uint32_t res_first;        /**< its residues: sp_survey.res_refs[res_first .. res_first+n_res) (file order) */
+  uint32_t n_res;
+  uint32_t atom_first;       /**< its chosen atoms: sp_survey.atom_refs[atom_first .. atom_first+n_atoms) */
+  uint32_t n_atoms;          /**< atoms of the chosen conformer, H included */
+  uint32_t n_heavy;          /**< heavy atoms among them */
+  int32_t n_ccd_heavy;       /**< heavy atoms of the definition(s), leaving atoms excluded; -1 unknown */
+  char altloc;               /**< chosen altloc, '\0' none */
+  uint8_t cls;               /**< sp_ligand_class */
+  uint32_t flags;            /**< SP_LIG_* */
+  char molecule_key[SP_KEY_LEN];  /**< molkey.h, "" when no graph */
+  char key_source[16];       /**< "ccd", "file", "distance", "none" */
+  int64_t attach_atom;       /**< covalent ligands: polymer atom it is bonded to, -1 otherwise */
+} sp_ligand;
+
+/** Per-comp_id chemistry seen in the survey. */
+typedef struct sp_survey_comp {
+  sp_component_row row;      /**< comp_id, in_ccd, molecule_key, key_source, formula, name, type, n_heavy_atoms */
+} sp_survey_comp;
+
+typedef struct sp_survey_opts {
+  bool all_models;           /**< false: first model only (default) */
+} sp_survey_opts;
+
+/** Survey output. Arrays owned; sp_survey_free(). */
+typedef struct sp_survey {
+  size_t n_ligands;
+  sp_ligand *ligands;        /**< ordered by model, then by file order of the first residue */
+  uint32_t *res_refs;        /**< residue indices of all ligands */
+  uint32_t *atom_refs;       /**< atom indices of all ligands */
+  uint8_t *res_role;         /**< [sp_structure.n_residues] SP_ROLE_* */
+  char *res_altloc;          /**< [n_residues] chosen altloc per residue ('\0': blank or none) */
+  int32_t *res_ligand;       /**< [n_residues] ligand index, -1 when not part of a ligand */
+  size_t n_comps;
+  sp_survey_comp *comps;     /**< one per distinct ligand comp_id, sorted by comp_id */
+} sp_survey;
+
+/**
+ * Survey a structure.
+ * @param s    finished structure (sp_structure_finish)
+ * @param ccd  the CCD, or NULL (then every comp_id is "not in CCD")
+ * @param opts options, NULL for defaults
+ * @param out  zero-initialised; filled on success
+ * @return 0, SP_E_NOMEM, SP_E_INTERNAL.
+ */
+int sp_survey_run(const sp_structure *s, sp_ccd *ccd, const sp_survey_opts *opts, sp_survey *out, sp_err *err);
+void sp_survey_free(sp_survey *sv);
+
+/** true if atom @p i belongs to the chosen conformer of its residue: altloc blank, or equal
+ *  to the residue's chosen altloc. */
+static inline bool sp_survey_atom_chosen(const sp_structure *s, const sp_survey *sv, size_t i) {
+  char a = s->altloc[i];
+  return a == '\0' || a == sv->res_altloc[s->atom_residue[i]];
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,298 @@
+/* The in-memory structure: see include/sitepack/model.h. */
+#include "sitepack/model.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int sp_sv_copy(char *dst, size_t cap, sp_sv v) {
+  size_t n = v.n < cap - 1 ? v.n : cap - 1;
+  if (n) memcpy(dst, v.p, n);
+  memset(dst + n, 0, cap - n);
+  return v.n > cap - 1;
+}
+
+bool sp_sv_eq(sp_sv v, const char *s) {
+  size_t n = strlen(s);
+  return n == v.n && (n == 0 || memcmp(v.p, s, n) == 0);
+}
+
+/* Grow an array to hold at least `need` elements of `elsize` bytes. */
+static int grow(void **arr, size_t *cap, size_t need, size_t elsize) {
+  if (need <= *cap) return 0;
+  size_t nc = *cap ? *cap : 64;
+  while (nc < need) nc += nc / 2 + 16;
+  void *p = realloc(*arr, nc * elsize);
+  if (!p) return SP_E_NOMEM;
+  *arr = p;
+  *cap = nc;
+  return 0;
+}
+
+int sp_structure_init(sp_structure *s) {
+  memset(s, 0, sizeof *s);
+  s->resolution = NAN;
+  return 0;
+}
+
+void sp_structure_free(sp_structure *s) {
+  free(s->xyz); free(s->occupancy); free(s->b_iso); free(s->atom_name); free(s->serial);
+  free(s->atom_residue); free(s->element); free(s->charge); free(s->altloc); free(s->atom_flags);
+  free(s->residues); free(s->chains); free(s->models); free(s->entities); free(s->seq_comp);
+  free(s->conns); free(s->file_bonds); free(s->file_comps); free(s->warnings);
+  sp_structure_init(s);
+}
+
+void sp_structure_clear(sp_structure *s) {
+  s->n_atoms = s->n_residues = s->n_chains = s->n_models = s->n_entities = 0;
+  s->n_seq = s->n_conns = s->n_file_bonds = s->n_file_comps = 0;
+  s->warnings_len = s->n_warnings = 0;
+  s->entry_id[0] = s->method[0] = 0;
+  s->resolution = NAN;
+  s->has_label_ids = s->has_auth_ids = 0;
+}
+
+static int grow_atoms(sp_structure *s, size_t need) {
+  if (need <= s->cap_atoms) return 0;
+  size_t nc = s->cap_atoms ? s->cap_atoms : 1024;
+  while (nc < need) nc += nc / 2;
+#define RE(f)                                            \
+  do {                                                   \
+    void *p_ = realloc(s->f, nc * sizeof *s->f);         \
+    if (!p_) return SP_E_NOMEM;                          \
+    s->f = p_;                                           \
+  } while (0)
+  RE(xyz); RE(occupancy); RE(b_iso); RE(atom_name); RE(serial); RE(atom_residue);
+  RE(element); RE(charge); RE(altloc); RE(atom_flags);
+#undef RE
+  s->cap_atoms = nc;
+  return 0;
+}
+
+void sp_structure_warn(sp_structure *s, const char *fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if ((size_t)n >= sizeof buf) n = sizeof buf - 1;
+  if (s->n_warnings >= 1000) return; /* bounded: a pathological file cannot grow this forever */
+  size_t cap = s->warnings_cap;
+  if (grow((void **)&s->warnings, &cap, s->warnings_len + (size_t)n + 1, 1)) return;
+  s->warnings_cap = cap;
+  memcpy(s->warnings + s->warnings_len, buf, (size_t)n + 1);
+  s->warnings_len += (size_t)n + 1;
+  s->n_warnings++;
+}
+
+const char *sp_structure_warning(const sp_structure *s, size_t i) {
+  if (i >= s->n_warnings) return NULL;
+  const char *p = s->warnings;
+  while (i--) p += strlen(p) + 1;
+  return p;
+}
+
+static bool id_eq(const char *fixed, sp_sv v) {
+  size_t n = v.n < SP_ID_LEN - 1 ? v.n : SP_ID_LEN - 1;
+  return strncmp(fixed, v.p ? v.p : "", n) == 0 && fixed[n] == 0;
+}
+
+static void copy_id(sp_structure *s, char *dst, sp_sv v, const char *what) {
+  if (sp_sv_copy(dst, SP_ID_LEN, v))
+    sp_structure_warn(s, "%s '%.*s' longer than %d characters, truncated", what, (int)(v.n > 64 ? 64 : v.n),
+                      v.p, SP_ID_LEN - 1);
+}
+
+int sp_structure_add_atom(sp_structure *s, const sp_atom_in *a, sp_err *err) {
+  if (s->n_atoms >= (size_t)UINT32_MAX - 1) return sp_err_set(err, SP_E_TOO_LARGE, "more than 2^32-2 atoms");
+  if (grow_atoms(s, s->n_atoms + 1)) return sp_err_set(err, SP_E_NOMEM, "out of memory (atoms)");
+  size_t i = s->n_atoms;
+
+  /* model */
+  sp_model *m = s->n_models ? &s->models[s->n_models - 1] : NULL;
+  bool new_model = !m || m->model_num != a->model_num;
+  if (new_model) {
+    if (grow((void **)&s->models, &s->cap_models, s->n_models + 1, sizeof *s->models))
+      return sp_err_set(err, SP_E_NOMEM, "out of memory (models)");
+    m = &s->models[s->n_models++];
+    memset(m, 0, sizeof *m);
+    m->model_num = a->model_num;
+    m->first_atom = (uint32_t)i;
+    m->first_residue = (uint32_t)s->n_residues;
+    m->first_chain = (uint32_t)s->n_chains;
+  }
+  /* chain */
+  sp_chain *c = (!new_model && s->n_chains) ? &s->chains[s->n_chains - 1] : NULL;
+  bool new_chain = !c || !id_eq(c->label_asym_id, a->label_asym_id.n ? a->label_asym_id : a->auth_asym_id) ||
+                   !id_eq(c->auth_asym_id, a->auth_asym_id.n ? a->auth_asym_id : a->label_asym_id);
+  if (new_chain) {
+    if (grow((void **)&s->chains, &s->cap_chains, s->n_chains + 1, sizeof *s->chains))
+      return sp_err_set(err, SP_E_NOMEM, "out of memory (chains)");
+    c = &s->chains[s->n_chains++];
+    memset(c, 0, sizeof *c);
+    copy_id(s, c->label_asym_id, a->label_asym_id.n ? a->label_asym_id : a->auth_asym_id, "label_asym_id");
+    copy_id(s, c->auth_asym_id, a->auth_asym_id.n ? a->auth_asym_id : a->label_asym_id, "auth_asym_id");
+    copy_id(s, c->entity_id, a->entity_id, "entity_id");
+    c->entity = -1;
+    c->model = (uint32_t)(s->n_models - 1);
+    c->first_residue = (uint32_t)s->n_residues;
+    m->n_chains++;
+  }
+  /* residue */
+  sp_residue *r = (!new_chain && s->n_residues) ? &s->residues[s->n_residues - 1] : NULL;
+  bool new_res = !r || !id_eq(r->comp_id, a->comp_id) || r->label_seq_id != a->label_seq_id ||
+                 r->auth_seq_id != a->auth_seq_id || r->ins_code != a->ins_code;
+  if (!new_res) {
+    /* identical identifiers: a repeated (atom name, altloc) starts the next residue (B16) */
+    for (uint32_t k = r->first_atom; k < i; ++k)
+      if (s->altloc[k] == a->altloc && id_eq(s->atom_name[k], a->atom_name)) {
+        new_res = true;
+        break;
+      }
+  }
+  if (new_res) {
+    if (grow((void **)&s->residues, &s->cap_residues, s->n_residues + 1, sizeof *s->residues))
+      return sp_err_set(err, SP_E_NOMEM, "out of memory (residues)");
+    r = &s->residues[s->n_residues++];
+    memset(r, 0, sizeof *r);
+    copy_id(s, r->comp_id, a->comp_id, "comp_id");
+    r->label_seq_id = a->label_seq_id;
+    r->auth_seq_id = a->auth_seq_id;
+    r->ins_code = a->ins_code;
+    r->all_hetatm = 1;
+    r->chain = (uint32_t)(s->n_chains - 1);
+    r->first_atom = (uint32_t)i;
+    c->n_residues++;
+    m->n_residues++;
+  }
+  r->n_atoms++;
+  if (!a->hetatm) r->all_hetatm = 0;
+  m->n_atoms++;
+
+  s->xyz[i][0] = a->x;
+  s->xyz[i][1] = a->y;
+  s->xyz[i][2] = a->z;
+  s->occupancy[i] = a->occupancy;
+  s->b_iso[i] = a->b_iso;
+  copy_id(s, s->atom_name[i], a->atom_name, "atom name");
+  s->serial[i] = a->serial;
+  s->atom_residue[i] = (uint32_t)(s->n_residues - 1);
+  s->element[i] = a->element;
+  s->charge[i] = a->charge;
+  s->altloc[i] = a->altloc;
+  s->atom_flags[i] = (uint8_t)((a->hetatm ? SP_ATOM_HETATM : 0) | (a->element == 1 ? SP_ATOM_HYDROGEN : 0));
+  s->n_atoms++;
+  return 0;
+}
+
+int sp_structure_add_entity(sp_structure *s, const sp_entity *e, sp_err *err) {
+  if (grow((void **)&s->entities, &s->cap_entities, s->n_entities + 1, sizeof *s->entities))
+    return sp_err_set(err, SP_E_NOMEM, "out of memory (entities)");
+  s->entities[s->n_entities] = *e;
+  s->entities[s->n_entities].seq_first = (uint32_t)s->n_seq;
+  s->entities[s->n_entities].seq_len = 0;
+  s->n_entities++;
+  return 0;
+}
+
+int sp_structure_add_seq(sp_structure *s, size_t entity, sp_sv comp_id, sp_err *err) {
+  if (entity >= s->n_entities) return sp_err_set(err, SP_E_INTERNAL, "sequence for unknown entity %zu", entity);
+  if (grow((void **)&s->seq_comp, &s->cap_seq, s->n_seq + 1, sizeof *s->seq_comp))
+    return sp_err_set(err, SP_E_NOMEM, "out of memory (sequences)");
+  sp_entity *e = &s->entities[entity];
+  if (e->seq_first + e->seq_len != s->n_seq)
+    return sp_err_set(err, SP_E_INTERNAL, "sequence of entity %s is not the last one", e->id);
+  sp_sv_copy(s->seq_comp[s->n_seq++], SP_ID_LEN, comp_id);
+  e->seq_len++;
+  return 0;
+}
+
+int sp_structure_add_conn(sp_structure *s, const sp_conn *c, sp_err *err) {
+  if (grow((void **)&s->conns, &s->cap_conns, s->n_conns + 1, sizeof *s->conns))
+    return sp_err_set(err, SP_E_NOMEM, "out of memory (connections)");
+  s->conns[s->n_conns] = *c;
+  s->conns[s->n_conns].a.atom = s->conns[s->n_conns].b.atom = -1;
+  s->n_conns++;
+  return 0;
+}
+
+int sp_structure_add_file_bond(sp_structure *s, const sp_file_bond *b, sp_err *err) {
+  if (grow((void **)&s->file_bonds, &s->cap_file_bonds, s->n_file_bonds + 1, sizeof *s->file_bonds))
+    return sp_err_set(err, SP_E_NOMEM, "out of memory (bonds)");
+  s->file_bonds[s->n_file_bonds++] = *b;
+  return 0;
+}
+
+int sp_structure_add_file_comp(sp_structure *s, const sp_file_comp *c, sp_err *err) {
+  if (grow((void **)&s->file_comps, &s->cap_file_comps, s->n_file_comps + 1, sizeof *s->file_comps))
+    return sp_err_set(err, SP_E_NOMEM, "out of memory (components)");
+  s->file_comps[s->n_file_comps++] = *c;
+  return 0;
+}
+
+/* Resolve a connection end to an atom of model 1. */
+static int64_t resolve_end(const sp_structure *s, const sp_conn_end *e) {
+  if (!s->n_models) return -1;
+  const sp_model *m = &s->models[0];
+  bool by_label = e->label_asym_id[0] && s->has_label_ids;
+  for (uint32_t ci = m->first_chain; ci < m->first_chain + m->n_chains; ++ci) {
+    const sp_chain *c = &s->chains[ci];
+    if (by_label ? strcmp(c->label_asym_id, e->label_asym_id) : strcmp(c->auth_asym_id, e->auth_asym_id)) continue;
+    for (uint32_t ri = c->first_residue; ri < c->first_residue + c->n_residues; ++ri) {
+      const sp_residue *r = &s->residues[ri];
+      if (strcmp(r->comp_id, e->comp_id)) continue;
+      if (by_label && e->label_seq_id != SP_SEQ_NONE) {
+        if (r->label_seq_id != e->label_seq_id) continue;
+        /* label_seq_id '.' (non-polymers): fall through to auth numbers when given */
+      } else if (e->auth_seq_id != SP_SEQ_NONE) {
+        if (r->auth_seq_id != e->auth_seq_id || r->ins_code != e->ins_code) continue;
+      }
+      if (by_label && e->label_seq_id == SP_SEQ_NONE && e->auth_seq_id != SP_SEQ_NONE &&
+          (r->auth_seq_id != e->auth_seq_id || r->ins_code != e->ins_code))
+        continue;
+      int64_t first = -1;
+      for (uint32_t k = r->first_atom; k < r->first_atom + r->n_atoms; ++k) {
+        if (strcmp(s->atom_name[k], e->atom_name)) continue;
+        if (!e->altloc || s->altloc[k] == e->altloc) return k;
+        if (first < 0) first = k;
+      }
+      if (first >= 0) return first;
+    }
+  }
+  return -1;
+}
+
+int sp_structure_finish(sp_structure *s, sp_err *err) {
+  if (!s->n_atoms) return sp_err_set(err, SP_E_NO_ATOMS, "no atom records");
+  for (size_t ci = 0; ci < s->n_chains; ++ci) {
+    sp_chain *c = &s->chains[ci];
+    c->entity = -1;
+    if (c->entity_id[0])
+      for (size_t e = 0; e < s->n_entities; ++e)
+        if (!strcmp(s->entities[e].id, c->entity_id)) {
+          c->entity = (int32_t)e;
+          break;
+        }
+    uint8_t t = c->entity >= 0 ? s->entities[c->entity].type : SP_ENT_UNKNOWN;
+    for (uint32_t ri = c->first_residue; ri < c->first_residue + c->n_residues; ++ri) s->residues[ri].entity_type = t;
+  }
+  for (size_t i = 0; i < s->n_conns; ++i) {
+    s->conns[i].a.atom = resolve_end(s, &s->conns[i].a);
+    s->conns[i].b.atom = resolve_end(s, &s->conns[i].b);
+  }
+  return 0;
+}
+
+size_t sp_structure_bytes(const sp_structure *s) {
+  size_t per_atom = sizeof *s->xyz + sizeof *s->occupancy + sizeof *s->b_iso + sizeof *s->atom_name +
+                    sizeof *s->serial + sizeof *s->atom_residue + sizeof *s->element + sizeof *s->charge +
+                    sizeof *s->altloc + sizeof *s->atom_flags;
+  return sizeof *s + s->cap_atoms * per_atom + s->cap_residues * sizeof *s->residues +
+         s->cap_chains * sizeof *s->chains + s->cap_models * sizeof *s->models +
+         s->cap_entities * sizeof *s->entities + s->cap_seq * sizeof *s->seq_comp +
+         s->cap_conns * sizeof *s->conns + s->cap_file_bonds * sizeof *s->file_bonds +
+         s->cap_file_comps * sizeof *s->file_comps + s->warnings_cap;
+}

@@ -1,0 +1,47 @@
+/* Task results: see include/sitepack/result.h. */
+#include "sitepack/result.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void sp_result_init(sp_result *r) {
+  memset(r, 0, sizeof *r);
+  r->n_parts = 1;
+}
+
+void sp_result_free(sp_result *r) {
+  free(r->ligands); free(r->components); free(r->sites); free(r->residues); free(r->atoms);
+  sp_result_init(r);
+}
+
+void sp_result_clear(sp_result *r) {
+  r->n_ligands = r->n_components = r->n_sites = r->n_residues = r->n_atoms = 0;
+  memset(&r->st, 0, sizeof r->st);
+  r->file_idx = 0;
+  r->part = 0;
+  r->n_parts = 1;
+  r->has_structure_row = 0;
+}
+
+static void *push(void **arr, size_t *n, size_t *cap, size_t elsize) {
+  if (*n == *cap) {
+    size_t nc = *cap ? *cap * 2 : 32;
+    void *p = realloc(*arr, nc * elsize);
+    if (!p) return NULL;
+    *arr = p;
+    *cap = nc;
+  }
+  char *row = (char *)*arr + (*n)++ * elsize;
+  memset(row, 0, elsize);
+  return row;
+}
+
+#define SP_PUSH(fn, type, field)                                                        \
+  type *fn(sp_result *r) {                                                              \
+    return push((void **)&r->field, &r->n_##field, &r->cap_##field, sizeof(type));      \
+  }
+SP_PUSH(sp_result_add_ligand, sp_ligand_row, ligands)
+SP_PUSH(sp_result_add_component, sp_component_row, components)
+SP_PUSH(sp_result_add_site, sp_site_row, sites)
+SP_PUSH(sp_result_add_residue, sp_residue_row, residues)
+SP_PUSH(sp_result_add_atom, sp_atom_row, atoms)
