@@ -1,0 +1,73 @@
+/**
+ * @file io.h
+ * @brief File reading (whole file, gzip detected by magic bytes and inflated),
+ *        SHA-256, and the recursive input-directory scan.
+ */
+#ifndef SITEPACK_IO_H
+#define SITEPACK_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sitepack/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A file's content in memory. data[len] is always '\0' (one extra byte allocated). */
+typedef struct sp_buf {
+  char *data;            /**< owned; free with sp_buf_free() */
+  size_t len;            /**< bytes of (inflated) content */
+  size_t stored_bytes;   /**< bytes of the file as stored on disk */
+  int gzip;              /**< 1 if the file started with the gzip magic 1F 8B and was inflated */
+  char sha256[65];       /**< hex SHA-256 of the stored bytes (filled by sp_file_read) */
+} sp_buf;
+
+/**
+ * Read a whole file; if it starts with the gzip magic bytes (1F 8B) inflate it
+ * (concatenated gzip members are read in full), regardless of its name.
+ * @param max_bytes refuse inflated content above this many bytes (0 = no limit)
+ * @return 0; SP_E_NOT_FOUND (no such file), SP_E_IO (open/read error, a directory, ...),
+ *         SP_E_TRUNCATED_GZIP (stream ends early), SP_E_GZIP (corrupt data, CRC mismatch),
+ *         SP_E_TOO_LARGE, SP_E_NOMEM. Messages name the file.
+ */
+int sp_file_read(const char *path, size_t max_bytes, sp_buf *out, sp_err *err);
+
+/** Inflate gzip data already in memory (same rules and errors as sp_file_read). */
+int sp_gunzip(const void *data, size_t len, size_t max_bytes, sp_buf *out, sp_err *err);
+
+void sp_buf_free(sp_buf *b);
+
+/** Hex SHA-256 (64 lowercase hex digits + NUL) of @p len bytes at @p data (OpenSSL libcrypto). */
+void sp_sha256_hex(const void *data, size_t len, char out[65]);
+
+/** One input file found by the scan. */
+typedef struct sp_scan_entry {
+  char *path;            /**< path relative to the scanned root, '/'-separated; owned */
+  int64_t bytes;         /**< size as stored */
+} sp_scan_entry;
+
+typedef struct sp_scan_list {
+  size_t n;
+  sp_scan_entry *files;  /**< sorted by path (strcmp, byte order) */
+  size_t n_skipped;      /**< entries skipped (unreadable dirs, symlink loops, other extensions) */
+} sp_scan_list;
+
+/**
+ * Recursively list structure files under @p root: names ending (case-insensitive)
+ * in .cif .mmcif .pdb .ent, each optionally followed by .gz. Symlinks to files are
+ * followed; directory symlink loops are detected (device, inode) and skipped. If
+ * @p root is a regular file, the list holds that one file (path = its base name).
+ * @return 0; SP_E_NOT_FOUND (root does not exist), SP_E_IO, SP_E_NOMEM.
+ */
+int sp_scan_dir(const char *root, sp_scan_list *out, sp_err *err);
+void sp_scan_list_free(sp_scan_list *l);
+
+/** Monotonic wall clock in seconds. */
+double sp_now(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
