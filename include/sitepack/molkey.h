@@ -1,0 +1,96 @@
+/**
+ * @file molkey.h
+ * @brief Molecule key: an identity of the chemistry of a molecule that does not depend
+ *        on protonation, tautomer, stereochemistry or atom names (DESIGN.md "molecule key").
+ *
+ * Key string: "wl1-<16 lowercase hex digits>-h<N>", e.g. "wl1-3f0c9a1b2d4e5f60-h4".
+ *  - "wl1" is the algorithm version; any change to the hash below gets a new version.
+ *  - the 64-bit hash is a Weisfeiler-Lehman (1-WL, colour refinement) hash of the
+ *    heavy-atom graph:
+ *      nodes  = atoms whose element is not H (atomic number != 1; unknown elements,
+ *               z = 0, are nodes with label 0),
+ *      labels = atomic number only (no charge, no aromaticity, no isotopes),
+ *      edges  = bonds between two such nodes, unlabeled (bond order ignored), duplicates
+ *               and self-bonds ignored, and every bond with a metal end
+ *               (sp_element_is_metal) removed: a metal is an isolated node.
+ *  - N = neutral-equivalent hydrogen count = (number of H atoms) - (net formal charge),
+ *    signed (a Ca2+ ion gives "h-2"; sulfate SO4 2- with no H gives "h2").
+ *
+ * Hash (all arithmetic on uint64_t, so identical on every platform):
+ *   mix(x)   = splitmix64 finaliser of x + 0x9E3779B97F4A7C15 (Steele, Lea, Flood,
+ *              "Fast splittable pseudorandom number generators", OOPSLA 2014):
+ *              z = x + 0x9E3779B97F4A7C15; z = (z ^ z>>30) * 0xBF58476D1CE4E5B9;
+ *              z = (z ^ z>>27) * 0x94D049BB133111EB; return z ^ z>>31.
+ *   label_0(v)     = mix(0x574C310000000000 + element(v))
+ *   label_{k+1}(v) = fold(mix(label_k(v)), sorted labels_k of the neighbours of v),
+ *                    fold(a, x_1..x_m) = a_m with a_i = mix(a_{i-1} ^ x_i)
+ *   iterate until the number of distinct labels stops growing (the partition is
+ *   stable), at most n_nodes rounds;
+ *   hash = fold(mix(n_nodes) ^ mix(n_edges + 0x10000), sorted final labels).
+ *
+ * Limits (documented in docs/ligands.md): 1-WL cannot tell apart some non-isomorphic
+ * graphs with the same element multiset, notably regular graphs (cyclohexane vs two
+ * cyclopropanes: both 2-regular carbon graphs) and some fused/bridged ring systems;
+ * stereoisomers (enantiomers, cis/trans) share a key by design; bond orders are not
+ * part of the key, so two molecules that differ only by bond order and hydrogen
+ * placement with the same H count collide too (they are tautomers by this
+ * definition). A key match means "same molecule" only up to these limits: callers that
+ * need certainty confirm a match with an exact graph comparison.
+ */
+#ifndef SITEPACK_MOLKEY_H
+#define SITEPACK_MOLKEY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sitepack/ccd.h"
+#include "sitepack/error.h"
+#include "sitepack/result.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Algorithm version prefix of every key this library makes. */
+#define SP_MOLKEY_VERSION "wl1"
+
+/**
+ * The 64-bit WL hash and hydrogen count of a molecular graph (the parts of the key).
+ * @param n_atoms   number of atoms (all, H included), >= 1
+ * @param element   [n_atoms] atomic numbers (1 = H; 0 = unknown, treated as a heavy node)
+ * @param charge    [n_atoms] formal charges, or NULL for all zero
+ * @param n_bonds   number of bonds
+ * @param bonds     [n_bonds][2] 0-based atom indices (order within a pair irrelevant)
+ * @param hash_out  the WL hash (may be NULL)
+ * @param h_out     H count minus net formal charge (may be NULL)
+ * @return 0; SP_E_INVALID when n_atoms == 0, n_atoms > UINT32_MAX - 1, element is NULL,
+ *         bonds is NULL with n_bonds > 0, or a bond index is >= n_atoms; SP_E_NOMEM.
+ */
+int sp_molkey_hash(size_t n_atoms, const uint8_t *element, const int8_t *charge, size_t n_bonds,
+                   const uint32_t (*bonds)[2], uint64_t *hash_out, long *h_out, sp_err *err);
+
+/**
+ * The molecule key string of a graph (see sp_molkey_hash for the arguments).
+ * @param out receives "wl1-<16 hex>-h<N>" (NUL-terminated, < SP_KEY_LEN bytes)
+ * @return as sp_molkey_hash; out is "" on error.
+ */
+int sp_molkey_graph(size_t n_atoms, const uint8_t *element, const int8_t *charge, size_t n_bonds,
+                    const uint32_t (*bonds)[2], char out[SP_KEY_LEN], sp_err *err);
+
+/**
+ * The molecule key of a component definition (CCD block or file-defined component):
+ * its atoms (charges from _chem_comp_atom.charge, '?' counted as 0) and bonds.
+ * @param drop_leaving true: leave out atoms with pdbx_leaving_atom_flag Y (and their bonds)
+ * @return 0; SP_E_INVALID when @p c is NULL, has no atoms (left), or a bond index is out of
+ *         range; SP_E_NOMEM. out is "" on error.
+ */
+int sp_molkey_component(const sp_component *c, bool drop_leaving, char out[SP_KEY_LEN], sp_err *err);
+
+/** Format a key from its parts into @p out (SP_KEY_LEN bytes). */
+void sp_molkey_format(uint64_t hash, long h, char out[SP_KEY_LEN]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
