@@ -1,0 +1,416 @@
+/* Binding sites: see include/sitepack/site.h and docs/sites.md. */
+#include "sitepack/site.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sitepack/result.h"
+#include "site/cells.h"
+
+/** Default cutoff (Å) and maximum site size (atoms): DESIGN.md "Defaults and policies". */
+#define SP_SITE_DEFAULT_CUTOFF 6.0f
+#define SP_SITE_DEFAULT_MAX_ATOMS 12000u
+/** Atoms sampled for the cache fingerprint. */
+#define SP_SITE_FP_SAMPLES 64
+
+struct sp_site_ws {
+  /* cache key of the cell list */
+  int valid;
+  const sp_structure *s;
+  const sp_survey *sv;
+  size_t n_atoms;          /* s->n_atoms when built */
+  size_t n_residues;
+  size_t model;
+  float cutoff;
+  uint64_t fingerprint;
+
+  sp_cells cells;
+  sp_cell_pt *in;          /* build input scratch */
+  size_t cap_in;
+
+  /* per-model / per-structure scratch (stamped: never cleared per call) */
+  uint32_t stamp;
+  uint32_t *atom_hit;      /* [model atoms] stamp when the atom is within the cutoff */
+  size_t cap_atom;
+  uint32_t *res_hit;       /* [n_residues] stamp when some atom of the residue is within the cutoff */
+  float *res_d2;           /* [n_residues] min squared distance (valid when res_hit == stamp) */
+  uint32_t *res_in;        /* [n_residues] stamp when the residue is in out->res */
+  uint32_t *res_slot;      /* [n_residues] its index in out->res (valid when res_in == stamp) */
+  size_t cap_res;
+
+  uint32_t *hits;          /* residues hit this call */
+  size_t n_hits, cap_hits;
+  uint32_t *lig_heavy;     /* ligand heavy atom indices this call */
+  size_t cap_heavy;
+};
+
+sp_site_ws *sp_site_ws_new(void) { return calloc(1, sizeof(sp_site_ws)); }
+
+void sp_site_ws_free(sp_site_ws *ws) {
+  if (!ws) return;
+  sp_cells_free(&ws->cells);
+  free(ws->in);
+  free(ws->atom_hit);
+  free(ws->res_hit);
+  free(ws->res_d2);
+  free(ws->res_in);
+  free(ws->res_slot);
+  free(ws->hits);
+  free(ws->lig_heavy);
+  free(ws);
+}
+
+void sp_site_free(sp_site *site) {
+  if (!site) return;
+  free(site->atoms);
+  free(site->atom_flags);
+  free(site->atom_res);
+  free(site->res);
+  memset(site, 0, sizeof *site);
+}
+
+/* Grow *p (elements of size elem) to hold at least need; 0 or -1. */
+static int grow(void **p, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap) return 0;
+  size_t n = *cap ? *cap : 16;
+  while (n < need) n = n > SIZE_MAX / 2 ? need : n * 2;
+  if (n > SIZE_MAX / elem) return -1;
+  void *q = realloc(*p, n * elem);
+  if (!q) return -1;
+  *p = q;
+  *cap = n;
+  return 0;
+}
+
+/* Grow several parallel arrays that share one capacity. */
+static int grow_res_arrays(sp_site_ws *ws, size_t need) {
+  if (need <= ws->cap_res) return 0;
+  size_t n = ws->cap_res ? ws->cap_res : 64;
+  while (n < need) n *= 2;
+  uint32_t *a = realloc(ws->res_hit, n * sizeof *a);
+  if (!a) return -1;
+  ws->res_hit = a;
+  float *d = realloc(ws->res_d2, n * sizeof *d);
+  if (!d) return -1;
+  ws->res_d2 = d;
+  uint32_t *b = realloc(ws->res_in, n * sizeof *b);
+  if (!b) return -1;
+  ws->res_in = b;
+  uint32_t *c = realloc(ws->res_slot, n * sizeof *c);
+  if (!c) return -1;
+  ws->res_slot = c;
+  /* new entries must not look stamped */
+  memset(ws->res_hit + ws->cap_res, 0, (n - ws->cap_res) * sizeof *a);
+  memset(ws->res_in + ws->cap_res, 0, (n - ws->cap_res) * sizeof *b);
+  ws->cap_res = n;
+  return 0;
+}
+
+static uint64_t fp_mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h;
+}
+
+/* A cheap fingerprint of the model's atoms (a sample of positions, altlocs and chosen
+   altlocs) so that a structure object re-used for another file with the same atom
+   count does not hit a stale cache. */
+static uint64_t fingerprint(const sp_structure *s, const sp_survey *sv, const sp_model *m) {
+  uint64_t h = fp_mix(0, m->first_atom);
+  h = fp_mix(h, m->n_atoms);
+  h = fp_mix(h, s->n_residues);
+  h = fp_mix(h, (uint64_t)(uintptr_t)s->xyz);
+  h = fp_mix(h, (uint64_t)(uintptr_t)sv->res_altloc);
+  if (m->n_atoms == 0) return h;
+  size_t step = m->n_atoms / SP_SITE_FP_SAMPLES + 1;
+  for (size_t k = 0; k < m->n_atoms; k += step) {
+    size_t i = (size_t)m->first_atom + k;
+    uint32_t bits[3];
+    memcpy(bits, s->xyz[i], sizeof bits);
+    h = fp_mix(h, ((uint64_t)bits[0] << 32) | bits[1]);
+    h = fp_mix(h, ((uint64_t)bits[2] << 16) | ((uint64_t)(unsigned char)s->altloc[i] << 8) |
+                      (unsigned char)sv->res_altloc[s->atom_residue[i]]);
+  }
+  return h;
+}
+
+/* Make sure ws->cells holds the chosen atoms of model @p mi at edge @p cutoff. */
+static int ensure_cells(sp_site_ws *ws, const sp_structure *s, const sp_survey *sv, size_t mi, float cutoff,
+                        sp_err *err) {
+  const sp_model *m = &s->models[mi];
+  uint64_t fp = fingerprint(s, sv, m);
+  if (ws->valid && ws->s == s && ws->sv == sv && ws->n_atoms == s->n_atoms && ws->n_residues == s->n_residues &&
+      ws->model == mi && ws->cutoff == cutoff && ws->fingerprint == fp)
+    return 0;
+  ws->valid = 0;
+  size_t n = m->n_atoms;
+  if (grow((void **)&ws->in, &ws->cap_in, n ? n : 1, sizeof *ws->in))
+    return sp_err_set(err, SP_E_NOMEM, "site: out of memory for the cell list (%zu atoms)", n);
+  size_t k = 0;
+  for (size_t j = 0; j < n; j++) {
+    size_t i = (size_t)m->first_atom + j;
+    if (!sp_survey_atom_chosen(s, sv, i)) continue;
+    ws->in[k].x = s->xyz[i][0];
+    ws->in[k].y = s->xyz[i][1];
+    ws->in[k].z = s->xyz[i][2];
+    ws->in[k].id = (uint32_t)i;
+    k++;
+  }
+  if (sp_cells_build(&ws->cells, ws->in, k, cutoff))
+    return sp_err_set(err, SP_E_NOMEM, "site: out of memory for the cell list (%zu atoms)", n);
+  if (grow((void **)&ws->atom_hit, &ws->cap_atom, n ? n : 1, sizeof *ws->atom_hit))
+    return sp_err_set(err, SP_E_NOMEM, "site: out of memory (%zu atoms)", n);
+  if (grow_res_arrays(ws, s->n_residues ? s->n_residues : 1))
+    return sp_err_set(err, SP_E_NOMEM, "site: out of memory (%zu residues)", s->n_residues);
+  /* new model: reset the stamps of the per-atom array */
+  memset(ws->atom_hit, 0, n * sizeof *ws->atom_hit);
+  ws->valid = 1;
+  ws->s = s;
+  ws->sv = sv;
+  ws->n_atoms = s->n_atoms;
+  ws->n_residues = s->n_residues;
+  ws->model = mi;
+  ws->cutoff = cutoff;
+  ws->fingerprint = fp;
+  return 0;
+}
+
+/* Next stamp value; on wrap-around clear every stamped array. */
+static void next_stamp(sp_site_ws *ws) {
+  if (ws->stamp == UINT32_MAX) {
+    memset(ws->atom_hit, 0, ws->cap_atom * sizeof *ws->atom_hit);
+    memset(ws->res_hit, 0, ws->cap_res * sizeof *ws->res_hit);
+    memset(ws->res_in, 0, ws->cap_res * sizeof *ws->res_in);
+    ws->stamp = 0;
+  }
+  ws->stamp++;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* SP_RES_KIND_* of residue r (not part of the site's own ligand). */
+static uint8_t residue_kind(const sp_structure *s, const sp_survey *sv, size_t r) {
+  switch (sv->res_role[r]) {
+  case SP_ROLE_POLYMER: return SP_RES_KIND_POLYMER;
+  case SP_ROLE_LIGAND: return SP_RES_KIND_OTHER_LIGAND;
+  case SP_ROLE_ION: return SP_RES_KIND_ION;
+  case SP_ROLE_WATER: return SP_RES_KIND_WATER;
+  default: break;
+  }
+  /* not surveyed: fall back on the entity type / ligand membership */
+  if (sv->res_ligand[r] >= 0) return SP_RES_KIND_OTHER_LIGAND;
+  switch (s->residues[r].entity_type) {
+  case SP_ENT_WATER: return SP_RES_KIND_WATER;
+  case SP_ENT_NONPOLYMER:
+  case SP_ENT_BRANCHED: return SP_RES_KIND_OTHER_LIGAND;
+  default: return SP_RES_KIND_POLYMER;
+  }
+}
+
+static uint16_t kind_flag(uint8_t kind) {
+  switch (kind) {
+  case SP_RES_KIND_LIGAND: return SP_SITE_ATOM_LIGAND;
+  case SP_RES_KIND_POLYMER: return SP_SITE_ATOM_POLYMER;
+  case SP_RES_KIND_OTHER_LIGAND: return SP_SITE_ATOM_OTHER_LIGAND;
+  case SP_RES_KIND_ION: return SP_SITE_ATOM_ION;
+  default: return SP_SITE_ATOM_WATER;
+  }
+}
+
+static int reserve_atoms(sp_site *out, size_t need) {
+  if (need <= out->cap_atoms) return 0;
+  size_t n = out->cap_atoms ? out->cap_atoms : 256;
+  while (n < need) n *= 2;
+  uint32_t *a = realloc(out->atoms, n * sizeof *a);
+  if (!a) return -1;
+  out->atoms = a;
+  uint16_t *f = realloc(out->atom_flags, n * sizeof *f);
+  if (!f) return -1;
+  out->atom_flags = f;
+  uint32_t *r = realloc(out->atom_res, n * sizeof *r);
+  if (!r) return -1;
+  out->atom_res = r;
+  out->cap_atoms = n;
+  return 0;
+}
+
+static int push_res(sp_site *out, uint32_t residue, uint8_t kind, float min_distance) {
+  if (out->n_res == out->cap_res) {
+    size_t n = out->cap_res ? out->cap_res * 2 : 64;
+    sp_site_res *q = realloc(out->res, n * sizeof *q);
+    if (!q) return -1;
+    out->res = q;
+    out->cap_res = n;
+  }
+  sp_site_res *r = &out->res[out->n_res++];
+  r->residue = residue;
+  r->kind = kind;
+  r->min_distance = min_distance;
+  return 0;
+}
+
+static uint16_t atom_flags_of(const sp_structure *s, size_t i, uint16_t kflag, int within) {
+  uint16_t f = kflag;
+  if ((s->atom_flags[i] & SP_ATOM_HYDROGEN) || s->element[i] == 1) f |= SP_SITE_ATOM_HYDROGEN;
+  if (s->altloc[i] != '\0') f |= SP_SITE_ATOM_ALTLOC;
+  if (s->atom_flags[i] & SP_ATOM_HETATM) f |= SP_SITE_ATOM_HETATM;
+  if (within) f |= SP_SITE_ATOM_WITHIN_CUTOFF;
+  return f;
+}
+
+int sp_site_compute(const sp_structure *s, const sp_survey *sv, size_t lig, const sp_site_opts *opts,
+                    sp_site_ws *ws, sp_site *out, sp_err *err) {
+  if (!s || !sv || !ws || !out) return sp_err_set(err, SP_E_INVALID, "site: NULL argument");
+  out->n_atoms = out->n_ligand = out->n_res = 0;
+  out->flags = 0;
+  out->center[0] = out->center[1] = out->center[2] = NAN;
+  if (lig >= sv->n_ligands)
+    return sp_err_set(err, SP_E_INVALID, "site: ligand index %zu out of range (%zu ligands)", lig, sv->n_ligands);
+
+  float cutoff = SP_SITE_DEFAULT_CUTOFF;
+  size_t max_atoms = SP_SITE_DEFAULT_MAX_ATOMS;
+  if (opts) {
+    if (isinf(opts->cutoff)) return sp_err_set(err, SP_E_INVALID, "site: cutoff is not finite");
+    if (opts->cutoff > 0) cutoff = opts->cutoff;
+    if (opts->max_atoms > 0) max_atoms = opts->max_atoms;
+  }
+
+  const sp_ligand *L = &sv->ligands[lig];
+  if (L->model >= s->n_models)
+    return sp_err_set(err, SP_E_INVALID, "site: ligand %zu has model index %u of %zu", lig, L->model, s->n_models);
+  const sp_model *m = &s->models[L->model];
+  size_t m_lo = m->first_atom, m_hi = (size_t)m->first_atom + m->n_atoms;
+  if (m_hi > s->n_atoms) return sp_err_set(err, SP_E_INVALID, "site: model %u atom range out of bounds", L->model);
+
+  /* validate the ligand's residues and atoms */
+  for (size_t k = 0; k < L->n_res; k++) {
+    uint32_t r = sv->res_refs[(size_t)L->res_first + k];
+    if (r >= s->n_residues)
+      return sp_err_set(err, SP_E_INVALID, "site: ligand %zu residue index %u out of range", lig, r);
+  }
+  for (size_t k = 0; k < L->n_atoms; k++) {
+    uint32_t a = sv->atom_refs[(size_t)L->atom_first + k];
+    if (a < m_lo || a >= m_hi)
+      return sp_err_set(err, SP_E_INVALID, "site: ligand %zu atom index %u outside its model", lig, a);
+  }
+
+  int rc = ensure_cells(ws, s, sv, L->model, cutoff, err);
+  if (rc) return rc;
+  if (grow((void **)&ws->lig_heavy, &ws->cap_heavy, L->n_atoms ? L->n_atoms : 1, sizeof *ws->lig_heavy))
+    return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
+  next_stamp(ws);
+  const uint32_t st = ws->stamp;
+
+  /* ligand residues first (res_refs order = file order) */
+  for (size_t k = 0; k < L->n_res; k++) {
+    uint32_t r = sv->res_refs[(size_t)L->res_first + k];
+    if (ws->res_in[r] == st) continue; /* listed twice */
+    if (push_res(out, r, SP_RES_KIND_LIGAND, 0.0f)) return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
+    ws->res_in[r] = st;
+    ws->res_slot[r] = (uint32_t)(out->n_res - 1);
+  }
+
+  /* heavy atoms and center */
+  size_t n_heavy = 0;
+  double c[3] = {0, 0, 0};
+  for (size_t k = 0; k < L->n_atoms; k++) {
+    uint32_t a = sv->atom_refs[(size_t)L->atom_first + k];
+    if (s->element[a] == 1) continue;
+    ws->lig_heavy[n_heavy++] = a;
+    for (int d = 0; d < 3; d++) c[d] += s->xyz[a][d];
+  }
+  if (n_heavy) {
+    for (int d = 0; d < 3; d++) out->center[d] = (float)(c[d] / (double)n_heavy);
+  } else {
+    out->flags |= SP_SITE_NO_HEAVY;
+  }
+
+  /* neighbour scan: every chosen model atom within the cutoff of a ligand heavy atom */
+  const float c2 = cutoff * cutoff;
+  const sp_cells *cl = &ws->cells;
+  ws->n_hits = 0;
+  if (cl->n_pts) {
+    for (size_t h = 0; h < n_heavy; h++) {
+      const float *p = s->xyz[ws->lig_heavy[h]];
+      const float px = p[0], py = p[1], pz = p[2];
+      if (!isfinite(px) || !isfinite(py) || !isfinite(pz)) continue;
+      int32_t cc[3];
+      sp_cells_coord(cl, px, py, pz, cc);
+      for (int32_t dz = -1; dz <= 1; dz++)
+        for (int32_t dy = -1; dy <= 1; dy++)
+          for (int32_t dx = -1; dx <= 1; dx++) {
+            size_t b = sp_cells_bucket(cl, cc[0] + dx, cc[1] + dy, cc[2] + dz);
+            if (b == SIZE_MAX) continue;
+            const sp_cell_pt *q = cl->pts + cl->start[b], *qe = cl->pts + cl->start[b + 1];
+            for (; q < qe; q++) {
+              float ex = q->x - px, ey = q->y - py, ez = q->z - pz;
+              float d2 = ex * ex + ey * ey + ez * ez;
+              if (d2 > c2) continue;
+              uint32_t a = q->id;
+              ws->atom_hit[a - m_lo] = st;
+              uint32_t r = s->atom_residue[a];
+              if (ws->res_hit[r] != st) {
+                ws->res_hit[r] = st;
+                ws->res_d2[r] = d2;
+                if (grow((void **)&ws->hits, &ws->cap_hits, ws->n_hits + 1, sizeof *ws->hits))
+                  return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
+                ws->hits[ws->n_hits++] = r;
+              } else if (d2 < ws->res_d2[r]) {
+                ws->res_d2[r] = d2;
+              }
+            }
+          }
+    }
+  }
+
+  /* site residues: hit, not of this ligand, in file order */
+  qsort(ws->hits, ws->n_hits, sizeof *ws->hits, cmp_u32);
+  size_t first_site_res = out->n_res;
+  for (size_t k = 0; k < ws->n_hits; k++) {
+    uint32_t r = ws->hits[k];
+    if (ws->res_in[r] == st) continue;          /* a residue of this ligand */
+    if (sv->res_ligand[r] == (int32_t)lig) continue;
+    if (push_res(out, r, residue_kind(s, sv, r), sqrtf(ws->res_d2[r])))
+      return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
+    ws->res_in[r] = st;
+    ws->res_slot[r] = (uint32_t)(out->n_res - 1);
+  }
+
+  /* ligand atoms, in atom_refs order */
+  if (reserve_atoms(out, L->n_atoms ? L->n_atoms : 1)) return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
+  for (size_t k = 0; k < L->n_atoms; k++) {
+    uint32_t a = sv->atom_refs[(size_t)L->atom_first + k];
+    uint32_t r = s->atom_residue[a];
+    if (r >= s->n_residues || ws->res_in[r] != st || ws->res_slot[r] >= first_site_res)
+      return sp_err_set(err, SP_E_INVALID, "site: ligand %zu atom %u is not in one of its residues", lig, a);
+    size_t j = out->n_atoms++;
+    out->atoms[j] = a;
+    out->atom_flags[j] = atom_flags_of(s, a, SP_SITE_ATOM_LIGAND, ws->atom_hit[a - m_lo] == st);
+    out->atom_res[j] = ws->res_slot[r];
+  }
+  out->n_ligand = out->n_atoms;
+
+  /* site atoms: every chosen atom of each site residue */
+  for (size_t ri = first_site_res; ri < out->n_res; ri++) {
+    const sp_residue *R = &s->residues[out->res[ri].residue];
+    uint16_t kf = kind_flag(out->res[ri].kind);
+    size_t a0 = R->first_atom, a1 = (size_t)R->first_atom + R->n_atoms;
+    if (a0 < m_lo || a1 > m_hi) return sp_err_set(err, SP_E_INVALID, "site: residue atoms outside their model");
+    if (reserve_atoms(out, out->n_atoms + R->n_atoms)) return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
+    for (size_t a = a0; a < a1; a++) {
+      if (!sp_survey_atom_chosen(s, sv, a)) continue;
+      size_t j = out->n_atoms++;
+      out->atoms[j] = (uint32_t)a;
+      out->atom_flags[j] = atom_flags_of(s, a, kf, ws->atom_hit[a - m_lo] == st);
+      out->atom_res[j] = (uint32_t)ri;
+    }
+  }
+  if (out->n_atoms > max_atoms) {
+    out->flags |= SP_SITE_OVERSIZE;
+    out->n_atoms = out->n_ligand;
+  }
+  return 0;
+}
