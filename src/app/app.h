@@ -1,0 +1,39 @@
+/* sitepack CLI: internal declarations (not a public header). */
+#ifndef SITEPACK_APP_H
+#define SITEPACK_APP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sitepack/task.h"
+
+/* Exit statuses (documented in `sitepack --help` and docs/usage.md). */
+enum {
+  SP_EXIT_OK = 0,        /* the run completed (files that failed have their status in /structures) */
+  SP_EXIT_RUNTIME = 1,   /* the run started but could not complete (output not writable, MPI, internal) */
+  SP_EXIT_USAGE = 2,     /* bad command line or job file, unreadable CCD, no input files */
+};
+
+/* A job: the job file's values, then command-line overrides. */
+typedef struct sp_job {
+  char *input;           /* input directory (or one file) */
+  char *ccd;             /* CCD file (components.cif[.gz]); NULL: run without CCD */
+  char *output;          /* merged HDF5 file */
+  char *report;          /* run report JSON; default <output without .h5>.report.json */
+  char *json;            /* the effective job as JSON text (recorded in /run) */
+  sp_task_opts opts;     /* cutoff, max site atoms, model policy, pH */
+  bool force;            /* overwrite an existing output */
+  bool quiet;            /* no progress lines */
+  bool keep_parts;       /* keep the per-rank files */
+} sp_job;
+
+/* Parse `run` arguments (argv[0] = "run"). Fills job; on error prints to stderr and returns
+ * SP_EXIT_USAGE; returns -1 when --help was printed (exit 0). */
+int sp_job_from_args(int argc, char **argv, sp_job *job);
+void sp_job_free(sp_job *job);
+
+int sp_cmd_run(int argc, char **argv);
+int sp_cmd_dump(int argc, char **argv);
+void sp_print_run_help(FILE *f);
+
+#endif

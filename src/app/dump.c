@@ -1,0 +1,25 @@
+/* `sitepack dump FILE.h5 TABLE`: print a table of a merged file as TSV. */
+#include <stdio.h>
+#include <string.h>
+
+#include "app/app.h"
+#include "sitepack/store.h"
+
+int sp_cmd_dump(int argc, char **argv) {
+  if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+    printf("usage: sitepack dump FILE.h5 TABLE\n"
+           "TABLE: structures, ligands, sites, components, residues (columns: docs/format.md)\n");
+    return SP_EXIT_OK;
+  }
+  if (argc != 3) {
+    fprintf(stderr, "usage: sitepack dump FILE.h5 TABLE  (TABLE: structures, ligands, sites, components, residues)\n");
+    return SP_EXIT_USAGE;
+  }
+  sp_err err = {0};
+  int rc = sp_dump(argv[1], argv[2], stdout, &err);
+  if (rc) {
+    fprintf(stderr, "sitepack dump: %s: %s\n", sp_errclass_name(rc), err.msg);
+    return rc == SP_E_INVALID || rc == SP_E_NOT_FOUND || rc == SP_E_FORMAT ? SP_EXIT_USAGE : SP_EXIT_RUNTIME;
+  }
+  return SP_EXIT_OK;
+}

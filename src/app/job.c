@@ -1,0 +1,230 @@
+/* Job file (JSON, cJSON) + command-line overrides. Paths inside a job file are relative to
+ * the job file's directory; paths given as flags are relative to the working directory. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/app.h"
+
+void sp_print_run_help(FILE *f) {
+  fprintf(f,
+          "usage: mpirun -np P sitepack run [JOB.json] [options]\n"
+          "\n"
+          "Scans the input directory (recursive: .cif .mmcif .pdb .ent, each optionally .gz; gzip is\n"
+          "detected by its magic bytes), finds every ligand, computes its binding site and writes one\n"
+          "merged HDF5 file (docs/format.md) plus a run report (JSON). Options override the job file.\n"
+          "\n"
+          "  --input DIR           directory of structure files (or one file)\n"
+          "  --ccd FILE            wwPDB CCD, components.cif or .cif.gz (optional: without it every\n"
+          "                        component is 'not in CCD')\n"
+          "  --out FILE.h5         merged output (refuses to overwrite without --force)\n"
+          "  --report FILE.json    run report (default: OUT without .h5 + .report.json)\n"
+          "  --ph X                pH of the site chemistry (default 7.4)\n"
+          "  --cutoff A            site cutoff in Angstrom (default 6.0)\n"
+          "  --max-site-atoms N    larger sites are recorded and flagged (default 12000)\n"
+          "  --model first|all     models to survey (default first)\n"
+          "  --force               overwrite an existing output file\n"
+          "  --quiet               no progress lines\n"
+          "  --keep-parts          keep the per-rank HDF5 files (OUT.parts/)\n"
+          "\n"
+          "job file keys: input, ccd, output, report, ph, model, site: {cutoff, max_atoms}\n");
+}
+
+static char *dup_str(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+/* Resolve a job-file path against the job file's directory. */
+static char *resolve(const char *base_dir, const char *p) {
+  if (!base_dir || p[0] == '/') return dup_str(p);
+  size_t n = strlen(base_dir) + strlen(p) + 2;
+  char *d = malloc(n);
+  if (d) snprintf(d, n, "%s/%s", base_dir, p);
+  return d;
+}
+
+static char *read_text(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 4096, len = 0;
+  char *b = malloc(cap);
+  size_t k;
+  while (b && (k = fread(b + len, 1, cap - len - 1, f)) > 0) {
+    len += k;
+    if (len + 1 == cap) {
+      if (cap > (64u << 20)) break; /* a job file is small; refuse giant ones */
+      char *nb = realloc(b, cap * 2);
+      if (!nb) {
+        free(b);
+        b = NULL;
+        break;
+      }
+      b = nb;
+      cap *= 2;
+    }
+  }
+  fclose(f);
+  if (b) b[len] = 0;
+  return b;
+}
+
+static int bad(const char *what, const char *detail) {
+  fprintf(stderr, "sitepack run: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
+  return SP_EXIT_USAGE;
+}
+
+static int load_job_file(const char *path, sp_job *job) {
+  char *text = read_text(path);
+  if (!text) return bad("cannot read job file", path);
+  cJSON *root = cJSON_Parse(text);
+  free(text);
+  if (!root || !cJSON_IsObject(root)) {
+    cJSON_Delete(root);
+    return bad("job file is not a JSON object", path);
+  }
+  char *dir = dup_str(path);
+  char *slash = dir ? strrchr(dir, '/') : NULL;
+  if (slash)
+    *slash = 0;
+  else {
+    free(dir);
+    dir = NULL;
+  }
+  int rc = 0;
+  for (cJSON *it = root->child; it && !rc; it = it->next) {
+    const char *k = it->string;
+    if (!strcmp(k, "input") || !strcmp(k, "ccd") || !strcmp(k, "output") || !strcmp(k, "report")) {
+      if (!cJSON_IsString(it)) {
+        rc = bad("job file: value must be a string", k);
+        break;
+      }
+      char **dst = !strcmp(k, "input") ? &job->input : !strcmp(k, "ccd") ? &job->ccd
+                   : !strcmp(k, "output") ? &job->output : &job->report;
+      free(*dst);
+      *dst = resolve(dir, it->valuestring);
+    } else if (!strcmp(k, "ph")) {
+      if (!cJSON_IsNumber(it)) rc = bad("job file: ph must be a number", NULL);
+      else job->opts.ph = it->valuedouble;
+    } else if (!strcmp(k, "model")) {
+      if (!cJSON_IsString(it) || (strcmp(it->valuestring, "first") && strcmp(it->valuestring, "all")))
+        rc = bad("job file: model must be \"first\" or \"all\"", NULL);
+      else job->opts.all_models = !strcmp(it->valuestring, "all");
+    } else if (!strcmp(k, "site")) {
+      if (!cJSON_IsObject(it)) {
+        rc = bad("job file: site must be an object", NULL);
+        break;
+      }
+      for (cJSON *s = it->child; s && !rc; s = s->next) {
+        if (!strcmp(s->string, "cutoff") && cJSON_IsNumber(s)) job->opts.cutoff = (float)s->valuedouble;
+        else if (!strcmp(s->string, "max_atoms") && cJSON_IsNumber(s) && s->valuedouble >= 1)
+          job->opts.max_site_atoms = (size_t)s->valuedouble;
+        else rc = bad("job file: unknown or bad key in site", s->string);
+      }
+    } else if (!strcmp(k, "comment") || !strcmp(k, "_comment")) {
+      /* free text */
+    } else {
+      rc = bad("job file: unknown key", k);
+    }
+  }
+  free(dir);
+  cJSON_Delete(root);
+  return rc;
+}
+
+static int parse_double(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end || !isfinite(v)) return -1;
+  *out = v;
+  return 0;
+}
+
+int sp_job_from_args(int argc, char **argv, sp_job *job) {
+  memset(job, 0, sizeof *job);
+  sp_task_opts_default(&job->opts);
+  int i = 1;
+  if (i < argc && argv[i][0] != '-') {
+    int rc = load_job_file(argv[i], job);
+    if (rc) return rc;
+    ++i;
+  }
+  for (; i < argc; ++i) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    double d;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      sp_print_run_help(stdout);
+      return -1;
+    } else if (!strcmp(a, "--force")) {
+      job->force = true;
+    } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+      job->quiet = true;
+    } else if (!strcmp(a, "--keep-parts")) {
+      job->keep_parts = true;
+    } else if (!v) {
+      return bad("missing value for", a);
+    } else if (!strcmp(a, "--input") || !strcmp(a, "--ccd") || !strcmp(a, "--out") || !strcmp(a, "--output") ||
+               !strcmp(a, "--report")) {
+      char **dst = !strcmp(a, "--input") ? &job->input : !strcmp(a, "--ccd") ? &job->ccd
+                   : !strcmp(a, "--report") ? &job->report : &job->output;
+      free(*dst);
+      *dst = dup_str(v);
+      ++i;
+    } else if (!strcmp(a, "--ph")) {
+      if (parse_double(v, &d) || d < 0 || d > 14) return bad("--ph must be a number in [0, 14]", v);
+      job->opts.ph = d;
+      ++i;
+    } else if (!strcmp(a, "--cutoff")) {
+      if (parse_double(v, &d) || d <= 0 || d > 50) return bad("--cutoff must be a number in (0, 50] Angstrom", v);
+      job->opts.cutoff = (float)d;
+      ++i;
+    } else if (!strcmp(a, "--max-site-atoms")) {
+      if (parse_double(v, &d) || d < 1 || d != floor(d)) return bad("--max-site-atoms must be a positive integer", v);
+      job->opts.max_site_atoms = (size_t)d;
+      ++i;
+    } else if (!strcmp(a, "--model")) {
+      if (strcmp(v, "first") && strcmp(v, "all")) return bad("--model must be first or all", v);
+      job->opts.all_models = !strcmp(v, "all");
+      ++i;
+    } else {
+      return bad("unknown option", a);
+    }
+  }
+  if (!job->input) return bad("no input directory (give --input DIR or a job file with \"input\")", NULL);
+  if (!job->output) return bad("no output file (give --out FILE.h5 or a job file with \"output\")", NULL);
+  if (!(job->opts.cutoff > 0 && job->opts.cutoff <= 50)) return bad("site cutoff must be in (0, 50] Angstrom", NULL);
+  if (job->opts.ph < 0 || job->opts.ph > 14) return bad("ph must be in [0, 14]", NULL);
+  if (!job->report) {
+    size_t n = strlen(job->output);
+    job->report = malloc(n + 16);
+    if (!job->report) return bad("out of memory", NULL);
+    memcpy(job->report, job->output, n + 1);
+    if (n > 3 && !strcmp(job->report + n - 3, ".h5")) job->report[n - 3] = 0;
+    strcat(job->report, ".report.json");
+  }
+  /* the effective job, recorded in the output */
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddStringToObject(j, "input", job->input);
+  if (job->ccd) cJSON_AddStringToObject(j, "ccd", job->ccd);
+  cJSON_AddNumberToObject(j, "ph", job->opts.ph);
+  cJSON_AddStringToObject(j, "model", job->opts.all_models ? "all" : "first");
+  cJSON *site = cJSON_AddObjectToObject(j, "site");
+  cJSON_AddNumberToObject(site, "cutoff", job->opts.cutoff);
+  cJSON_AddNumberToObject(site, "max_atoms", (double)job->opts.max_site_atoms);
+  job->json = cJSON_PrintUnformatted(j);
+  cJSON_Delete(j);
+  return 0;
+}
+
+void sp_job_free(sp_job *job) {
+  free(job->input); free(job->ccd); free(job->output); free(job->report);
+  if (job->json) cJSON_free(job->json);
+  memset(job, 0, sizeof *job);
+}

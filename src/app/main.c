@@ -1,0 +1,53 @@
+/* sitepack: command-line entry point. */
+#include <stdio.h>
+#include <string.h>
+
+#include "app/app.h"
+#include "sitepack/version.h"
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "sitepack %s: every ligand of a directory of PDB entries and its binding site, in one HDF5 file.\n"
+          "\n"
+          "usage:\n"
+          "  mpirun -np P sitepack run [JOB.json] [--input DIR] [--ccd FILE] [--out FILE.h5] [--ph X]\n"
+          "                            [--cutoff A] [--max-site-atoms N] [--model first|all]\n"
+          "                            [--report FILE.json] [--force] [--quiet] [--keep-parts]\n"
+          "  sitepack dump FILE.h5 TABLE      print a table as TSV (structures, ligands, sites,\n"
+          "                                   components, residues)\n"
+          "  sitepack --help | --version | help run\n"
+          "\n"
+          "exit status: 0 the run completed (files that failed are listed in /structures with their\n"
+          "error class), 1 the run could not complete (output not writable, MPI or internal error),\n"
+          "2 bad command line or job file, unreadable CCD, or no input files.\n"
+          "\n"
+          "docs: README.md, docs/usage.md, docs/format.md\n",
+          SP_VERSION);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return SP_EXIT_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+    usage(stdout);
+    return SP_EXIT_OK;
+  }
+  if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+    printf("sitepack %s (git %s)\n", SP_VERSION, SP_GIT_SHA);
+    return SP_EXIT_OK;
+  }
+  if (!strcmp(cmd, "help")) {
+    if (argc > 2 && !strcmp(argv[2], "run"))
+      sp_print_run_help(stdout);
+    else
+      usage(stdout);
+    return SP_EXIT_OK;
+  }
+  if (!strcmp(cmd, "run")) return sp_cmd_run(argc - 1, argv + 1);
+  if (!strcmp(cmd, "dump")) return sp_cmd_dump(argc - 1, argv + 1);
+  fprintf(stderr, "sitepack: unknown command '%s' (try: sitepack --help)\n", cmd);
+  return SP_EXIT_USAGE;
+}

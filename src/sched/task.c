@@ -1,0 +1,253 @@
+/* The worker stages of one task: see include/sitepack/task.h. */
+#include "sitepack/task.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sitepack/io.h"
+#include "sitepack/model.h"
+#include "sitepack/read.h"
+#include "sitepack/site.h"
+#include "sitepack/survey.h"
+
+struct sp_worker {
+  sp_structure s;
+  sp_buf buf;
+  sp_site_ws *ws;
+  sp_site site;
+  size_t peak_bytes;
+};
+
+void sp_task_opts_default(sp_task_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->cutoff = 6.0f;
+  o->max_site_atoms = 12000;
+  o->ph = 7.4;
+}
+
+sp_worker *sp_worker_new(void) {
+  sp_worker *w = calloc(1, sizeof *w);
+  if (!w) return NULL;
+  sp_structure_init(&w->s);
+  w->ws = sp_site_ws_new();
+  if (!w->ws) {
+    free(w);
+    return NULL;
+  }
+  return w;
+}
+
+void sp_worker_free(sp_worker *w) {
+  if (!w) return;
+  sp_structure_free(&w->s);
+  sp_buf_free(&w->buf);
+  sp_site_ws_free(w->ws);
+  sp_site_free(&w->site);
+  free(w);
+}
+
+size_t sp_worker_peak_bytes(const sp_worker *w) { return w->peak_bytes; }
+
+static void copy_str(char *dst, size_t cap, const char *src) {
+  size_t n = strlen(src);
+  if (n >= cap) n = cap - 1;
+  memcpy(dst, src, n);
+  memset(dst + n, 0, cap - n);
+}
+
+/* "COMP/CHAIN/NUM[ICODE]" in author terms (label when the file has no author ids). */
+static int residue_key(const sp_structure *s, uint32_t ri, char *out, size_t cap) {
+  const sp_residue *r = &s->residues[ri];
+  const sp_chain *c = &s->chains[r->chain];
+  int32_t num = r->auth_seq_id != SP_SEQ_NONE ? r->auth_seq_id : r->label_seq_id;
+  char ins[2] = {r->ins_code, 0};
+  if (num == SP_SEQ_NONE) return snprintf(out, cap, "%s/%s/.%s", r->comp_id, c->auth_asym_id, ins);
+  return snprintf(out, cap, "%s/%s/%d%s", r->comp_id, c->auth_asym_id, num, ins);
+}
+
+static int fill_site(const sp_structure *s, const sp_site *site, int64_t lig_idx, float cutoff, sp_result *out,
+                     sp_err *err) {
+  int64_t site_idx = (int64_t)out->n_sites;
+  sp_site_row *row = sp_result_add_site(out);
+  if (!row) return sp_err_set(err, SP_E_NOMEM, "out of memory (site rows)");
+  row->structure_idx = 0;
+  row->ligand_idx = lig_idx;
+  row->n_ligand = (int32_t)site->n_ligand;
+  row->n_atoms = (int32_t)site->n_atoms;
+  row->n_residues = (int32_t)site->n_res;
+  row->flags = site->flags;
+  memcpy(row->center, site->center, sizeof row->center);
+  row->cutoff = cutoff;
+  int64_t res0 = (int64_t)out->n_residues;
+  for (size_t k = 0; k < site->n_res; ++k) {
+    const sp_site_res *sr = &site->res[k];
+    const sp_residue *r = &s->residues[sr->residue];
+    const sp_chain *c = &s->chains[r->chain];
+    sp_residue_row *rr = sp_result_add_residue(out);
+    if (!rr) return sp_err_set(err, SP_E_NOMEM, "out of memory (residue rows)");
+    rr->site_idx = site_idx;
+    memcpy(rr->label_asym_id, c->label_asym_id, SP_ID_LEN);
+    memcpy(rr->auth_asym_id, c->auth_asym_id, SP_ID_LEN);
+    memcpy(rr->comp_id, r->comp_id, SP_ID_LEN);
+    rr->auth_seq_id = r->auth_seq_id;
+    rr->label_seq_id = r->label_seq_id;
+    rr->ins_code[0] = r->ins_code;
+    rr->kind = sr->kind;
+    rr->min_distance = sr->min_distance;
+  }
+  for (size_t k = 0; k < site->n_atoms; ++k) {
+    uint32_t ai = site->atoms[k];
+    sp_atom_row *ar = sp_result_add_atom(out);
+    if (!ar) return sp_err_set(err, SP_E_NOMEM, "out of memory (atom rows)");
+    memcpy(ar->position, s->xyz[ai], sizeof ar->position);
+    ar->occupancy = s->occupancy[ai];
+    ar->b_iso = s->b_iso[ai];
+    ar->residue_idx = res0 + (int64_t)site->atom_res[k];
+    memcpy(ar->atom_name, s->atom_name[ai], SP_ID_LEN);
+    ar->element = s->element[ai];
+    ar->charge = s->charge[ai];
+    ar->altloc = s->altloc[ai];
+    ar->flags = site->atom_flags[k];
+  }
+  return 0;
+}
+
+static void fill_ligand_row(const sp_structure *s, const sp_survey *sv, const sp_ligand *L, sp_ligand_row *row) {
+  uint32_t r0 = sv->res_refs[L->res_first];
+  const sp_residue *r = &s->residues[r0];
+  const sp_chain *c = &s->chains[r->chain];
+  row->structure_idx = 0;
+  row->model_num = s->models[L->model].model_num;
+  memcpy(row->comp_id, r->comp_id, SP_ID_LEN);
+  memcpy(row->label_asym_id, c->label_asym_id, SP_ID_LEN);
+  memcpy(row->auth_asym_id, c->auth_asym_id, SP_ID_LEN);
+  row->auth_seq_id = r->auth_seq_id;
+  row->label_seq_id = r->label_seq_id;
+  row->ins_code[0] = r->ins_code;
+  row->altloc[0] = L->altloc;
+  copy_str(row->cls, sizeof row->cls, sp_ligand_class_name(L->cls));
+  row->flags = L->flags;
+  row->n_residues = (int32_t)L->n_res;
+  row->n_atoms = (int32_t)L->n_atoms;
+  row->n_heavy_atoms = (int32_t)L->n_heavy;
+  row->n_ccd_heavy_atoms = L->n_ccd_heavy;
+  copy_str(row->molecule_key, sizeof row->molecule_key, L->molecule_key);
+  copy_str(row->key_source, sizeof row->key_source, L->key_source);
+  size_t used = 0;
+  for (uint32_t k = 0; k < L->n_res; ++k) {
+    char key[64];
+    int n = residue_key(s, sv->res_refs[L->res_first + k], key, sizeof key);
+    if (n < 0 || used + (size_t)n + (k ? 1 : 0) >= sizeof row->residues) break; /* truncated list */
+    if (k) row->residues[used++] = ' ';
+    memcpy(row->residues + used, key, (size_t)n);
+    used += (size_t)n;
+  }
+  row->site_idx = -1;
+}
+
+int sp_worker_process(sp_worker *w, const char *root, const char *relpath, int64_t file_idx, sp_ccd *ccd,
+                      const sp_task_opts *opts, sp_result *out, sp_err *err) {
+  sp_task_opts dflt;
+  if (!opts) {
+    sp_task_opts_default(&dflt);
+    opts = &dflt;
+  }
+  sp_result_clear(out);
+  out->file_idx = file_idx;
+  out->has_structure_row = 1;
+  sp_structure_row *st = &out->st;
+  copy_str(st->path, sizeof st->path, relpath);
+  st->resolution = NAN;
+
+  char full[4096];
+  int n = snprintf(full, sizeof full, "%s/%s", root, relpath);
+  sp_err ferr = {0};
+  if (n < 0 || (size_t)n >= sizeof full) {
+    sp_err_set(&ferr, SP_E_INVALID, "%s: path too long", relpath);
+    goto failed;
+  }
+
+  /* read + parse */
+  sp_structure_clear(&w->s);
+  double t0 = sp_now();
+  int fmt = 0;
+  int rc = sp_read_structure_file(full, opts->max_text_bytes, &w->buf, &w->s, &fmt, &ferr);
+  double t1 = sp_now();
+  st->t_parse = t1 - t0; /* read + inflate + parse; sp_read_structure_file does all three */
+  copy_str(st->sha256, sizeof st->sha256, w->buf.sha256);
+  st->gzip = (uint8_t)w->buf.gzip;
+  st->bytes = (int64_t)w->buf.stored_bytes;
+  st->text_bytes = (int64_t)w->buf.len;
+  copy_str(st->format, sizeof st->format, sp_format_name(fmt));
+  size_t bytes = sp_structure_bytes(&w->s);
+  if (bytes > w->peak_bytes) w->peak_bytes = bytes;
+  if (rc) goto failed;
+
+  st->n_atoms = (int64_t)w->s.n_atoms;
+  st->n_models = (int32_t)w->s.n_models;
+  st->n_atoms_model1 = w->s.n_models ? (int64_t)w->s.models[0].n_atoms : 0;
+  st->n_warnings = (int32_t)w->s.n_warnings;
+  copy_str(st->entry_id, sizeof st->entry_id, w->s.entry_id);
+  copy_str(st->method, sizeof st->method, w->s.method);
+  st->resolution = w->s.resolution;
+
+  /* survey */
+  sp_survey sv;
+  memset(&sv, 0, sizeof sv);
+  sp_survey_opts so = {.all_models = opts->all_models};
+  rc = sp_survey_run(&w->s, ccd, &so, &sv, &ferr);
+  double t2 = sp_now();
+  st->t_survey = t2 - t1;
+  if (rc) {
+    sp_survey_free(&sv);
+    if (rc == SP_E_NOMEM) return sp_err_set(err, rc, "%s: %s", relpath, ferr.msg);
+    goto failed;
+  }
+  for (size_t k = 0; k < sv.n_comps; ++k) {
+    sp_component_row *cr = sp_result_add_component(out);
+    if (!cr) {
+      sp_survey_free(&sv);
+      return sp_err_set(err, SP_E_NOMEM, "out of memory (component rows)");
+    }
+    *cr = sv.comps[k].row;
+  }
+
+  /* sites */
+  sp_site_opts sopt = {.cutoff = opts->cutoff, .max_atoms = opts->max_site_atoms};
+  for (size_t li = 0; li < sv.n_ligands; ++li) {
+    sp_ligand_row *lr = sp_result_add_ligand(out);
+    if (!lr) {
+      sp_survey_free(&sv);
+      return sp_err_set(err, SP_E_NOMEM, "out of memory (ligand rows)");
+    }
+    fill_ligand_row(&w->s, &sv, &sv.ligands[li], lr);
+    rc = sp_site_compute(&w->s, &sv, li, &sopt, w->ws, &w->site, &ferr);
+    if (rc) {
+      sp_survey_free(&sv);
+      if (rc == SP_E_NOMEM) return sp_err_set(err, rc, "%s: %s", relpath, ferr.msg);
+      goto failed;
+    }
+    out->ligands[li].site_idx = (int64_t)out->n_sites;
+    rc = fill_site(&w->s, &w->site, (int64_t)li, sopt.cutoff, out, err);
+    if (rc) {
+      sp_survey_free(&sv);
+      return rc;
+    }
+  }
+  st->t_site = sp_now() - t2;
+  st->n_ligands = (int32_t)out->n_ligands;
+  st->n_sites = (int32_t)out->n_sites;
+  sp_survey_free(&sv);
+  copy_str(st->status, sizeof st->status, "ok");
+  return 0;
+
+failed:
+  /* the file's row says why; nothing else of it is kept */
+  out->n_ligands = out->n_components = out->n_sites = out->n_residues = out->n_atoms = 0;
+  st->n_ligands = st->n_sites = 0;
+  copy_str(st->status, sizeof st->status, sp_errclass_name(ferr.cls));
+  copy_str(st->error, sizeof st->error, ferr.msg);
+  return 0;
+}

@@ -1,0 +1,15 @@
+# End-to-end tests of the CLI under mpirun (owner: lead).
+set(SP_CLI $<TARGET_FILE:sitepack_cli>)
+add_test(NAME integration_demo_np1_np3
+  COMMAND bash ${CMAKE_SOURCE_DIR}/tests/integration/run_np.sh ${SP_CLI} ${MPIEXEC_EXECUTABLE}
+          ${CMAKE_BINARY_DIR}/it_np ${CMAKE_SOURCE_DIR})
+add_test(NAME integration_cli
+  COMMAND bash ${CMAKE_SOURCE_DIR}/tests/integration/cli.sh ${SP_CLI} ${MPIEXEC_EXECUTABLE}
+          ${CMAKE_BINARY_DIR}/it_cli ${CMAKE_SOURCE_DIR})
+# gemmi cross-check of the demo output (needs the merged file of integration_demo_np1_np3)
+add_test(NAME peer_gemmi_sample
+  COMMAND ${SP_DEBIAN_PYTHON} ${CMAKE_SOURCE_DIR}/tests/peer/gemmi_sample.py
+          ${CMAKE_BINARY_DIR}/it_np/np1.h5 ${CMAKE_SOURCE_DIR}/tests/data/structures)
+set_tests_properties(integration_demo_np1_np3 PROPERTIES FIXTURES_SETUP demo_output)
+set_tests_properties(peer_gemmi_sample PROPERTIES FIXTURES_REQUIRED demo_output)
+set_tests_properties(integration_demo_np1_np3 integration_cli peer_gemmi_sample PROPERTIES TIMEOUT 300 LABELS integration)
