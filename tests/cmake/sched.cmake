@@ -1,0 +1,38 @@
+# Tests of src/sched: the plan (no MPI) and the RMA work-stealing run (mpirun).
+sp_add_unit_test(test_sched_plan SOURCES ${SP_TEST_DIR}/unit/test_sched_plan.c LABELS "sched;unit")
+set_tests_properties(test_sched_plan PROPERTIES TIMEOUT 30)
+
+# The MPI tests run under mpirun with Open MPI 4.1's working one-sided component:
+# the default osc rdma crashes on 64-bit atomics, osc ucx / pt2pt make no passive-target
+# progress while the target computes (docs/scheduling.md). --oversubscribe: more ranks than cores.
+add_executable(test_sched_mpi ${SP_TEST_DIR}/unit/test_sched_mpi.c)
+target_link_libraries(test_sched_mpi PRIVATE sitepack)
+
+set(SP_SCHED_MPI_FLAGS --allow-run-as-root --oversubscribe --mca osc sm)
+
+# sp_sched_mpi_test(NAME NP MODE [ARGS...])
+function(sp_sched_mpi_test name np mode)
+  add_test(NAME ${name}
+    COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS} ${SP_SCHED_MPI_FLAGS}
+            $<TARGET_FILE:test_sched_mpi> ${MPIEXEC_POSTFLAGS} ${mode} ${ARGN})
+  set_tests_properties(${name} PROPERTIES TIMEOUT 60 LABELS "sched;mpi")
+endfunction()
+
+# exactly once, random per-task delays, at several rank counts
+foreach(np 1 2 3 4 6)
+  sp_sched_mpi_test(sched_mpi_random_np${np} ${np} random 200 ${np})
+endforeach()
+# termination with no tasks at all
+sp_sched_mpi_test(sched_mpi_empty_np1 1 empty)
+sp_sched_mpi_test(sched_mpi_empty_np3 3 empty)
+# every task on rank 0: the others must steal (asserted), rank 0 counts what it lost
+sp_sched_mpi_test(sched_mpi_allon0_np2 2 allon0 60)
+sp_sched_mpi_test(sched_mpi_allon0_np4 4 allon0 60)
+# one task far larger than the others, LPT plan and all on rank 0
+sp_sched_mpi_test(sched_mpi_onebig_np3 3 onebig 60)
+sp_sched_mpi_test(sched_mpi_allon0big_np4 4 allon0big 60)
+# contention: every claim raced by the owner and up to 5 thieves, no delays
+sp_sched_mpi_test(sched_mpi_race_np6 6 race 3000 7)
+# a failing task stops the run on every rank with its error class; a bad plan is refused
+sp_sched_mpi_test(sched_mpi_abort_np3 3 abort 60)
+sp_sched_mpi_test(sched_mpi_badplan_np2 2 badplan 10)
