@@ -1,0 +1,141 @@
+/**
+ * @file store.h
+ * @brief The HDF5 store: per-rank writer, merge into the final file, and a TSV reader.
+ *
+ * Data flow (DESIGN.md "The run, end to end"):
+ *   every rank: sp_rank_writer_open() -> sp_rank_writer_append() per task -> sp_rank_writer_close()
+ *   rank 0, after a barrier: sp_merge(all per-rank paths) -> the final file (format "sitepack")
+ *   tools: sp_dump() prints one table of the final file as TSV.
+ *
+ * The final file is specified in docs/format.md (datasets, dtypes, shapes, units, flag bits,
+ * the CSR convention and the ordering rules). Its content depends only on the set of task
+ * results, never on the number of per-rank files or on which rank ran which task; the only
+ * fields allowed to differ between runs are the timing fields (/structures/t_read, t_parse,
+ * t_survey, t_site and the /run attributes n_ranks, created, wall_seconds).
+ *
+ * Per-rank files are an internal, chunked format (one group per table, one compound dataset
+ * per table in the native row layout of result.h, plus a /tasks index); they are read only by
+ * sp_merge() of the same build. They use the serial HDF5 API (one file per rank, no MPI-IO).
+ *
+ * Thread safety: none of these functions may be called concurrently from several threads of
+ * one process (the HDF5 library is not built thread-safe).
+ */
+#ifndef SITEPACK_STORE_H
+#define SITEPACK_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sitepack/error.h"
+#include "sitepack/result.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Value of the root and /run attribute "format". */
+#define SP_FORMAT_NAME "sitepack"
+/** Value of the root and /run attribute "format_version" (int64). */
+#define SP_FORMAT_VERSION 1
+
+/** An open per-rank file. Opaque. */
+typedef struct sp_rank_writer sp_rank_writer;
+
+/**
+ * Create (truncate) a per-rank file at @p path and its empty tables.
+ * @param path  file to create; an existing file is replaced
+ * @return the writer (release with sp_rank_writer_close()), or NULL with @p err set to
+ *         SP_E_INVALID (NULL path), SP_E_NOMEM, or SP_E_HDF5 (the file or a dataset could not
+ *         be created: e.g. directory missing or not writable).
+ */
+sp_rank_writer *sp_rank_writer_open(const char *path, sp_err *err);
+
+/**
+ * Append one task's result. The rows are validated first (every local index in range:
+ * sites.ligand_idx < n_ligands, ligands.site_idx in [-1, n_sites), residues.site_idx <
+ * n_sites, atoms.residue_idx < n_residues; the sum of sites.n_atoms equals n_atoms and the
+ * sum of sites.n_residues equals n_residues; each site's residues carry its site_idx and
+ * each site's atoms point at residues of that site; n_ligand <= n_atoms; file_idx >= 0;
+ * 0 <= part < n_parts); an invalid result is not written and leaves the file unchanged.
+ * The /tasks index row is written last and the file is flushed (H5Fflush) before
+ * returning, so a run killed later leaves a file holding every task appended before.
+ * A result with has_structure_row == 0 (a later part of a split file) stores no structure row.
+ * @return 0, SP_E_INVALID (NULL argument or an invariant above broken: message names it),
+ *         SP_E_NOMEM, SP_E_HDF5 (a write or the flush failed; the file may then lack this task).
+ */
+int sp_rank_writer_append(sp_rank_writer *w, const sp_result *r, sp_err *err);
+
+/** Number of results appended so far (0 for NULL). */
+size_t sp_rank_writer_count(const sp_rank_writer *w);
+
+/**
+ * Flush and close the file and free @p w. Safe with NULL (returns 0). @p w is freed even
+ * when closing fails.
+ * @return 0, SP_E_HDF5.
+ */
+int sp_rank_writer_close(sp_rank_writer *w, sp_err *err);
+
+/** Provenance written as attributes of /run in the merged file (all strings UTF-8; NULL = ""). */
+typedef struct sp_merge_info {
+  const char *tool_version;  /**< sitepack version (version.h SP_VERSION) */
+  const char *git_sha;       /**< git sha of the build (version.h SP_GIT_SHA) */
+  const char *job_json;      /**< the job file's JSON text, as run */
+  const char *ccd_path;      /**< CCD source path as given in the job */
+  const char *ccd_sha256;    /**< hex SHA-256 of the CCD file's bytes as stored */
+  const char *created;       /**< creation time, ISO 8601 UTC; NULL = now (timing field) */
+  int64_t n_ranks;           /**< number of MPI ranks P of the run (timing field) */
+  double wall_seconds;       /**< wall time of the run up to the merge, s (timing field) */
+} sp_merge_info;
+
+/**
+ * Merge per-rank files into the final file at @p out_path (created or truncated).
+ *
+ * Tasks of all inputs are ordered by (file_idx, part); rows are copied in that order and
+ * local indices become global ones (structure_idx, ligand_idx, site_idx, residue_idx);
+ * /sites/atom_ptr and /sites/residue_ptr are built as CSR pointers (int64, N+1); components
+ * are the union over all tasks, one row per comp_id sorted by strcmp (the first row in merge
+ * order wins). Datasets are contiguous, unfiltered, allocated early, little-endian, aligned
+ * to 4096 bytes when 64 KiB or larger. Large tables are copied task by task through bounded
+ * buffers (memory: O(tasks + components + largest task), not O(atoms)).
+ *
+ * Calls no MPI (rank 0 calls it after a barrier). Inputs may also be shard files of
+ * SLURM array tasks: any set of per-rank files written by sp_rank_writer_*.
+ *
+ * @param out_path  final file
+ * @param inputs    @p n_inputs per-rank file paths (n_inputs may be 0: an empty final file)
+ * @param info      provenance for /run; NULL = all empty
+ * @return 0, SP_E_INVALID (NULL argument; two tasks with the same (file_idx, part); a part
+ *         of a split file whose file has no structure row; a file with two structure rows),
+ *         SP_E_FORMAT (an input is not a sitepack per-rank file, or its tables are
+ *         inconsistent: an index out of range), SP_E_NOT_FOUND (an input does not exist),
+ *         SP_E_NOMEM, SP_E_HDF5.
+ */
+int sp_merge(const char *out_path, const char *const *inputs, size_t n_inputs, const sp_merge_info *info,
+             sp_err *err);
+
+/**
+ * Print one table of a merged file as TSV: a header row of column names (docs/format.md),
+ * then one line per row. Integers in decimal; flags as decimal integers; float32 with
+ * "%.6g", float64 with "%.9g"; vectors (center) as three columns x y z; auth_seq_id and
+ * label_seq_id equal to SP_SEQ_NONE print as "."; strings as stored with tab, CR and LF
+ * replaced by spaces; NaN prints as "nan".
+ *
+ * Tables: "structures", "ligands", "components", "residues", and "sites" (one row per site
+ * joined with its ligand and structure: site_idx, path, comp_id, auth_asym_id,
+ * auth_seq_id, ins_code, label_asym_id, altloc, class, n_ligand, n_atoms, n_residues,
+ * flags, cutoff, center x y z, residues; residues lists the site's residues other than its
+ * own ligand's (kind != SP_RES_KIND_LIGAND), in site order, space-separated, each as
+ * auth_asym_id:comp_id:auth_seq_id[ins_code]).
+ *
+ * @param out  stream to write to
+ * @return 0, SP_E_INVALID (NULL argument or unknown table: the message lists the valid
+ *         names), SP_E_NOT_FOUND (no such file), SP_E_FORMAT (not a sitepack file, or a
+ *         missing/misshapen dataset), SP_E_NOMEM, SP_E_HDF5, SP_E_IO (writing @p out failed).
+ */
+int sp_dump(const char *h5_path, const char *table, FILE *out, sp_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,360 @@
+/* Column schema of the store tables and HDF5 helpers (see store_internal.h, docs/format.md). */
+#include "store_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FSZ(type, field) sizeof(((type *)0)->field)
+#define COL(type, field, kind) {#field, offsetof(type, field), kind, FSZ(type, field), FSZ(type, field)}
+#define COLN(name, type, field, kind) {name, offsetof(type, field), kind, FSZ(type, field), FSZ(type, field)}
+#define STR(type, field) {#field, offsetof(type, field), SP_COL_STR, FSZ(type, field), FSZ(type, field)}
+#define STRF(type, field, fs) {#field, offsetof(type, field), SP_COL_STR, FSZ(type, field), fs}
+
+static const sp_col cols_structures[] = {
+    STR(sp_structure_row, path),
+    STRF(sp_structure_row, sha256, 64),
+    STR(sp_structure_row, format),
+    STR(sp_structure_row, status),
+    STR(sp_structure_row, error),
+    COL(sp_structure_row, gzip, SP_COL_U8),
+    COL(sp_structure_row, bytes, SP_COL_I64),
+    COL(sp_structure_row, text_bytes, SP_COL_I64),
+    COL(sp_structure_row, n_atoms, SP_COL_I64),
+    COL(sp_structure_row, n_atoms_model1, SP_COL_I64),
+    COL(sp_structure_row, n_models, SP_COL_I32),
+    COL(sp_structure_row, n_ligands, SP_COL_I32),
+    COL(sp_structure_row, n_sites, SP_COL_I32),
+    COL(sp_structure_row, n_warnings, SP_COL_I32),
+    STR(sp_structure_row, entry_id),
+    STR(sp_structure_row, method),
+    COL(sp_structure_row, resolution, SP_COL_F32),
+    COL(sp_structure_row, t_read, SP_COL_F64),
+    COL(sp_structure_row, t_parse, SP_COL_F64),
+    COL(sp_structure_row, t_survey, SP_COL_F64),
+    COL(sp_structure_row, t_site, SP_COL_F64),
+};
+
+static const sp_col cols_ligands[] = {
+    COL(sp_ligand_row, structure_idx, SP_COL_I64),
+    COL(sp_ligand_row, model_num, SP_COL_I32),
+    STR(sp_ligand_row, comp_id),
+    STR(sp_ligand_row, label_asym_id),
+    STR(sp_ligand_row, auth_asym_id),
+    COL(sp_ligand_row, auth_seq_id, SP_COL_SEQ),
+    COL(sp_ligand_row, label_seq_id, SP_COL_SEQ),
+    STR(sp_ligand_row, ins_code),
+    STR(sp_ligand_row, altloc),
+    {"class", offsetof(sp_ligand_row, cls), SP_COL_STR, FSZ(sp_ligand_row, cls), FSZ(sp_ligand_row, cls)},
+    COL(sp_ligand_row, flags, SP_COL_U32),
+    COL(sp_ligand_row, n_residues, SP_COL_I32),
+    COL(sp_ligand_row, n_atoms, SP_COL_I32),
+    COL(sp_ligand_row, n_heavy_atoms, SP_COL_I32),
+    COL(sp_ligand_row, n_ccd_heavy_atoms, SP_COL_I32),
+    STR(sp_ligand_row, molecule_key),
+    STR(sp_ligand_row, key_source),
+    STR(sp_ligand_row, residues),
+    COL(sp_ligand_row, site_idx, SP_COL_I64),
+};
+
+static const sp_col cols_components[] = {
+    STR(sp_component_row, comp_id),
+    COL(sp_component_row, in_ccd, SP_COL_U8),
+    STR(sp_component_row, molecule_key),
+    STR(sp_component_row, key_source),
+    STR(sp_component_row, formula),
+    STR(sp_component_row, name),
+    STR(sp_component_row, type),
+    COL(sp_component_row, n_heavy_atoms, SP_COL_I32),
+};
+
+static const sp_col cols_sites[] = {
+    COL(sp_site_row, structure_idx, SP_COL_I64),
+    COL(sp_site_row, ligand_idx, SP_COL_I64),
+    COL(sp_site_row, n_ligand, SP_COL_I32),
+    COL(sp_site_row, n_atoms, SP_COL_I32),
+    COL(sp_site_row, n_residues, SP_COL_I32),
+    COL(sp_site_row, flags, SP_COL_U32),
+    {"center", offsetof(sp_site_row, center), SP_COL_F32X3, 12, 12},
+    COL(sp_site_row, cutoff, SP_COL_F32),
+};
+
+static const sp_col cols_residues[] = {
+    COL(sp_residue_row, site_idx, SP_COL_I64),
+    STR(sp_residue_row, label_asym_id),
+    STR(sp_residue_row, auth_asym_id),
+    STR(sp_residue_row, comp_id),
+    COL(sp_residue_row, auth_seq_id, SP_COL_SEQ),
+    COL(sp_residue_row, label_seq_id, SP_COL_SEQ),
+    STR(sp_residue_row, ins_code),
+    COL(sp_residue_row, kind, SP_COL_U8),
+    COL(sp_residue_row, min_distance, SP_COL_F32),
+};
+
+static const sp_col cols_atoms[] = {
+    {"position", offsetof(sp_atom_row, position), SP_COL_F32X3, 12, 12},
+    COL(sp_atom_row, element, SP_COL_U8),
+    COL(sp_atom_row, flags, SP_COL_U16),
+    COL(sp_atom_row, residue_idx, SP_COL_I64),
+    COL(sp_atom_row, occupancy, SP_COL_F32),
+    COL(sp_atom_row, b_iso, SP_COL_F32),
+    COL(sp_atom_row, charge, SP_COL_I8),
+    {"altloc", offsetof(sp_atom_row, altloc), SP_COL_CHAR, 1, 1},
+    STR(sp_atom_row, atom_name),
+};
+
+#define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
+const sp_table sp_tables[SP_T_COUNT] = {
+    {"structures", sizeof(sp_structure_row), NCOLS(cols_structures), cols_structures},
+    {"ligands", sizeof(sp_ligand_row), NCOLS(cols_ligands), cols_ligands},
+    {"components", sizeof(sp_component_row), NCOLS(cols_components), cols_components},
+    {"sites", sizeof(sp_site_row), NCOLS(cols_sites), cols_sites},
+    {"residues", sizeof(sp_residue_row), NCOLS(cols_residues), cols_residues},
+    {"atoms", sizeof(sp_atom_row), NCOLS(cols_atoms), cols_atoms},
+};
+
+hid_t sp_h5_str_type(size_t size) {
+  hid_t t = H5Tcopy(H5T_C_S1);
+  if (t < 0) return t;
+  if (H5Tset_size(t, size ? size : 1) < 0 || H5Tset_strpad(t, H5T_STR_NULLPAD) < 0 ||
+      H5Tset_cset(t, H5T_CSET_ASCII) < 0) {
+    H5Tclose(t);
+    return -1;
+  }
+  return t;
+}
+
+size_t sp_col_elsize(const sp_col *c) {
+  switch (c->kind) {
+    case SP_COL_I8: case SP_COL_U8: case SP_COL_CHAR: return 1;
+    case SP_COL_U16: return 2;
+    case SP_COL_I32: case SP_COL_U32: case SP_COL_F32: case SP_COL_SEQ: return 4;
+    case SP_COL_I64: case SP_COL_F64: return 8;
+    case SP_COL_F32X3: return 12;
+    case SP_COL_STR: return c->fsize;
+    default: return 0;
+  }
+}
+
+static hid_t scalar_type(const sp_col *c, int file) {
+  switch (c->kind) {
+    case SP_COL_I8: return H5Tcopy(file ? H5T_STD_I8LE : H5T_NATIVE_INT8);
+    case SP_COL_U8: return H5Tcopy(file ? H5T_STD_U8LE : H5T_NATIVE_UINT8);
+    case SP_COL_U16: return H5Tcopy(file ? H5T_STD_U16LE : H5T_NATIVE_UINT16);
+    case SP_COL_I32: case SP_COL_SEQ: return H5Tcopy(file ? H5T_STD_I32LE : H5T_NATIVE_INT32);
+    case SP_COL_U32: return H5Tcopy(file ? H5T_STD_U32LE : H5T_NATIVE_UINT32);
+    case SP_COL_I64: return H5Tcopy(file ? H5T_STD_I64LE : H5T_NATIVE_INT64);
+    case SP_COL_F32: case SP_COL_F32X3: return H5Tcopy(file ? H5T_IEEE_F32LE : H5T_NATIVE_FLOAT);
+    case SP_COL_F64: return H5Tcopy(file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE);
+    case SP_COL_STR: return sp_h5_str_type(c->fsize);
+    case SP_COL_CHAR: return sp_h5_str_type(1);
+    default: return -1;
+  }
+}
+
+/* For F32X3 the element type is the scalar float: the datasets are 2-D (N,3). */
+hid_t sp_h5_col_memtype(const sp_col *c) { return scalar_type(c, 0); }
+hid_t sp_h5_col_filetype(const sp_col *c) { return scalar_type(c, 1); }
+
+hid_t sp_h5_row_type(int table) {
+  if (table < 0 || table >= SP_T_COUNT) return -1;
+  const sp_table *t = &sp_tables[table];
+  hid_t ct = H5Tcreate(H5T_COMPOUND, t->row_size);
+  if (ct < 0) return -1;
+  for (size_t i = 0; i < t->n_cols; i++) {
+    const sp_col *c = &t->cols[i];
+    hid_t mt;
+    if (c->kind == SP_COL_F32X3) {
+      hsize_t three = 3;
+      mt = H5Tarray_create2(H5T_NATIVE_FLOAT, 1, &three);
+    } else if (c->kind == SP_COL_STR) {
+      mt = sp_h5_str_type(c->msize);  /* the per-rank file keeps the whole C field */
+    } else {
+      mt = sp_h5_col_memtype(c);
+    }
+    if (mt < 0 || H5Tinsert(ct, c->name, c->off, mt) < 0) {
+      if (mt >= 0) H5Tclose(mt);
+      H5Tclose(ct);
+      return -1;
+    }
+    H5Tclose(mt);
+  }
+  return ct;
+}
+
+hid_t sp_h5_task_type(void) {
+  static const char *names[SP_T_COUNT] = {"structures", "ligands", "components", "sites", "residues", "atoms"};
+  hid_t ct = H5Tcreate(H5T_COMPOUND, sizeof(sp_task_rec));
+  if (ct < 0) return -1;
+  int bad = 0;
+  bad |= H5Tinsert(ct, "file_idx", offsetof(sp_task_rec, file_idx), H5T_NATIVE_INT64) < 0;
+  bad |= H5Tinsert(ct, "part", offsetof(sp_task_rec, part), H5T_NATIVE_INT32) < 0;
+  bad |= H5Tinsert(ct, "n_parts", offsetof(sp_task_rec, n_parts), H5T_NATIVE_INT32) < 0;
+  for (int i = 0; i < SP_T_COUNT; i++) {
+    char nm[48];
+    snprintf(nm, sizeof nm, "n_%s", names[i]);
+    bad |= H5Tinsert(ct, nm, offsetof(sp_task_rec, n) + (size_t)i * sizeof(int64_t), H5T_NATIVE_INT64) < 0;
+    snprintf(nm, sizeof nm, "start_%s", names[i]);
+    bad |= H5Tinsert(ct, nm, offsetof(sp_task_rec, start) + (size_t)i * sizeof(int64_t), H5T_NATIVE_INT64) < 0;
+  }
+  if (bad) {
+    H5Tclose(ct);
+    return -1;
+  }
+  return ct;
+}
+
+void sp_col_gather(const sp_col *c, const void *rows, size_t row_size, size_t n, void *colbuf) {
+  size_t es = sp_col_elsize(c);
+  size_t cp = c->msize < es ? c->msize : es;
+  const char *src = (const char *)rows + c->off;
+  char *dst = colbuf;
+  for (size_t i = 0; i < n; i++, src += row_size, dst += es) {
+    memcpy(dst, src, cp);
+    if (cp < es) memset(dst + cp, 0, es - cp);
+  }
+}
+
+void sp_col_scatter(const sp_col *c, void *rows, size_t row_size, size_t n, const void *colbuf) {
+  size_t es = sp_col_elsize(c);
+  size_t cp = c->msize < es ? c->msize : es;
+  const char *src = colbuf;
+  char *dst = (char *)rows + c->off;
+  for (size_t i = 0; i < n; i++, src += es, dst += row_size) {
+    memcpy(dst, src, cp);
+    if (cp < c->msize) memset(dst + cp, 0, c->msize - cp);
+    /* strings read from the file may fill their field: keep a terminating NUL in memory */
+    if (c->kind == SP_COL_STR && c->msize == cp) dst[c->msize - 1] = '\0';
+  }
+}
+
+void sp_h5_quiet_begin(sp_h5_quiet *q) {
+  q->func = NULL;
+  q->data = NULL;
+  H5Eget_auto2(H5E_DEFAULT, &q->func, &q->data);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+void sp_h5_quiet_end(const sp_h5_quiet *q) { H5Eset_auto2(H5E_DEFAULT, q->func, q->data); }
+
+typedef struct walk_ctx { char desc[160]; } walk_ctx;
+
+static herr_t walk_cb(unsigned n, const H5E_error2_t *e, void *data) {
+  walk_ctx *w = data;
+  (void)n;
+  if (e && e->desc && e->desc[0]) {
+    snprintf(w->desc, sizeof w->desc, "%s", e->desc);
+    return 1; /* stop at the first (deepest, walking upward) entry */
+  }
+  return 0;
+}
+
+int sp_h5_fail(sp_err *err, const char *what, const char *path) {
+  walk_ctx w;
+  w.desc[0] = '\0';
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk_cb, &w);
+  H5Eclear2(H5E_DEFAULT);
+  if (path)
+    return sp_err_set(err, SP_E_HDF5, "%s (%s)%s%s", what, path, w.desc[0] ? ": " : "", w.desc);
+  return sp_err_set(err, SP_E_HDF5, "%s%s%s", what, w.desc[0] ? ": " : "", w.desc);
+}
+
+int sp_h5_attr_str(hid_t obj, const char *name, const char *value) {
+  if (!value) value = "";
+  size_t n = strlen(value);
+  hid_t t = sp_h5_str_type(n ? n : 1);
+  if (t >= 0 && H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
+    H5Tclose(t);
+    t = -1;
+  }
+  hid_t sp = H5Screate(H5S_SCALAR);
+  hid_t a = (t >= 0 && sp >= 0) ? H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT) : -1;
+  int rc = -1;
+  if (a >= 0) {
+    if (n) {
+      rc = H5Awrite(a, t, value) < 0 ? -1 : 0;
+    } else {
+      char z = '\0';
+      rc = H5Awrite(a, t, &z) < 0 ? -1 : 0;
+    }
+    H5Aclose(a);
+  }
+  if (sp >= 0) H5Sclose(sp);
+  if (t >= 0) H5Tclose(t);
+  return rc;
+}
+
+static int attr_num(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *v) {
+  hid_t sp = H5Screate(H5S_SCALAR);
+  hid_t a = sp >= 0 ? H5Acreate2(obj, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT) : -1;
+  int rc = -1;
+  if (a >= 0) {
+    rc = H5Awrite(a, mtype, v) < 0 ? -1 : 0;
+    H5Aclose(a);
+  }
+  if (sp >= 0) H5Sclose(sp);
+  return rc;
+}
+
+int sp_h5_attr_i64(hid_t obj, const char *name, int64_t value) {
+  return attr_num(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value);
+}
+
+int sp_h5_attr_f64(hid_t obj, const char *name, double value) {
+  return attr_num(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
+}
+
+int sp_h5_read_attr_str(hid_t obj, const char *name, char *buf, size_t cap) {
+  if (!buf || cap == 0) return -1;
+  buf[0] = '\0';
+  if (H5Aexists(obj, name) <= 0) return -1;
+  hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+  if (a < 0) return -1;
+  int rc = -1;
+  hid_t ft = H5Aget_type(a);
+  hid_t sp = H5Aget_space(a);
+  if (ft >= 0 && sp >= 0 && H5Tget_class(ft) == H5T_STRING && H5Sget_simple_extent_npoints(sp) == 1) {
+    if (H5Tis_variable_str(ft) > 0) {
+      hid_t mt = H5Tcopy(H5T_C_S1);
+      char *s = NULL;
+      if (mt >= 0 && H5Tset_size(mt, H5T_VARIABLE) >= 0 && H5Tset_cset(mt, H5Tget_cset(ft)) >= 0 &&
+          H5Aread(a, mt, &s) >= 0) {
+        snprintf(buf, cap, "%s", s ? s : "");
+        H5free_memory(s);
+        rc = 0;
+      }
+      if (mt >= 0) H5Tclose(mt);
+    } else {
+      size_t n = H5Tget_size(ft);
+      char *tmp = malloc(n + 1);
+      hid_t mt = sp_h5_str_type(n);
+      if (mt >= 0 && H5Tset_cset(mt, H5Tget_cset(ft)) < 0) {
+        H5Tclose(mt);
+        mt = -1;
+      }
+      if (tmp && mt >= 0 && H5Aread(a, mt, tmp) >= 0) {
+        tmp[n] = '\0';
+        snprintf(buf, cap, "%s", tmp);
+        rc = 0;
+      }
+      if (mt >= 0) H5Tclose(mt);
+      free(tmp);
+    }
+  }
+  if (sp >= 0) H5Sclose(sp);
+  if (ft >= 0) H5Tclose(ft);
+  H5Aclose(a);
+  return rc;
+}
+
+int sp_h5_read_attr_i64(hid_t obj, const char *name, int64_t *value) {
+  if (H5Aexists(obj, name) <= 0) return -1;
+  hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+  if (a < 0) return -1;
+  hid_t ft = H5Aget_type(a);
+  int rc = -1;
+  if (ft >= 0 && H5Tget_class(ft) == H5T_INTEGER && H5Aread(a, H5T_NATIVE_INT64, value) >= 0) rc = 0;
+  if (ft >= 0) H5Tclose(ft);
+  H5Aclose(a);
+  return rc;
+}

@@ -1,0 +1,83 @@
+/* Private to src/store: the column schema shared by the per-rank writer, the merge and
+ * the dump (see include/sitepack/store.h and docs/format.md). Not installed. */
+#ifndef SITEPACK_STORE_INTERNAL_H
+#define SITEPACK_STORE_INTERNAL_H
+
+#include <hdf5.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sitepack/error.h"
+#include "sitepack/result.h"
+
+/** Column kinds: the C type of the field in the row struct of result.h. */
+typedef enum sp_col_kind {
+  SP_COL_I8, SP_COL_U8, SP_COL_U16, SP_COL_I32, SP_COL_U32, SP_COL_I64,
+  SP_COL_F32, SP_COL_F64,
+  SP_COL_F32X3,  /**< float[3]: a (N,3) dataset in the final file */
+  SP_COL_STR,    /**< char[msize]: fixed-size NUL-padded string of fsize bytes in the final file */
+  SP_COL_CHAR,   /**< one char: S1 in the final file */
+  SP_COL_SEQ,    /**< int32 residue number where SP_SEQ_NONE prints as "." (stored as I32) */
+} sp_col_kind;
+
+/** One column: a field of a row struct, stored as one dataset of the final file. */
+typedef struct sp_col {
+  const char *name;   /**< dataset name under the table's group */
+  size_t off;         /**< offsetof() in the row struct */
+  int kind;           /**< sp_col_kind */
+  size_t msize;       /**< bytes of the field in the struct */
+  size_t fsize;       /**< bytes of one element in the final file */
+} sp_col;
+
+/** Table ids, in the order the per-rank /tasks index counts them. */
+enum { SP_T_STRUCTURES = 0, SP_T_LIGANDS, SP_T_COMPONENTS, SP_T_SITES, SP_T_RESIDUES, SP_T_ATOMS, SP_T_COUNT };
+
+typedef struct sp_table {
+  const char *name;   /**< group name: "structures", ... */
+  size_t row_size;    /**< sizeof the row struct */
+  size_t n_cols;
+  const sp_col *cols;
+} sp_table;
+
+extern const sp_table sp_tables[SP_T_COUNT];
+
+/** One /tasks row of a per-rank file (native layout). */
+typedef struct sp_task_rec {
+  int64_t file_idx;
+  int32_t part, n_parts;
+  int64_t n[SP_T_COUNT];      /**< rows of each table (n[SP_T_STRUCTURES] is 0 or 1) */
+  int64_t start[SP_T_COUNT];  /**< first row of each table in the per-rank dataset */
+} sp_task_rec;
+
+/** Root attribute "format" of a per-rank file. */
+#define SP_RANK_FORMAT_NAME "sitepack-rank"
+#define SP_RANK_FORMAT_VERSION 1
+
+/* HDF5 types (caller closes with H5Tclose). 0 > value on failure. */
+hid_t sp_h5_col_memtype(const sp_col *c);   /**< native type of one element of the column buffer */
+hid_t sp_h5_col_filetype(const sp_col *c);  /**< little-endian type of the final dataset */
+hid_t sp_h5_row_type(int table);            /**< native compound of the whole row struct */
+hid_t sp_h5_task_type(void);                /**< native compound of sp_task_rec */
+hid_t sp_h5_str_type(size_t size);          /**< fixed-size NUL-padded ASCII string */
+/** Bytes of one element of a column buffer (= of one dataset element). */
+size_t sp_col_elsize(const sp_col *c);
+/** Copy column @p c of @p n rows into / out of a packed column buffer. */
+void sp_col_gather(const sp_col *c, const void *rows, size_t row_size, size_t n, void *colbuf);
+void sp_col_scatter(const sp_col *c, void *rows, size_t row_size, size_t n, const void *colbuf);
+
+/* Error helpers: silence HDF5's automatic stack printing inside our calls. */
+typedef struct sp_h5_quiet { H5E_auto2_t func; void *data; } sp_h5_quiet;
+void sp_h5_quiet_begin(sp_h5_quiet *q);
+void sp_h5_quiet_end(const sp_h5_quiet *q);
+/** Set err to SP_E_HDF5 with "@p what: <deepest HDF5 message>". Returns SP_E_HDF5. */
+int sp_h5_fail(sp_err *err, const char *what, const char *path);
+
+/* Attribute helpers. */
+int sp_h5_attr_str(hid_t obj, const char *name, const char *value);   /**< fixed-size string; 0 or -1 */
+int sp_h5_attr_i64(hid_t obj, const char *name, int64_t value);
+int sp_h5_attr_f64(hid_t obj, const char *name, double value);
+/** Read a string attribute (fixed or variable) into buf (NUL-terminated). 0 or -1 (absent/other type). */
+int sp_h5_read_attr_str(hid_t obj, const char *name, char *buf, size_t cap);
+int sp_h5_read_attr_i64(hid_t obj, const char *name, int64_t *value);
+
+#endif
