@@ -202,11 +202,11 @@ static void pathf(char *buf, size_t cap, const char *fmt, ...) {
 
 /* Write the tasks through n_ranks files: task i (in order[]) goes to rank assign[i]. */
 static int write_ranks(const char *tag, int n_ranks, const int *order, const int *assign, double timing,
-                       char paths[][1100]) {
+                       char paths[][1400]) {
   sp_rank_writer *w[4] = {0};
   sp_err e = {0};
   for (int k = 0; k < n_ranks; k++) {
-    pathf(paths[k], 1100, "%s_rank%d.h5", tag, k);
+    pathf(paths[k], 1400, "%s_rank%d.h5", tag, k);
     w[k] = sp_rank_writer_open(paths[k], &e);
     CHECK(w[k] != NULL, "open %s: %s", paths[k], e.msg);
     if (!w[k]) return -1;
@@ -229,7 +229,7 @@ static int write_ranks(const char *tag, int n_ranks, const int *order, const int
   return 0;
 }
 
-static int merge_paths(const char *out, char paths[][1100], int n, int n_ranks, sp_err *e) {
+static int merge_paths(const char *out, char paths[][1400], int n, int n_ranks, sp_err *e) {
   const char *in[4];
   for (int k = 0; k < n; k++) in[k] = paths[k];
   sp_merge_info info = {"0.1.0", "abc123", "{\"input\": \"sub\"}", "ccd/components.cif", "feedbeef", NULL, n_ranks,
@@ -530,12 +530,12 @@ static void check_dumps(const char *a, const char *b) {
   CHECK(rc == SP_E_INVALID && strstr(e.msg, "structures, ligands, components, sites, residues"), "bogus: %d %s", rc,
         e.msg);
   free(s);
-  char missing[1100];
+  char missing[1400];
   pathf(missing, sizeof missing, "does_not_exist.h5");
   s = dump_str(missing, "sites", &rc, &e);
   CHECK(rc == SP_E_NOT_FOUND, "missing file: %d %s", rc, e.msg);
   free(s);
-  char text[1100];
+  char text[1400];
   pathf(text, sizeof text, "not_hdf5.txt");
   FILE *t = fopen(text, "w");
   fputs("hello\n", t);
@@ -549,7 +549,7 @@ static void check_dumps(const char *a, const char *b) {
 
 static void check_errors(void) {
   sp_err e = {0};
-  char p[2][1100];
+  char p[2][1400];
   pathf(p[0], sizeof p[0], "err_rank0.h5");
   pathf(p[1], sizeof p[1], "err_rank1.h5");
   sp_result r;
@@ -579,7 +579,7 @@ static void check_errors(void) {
   w = sp_rank_writer_open(p[1], &e);
   CHECK(sp_rank_writer_append(w, &r, &e) == 0, "%s", e.msg);
   CHECK(sp_rank_writer_close(w, &e) == 0, "%s", e.msg);
-  char out[1100];
+  char out[1400];
   pathf(out, sizeof out, "err_merged.h5");
   CHECK(merge_paths(out, p, 2, 2, &e) == SP_E_INVALID && strstr(e.msg, "twice"), "duplicate task: %s", e.msg);
   struct stat stb;
@@ -593,7 +593,7 @@ static void check_errors(void) {
   CHECK(merge_paths(out, p, 2, 2, &e) == SP_E_INVALID && strstr(e.msg, "structure rows"), "orphan part: %s", e.msg);
 
   /* missing input, non-sitepack input */
-  char bad[2][1100];
+  char bad[2][1400];
   pathf(bad[0], sizeof bad[0], "no_such_rank.h5");
   CHECK(merge_paths(out, bad, 1, 1, &e) == SP_E_NOT_FOUND, "missing input: %s", e.msg);
   CHECK(merge_paths(out, p, 1, 1, &e) == 0, "%s", e.msg);
@@ -612,7 +612,7 @@ static void check_errors(void) {
 
 /* A writer killed after some appends (no close): the merge still gets every appended task. */
 static void check_killed(void) {
-  char p[1][1100], out[1100];
+  char p[1][1400], out[1400];
   pathf(p[0], sizeof p[0], "killed_rank0.h5");
   pathf(out, sizeof out, "killed_merged.h5");
   pid_t pid = fork();
@@ -643,14 +643,14 @@ static void check_killed(void) {
 }
 
 static void check_empty(void) {
-  char out[1100], p[1][1100];
+  char out[1400], p[1][1400];
   sp_err e = {0};
   pathf(out, sizeof out, "merged_empty.h5");
   CHECK(sp_merge(out, NULL, 0, NULL, &e) == 0, "empty merge: %s", e.msg);
   pathf(p[0], sizeof p[0], "empty_rank0.h5");
   sp_rank_writer *w = sp_rank_writer_open(p[0], &e);
   CHECK(sp_rank_writer_close(w, &e) == 0, "%s", e.msg);
-  char out2[1100];
+  char out2[1400];
   pathf(out2, sizeof out2, "merged_empty2.h5");
   CHECK(merge_paths(out2, p, 1, 1, &e) == 0, "merge of a file with no tasks: %s", e.msg);
   hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -674,7 +674,7 @@ static void check_empty(void) {
 int main(int argc, char **argv) {
   snprintf(OUTDIR, sizeof OUTDIR, "%s", argc > 1 ? argv[1] : "store_test_out");
   mkdir(OUTDIR, 0755);
-  char paths[4][1100], merged[3][1100];
+  char paths[4][1400], merged[3][1400];
   sp_err e = {0};
 
   /* P = 1: tasks in list order */
@@ -694,7 +694,7 @@ int main(int argc, char **argv) {
   /* P = 3: a scrambled order, uneven assignment, inputs passed in another order */
   int order3[N_TASKS] = {5, 3, 0, 7, 2, 1, 6, 4}, assign3[N_TASKS] = {2, 0, 2, 1, 2, 0, 2, 2};
   write_ranks("a3", 3, order3, assign3, 20.5, paths);
-  char rev[3][1100];
+  char rev[3][1400];
   for (int k = 0; k < 3; k++) memcpy(rev[k], paths[2 - k], sizeof rev[k]);
   pathf(merged[2], sizeof merged[2], "merged_p3.h5");
   CHECK(merge_paths(merged[2], rev, 3, 3, &e) == 0, "merge P=3: %s", e.msg);
