@@ -191,6 +191,38 @@ int sp_sched_run_ex(MPI_Comm comm, const sp_plan *plan, sp_task_fn fn, void *use
  */
 int sp_sched_gather_stats(MPI_Comm comm, const sp_sched_stats *mine, sp_sched_stats *all, sp_err *err);
 
+/* ------------------------------------------------------------------------------------ */
+/* Simulation (no MPI)                                                                    */
+/* ------------------------------------------------------------------------------------ */
+
+/** Result of sp_sched_simulate(). Times are in the units of the actual costs. */
+typedef struct sp_sched_sim {
+  double makespan;          /**< time the last rank finishes */
+  double static_makespan;   /**< the same plan without stealing: max over ranks of the actual queue sums */
+  double lower_bound;       /**< max(largest actual cost, total actual cost / n_ranks) */
+  int64_t steals;           /**< tasks run by a rank other than their queue's owner */
+} sp_sched_sim;
+
+/**
+ * Simulate sp_sched_run()'s protocol on one plan, without MPI: each rank runs its own
+ * queue front to back; a rank with an empty queue steals the back task of the rank with
+ * the largest estimated load among those where stealing pays (same rule and estimates,
+ * plan costs, as the real run); tasks take @p actual time. Events are processed in time
+ * order (ties: lowest rank), so the result is deterministic. This is how DESIGN.md's
+ * scheduling target ("makespan within 5% of max(largest task, total / P) at P = 20") is
+ * checked from measured costs.
+ *
+ * @param plan           a valid plan (sp_plan_check())
+ * @param actual         [plan->n_tasks] actual time of each task, finite and >= 0
+ *                       (NULL: the plan's estimated costs)
+ * @param steal_latency  time added to each steal (>= 0; e.g. the cost of two remote atomics)
+ * @param out            filled on success
+ * @return 0; SP_E_INVALID (bad plan, NULL out, an actual time negative or not finite,
+ *         negative or non-finite latency), SP_E_NOMEM. O(n_tasks * n_ranks).
+ */
+int sp_sched_simulate(const sp_plan *plan, const double *actual, double steal_latency, sp_sched_sim *out,
+                      sp_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -146,7 +146,9 @@ static int run_task(ctx *c, size_t task, int *task_rc, sp_err *err) {
   } else {
     if ((rc = fao_i64(c, &zero, &abort_flag, 0, SLOT_ABORT, MPI_NO_OP, err))) return rc;
   }
-  if ((rc = flush_all(c, err))) return rc;
+  /* complete the updates at rank 0 and at this rank (only those two: no O(P) flush per task) */
+  if ((rc = flush(c, 0, err))) return rc;
+  if (c->rank != 0 && (rc = flush(c, c->rank, err))) return rc;
   if (abort_flag > 0) c->abort_seen = 1;
   if ((rc = poke_progress(c, err))) return rc;
   return report_progress(c, 0, err);
@@ -234,6 +236,7 @@ static int steal_from(ctx *c, int v, int *got, int *task_rc, sp_err *err) {
   /* the cost moves from v's load to ours until the task is done */
   if ((rc = acc_dbl(c, &neg, v, SLOT_LOAD, err))) return rc;
   if ((rc = acc_dbl(c, &cost, c->rank, SLOT_LOAD, err))) return rc;
+  if ((rc = flush(c, v, err))) return rc; /* the victim's load is right before our task starts */
   c->st.steals++;
   *got = 1;
   return run_task(c, task, task_rc, err);

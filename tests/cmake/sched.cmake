@@ -33,6 +33,8 @@ sp_sched_mpi_test(sched_mpi_onebig_np3 3 onebig 60)
 sp_sched_mpi_test(sched_mpi_allon0big_np4 4 allon0big 60)
 # contention: every claim raced by the owner and up to 5 thieves, no delays
 sp_sched_mpi_test(sched_mpi_race_np6 6 race 3000 7)
+# 300 short runs where the owner's front claims and the thieves' back claims meet
+sp_sched_mpi_test(sched_mpi_crossing_np4 4 crossing 300)
 # a failing task stops the run on every rank with its error class; a bad plan is refused
 sp_sched_mpi_test(sched_mpi_abort_np3 3 abort 60)
 sp_sched_mpi_test(sched_mpi_badplan_np2 2 badplan 10)

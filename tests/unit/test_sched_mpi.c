@@ -5,6 +5,8 @@
  * Usage: mpirun -np P test_sched_mpi MODE [N_TASKS] [SEED]
  *   MODE: random | empty | allon0 | onebig | allon0big | race | abort | badplan
  *   (race: every task on rank 0, no delays: owner and thieves contend on every claim)
+ *   crossing: N_TASKS repeated runs of 1..8 zero-time tasks all on rank 0, so that the
+ *   owner's head and the thieves' tail meet in nearly every run; exactly once each run
  * Every rank records the tasks it ran; rank 0 gathers the records and checks that their
  * union is every task exactly once. Exit status 0 on success, 1 on a failed check. */
 #include <stdint.h>
@@ -117,6 +119,58 @@ static void progress_fn(const sp_progress *p, void *user) {
   }
 }
 
+typedef struct cross_state {
+  int *times;  /* [n] runs of each task on this rank */
+  size_t n;
+} cross_state;
+
+static int cross_fn(size_t task, void *user) {
+  cross_state *cs = user;
+  if (task >= cs->n) return SP_E_INTERNAL;
+  cs->times[task]++;
+  return 0;
+}
+
+static void crossing_mode(int runs) {
+  int bad_runs = 0;
+  int64_t steals = 0;
+  for (int k = 0; k < runs; k++) {
+    size_t n = 1 + (size_t)(k % 8);
+    int times[8] = {0}, all_times[8] = {0};
+    cross_state cs = {times, n};
+    sp_plan plan = {0};
+    sp_err e = {0};
+    if (g_rank == 0) {
+      double cost[8];
+      int on0[8] = {0};
+      for (size_t t = 0; t < n; t++) cost[t] = 1;
+      CHECK(sp_plan_from_assignment(cost, n, g_size, on0, &plan, &e) == 0, "plan: %s", e.msg);
+    }
+    sp_sched_stats st;
+    int rc = sp_sched_run(MPI_COMM_WORLD, g_rank == 0 ? &plan : NULL, cross_fn, &cs, &st, &e);
+    CHECK(rc == 0, "run %d: %s", k, e.msg);
+    MPI_Reduce(times, all_times, 8, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    int64_t my_steals = st.steals, sum_steals = 0;
+    MPI_Reduce(&my_steals, &sum_steals, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (g_rank == 0) {
+      steals += sum_steals;
+      int bad = 0;
+      for (size_t t = 0; t < n; t++) bad |= all_times[t] != 1;
+      if (bad) {
+        bad_runs++;
+        if (bad_runs <= 3)
+          for (size_t t = 0; t < n; t++)
+            CHECK(all_times[t] == 1, "run %d (%zu tasks): task %zu ran %d times", k, n, t, all_times[t]);
+      }
+    }
+    sp_plan_free(&plan);
+  }
+  if (g_rank == 0) {
+    CHECK(bad_runs == 0, "%d of %d runs broke exactly-once", bad_runs, runs);
+    printf("mode crossing np %d: %d runs, %lld steals, %d bad runs\n", g_size, runs, (long long)steals, bad_runs);
+  }
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
@@ -125,6 +179,13 @@ int main(int argc, char **argv) {
   size_t n = argc > 2 ? (size_t)strtoul(argv[2], NULL, 10) : 200;
   unsigned seed = argc > 3 ? (unsigned)strtoul(argv[3], NULL, 10) : 42u;
   if (!strcmp(mode, "empty")) n = 0;
+  if (!strcmp(mode, "crossing")) {
+    crossing_mode((int)n);
+    int fails = failures, all_fails = 0;
+    MPI_Reduce(&fails, &all_fails, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return (g_rank == 0 && all_fails) ? 1 : 0;
+  }
 
   run_state s = {.mode = mode, .seed = seed, .n_tasks = n, .fail_task = -1};
   s.cost = malloc((n ? n : 1) * sizeof *s.cost);
