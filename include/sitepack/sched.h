@@ -146,7 +146,7 @@ typedef struct sp_sched_stats {
   int64_t tasks_done;       /**< tasks this rank ran (own and stolen) */
   double cost_done;         /**< estimated cost of the tasks this rank ran */
   int64_t steals;           /**< tasks this rank took from other ranks' queues (and ran) */
-  int64_t stolen;           /**< tasks of this rank's queue run by other ranks */
+  int64_t stolen;           /**< tasks of this rank's queue run by other ranks (0 after a failed run) */
   int64_t steal_attempts;   /**< claims tried on other ranks' queues (successful or not) */
   int64_t polls;            /**< rounds of reading every rank's counters while idle */
   double busy_s;            /**< seconds inside fn */
@@ -172,8 +172,10 @@ typedef struct sp_sched_stats {
  * @param stats  this rank's statistics (may be NULL); filled also on error
  * @return the same value on every rank: 0; SP_E_INVALID (NULL or inconsistent plan on
  *         rank 0, n_ranks != comm size, NULL fn), SP_E_TOO_LARGE (more tasks than an
- *         MPI count can describe), SP_E_NOMEM, SP_E_MPI (an MPI call failed), or the
- *         class returned by a failing fn (the message names the rank and the task).
+ *         MPI count can describe), SP_E_NOMEM, SP_E_MPI (an MPI call failed; note that
+ *         MPI's default error handler aborts first), SP_E_INTERNAL (a corrupt window), or
+ *         the class returned by a failing fn (the message names the rank and the task).
+ *         After an error, tasks not yet run stay unrun; no task has run twice.
  */
 int sp_sched_run(MPI_Comm comm, const sp_plan *plan, sp_task_fn fn, void *user, sp_sched_stats *stats,
                  sp_err *err);
