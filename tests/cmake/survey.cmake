@@ -7,3 +7,10 @@ sp_add_unit_test(test_survey_real SOURCES ${SP_TEST_DIR}/unit/test_survey_real.c
   ARGS ${SP_SHARED_DIR}/data LABELS "survey;unit")
 set_tests_properties(test_survey_real PROPERTIES TIMEOUT 60)
 sp_add_unit_test(test_survey_unit SOURCES ${SP_TEST_DIR}/unit/test_survey_unit.c LABELS "survey;unit")
+# Peer check: molecule keys vs the CCD's standard InChIKeys (first block), Debian's python3.
+add_executable(test_molkey_dump ${SP_TEST_DIR}/unit/test_molkey_dump.c)
+target_link_libraries(test_molkey_dump PRIVATE sitepack)
+add_test(NAME peer_molkey_inchikey
+  COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_molkey_inchikey.py $<TARGET_FILE:test_molkey_dump>
+          ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif)
+set_tests_properties(peer_molkey_inchikey PROPERTIES TIMEOUT 60 LABELS "survey;peer")
