@@ -1,0 +1,430 @@
+/* wwPDB Chemical Component Dictionary: index, component parser, cache. See include/sitepack/ccd.h. */
+#define _GNU_SOURCE 1 /* memmem */
+#include "sitepack/ccd.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cif_internal.h"
+#include "sitepack/cif.h"
+#include "sitepack/elements.h"
+#include "sitepack/io.h"
+
+#define SHOWN(n) ((int)((n) > 40 ? 40 : (n)))
+
+/* ------------------------------------------------------------ component */
+
+void sp_component_free(sp_component *c) {
+  if (!c) return;
+  free(c->atoms);
+  free(c->bonds);
+  memset(c, 0, sizeof *c);
+}
+
+size_t sp_component_heavy_atoms(const sp_component *c) {
+  size_t n = 0;
+  for (size_t i = 0; i < c->n_atoms; ++i) n += c->atoms[i].element != 1;
+  return n;
+}
+
+int sp_component_atom_index(const sp_component *c, const char *name) {
+  for (size_t i = 0; i < c->n_atoms; ++i)
+    if (!strcmp(c->atoms[i].name, name)) return (int)i;
+  return -1;
+}
+
+static int atom_index_sv(const sp_component *c, sp_sv name) {
+  if (name.n >= SP_ID_LEN) return -1;
+  for (size_t i = 0; i < c->n_atoms; ++i)
+    if (!strncmp(c->atoms[i].name, name.p, name.n) && c->atoms[i].name[name.n] == 0) return (int)i;
+  return -1;
+}
+
+static const sp_cif_value *cellv(const sp_cif_doc *d, const sp_cif_category *cat, int col, uint32_t row) {
+  return col < 0 ? NULL : sp_cif_cell(d, cat, (uint32_t)col, row);
+}
+
+static sp_sv cellsv(const sp_cif_doc *d, const sp_cif_category *cat, int col, uint32_t row) {
+  const sp_cif_value *v = cellv(d, cat, col, row);
+  if (!v) {
+    sp_sv e = {"", 0};
+    return e;
+  }
+  return sp_cif_sv(v);
+}
+
+static bool is_yes(const sp_cif_value *v) { return v && (sp_cif_value_ieq(v, "Y") || sp_cif_value_ieq(v, "yes")); }
+
+/* three coordinates, all numbers */
+static bool read_xyz(const sp_cif_doc *d, const sp_cif_category *cat, const int col[3], uint32_t row, float out[3]) {
+  double v[3];
+  for (int k = 0; k < 3; ++k) {
+    const sp_cif_value *x = cellv(d, cat, col[k], row);
+    if (!x || sp_cif_is_null(x) || !sp_cif_parse_double(x->p, x->n, &v[k])) return false;
+  }
+  for (int k = 0; k < 3; ++k) out[k] = (float)v[k];
+  return true;
+}
+
+static void copy_item(const sp_cif_doc *d, const sp_cif_block *b, const char *tag, char *dst, size_t cap) {
+  const sp_cif_value *v = sp_cif_find_value(d, b, tag, 0);
+  sp_sv sv = {"", 0};
+  if (v) sv = sp_cif_sv(v);
+  sp_sv_copy(dst, cap, sv);
+}
+
+static int parse_block(const sp_cif_doc *d, const sp_cif_block *b, sp_component *out, sp_err *err) {
+  const sp_cif_category *atoms = sp_cif_find_category(d, b, "_chem_comp_atom");
+  const sp_cif_value *idv = sp_cif_find_value(d, b, "_chem_comp.id", 0);
+  int a_comp = sp_cif_col(d, atoms, "comp_id");
+  sp_sv id = {"", 0};
+  if (idv) id = sp_cif_sv(idv);
+  if (!id.n && atoms && atoms->n_rows && a_comp >= 0) id = cellsv(d, atoms, a_comp, 0); /* monomer library */
+  if (!id.n)
+    return sp_err_set(err, SP_E_MISSING_ITEM, "block data_%.*s has no _chem_comp.id", SHOWN(b->name.n), b->name.p);
+  sp_sv_copy(out->id, sizeof out->id, id);
+  copy_item(d, b, "_chem_comp.type", out->type, sizeof out->type);
+  copy_item(d, b, "_chem_comp.name", out->name, sizeof out->name);
+  copy_item(d, b, "_chem_comp.formula", out->formula, sizeof out->formula);
+  copy_item(d, b, "_chem_comp.pdbx_release_status", out->release_status, sizeof out->release_status);
+  copy_item(d, b, "_chem_comp.pdbx_replaced_by", out->replaced_by, sizeof out->replaced_by);
+  copy_item(d, b, "_chem_comp.mon_nstd_parent_comp_id", out->parent_comp_id, sizeof out->parent_comp_id);
+  const sp_cif_value *fc = sp_cif_find_value(d, b, "_chem_comp.pdbx_formal_charge", 0);
+  double x;
+  out->formal_charge = 0;
+  if (fc && !sp_cif_is_null(fc) && sp_cif_parse_double(fc->p, fc->n, &x)) out->formal_charge = (float)x;
+
+  /* InChIKey */
+  const sp_cif_category *desc = sp_cif_find_category(d, b, "_pdbx_chem_comp_descriptor");
+  int d_type = sp_cif_col(d, desc, "type"), d_desc = sp_cif_col(d, desc, "descriptor");
+  if (desc && d_type >= 0 && d_desc >= 0)
+    for (uint32_t r = 0; r < desc->n_rows; ++r)
+      if (sp_cif_value_ieq(cellv(d, desc, d_type, r), "InChIKey")) {
+        sp_sv_copy(out->inchikey, sizeof out->inchikey, cellsv(d, desc, d_desc, r));
+        break;
+      }
+
+  /* atoms */
+  if (atoms && atoms->n_rows) {
+    int a_id = sp_cif_col(d, atoms, "atom_id"), a_type = sp_cif_col(d, atoms, "type_symbol");
+    int a_chg = sp_cif_col(d, atoms, "charge"), a_leave = sp_cif_col(d, atoms, "pdbx_leaving_atom_flag");
+    int a_arom = sp_cif_col(d, atoms, "pdbx_aromatic_flag");
+    int mcol[3] = {sp_cif_col(d, atoms, "model_Cartn_x"), sp_cif_col(d, atoms, "model_Cartn_y"),
+                   sp_cif_col(d, atoms, "model_Cartn_z")};
+    int icol[3] = {sp_cif_col(d, atoms, "pdbx_model_Cartn_x_ideal"), sp_cif_col(d, atoms, "pdbx_model_Cartn_y_ideal"),
+                   sp_cif_col(d, atoms, "pdbx_model_Cartn_z_ideal")};
+    if (icol[0] < 0) { /* monomer library: x, y, z are ideal coordinates */
+      icol[0] = sp_cif_col(d, atoms, "x");
+      icol[1] = sp_cif_col(d, atoms, "y");
+      icol[2] = sp_cif_col(d, atoms, "z");
+    }
+    if (a_id < 0)
+      return sp_err_set(err, SP_E_MISSING_ITEM, "component %s: _chem_comp_atom has no atom_id column", out->id);
+    if (atoms->n_rows > 65535)
+      return sp_err_set(err, SP_E_TOO_LARGE, "component %s: more than 65535 atoms", out->id);
+    out->atoms = calloc(atoms->n_rows, sizeof *out->atoms);
+    if (!out->atoms) return sp_err_set(err, SP_E_NOMEM, "out of memory (component %s atoms)", out->id);
+    for (uint32_t r = 0; r < atoms->n_rows; ++r) {
+      if (a_comp >= 0 && idv) {
+        sp_sv cid = cellsv(d, atoms, a_comp, r);
+        if (cid.n && !(cid.n == id.n && !memcmp(cid.p, id.p, id.n))) continue; /* another component's row */
+      }
+      sp_comp_atom *a = &out->atoms[out->n_atoms++];
+      sp_sv_copy(a->name, sizeof a->name, cellsv(d, atoms, a_id, r));
+      sp_sv t = cellsv(d, atoms, a_type, r);
+      a->element = sp_element_from_symbol(t.p, t.n);
+      const sp_cif_value *q = cellv(d, atoms, a_chg, r);
+      if (q && !sp_cif_is_null(q) && sp_cif_parse_double(q->p, q->n, &x)) {
+        a->charge = (int8_t)lround(x);
+        a->charge_known = 1;
+      }
+      a->leaving = is_yes(cellv(d, atoms, a_leave, r));
+      a->aromatic = is_yes(cellv(d, atoms, a_arom, r));
+      a->has_model_xyz = read_xyz(d, atoms, mcol, r, a->model_xyz);
+      a->has_ideal_xyz = read_xyz(d, atoms, icol, r, a->ideal_xyz);
+    }
+  }
+
+  /* bonds */
+  const sp_cif_category *bonds = sp_cif_find_category(d, b, "_chem_comp_bond");
+  if (bonds && bonds->n_rows) {
+    int b_comp = sp_cif_col(d, bonds, "comp_id");
+    int b1 = sp_cif_col(d, bonds, "atom_id_1"), b2 = sp_cif_col(d, bonds, "atom_id_2");
+    int b_ord = sp_cif_col(d, bonds, "value_order"), b_arom = sp_cif_col(d, bonds, "pdbx_aromatic_flag");
+    if (b_ord < 0) b_ord = sp_cif_col(d, bonds, "type");
+    if (b1 < 0 || b2 < 0)
+      return sp_err_set(err, SP_E_MISSING_ITEM, "component %s: _chem_comp_bond lacks atom_id_1/atom_id_2", out->id);
+    out->bonds = calloc(bonds->n_rows, sizeof *out->bonds);
+    if (!out->bonds) return sp_err_set(err, SP_E_NOMEM, "out of memory (component %s bonds)", out->id);
+    for (uint32_t r = 0; r < bonds->n_rows; ++r) {
+      if (b_comp >= 0 && idv) {
+        sp_sv cid = cellsv(d, bonds, b_comp, r);
+        if (cid.n && !(cid.n == id.n && !memcmp(cid.p, id.p, id.n))) continue;
+      }
+      sp_sv n1 = cellsv(d, bonds, b1, r), n2 = cellsv(d, bonds, b2, r);
+      int i1 = atom_index_sv(out, n1), i2 = atom_index_sv(out, n2);
+      if (i1 < 0 || i2 < 0) {
+        sp_sv miss = i1 < 0 ? n1 : n2;
+        return sp_err_set(err, SP_E_BAD_VALUE, "component %s: bond %u names atom '%.*s' that is not in _chem_comp_atom",
+                          out->id, r + 1, SHOWN(miss.n), miss.p);
+      }
+      sp_comp_bond *cb = &out->bonds[out->n_bonds++];
+      cb->a = (uint16_t)i1;
+      cb->b = (uint16_t)i2;
+      cb->aromatic = 0;
+      const sp_cif_value *ov = cellv(d, bonds, b_ord, r);
+      cb->order = ov ? sp_cif_bond_order(ov, &cb->aromatic) : 4;
+      if (is_yes(cellv(d, bonds, b_arom, r))) cb->aromatic = 1;
+    }
+  }
+  return 0;
+}
+
+int sp_component_parse(const char *text, size_t len, sp_component *out, sp_err *err) {
+  memset(out, 0, sizeof *out);
+  sp_cif_doc doc;
+  memset(&doc, 0, sizeof doc);
+  int rc = sp_cif_parse(text, len, 1, &doc, err);
+  if (!rc && !doc.n_blocks) rc = sp_err_set(err, SP_E_MISSING_ITEM, "no data_ block, so no _chem_comp.id");
+  if (!rc) rc = parse_block(&doc, &doc.blocks[0], out, err);
+  if (rc) sp_component_free(out);
+  sp_cif_doc_free(&doc);
+  return rc;
+}
+
+/* ------------------------------------------------------------ index */
+
+void sp_ccd_index_free(sp_ccd_index *idx) {
+  free(idx->ids);
+  free(idx->offset);
+  free(idx->length);
+  memset(idx, 0, sizeof *idx);
+}
+
+typedef struct raw_block {
+  char id[SP_ID_LEN];
+  uint64_t off, len;
+} raw_block;
+
+static int cmp_raw(const void *a, const void *b) {
+  const raw_block *x = a, *y = b;
+  int c = strcmp(x->id, y->id);
+  if (c) return c;
+  return x->off < y->off ? -1 : x->off > y->off;
+}
+
+int sp_ccd_index_build(const char *text, size_t len, sp_ccd_index *idx, size_t *n_duplicates, sp_err *err) {
+  memset(idx, 0, sizeof *idx);
+  if (n_duplicates) *n_duplicates = 0;
+  size_t n = 0, cap = 1024;
+  raw_block *rb = malloc(cap * sizeof *rb);
+  if (!rb) return sp_err_set(err, SP_E_NOMEM, "out of memory (CCD index)");
+  const char *p = text, *end = text + len;
+  bool at_start = len >= 5 && !memcmp(text, "data_", 5);
+  for (;;) {
+    const char *hit;
+    if (at_start) {
+      hit = p;
+      at_start = false;
+    } else {
+      const char *nl = memmem(p, (size_t)(end - p), "\ndata_", 6);
+      if (!nl) break;
+      hit = nl + 1;
+    }
+    if (n == cap) {
+      cap *= 2;
+      raw_block *q = realloc(rb, cap * sizeof *rb);
+      if (!q) {
+        free(rb);
+        return sp_err_set(err, SP_E_NOMEM, "out of memory (CCD index)");
+      }
+      rb = q;
+    }
+    const char *s = hit + 5, *e = s;
+    while (e < end && *e != '\n' && *e != '\r' && *e != ' ' && *e != '\t' && e - s < SP_ID_LEN - 1) ++e;
+    memset(rb[n].id, 0, SP_ID_LEN);
+    memcpy(rb[n].id, s, (size_t)(e - s));
+    rb[n].off = (uint64_t)(hit - text);
+    if (n) rb[n - 1].len = rb[n].off - rb[n - 1].off;
+    ++n;
+    p = hit + 5;
+  }
+  if (!n) {
+    free(rb);
+    return sp_err_set(err, SP_E_FORMAT, "no data_ block: not a CIF dictionary");
+  }
+  rb[n - 1].len = (uint64_t)len - rb[n - 1].off;
+  qsort(rb, n, sizeof *rb, cmp_raw);
+  /* duplicates: keep the last block (largest offset) of each id */
+  size_t m = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (i + 1 < n && !strcmp(rb[i].id, rb[i + 1].id)) {
+      if (n_duplicates) ++*n_duplicates;
+      continue;
+    }
+    rb[m++] = rb[i];
+  }
+  idx->ids = malloc(m * sizeof *idx->ids);
+  idx->offset = malloc(m * sizeof *idx->offset);
+  idx->length = malloc(m * sizeof *idx->length);
+  if (!idx->ids || !idx->offset || !idx->length) {
+    free(rb);
+    sp_ccd_index_free(idx);
+    return sp_err_set(err, SP_E_NOMEM, "out of memory (CCD index)");
+  }
+  for (size_t i = 0; i < m; ++i) {
+    memcpy(idx->ids[i], rb[i].id, SP_ID_LEN);
+    idx->offset[i] = rb[i].off;
+    idx->length[i] = rb[i].len;
+  }
+  idx->n = m;
+  free(rb);
+  return 0;
+}
+
+long sp_ccd_index_find(const sp_ccd_index *idx, const char *id) {
+  size_t lo = 0, hi = idx->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = strcmp(idx->ids[mid], id);
+    if (!c) return (long)mid;
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return -1;
+}
+
+/* ------------------------------------------------------------ open CCD + cache */
+
+struct sp_ccd {
+  sp_buf buf;              /* the text (owned) */
+  sp_ccd_index idx;
+  uint32_t *slots;         /* open-addressing hash: block number + 1, 0 = empty */
+  size_t n_slots;          /* power of two */
+  sp_component **cache;    /* per block, NULL until parsed */
+};
+
+static uint64_t hash_id(const char *s) {
+  uint64_t h = 1469598103934665603ull; /* FNV-1a */
+  for (; *s; ++s) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+static int ccd_finish(sp_ccd *c, sp_err *err) {
+  int rc = sp_ccd_index_build(c->buf.data, c->buf.len, &c->idx, NULL, err);
+  if (rc) return rc;
+  size_t ns = 16;
+  while (ns < 2 * c->idx.n) ns *= 2;
+  c->slots = calloc(ns, sizeof *c->slots);
+  c->cache = calloc(c->idx.n ? c->idx.n : 1, sizeof *c->cache);
+  if (!c->slots || !c->cache) return sp_err_set(err, SP_E_NOMEM, "out of memory (CCD cache)");
+  if (c->idx.n >= UINT32_MAX) return sp_err_set(err, SP_E_TOO_LARGE, "more than 2^32-2 CCD blocks");
+  c->n_slots = ns;
+  for (size_t i = 0; i < c->idx.n; ++i) {
+    size_t h = (size_t)hash_id(c->idx.ids[i]) & (ns - 1);
+    while (c->slots[h]) h = (h + 1) & (ns - 1);
+    c->slots[h] = (uint32_t)(i + 1);
+  }
+  return 0;
+}
+
+static long ccd_lookup(const sp_ccd *c, const char *id) {
+  size_t h = (size_t)hash_id(id) & (c->n_slots - 1);
+  while (c->slots[h]) {
+    uint32_t i = c->slots[h] - 1;
+    if (!strcmp(c->idx.ids[i], id)) return (long)i;
+    h = (h + 1) & (c->n_slots - 1);
+  }
+  return -1;
+}
+
+int sp_ccd_open(const char *path, sp_ccd **out, sp_err *err) {
+  *out = NULL;
+  sp_ccd *c = calloc(1, sizeof *c);
+  if (!c) return sp_err_set(err, SP_E_NOMEM, "out of memory (CCD)");
+  int rc = sp_file_read(path, 0, &c->buf, err);
+  if (!rc) rc = ccd_finish(c, err);
+  if (rc) {
+    if (rc == SP_E_FORMAT && err) {
+      char m[SP_ERR_MSG_LEN];
+      memcpy(m, err->msg, sizeof m);
+      sp_err_set(err, rc, "%s: %s", path, m);
+    }
+    sp_ccd_close(c);
+    return rc;
+  }
+  *out = c;
+  return 0;
+}
+
+int sp_ccd_open_text(const char *text, size_t len, sp_ccd **out, sp_err *err) {
+  *out = NULL;
+  sp_ccd *c = calloc(1, sizeof *c);
+  if (!c) return sp_err_set(err, SP_E_NOMEM, "out of memory (CCD)");
+  c->buf.data = malloc(len + 1);
+  if (!c->buf.data) {
+    free(c);
+    return sp_err_set(err, SP_E_NOMEM, "out of memory (CCD text)");
+  }
+  if (len) memcpy(c->buf.data, text, len);
+  c->buf.data[len] = 0;
+  c->buf.len = c->buf.stored_bytes = len;
+  int rc = ccd_finish(c, err);
+  if (rc) {
+    sp_ccd_close(c);
+    return rc;
+  }
+  *out = c;
+  return 0;
+}
+
+void sp_ccd_close(sp_ccd *ccd) {
+  if (!ccd) return;
+  if (ccd->cache)
+    for (size_t i = 0; i < ccd->idx.n; ++i)
+      if (ccd->cache[i]) {
+        sp_component_free(ccd->cache[i]);
+        free(ccd->cache[i]);
+      }
+  free(ccd->cache);
+  free(ccd->slots);
+  sp_ccd_index_free(&ccd->idx);
+  free(ccd->buf.data);
+  free(ccd);
+}
+
+const sp_ccd_index *sp_ccd_get_index(const sp_ccd *ccd) { return &ccd->idx; }
+
+size_t sp_ccd_text_bytes(const sp_ccd *ccd) { return ccd->buf.len; }
+
+const sp_component *sp_ccd_get(sp_ccd *ccd, const char *id, sp_err *err) {
+  if (!id || !*id || strlen(id) >= SP_ID_LEN) {
+    sp_err_set(err, SP_E_NOT_FOUND, "component '%s' is not in the CCD", id ? id : "");
+    return NULL;
+  }
+  long i = ccd_lookup(ccd, id);
+  if (i < 0) {
+    sp_err_set(err, SP_E_NOT_FOUND, "component '%s' is not in the CCD", id);
+    return NULL;
+  }
+  if (ccd->cache[i]) return ccd->cache[i];
+  sp_component *c = calloc(1, sizeof *c);
+  if (!c) {
+    sp_err_set(err, SP_E_NOMEM, "out of memory (component %s)", id);
+    return NULL;
+  }
+  int rc = sp_component_parse(ccd->buf.data + ccd->idx.offset[i], (size_t)ccd->idx.length[i], c, err);
+  if (rc) {
+    free(c);
+    if (err) {
+      char m[SP_ERR_MSG_LEN];
+      memcpy(m, err->msg, sizeof m);
+      sp_err_set(err, rc, "CCD block %s: %s", id, m);
+    }
+    return NULL;
+  }
+  ccd->cache[i] = c;
+  return c;
+}

@@ -1,0 +1,724 @@
+/* CIF 1.1 document reader: see include/sitepack/cif.h for the grammar and errors. */
+#include "sitepack/cif.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---------------------------------------------------------------- helpers */
+
+/* whitespace per CIF 1.1: space, tab, LF, CR (VT and FF tolerated as blanks) */
+/* Whitespace: space, tab, LF, CR per CIF 1.1; every other control byte (<= 0x20) is
+ * treated as a blank too, which lets the scanner test "byte <= 0x20" 16 bytes at a time. */
+#define IS_WS(c) ((unsigned char)(c) <= 0x20)
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+/* bit i set when p[i] <= 0x20 */
+static inline unsigned ws_mask16(const char *p) {
+  __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+  return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x20)), v));
+}
+#endif
+
+/* first non-blank at or after pos (len if none); never reads at or beyond len */
+static inline size_t skip_ws(const char *t, size_t pos, size_t len) {
+#if defined(__SSE2__)
+  while (pos + 16 <= len) {
+    unsigned m = ~ws_mask16(t + pos) & 0xFFFFu;
+    if (m) return pos + (size_t)__builtin_ctz(m);
+    pos += 16;
+  }
+#endif
+  while (pos < len && IS_WS(t[pos])) ++pos;
+  return pos;
+}
+
+/* first blank at or after pos (len if none) */
+static inline size_t skip_token(const char *t, size_t pos, size_t len) {
+#if defined(__SSE2__)
+  while (pos + 16 <= len) {
+    unsigned m = ws_mask16(t + pos);
+    if (m) return pos + (size_t)__builtin_ctz(m);
+    pos += 16;
+  }
+#endif
+  while (pos < len && !IS_WS(t[pos])) ++pos;
+  return pos;
+}
+
+/* true when only blanks precede p on its line */
+static bool first_on_line(const char *t, const char *p) {
+  while (p > t && p[-1] != '\n' && p[-1] != '\r' && IS_WS(p[-1])) --p;
+  return p == t || p[-1] == '\n' || p[-1] == '\r';
+}
+
+typedef struct arena_chunk {
+  struct arena_chunk *next;
+  size_t cap, used;
+  char data[];
+} arena_chunk;
+
+static void arena_free(sp_cif_doc *d) {
+  arena_chunk *c = d->arena;
+  while (c) {
+    arena_chunk *n = c->next;
+    free(c);
+    c = n;
+  }
+  d->arena = NULL;
+}
+
+static char *arena_alloc(sp_cif_doc *d, size_t n) {
+  arena_chunk *c = d->arena;
+  if (!c || c->cap - c->used < n) {
+    size_t cap = n > 65536 ? n : 65536;
+    arena_chunk *nc = malloc(sizeof *nc + cap);
+    if (!nc) return NULL;
+    nc->cap = cap;
+    nc->used = 0;
+    nc->next = c;
+    d->arena = nc;
+    c = nc;
+  }
+  char *p = c->data + c->used;
+  c->used += n;
+  return p;
+}
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elsize) {
+  if (need <= *cap) return 0;
+  size_t nc = *cap ? *cap : 256;
+  while (nc < need) nc *= 2;
+  void *p = realloc(*arr, nc * elsize);
+  if (!p) return SP_E_NOMEM;
+  *arr = p;
+  *cap = nc;
+  return 0;
+}
+
+static void doc_warn(sp_cif_doc *d, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void doc_warn(sp_cif_doc *d, const char *fmt, ...) {
+  if (d->n_warnings >= 100) return;
+  char buf[256];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if ((size_t)n >= sizeof buf) n = (int)sizeof buf - 1;
+  if (grow((void **)&d->warnings, &d->warnings_cap, d->warnings_len + (size_t)n + 1, 1)) return;
+  memcpy(d->warnings + d->warnings_len, buf, (size_t)n + 1);
+  d->warnings_len += (size_t)n + 1;
+  d->n_warnings++;
+}
+
+const char *sp_cif_warning(const sp_cif_doc *doc, size_t i) {
+  if (i >= doc->n_warnings) return NULL;
+  const char *p = doc->warnings;
+  while (i--) p += strlen(p) + 1;
+  return p;
+}
+
+void sp_cif_doc_free(sp_cif_doc *doc) {
+  free(doc->blocks);
+  free(doc->cats);
+  free(doc->cols);
+  free(doc->values);
+  free(doc->warnings);
+  arena_free(doc);
+  memset(doc, 0, sizeof *doc);
+}
+
+size_t sp_cif_line_of(const sp_cif_doc *doc, const char *p) {
+  const char *t = doc->text;
+  if (!t || p < t || p > t + doc->text_len) return 0;
+  size_t line = 1;
+  const char *q = t;
+  while (q < p) {
+    const char *nl = memchr(q, '\n', (size_t)(p - q));
+    if (!nl) break;
+    ++line;
+    q = nl + 1;
+  }
+  return line;
+}
+
+/* ---------------------------------------------------------------- tokens */
+
+enum { T_EOF, T_VALUE, T_TAG, T_DOLLAR, T_LOOP, T_DATA, T_SAVE, T_GLOBAL, T_STOP, T_ERROR };
+
+typedef struct tok {
+  const char *p;
+  size_t n;
+  int type;
+  int kind;     /* sp_cif_kind for T_VALUE */
+} tok;
+
+typedef struct parser {
+  const char *t;
+  size_t len, pos;
+  sp_cif_doc *d;
+  sp_err *err;
+  int has_pending;
+  tok pending;
+  int ecls; /* class of the last error */
+  const char *lc_pos; /* incremental line counting: line number of lc_pos */
+  size_t lc_line;
+} parser;
+
+/* line of p, counting forward from the last position asked (positions are monotonic) */
+static size_t line_at(parser *P, const char *p) {
+  if (!P->lc_pos || p < P->lc_pos || p > P->t + P->len) return sp_cif_line_of(P->d, p);
+  const char *q = P->lc_pos;
+  size_t line = P->lc_line;
+  while (q < p) {
+    const char *nl = memchr(q, '\n', (size_t)(p - q));
+    if (!nl) break;
+    ++line;
+    q = nl + 1;
+  }
+  P->lc_pos = p;
+  P->lc_line = line;
+  return line;
+}
+
+static int perr(parser *P, int cls, const char *at, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static int perr(parser *P, int cls, const char *at, const char *fmt, ...) {
+  P->ecls = cls;
+  if (!P->err) return cls;
+  char buf[SP_ERR_MSG_LEN];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (at)
+    return sp_err_set(P->err, cls, "%s (line %zu)", buf, sp_cif_line_of(P->d, at));
+  return sp_err_set(P->err, cls, "%s", buf);
+}
+
+/* Printable excerpt length of a token for messages. */
+#define SHOWN(n) ((int)((n) > 40 ? 40 : (n)))
+
+/* Read the next token into *k. Returns k->type; T_ERROR with P->err filled on lexical error. */
+static inline int next_tok(parser *P, tok *k) {
+  if (P->has_pending) {
+    *k = P->pending;
+    P->has_pending = 0;
+    return k->type;
+  }
+  const char *t = P->t;
+  size_t len = P->len, pos = P->pos;
+  for (;;) {
+    pos = skip_ws(t, pos, len);
+    if (pos >= len) {
+      P->pos = pos;
+      k->type = T_EOF;
+      k->p = t + len;
+      k->n = 0;
+      return T_EOF;
+    }
+    if (t[pos] != '#') break;
+    const char *nl = memchr(t + pos, '\n', len - pos);
+    pos = nl ? (size_t)(nl - t) : len;
+  }
+  unsigned char c = (unsigned char)t[pos];
+  if (c == ';' && (pos == 0 || t[pos - 1] == '\n' || t[pos - 1] == '\r')) {
+    /* text field: up to a line that starts with ';' */
+    size_t start = pos + 1, q = start;
+    for (;;) {
+      const char *nl = q < len ? memchr(t + q, '\n', len - q) : NULL;
+      if (!nl) {
+        P->pos = len;
+        k->type = T_ERROR;
+        perr(P, SP_E_SYNTAX, t + pos, "unterminated text field (no closing ';' line)");
+        return T_ERROR;
+      }
+      size_t at = (size_t)(nl - t);
+      if (at + 1 < len && t[at + 1] == ';') {
+        size_t vend = at;
+        if (vend > start && t[vend - 1] == '\r') --vend;
+        P->pos = at + 2;
+        size_t n = vend - start;
+        if (n > UINT32_MAX) {
+          k->type = T_ERROR;
+          perr(P, SP_E_TOO_LARGE, t + pos, "text field longer than 4 GiB");
+          return T_ERROR;
+        }
+        k->type = T_VALUE;
+        k->kind = SP_CIF_TEXT;
+        k->p = t + start;
+        k->n = n;
+        if (n && memchr(t + start, '\r', n)) {
+          /* normalise CR LF to LF: the one case where a value is copied */
+          char *dst = arena_alloc(P->d, n);
+          if (!dst) {
+            k->type = T_ERROR;
+            perr(P, SP_E_NOMEM, NULL, "out of memory (text field)");
+            return T_ERROR;
+          }
+          size_t m = 0;
+          for (size_t i = 0; i < n; ++i) {
+            char ch = t[start + i];
+            if (ch == '\r' && i + 1 < n && t[start + i + 1] == '\n') continue;
+            dst[m++] = ch;
+          }
+          k->p = dst;
+          k->n = m;
+        }
+        return T_VALUE;
+      }
+      q = at + 1;
+    }
+  }
+  if (c == '\'' || c == '"') {
+    size_t i = pos + 1;
+    for (;; ++i) {
+      if (i >= len || t[i] == '\n' || t[i] == '\r') {
+        P->pos = i;
+        k->type = T_ERROR;
+        perr(P, SP_E_SYNTAX, t + pos, "unterminated quoted value %.*s", SHOWN(i - pos), t + pos);
+        return T_ERROR;
+      }
+      if ((unsigned char)t[i] == c && (i + 1 >= len || IS_WS(t[i + 1]))) break;
+    }
+    k->type = T_VALUE;
+    k->kind = SP_CIF_QUOTED;
+    k->p = t + pos + 1;
+    k->n = i - pos - 1;
+    P->pos = i + 1;
+    return T_VALUE;
+  }
+  size_t s = pos;
+  pos = skip_token(t, pos, len);
+  P->pos = pos;
+  size_t n = pos - s;
+  k->p = t + s;
+  k->n = n;
+  k->kind = SP_CIF_PLAIN;
+  if (c == '_') return k->type = T_TAG;
+  if (c == '$') return k->type = T_DOLLAR;
+  if (n == 1) {
+    if (c == '?') k->kind = SP_CIF_UNKNOWN;
+    else if (c == '.') k->kind = SP_CIF_INAPPLICABLE;
+    return k->type = T_VALUE;
+  }
+  if (n >= 5) {
+    unsigned char l = c | 0x20;
+    if (l == 'd' && !strncasecmp(t + s, "data_", 5)) return k->type = T_DATA;
+    if (l == 'l' && n == 5 && !strncasecmp(t + s, "loop_", 5)) return k->type = T_LOOP;
+    if (l == 's' && !strncasecmp(t + s, "save_", 5)) return k->type = T_SAVE;
+    if (l == 's' && n == 5 && !strncasecmp(t + s, "stop_", 5)) return k->type = T_STOP;
+    if (l == 'g' && n == 7 && !strncasecmp(t + s, "global_", 7)) return k->type = T_GLOBAL;
+  }
+  return k->type = T_VALUE;
+}
+
+/* category part of a tag: up to the first '.', or the whole tag */
+static sp_sv tag_category(const char *p, size_t n) {
+  const char *dot = memchr(p, '.', n);
+  sp_sv r = {p, dot ? (size_t)(dot - p) : n};
+  return r;
+}
+
+static sp_sv tag_item(const char *p, size_t n) {
+  const char *dot = memchr(p, '.', n);
+  sp_sv r;
+  if (dot) {
+    r.p = dot + 1;
+    r.n = n - (size_t)(dot + 1 - p);
+  } else {
+    r.p = p + 1;
+    r.n = n ? n - 1 : 0;
+  }
+  return r;
+}
+
+static bool sv_ieq(sp_sv a, sp_sv b) { return a.n == b.n && (a.n == 0 || !strncasecmp(a.p, b.p, a.n)); }
+
+/* ---------------------------------------------------------------- parser */
+
+static int push_value(parser *P, const tok *k) {
+  sp_cif_doc *d = P->d;
+  if (d->n_values == d->cap_values &&
+      grow((void **)&d->values, &d->cap_values, d->n_values + 1, sizeof *d->values))
+    return perr(P, SP_E_NOMEM, NULL, "out of memory (CIF values)");
+  if (k->n > UINT32_MAX) return perr(P, SP_E_TOO_LARGE, k->p, "value longer than 4 GiB");
+  sp_cif_value *v = &d->values[d->n_values++];
+  v->p = k->p;
+  v->n = (uint32_t)k->n;
+  v->kind = (uint32_t)k->kind;
+  return 0;
+}
+
+static int push_col(parser *P, const tok *k, size_t first) {
+  sp_cif_doc *d = P->d;
+  if (grow((void **)&d->cols, &d->cap_cols, d->n_cols + 1, sizeof *d->cols))
+    return perr(P, SP_E_NOMEM, NULL, "out of memory (CIF columns)");
+  sp_cif_column *c = &d->cols[d->n_cols++];
+  c->tag.p = k->p;
+  c->tag.n = k->n;
+  c->item = tag_item(k->p, k->n);
+  c->first = first;
+  return 0;
+}
+
+static int push_cat(parser *P, sp_sv name, int is_loop, const char *at) {
+  sp_cif_doc *d = P->d;
+  if (grow((void **)&d->cats, &d->cap_cats, d->n_cats + 1, sizeof *d->cats))
+    return perr(P, SP_E_NOMEM, NULL, "out of memory (CIF categories)");
+  sp_cif_category *c = &d->cats[d->n_cats++];
+  memset(c, 0, sizeof *c);
+  c->name = name;
+  c->first_col = d->n_cols;
+  c->is_loop = (uint8_t)is_loop;
+  c->n_rows = is_loop ? 0 : 1;
+  c->line = line_at(P, at);
+  d->blocks[d->n_blocks - 1].n_cats++;
+  return 0;
+}
+
+/* loop_ has been read. */
+static int parse_loop(parser *P, const tok *loop_tok) {
+  sp_cif_doc *d = P->d;
+  tok k;
+  int ty = next_tok(P, &k);
+  if (ty == T_ERROR) return P->ecls;
+  if (ty != T_TAG) return perr(P, SP_E_SYNTAX, loop_tok->p, "loop_ without tags");
+  sp_sv cat = tag_category(k.p, k.n);
+  bool dotted = k.n != cat.n;
+  size_t first_col = d->n_cols;
+  int rc = push_cat(P, cat, 1, k.p);
+  if (rc) return rc;
+  size_t cat_idx = d->n_cats - 1;
+  uint32_t ncols = 0;
+  for (;;) {
+    if ((rc = push_col(P, &k, 0))) return rc;
+    ++ncols;
+    ty = next_tok(P, &k);
+    if (ty == T_ERROR) return P->ecls;
+    if (ty != T_TAG) break;
+    sp_sv c2 = tag_category(k.p, k.n);
+    if (dotted && c2.n != k.n && !sv_ieq(c2, cat)) break; /* another category: header ends */
+  }
+  size_t first_val = d->n_values;
+  while (ty == T_VALUE) {
+    if (d->n_values == d->cap_values &&
+        grow((void **)&d->values, &d->cap_values, d->n_values + 1, sizeof *d->values))
+      return perr(P, SP_E_NOMEM, NULL, "out of memory (CIF values)");
+    if (k.n > UINT32_MAX) return perr(P, SP_E_TOO_LARGE, k.p, "value longer than 4 GiB");
+    sp_cif_value *v = &d->values[d->n_values++];
+    v->p = k.p;
+    v->n = (uint32_t)k.n;
+    v->kind = (uint32_t)k.kind;
+    /* hot path: plain values that need no classification beyond null / not null */
+    const char *t = P->t;
+    size_t len = P->len;
+    size_t pos = skip_ws(t, P->pos, len);
+    if (pos < len) {
+      unsigned char c = (unsigned char)t[pos];
+      if (c != '#' && c != '\'' && c != '"' && c != ';' && c != '_' && c != '$') {
+        size_t e = skip_token(t, pos, len), n = e - pos;
+        if (!(n >= 5 && (t[pos + 4] == '_' || (n == 7 && t[pos + 6] == '_')))) {
+          P->pos = e;
+          k.p = t + pos;
+          k.n = n;
+          k.kind = SP_CIF_PLAIN;
+          if (n == 1) k.kind = c == '?' ? SP_CIF_UNKNOWN : c == '.' ? SP_CIF_INAPPLICABLE : SP_CIF_PLAIN;
+          continue; /* ty stays T_VALUE */
+        }
+      }
+    }
+    P->pos = pos;
+    ty = next_tok(P, &k);
+  }
+  if (ty == T_ERROR) return P->ecls;
+  size_t nv = d->n_values - first_val;
+  sp_cif_category *c = &d->cats[cat_idx];
+  if (nv % ncols) {
+    size_t col = nv % ncols;
+    sp_sv ctag = d->cols[first_col + col].tag;
+    if (ty == T_DOLLAR || (ty == T_TAG && !first_on_line(P->t, k.p)))
+      return perr(P, SP_E_SYNTAX, k.p,
+                  "unquoted value '%.*s' in loop %.*s (row %zu, column %.*s): values starting with '%c' must be quoted",
+                  SHOWN(k.n), k.p, SHOWN(c->name.n), c->name.p, nv / ncols + 1, SHOWN(ctag.n), ctag.p, *k.p);
+    const char *row_start = d->values[first_val + nv / ncols * ncols].p;
+    return perr(P, SP_E_ROW_COUNT, NULL,
+                "loop %.*s (line %zu): %zu values is not a multiple of its %u columns: a value is missing or two are "
+                "glued together (the last row, from line %zu, is incomplete)",
+                SHOWN(c->name.n), c->name.p, c->line, nv, ncols, sp_cif_line_of(d, row_start));
+  }
+  if (ty == T_DOLLAR) {
+    sp_sv ctag = d->cols[first_col].tag;
+    return perr(P, SP_E_SYNTAX, k.p,
+                "unquoted value '%.*s' in loop %.*s (row %zu, column %.*s): values starting with '$' must be quoted",
+                SHOWN(k.n), k.p, SHOWN(c->name.n), c->name.p, nv / ncols + 1, SHOWN(ctag.n), ctag.p);
+  }
+  if (nv / ncols > UINT32_MAX) return perr(P, SP_E_TOO_LARGE, NULL, "loop with more than 2^32-1 rows");
+  c->n_cols = ncols;
+  c->stride = ncols;
+  c->n_rows = (uint32_t)(nv / ncols);
+  for (uint32_t i = 0; i < ncols; ++i) d->cols[first_col + i].first = first_val + i;
+  if (nv == 0)
+    doc_warn(d, "empty loop %.*s (line %zu): accepted with 0 rows", SHOWN(c->name.n), c->name.p, c->line);
+  /* the token that ended the loop is handled by the caller */
+  P->pending = k;
+  P->has_pending = 1;
+  return 0;
+}
+
+int sp_cif_parse(const char *text, size_t len, size_t max_blocks, sp_cif_doc *doc, sp_err *err) {
+  doc->n_blocks = doc->n_cats = doc->n_cols = doc->n_values = 0;
+  doc->warnings_len = doc->n_warnings = 0;
+  arena_free(doc);
+  doc->text = text;
+  doc->text_len = len;
+  if (len && memchr(text, '\0', len)) {
+    const char *z = memchr(text, '\0', len);
+    return sp_err_set(err, SP_E_BINARY, "NUL byte at offset %zu (line %zu): binary data, not CIF text",
+                      (size_t)(z - text), sp_cif_line_of(doc, z));
+  }
+  if (!doc->values && grow((void **)&doc->values, &doc->cap_values, len / 8 + 256, sizeof *doc->values))
+    return sp_err_set(err, SP_E_NOMEM, "out of memory (CIF values)");
+  parser P = {.t = text, .len = len, .pos = 0, .d = doc, .err = err, .lc_pos = text, .lc_line = 1};
+  ptrdiff_t pair_cat = -1; /* index of the open run of pair items */
+  int in_save = 0;
+  size_t save_cats = 0, save_cols = 0, save_vals = 0;
+  const char *save_at = NULL;
+  tok k;
+  for (;;) {
+    int ty = next_tok(&P, &k);
+    if (ty == T_ERROR) return P.ecls;
+    if (ty == T_EOF) break;
+    if (ty == T_DATA) {
+      if (in_save) return perr(&P, SP_E_SYNTAX, save_at, "save frame not closed before the next data_ block");
+      if (max_blocks && doc->n_blocks == max_blocks) break;
+      if (grow((void **)&doc->blocks, &doc->cap_blocks, doc->n_blocks + 1, sizeof *doc->blocks))
+        return sp_err_set(err, SP_E_NOMEM, "out of memory (CIF blocks)");
+      sp_cif_block *b = &doc->blocks[doc->n_blocks++];
+      b->name.p = k.p + 5;
+      b->name.n = k.n - 5;
+      b->first_cat = doc->n_cats;
+      b->n_cats = 0;
+      b->offset = (size_t)(k.p - text);
+      pair_cat = -1;
+      continue;
+    }
+    if (ty == T_GLOBAL || ty == T_STOP)
+      return perr(&P, SP_E_SYNTAX, k.p, "'%.*s' is STAR syntax, not allowed in CIF", SHOWN(k.n), k.p);
+    if (!doc->n_blocks) {
+      return perr(&P, SP_E_SYNTAX, k.p, "'%.*s' before the first data_ block", SHOWN(k.n), k.p);
+    }
+    if (ty == T_SAVE) {
+      pair_cat = -1;
+      if (k.n > 5) {
+        if (in_save) return perr(&P, SP_E_SYNTAX, k.p, "nested save frame '%.*s'", SHOWN(k.n), k.p);
+        in_save = 1;
+        save_at = k.p;
+        save_cats = doc->n_cats;
+        save_cols = doc->n_cols;
+        save_vals = doc->n_values;
+        doc_warn(doc, "save frame '%.*s' (line %zu) skipped", SHOWN(k.n - 5), k.p + 5, sp_cif_line_of(doc, k.p));
+      } else {
+        if (!in_save) return perr(&P, SP_E_SYNTAX, k.p, "save_ without an open save frame");
+        in_save = 0;
+        doc->blocks[doc->n_blocks - 1].n_cats -= doc->n_cats - save_cats;
+        doc->n_cats = save_cats;
+        doc->n_cols = save_cols;
+        doc->n_values = save_vals;
+      }
+      continue;
+    }
+    if (ty == T_LOOP) {
+      pair_cat = -1;
+      int rc = parse_loop(&P, &k);
+      if (rc) return rc;
+      continue;
+    }
+    if (ty == T_VALUE || ty == T_DOLLAR)
+      return perr(&P, SP_E_SYNTAX, k.p, "value '%.*s' without a tag", SHOWN(k.n), k.p);
+    /* T_TAG: a pair item */
+    tok v;
+    int vt = next_tok(&P, &v);
+    if (vt == T_ERROR) return P.ecls;
+    if (vt == T_DOLLAR)
+      return perr(&P, SP_E_SYNTAX, v.p, "unquoted value '%.*s' for %.*s: values starting with '$' must be quoted",
+                  SHOWN(v.n), v.p, SHOWN(k.n), k.p);
+    if (vt != T_VALUE)
+      return perr(&P, SP_E_SYNTAX, k.p, "no value for %.*s (next is '%.*s'; values starting with '_' must be quoted)",
+                  SHOWN(k.n), k.p, SHOWN(v.n), v.p);
+    sp_sv cat = tag_category(k.p, k.n);
+    int rc;
+    if (pair_cat < 0 || (size_t)pair_cat != doc->n_cats - 1 || !sv_ieq(doc->cats[pair_cat].name, cat) ||
+        cat.n == k.n) {
+      if ((rc = push_cat(&P, cat, 0, k.p))) return rc;
+      pair_cat = (ptrdiff_t)(doc->n_cats - 1);
+    } else {
+      /* duplicate item in the same run? */
+      sp_cif_category *c = &doc->cats[pair_cat];
+      sp_sv item = tag_item(k.p, k.n);
+      for (size_t i = 0; i < c->n_cols; ++i)
+        if (sv_ieq(doc->cols[c->first_col + i].item, item)) {
+          doc_warn(doc, "duplicate item %.*s (line %zu): first value kept", SHOWN(k.n), k.p,
+                   sp_cif_line_of(doc, k.p));
+          goto next;
+        }
+    }
+    if ((rc = push_col(&P, &k, doc->n_values))) return rc;
+    if ((rc = push_value(&P, &v))) return rc;
+    doc->cats[pair_cat].n_cols++;
+  next:;
+  }
+  if (in_save) return perr(&P, SP_E_SYNTAX, save_at, "save frame not closed at end of text");
+  return 0;
+}
+
+/* ---------------------------------------------------------------- look-ups */
+
+static sp_sv strip_us(const char *s, size_t n) {
+  sp_sv r = {s, n};
+  if (n && *s == '_') {
+    r.p++;
+    r.n--;
+  }
+  return r;
+}
+
+const sp_cif_category *sp_cif_find_category(const sp_cif_doc *doc, const sp_cif_block *b, const char *name) {
+  sp_sv want = strip_us(name, strlen(name));
+  for (size_t i = b->first_cat; i < b->first_cat + b->n_cats; ++i) {
+    sp_sv have = strip_us(doc->cats[i].name.p, doc->cats[i].name.n);
+    if (sv_ieq(have, want)) return &doc->cats[i];
+  }
+  return NULL;
+}
+
+int sp_cif_find_column(const sp_cif_doc *doc, const sp_cif_category *cat, const char *item) {
+  sp_sv want = {item, strlen(item)};
+  for (uint32_t i = 0; i < cat->n_cols; ++i)
+    if (sv_ieq(doc->cols[cat->first_col + i].item, want)) return (int)i;
+  return -1;
+}
+
+const sp_cif_value *sp_cif_find_value(const sp_cif_doc *doc, const sp_cif_block *b, const char *tag, uint32_t row) {
+  size_t n = strlen(tag);
+  sp_sv cat = strip_us(tag_category(tag, n).p, tag_category(tag, n).n);
+  sp_sv item = tag_item(tag, n);
+  for (size_t i = b->first_cat; i < b->first_cat + b->n_cats; ++i) {
+    const sp_cif_category *c = &doc->cats[i];
+    if (!sv_ieq(strip_us(c->name.p, c->name.n), cat)) continue;
+    for (uint32_t j = 0; j < c->n_cols; ++j)
+      if (sv_ieq(doc->cols[c->first_col + j].item, item)) {
+        if (row >= c->n_rows) return NULL;
+        return sp_cif_cell(doc, c, j, row);
+      }
+  }
+  return NULL;
+}
+
+bool sp_cif_value_ieq(const sp_cif_value *v, const char *s) {
+  if (v->kind >= SP_CIF_UNKNOWN) return false;
+  size_t n = strlen(s);
+  return v->n == n && (n == 0 || !strncasecmp(v->p, s, n));
+}
+
+/* ---------------------------------------------------------------- numbers */
+
+static const double k_pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+bool sp_cif_parse_double(const char *p, size_t n, double *out) {
+  size_t i = 0;
+  bool neg = false;
+  if (i < n && (p[i] == '-' || p[i] == '+')) neg = p[i++] == '-';
+  uint64_t mant = 0;
+  int sig = 0, frac = 0, digits = 0;
+  while (i < n && (unsigned)(p[i] - '0') < 10) {
+    unsigned dg = (unsigned)(p[i] - '0');
+    if (sig || dg) ++sig;
+    mant = mant * 10 + dg;
+    ++digits;
+    ++i;
+    if (sig > 15) goto slow;
+  }
+  if (i < n && p[i] == '.') {
+    ++i;
+    while (i < n && (unsigned)(p[i] - '0') < 10) {
+      unsigned dg = (unsigned)(p[i] - '0');
+      if (sig || dg) ++sig;
+      mant = mant * 10 + dg;
+      ++digits;
+      ++frac;
+      ++i;
+      if (sig > 15 || frac > 22) goto slow;
+    }
+  }
+  if (!digits) return false;
+  if (i < n && (p[i] == 'e' || p[i] == 'E')) goto slow;
+  if (i < n && p[i] == '(') { /* standard uncertainty, ignored */
+    size_t j = i + 1;
+    while (j < n && (unsigned)(p[j] - '0') < 10) ++j;
+    if (j == i + 1 || j + 1 != n || p[j] != ')') return false;
+    i = n;
+  }
+  if (i != n) return false;
+  {
+    double v = (double)mant;
+    if (frac) v /= k_pow10[frac];
+    *out = neg ? -v : v;
+    return true;
+  }
+slow : {
+  char buf[72];
+  size_t m = n;
+  const char *par = memchr(p, '(', n);
+  if (par) m = (size_t)(par - p);
+  if (m == 0 || m >= sizeof buf) return false;
+  memcpy(buf, p, m);
+  buf[m] = 0;
+  char *end;
+  double v = strtod(buf, &end);
+  if (end != buf + m) return false;
+  /* strtod accepts inf/nan/hex: only accept what starts as a decimal number */
+  if (!((buf[0] >= '0' && buf[0] <= '9') || buf[0] == '.' || buf[0] == '-' || buf[0] == '+')) return false;
+  for (size_t j = 0; j < m; ++j)
+    if (buf[j] == 'x' || buf[j] == 'X' || buf[j] == 'n' || buf[j] == 'N' || buf[j] == 'i' || buf[j] == 'I')
+      return false;
+  if (par) {
+    size_t j = (size_t)(par - p) + 1;
+    size_t j0 = j;
+    while (j < n && (unsigned)(p[j] - '0') < 10) ++j;
+    if (j == j0 || j + 1 != n || p[j] != ')') return false;
+  }
+  *out = v;
+  return true;
+}
+}
+
+bool sp_cif_parse_int(const char *p, size_t n, int32_t *out) {
+  size_t i = 0;
+  bool neg = false;
+  if (i < n && (p[i] == '-' || p[i] == '+')) neg = p[i++] == '-';
+  if (i == n) return false;
+  int64_t v = 0;
+  for (; i < n; ++i) {
+    unsigned dg = (unsigned)(p[i] - '0');
+    if (dg > 9) return false;
+    v = v * 10 + dg;
+    if (v > (int64_t)INT32_MAX + 1) return false;
+  }
+  if (neg) v = -v;
+  if (v > INT32_MAX || v < INT32_MIN) return false;
+  *out = (int32_t)v;
+  return true;
+}

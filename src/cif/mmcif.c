@@ -1,0 +1,512 @@
+/* PDBx/mmCIF structure reader: see include/sitepack/mmcif.h. */
+#include "sitepack/mmcif.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cif_internal.h"
+#include "sitepack/cif.h"
+#include "sitepack/elements.h"
+
+#define SHOWN(n) ((int)((n) > 40 ? 40 : (n)))
+
+uint8_t sp_cif_bond_order(const sp_cif_value *v, uint8_t *aromatic) {
+  if (sp_cif_is_null(v) || v->n < 4) return 4;
+  char w[5];
+  for (int i = 0; i < 4; ++i) w[i] = (char)toupper((unsigned char)v->p[i]);
+  w[4] = 0;
+  if (!strcmp(w, "SING")) return 1;
+  if (!strcmp(w, "DOUB")) return 2;
+  if (!strcmp(w, "TRIP")) return 3;
+  if (!strcmp(w, "AROM")) {
+    *aromatic = 1;
+    return 4;
+  }
+  return 4;
+}
+
+/* ------------------------------------------------------------ small helpers */
+
+typedef struct rowctx {
+  const sp_cif_doc *d;
+  const sp_cif_category *cat;
+  uint32_t row;
+} rowctx;
+
+/* value of column ci in the current row, NULL when the column is absent */
+static inline const sp_cif_value *cell(const rowctx *r, int ci) {
+  return ci < 0 ? NULL : sp_cif_cell(r->d, r->cat, (uint32_t)ci, r->row);
+}
+
+static inline sp_sv cell_sv(const rowctx *r, int ci) {
+  const sp_cif_value *v = cell(r, ci);
+  if (!v) {
+    sp_sv e = {"", 0};
+    return e;
+  }
+  return sp_cif_sv(v);
+}
+
+static void copy_cell(char *dst, size_t cap, const rowctx *r, int ci) {
+  sp_sv_copy(dst, cap, cell_sv(r, ci));
+}
+
+/* integer or SP_SEQ_NONE for nulls/absent; returns false on a non-integer value */
+static inline bool cell_seq(const rowctx *r, int ci, int32_t *out) {
+  const sp_cif_value *v = cell(r, ci);
+  if (!v || sp_cif_is_null(v)) {
+    *out = SP_SEQ_NONE;
+    return true;
+  }
+  return sp_cif_parse_int(v->p, v->n, out);
+}
+
+static inline char cell_char(const rowctx *r, int ci) {
+  const sp_cif_value *v = cell(r, ci);
+  if (!v || sp_cif_is_null(v) || v->n == 0 || v->p[0] == ' ') return '\0';
+  return v->p[0];
+}
+
+/* Element by symbol with a small cache keyed on two letters. */
+typedef struct elem_cache {
+  int16_t z[27 * 27];
+} elem_cache;
+
+static uint8_t elem_lookup(elem_cache *c, const char *p, size_t n) {
+  if (n == 0 || n > 2) return sp_element_from_symbol(p, n);
+  unsigned a = (unsigned)(toupper((unsigned char)p[0]) - 'A');
+  unsigned b = n == 2 ? (unsigned)(toupper((unsigned char)p[1]) - 'A') + 1 : 0;
+  if (a >= 26 || b > 26) return sp_element_from_symbol(p, n);
+  int16_t *slot = &c->z[a * 27 + b];
+  if (*slot < 0) *slot = sp_element_from_symbol(p, n);
+  return (uint8_t)*slot;
+}
+
+/* Element from an atom name (PDBx names carry no column alignment). */
+static uint8_t elem_from_name(elem_cache *c, sp_sv name, sp_sv comp) {
+  size_t i = 0;
+  while (i < name.n && isdigit((unsigned char)name.p[i])) ++i;
+  size_t nl = 0;
+  while (i + nl < name.n && isalpha((unsigned char)name.p[i + nl])) ++nl;
+  if (nl == 0) return 0;
+  const char *s = name.p + i;
+  if (nl >= 2 && i == 0 && name.n == comp.n && !strncasecmp(name.p, comp.p, comp.n) && name.n <= 2) {
+    uint8_t z = elem_lookup(c, s, 2);
+    if (z) return z;
+  }
+  uint8_t z = elem_lookup(c, s, 1);
+  if (z) return z;
+  return nl >= 2 ? elem_lookup(c, s, 2) : 0;
+}
+
+static bool first_number(const sp_cif_doc *d, const sp_cif_block *b, const char *tag, float *out) {
+  for (uint32_t row = 0;; ++row) {
+    const sp_cif_value *v = sp_cif_find_value(d, b, tag, row);
+    if (!v) return false;
+    double x;
+    if (!sp_cif_is_null(v) && sp_cif_parse_double(v->p, v->n, &x)) {
+      *out = (float)x;
+      return true;
+    }
+  }
+}
+
+/* ------------------------------------------------------------ atoms */
+
+static int read_atoms(const sp_cif_doc *d, const sp_cif_block *b, sp_structure *s, sp_err *err) {
+  const sp_cif_category *cat = sp_cif_find_category(d, b, "_atom_site");
+  if (!cat || cat->n_rows == 0)
+    return sp_err_set(err, SP_E_NO_ATOMS, "no _atom_site rows in data block '%.*s'", SHOWN(b->name.n), b->name.p);
+  int c_group = sp_cif_col(d, cat, "group_PDB"), c_id = sp_cif_col(d, cat, "id");
+  int c_type = sp_cif_col(d, cat, "type_symbol");
+  int c_latom = sp_cif_col(d, cat, "label_atom_id"), c_aatom = sp_cif_col(d, cat, "auth_atom_id");
+  int c_alt = sp_cif_col(d, cat, "label_alt_id");
+  int c_lcomp = sp_cif_col(d, cat, "label_comp_id"), c_acomp = sp_cif_col(d, cat, "auth_comp_id");
+  int c_lasym = sp_cif_col(d, cat, "label_asym_id"), c_aasym = sp_cif_col(d, cat, "auth_asym_id");
+  int c_ent = sp_cif_col(d, cat, "label_entity_id");
+  int c_lseq = sp_cif_col(d, cat, "label_seq_id"), c_aseq = sp_cif_col(d, cat, "auth_seq_id");
+  int c_ins = sp_cif_col(d, cat, "pdbx_PDB_ins_code");
+  int c_x = sp_cif_col(d, cat, "Cartn_x"), c_y = sp_cif_col(d, cat, "Cartn_y"), c_z = sp_cif_col(d, cat, "Cartn_z");
+  int c_occ = sp_cif_col(d, cat, "occupancy"), c_b = sp_cif_col(d, cat, "B_iso_or_equiv");
+  int c_chg = sp_cif_col(d, cat, "pdbx_formal_charge"), c_model = sp_cif_col(d, cat, "pdbx_PDB_model_num");
+  if (c_alt < 0) c_alt = sp_cif_col(d, cat, "auth_alt_id");
+  if (c_x < 0 || c_y < 0 || c_z < 0)
+    return sp_err_set(err, SP_E_MISSING_ITEM, "_atom_site has no %s column (line %zu)",
+                      c_x < 0 ? "Cartn_x" : c_y < 0 ? "Cartn_y" : "Cartn_z", cat->line);
+  if (c_latom < 0 && c_aatom < 0)
+    return sp_err_set(err, SP_E_MISSING_ITEM, "_atom_site has neither label_atom_id nor auth_atom_id (line %zu)",
+                      cat->line);
+  if (c_lcomp < 0 && c_acomp < 0)
+    return sp_err_set(err, SP_E_MISSING_ITEM, "_atom_site has neither label_comp_id nor auth_comp_id (line %zu)",
+                      cat->line);
+  if (c_latom < 0) c_latom = c_aatom;
+  if (c_lcomp < 0) c_lcomp = c_acomp;
+  s->has_label_ids = c_lasym >= 0 || c_lseq >= 0;
+  s->has_auth_ids = c_aasym >= 0 || c_aseq >= 0;
+
+  elem_cache ec;
+  memset(ec.z, 0xff, sizeof ec.z);
+  bool inferred = false;
+  rowctx r = {d, cat, 0};
+  sp_atom_in a;
+  memset(&a, 0, sizeof a);
+  /* cache of the last model number text */
+  const char *last_model_p = NULL;
+  uint32_t last_model_n = 0;
+  int32_t last_model = 1;
+  for (uint32_t row = 0; row < cat->n_rows; ++row) {
+    r.row = row;
+    const char *what = NULL;
+    const sp_cif_value *bad = NULL;
+    double x = 0, y = 0, z = 0;
+    const sp_cif_value *vx = cell(&r, c_x), *vy = cell(&r, c_y), *vz = cell(&r, c_z);
+    if (!sp_cif_parse_double(vx->p, vx->n, &x) || sp_cif_is_null(vx)) what = "Cartn_x", bad = vx;
+    else if (!sp_cif_parse_double(vy->p, vy->n, &y) || sp_cif_is_null(vy)) what = "Cartn_y", bad = vy;
+    else if (!sp_cif_parse_double(vz->p, vz->n, &z) || sp_cif_is_null(vz)) what = "Cartn_z", bad = vz;
+    a.x = (float)x;
+    a.y = (float)y;
+    a.z = (float)z;
+    a.occupancy = 1.0f;
+    a.b_iso = 0.0f;
+    if (!what && c_occ >= 0) {
+      const sp_cif_value *v = cell(&r, c_occ);
+      if (!sp_cif_is_null(v)) {
+        if (sp_cif_parse_double(v->p, v->n, &x)) a.occupancy = (float)x;
+        else what = "occupancy", bad = v;
+      }
+    }
+    if (!what && c_b >= 0) {
+      const sp_cif_value *v = cell(&r, c_b);
+      if (!sp_cif_is_null(v)) {
+        if (sp_cif_parse_double(v->p, v->n, &x)) a.b_iso = (float)x;
+        else what = "B_iso_or_equiv", bad = v;
+      }
+    }
+    a.model_num = 1;
+    if (!what && c_model >= 0) {
+      const sp_cif_value *v = cell(&r, c_model);
+      if (!sp_cif_is_null(v)) {
+        if (v->n == last_model_n && last_model_p && !memcmp(v->p, last_model_p, v->n)) {
+          a.model_num = last_model;
+        } else if (sp_cif_parse_int(v->p, v->n, &a.model_num)) {
+          last_model_p = v->p;
+          last_model_n = v->n;
+          last_model = a.model_num;
+        } else {
+          what = "pdbx_PDB_model_num", bad = v;
+        }
+      }
+    }
+    if (!what && !cell_seq(&r, c_lseq, &a.label_seq_id)) what = "label_seq_id", bad = cell(&r, c_lseq);
+    if (!what && !cell_seq(&r, c_aseq, &a.auth_seq_id)) what = "auth_seq_id", bad = cell(&r, c_aseq);
+    if (what) {
+      sp_sv id = cell_sv(&r, c_id);
+      return sp_err_set(err, SP_E_BAD_VALUE, "_atom_site row %u (id %.*s, line %zu): %s '%.*s' is not a number",
+                        row + 1, SHOWN(id.n), id.p, sp_cif_line_of(d, bad->p), what, SHOWN(bad->n), bad->p);
+    }
+    a.label_asym_id = cell_sv(&r, c_lasym);
+    a.auth_asym_id = cell_sv(&r, c_aasym);
+    a.entity_id = cell_sv(&r, c_ent);
+    a.comp_id = cell_sv(&r, c_lcomp);
+    if (!a.comp_id.n && c_acomp >= 0) a.comp_id = cell_sv(&r, c_acomp);
+    a.atom_name = cell_sv(&r, c_latom);
+    if (!a.atom_name.n && c_aatom >= 0) a.atom_name = cell_sv(&r, c_aatom);
+    a.ins_code = cell_char(&r, c_ins);
+    a.altloc = cell_char(&r, c_alt);
+    a.element = 0;
+    if (c_type >= 0) {
+      sp_sv t = cell_sv(&r, c_type);
+      a.element = elem_lookup(&ec, t.p, t.n);
+    }
+    if (!a.element) {
+      a.element = elem_from_name(&ec, a.atom_name, a.comp_id);
+      if (a.element && !inferred) {
+        inferred = true;
+        sp_structure_warn(s, "elements inferred from atom names (type_symbol %s)",
+                          c_type < 0 ? "column absent" : "blank or unknown");
+      }
+    }
+    a.charge = 0;
+    if (c_chg >= 0) {
+      const sp_cif_value *v = cell(&r, c_chg);
+      int32_t q;
+      if (!sp_cif_is_null(v)) {
+        if (sp_cif_parse_int(v->p, v->n, &q) && q >= -8 && q <= 8) a.charge = (int8_t)q;
+        else
+          sp_structure_warn(s, "_atom_site row %u: pdbx_formal_charge '%.*s' ignored", row + 1, SHOWN(v->n), v->p);
+      }
+    }
+    a.hetatm = false;
+    if (c_group >= 0) {
+      const sp_cif_value *v = cell(&r, c_group);
+      a.hetatm = v->n == 6 && (v->p[0] == 'H' || v->p[0] == 'h') && sp_cif_value_ieq(v, "HETATM");
+    }
+    a.serial = 0;
+    if (c_id >= 0) {
+      const sp_cif_value *v = cell(&r, c_id);
+      int32_t sv;
+      if (!sp_cif_is_null(v) && sp_cif_parse_int(v->p, v->n, &sv)) a.serial = sv;
+    }
+    int rc = sp_structure_add_atom(s, &a, err);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ entities */
+
+static uint8_t entity_type(const sp_cif_value *v) {
+  if (!v) return SP_ENT_UNKNOWN;
+  if (sp_cif_value_ieq(v, "polymer")) return SP_ENT_POLYMER;
+  if (sp_cif_value_ieq(v, "non-polymer")) return SP_ENT_NONPOLYMER;
+  if (sp_cif_value_ieq(v, "branched")) return SP_ENT_BRANCHED;
+  if (sp_cif_value_ieq(v, "water")) return SP_ENT_WATER;
+  if (sp_cif_value_ieq(v, "macrolide")) return SP_ENT_MACROLIDE;
+  return SP_ENT_UNKNOWN;
+}
+
+static uint8_t poly_type(const sp_cif_value *v) {
+  if (!v || sp_cif_is_null(v)) return SP_POLY_NONE;
+  if (sp_cif_value_ieq(v, "polypeptide(L)")) return SP_POLY_PEPTIDE_L;
+  if (sp_cif_value_ieq(v, "polypeptide(D)")) return SP_POLY_PEPTIDE_D;
+  if (sp_cif_value_ieq(v, "polydeoxyribonucleotide")) return SP_POLY_DNA;
+  if (sp_cif_value_ieq(v, "polyribonucleotide")) return SP_POLY_RNA;
+  if (sp_cif_value_ieq(v, "polydeoxyribonucleotide/polyribonucleotide hybrid")) return SP_POLY_NA_HYBRID;
+  return SP_POLY_OTHER;
+}
+
+static bool sv_eq(sp_sv a, sp_sv b) { return a.n == b.n && (a.n == 0 || !memcmp(a.p, b.p, a.n)); }
+
+static int read_entities(const sp_cif_doc *d, const sp_cif_block *b, sp_structure *s, sp_err *err) {
+  const sp_cif_category *ent = sp_cif_find_category(d, b, "_entity");
+  const sp_cif_category *poly = sp_cif_find_category(d, b, "_entity_poly");
+  const sp_cif_category *seq = sp_cif_find_category(d, b, "_entity_poly_seq");
+  int e_id = sp_cif_col(d, ent, "id"), e_type = sp_cif_col(d, ent, "type");
+  int p_id = sp_cif_col(d, poly, "entity_id"), p_type = sp_cif_col(d, poly, "type");
+  int p_strand = sp_cif_col(d, poly, "pdbx_strand_id");
+  int q_id = sp_cif_col(d, seq, "entity_id"), q_mon = sp_cif_col(d, seq, "mon_id"), q_num = sp_cif_col(d, seq, "num");
+  bool from_poly = e_id < 0; /* no _entity: entities from _entity_poly alone */
+  const sp_cif_category *src = from_poly ? poly : ent;
+  int src_id = from_poly ? p_id : e_id;
+  if (!src || src_id < 0) return 0;
+  /* runs of equal entity_id in _entity_poly_seq */
+  size_t n_runs = 0, cap_runs = 0;
+  struct run {
+    sp_sv id;
+    uint32_t first, end;
+  } *runs = NULL;
+  if (seq && q_id >= 0 && q_mon >= 0) {
+    rowctx r = {d, seq, 0};
+    for (uint32_t row = 0; row < seq->n_rows; ++row) {
+      r.row = row;
+      sp_sv id = cell_sv(&r, q_id);
+      if (n_runs && sv_eq(runs[n_runs - 1].id, id)) {
+        runs[n_runs - 1].end = row + 1;
+        continue;
+      }
+      if (n_runs == cap_runs) {
+        size_t nc = cap_runs ? cap_runs * 2 : 16;
+        void *p = realloc(runs, nc * sizeof *runs);
+        if (!p) {
+          free(runs);
+          return sp_err_set(err, SP_E_NOMEM, "out of memory (_entity_poly_seq)");
+        }
+        runs = p;
+        cap_runs = nc;
+      }
+      runs[n_runs].id = id;
+      runs[n_runs].first = row;
+      runs[n_runs].end = row + 1;
+      n_runs++;
+    }
+  }
+  int rc = 0;
+  rowctx r = {d, src, 0};
+  for (uint32_t row = 0; row < src->n_rows && !rc; ++row) {
+    r.row = row;
+    sp_entity e;
+    memset(&e, 0, sizeof e);
+    sp_sv id = cell_sv(&r, src_id);
+    sp_sv_copy(e.id, sizeof e.id, id);
+    e.type = from_poly ? SP_ENT_POLYMER : entity_type(cell(&r, e_type));
+    if (poly && p_id >= 0) {
+      rowctx pr = {d, poly, 0};
+      for (uint32_t k = 0; k < poly->n_rows; ++k) {
+        pr.row = k;
+        if (!sv_eq(cell_sv(&pr, p_id), id)) continue;
+        e.poly_type = poly_type(cell(&pr, p_type));
+        copy_cell(e.strand_ids, sizeof e.strand_ids, &pr, p_strand);
+        break;
+      }
+    }
+    if ((rc = sp_structure_add_entity(s, &e, err))) break;
+    rowctx qr = {d, seq, 0};
+    for (size_t k = 0; k < n_runs && !rc; ++k) {
+      if (!sv_eq(runs[k].id, id)) continue;
+      sp_sv last_num = {NULL, 0};
+      for (uint32_t q = runs[k].first; q < runs[k].end; ++q) {
+        qr.row = q;
+        sp_sv num = cell_sv(&qr, q_num);
+        if (q_num >= 0 && last_num.p && sv_eq(num, last_num)) continue; /* microheterogeneity */
+        last_num = num;
+        if ((rc = sp_structure_add_seq(s, s->n_entities - 1, cell_sv(&qr, q_mon), err))) break;
+      }
+    }
+  }
+  free(runs);
+  return rc;
+}
+
+/* ------------------------------------------------------------ struct_conn */
+
+static uint8_t conn_type(const sp_cif_value *v) {
+  if (!v || sp_cif_is_null(v)) return SP_CONN_OTHER;
+  if (v->n >= 6 && !strncasecmp(v->p, "covale", 6)) return SP_CONN_COVALE;
+  if (sp_cif_value_ieq(v, "disulf")) return SP_CONN_DISULF;
+  if (sp_cif_value_ieq(v, "metalc")) return SP_CONN_METALC;
+  if (sp_cif_value_ieq(v, "hydrog")) return SP_CONN_HYDROG;
+  return SP_CONN_OTHER;
+}
+
+static void conn_end(const sp_cif_doc *d, const sp_cif_category *cat, const rowctx *r, int k, sp_conn_end *e) {
+  char name[64];
+#define COL(fmt) (snprintf(name, sizeof name, fmt, k), sp_cif_col(d, cat, name))
+  int lasym = COL("ptnr%d_label_asym_id"), aasym = COL("ptnr%d_auth_asym_id");
+  int lcomp = COL("ptnr%d_label_comp_id"), acomp = COL("ptnr%d_auth_comp_id");
+  int lseq = COL("ptnr%d_label_seq_id"), aseq = COL("ptnr%d_auth_seq_id");
+  int latom = COL("ptnr%d_label_atom_id"), aatom = COL("pdbx_ptnr%d_auth_atom_id");
+  int alt = COL("pdbx_ptnr%d_label_alt_id"), ins = COL("pdbx_ptnr%d_PDB_ins_code");
+  int sym = COL("ptnr%d_symmetry");
+#undef COL
+  memset(e, 0, sizeof *e);
+  copy_cell(e->label_asym_id, sizeof e->label_asym_id, r, lasym);
+  copy_cell(e->auth_asym_id, sizeof e->auth_asym_id, r, aasym);
+  if (!e->auth_asym_id[0]) memcpy(e->auth_asym_id, e->label_asym_id, sizeof e->auth_asym_id);
+  sp_sv comp = cell_sv(r, lcomp);
+  if (!comp.n) comp = cell_sv(r, acomp);
+  sp_sv_copy(e->comp_id, sizeof e->comp_id, comp);
+  sp_sv atom = cell_sv(r, latom);
+  if (!atom.n) atom = cell_sv(r, aatom);
+  sp_sv_copy(e->atom_name, sizeof e->atom_name, atom);
+  if (!cell_seq(r, lseq, &e->label_seq_id)) e->label_seq_id = SP_SEQ_NONE;
+  if (!cell_seq(r, aseq, &e->auth_seq_id)) e->auth_seq_id = SP_SEQ_NONE;
+  e->ins_code = cell_char(r, ins);
+  e->altloc = cell_char(r, alt);
+  copy_cell(e->symmetry, sizeof e->symmetry, r, sym);
+  e->atom = -1;
+}
+
+static int read_conns(const sp_cif_doc *d, const sp_cif_block *b, sp_structure *s, sp_err *err) {
+  const sp_cif_category *cat = sp_cif_find_category(d, b, "_struct_conn");
+  if (!cat) return 0;
+  int c_id = sp_cif_col(d, cat, "id"), c_type = sp_cif_col(d, cat, "conn_type_id");
+  int c_dist = sp_cif_col(d, cat, "pdbx_dist_value");
+  rowctx r = {d, cat, 0};
+  for (uint32_t row = 0; row < cat->n_rows; ++row) {
+    r.row = row;
+    sp_conn c;
+    memset(&c, 0, sizeof c);
+    c.type = conn_type(cell(&r, c_type));
+    copy_cell(c.id, sizeof c.id, &r, c_id);
+    c.distance = NAN;
+    const sp_cif_value *v = cell(&r, c_dist);
+    double x;
+    if (v && !sp_cif_is_null(v) && sp_cif_parse_double(v->p, v->n, &x)) c.distance = (float)x;
+    conn_end(d, cat, &r, 1, &c.a);
+    conn_end(d, cat, &r, 2, &c.b);
+    int rc = sp_structure_add_conn(s, &c, err);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ chem_comp */
+
+static int read_comps(const sp_cif_doc *d, const sp_cif_block *b, sp_structure *s, sp_err *err) {
+  const sp_cif_category *cat = sp_cif_find_category(d, b, "_chem_comp");
+  int c_id = sp_cif_col(d, cat, "id"), c_type = sp_cif_col(d, cat, "type");
+  if (cat && c_id >= 0) {
+    rowctx r = {d, cat, 0};
+    for (uint32_t row = 0; row < cat->n_rows; ++row) {
+      r.row = row;
+      sp_file_comp fc;
+      memset(&fc, 0, sizeof fc);
+      copy_cell(fc.id, sizeof fc.id, &r, c_id);
+      copy_cell(fc.type, sizeof fc.type, &r, c_type);
+      int rc = sp_structure_add_file_comp(s, &fc, err);
+      if (rc) return rc;
+    }
+  }
+  cat = sp_cif_find_category(d, b, "_chem_comp_bond");
+  int b_comp = sp_cif_col(d, cat, "comp_id"), b_a1 = sp_cif_col(d, cat, "atom_id_1");
+  int b_a2 = sp_cif_col(d, cat, "atom_id_2"), b_ord = sp_cif_col(d, cat, "value_order");
+  int b_arom = sp_cif_col(d, cat, "pdbx_aromatic_flag");
+  if (b_ord < 0) b_ord = sp_cif_col(d, cat, "type");
+  if (!cat || b_comp < 0 || b_a1 < 0 || b_a2 < 0) return 0;
+  rowctx r = {d, cat, 0};
+  for (uint32_t row = 0; row < cat->n_rows; ++row) {
+    r.row = row;
+    sp_file_bond fb;
+    memset(&fb, 0, sizeof fb);
+    copy_cell(fb.comp_id, sizeof fb.comp_id, &r, b_comp);
+    copy_cell(fb.atom1, sizeof fb.atom1, &r, b_a1);
+    copy_cell(fb.atom2, sizeof fb.atom2, &r, b_a2);
+    const sp_cif_value *v = cell(&r, b_ord);
+    fb.order = v ? sp_cif_bond_order(v, &fb.aromatic) : 4;
+    const sp_cif_value *f = cell(&r, b_arom);
+    if (f && (sp_cif_value_ieq(f, "Y") || sp_cif_value_ieq(f, "yes"))) fb.aromatic = 1;
+    int rc = sp_structure_add_file_bond(s, &fb, err);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ metadata */
+
+static void read_meta(const sp_cif_doc *d, const sp_cif_block *b, sp_structure *s) {
+  const sp_cif_value *v = sp_cif_find_value(d, b, "_entry.id", 0);
+  if (v) sp_sv_copy(s->entry_id, sizeof s->entry_id, sp_cif_sv(v));
+  size_t used = 0;
+  s->method[0] = 0;
+  for (uint32_t row = 0; (v = sp_cif_find_value(d, b, "_exptl.method", row)); ++row) {
+    sp_sv m = sp_cif_sv(v);
+    if (!m.n) continue;
+    int w = snprintf(s->method + used, sizeof s->method - used, "%s%.*s", used ? ", " : "", (int)m.n, m.p);
+    if (w < 0 || (size_t)w >= sizeof s->method - used) {
+      used = sizeof s->method - 1;
+      break;
+    }
+    used += (size_t)w;
+  }
+  float res;
+  s->resolution = NAN;
+  if (first_number(d, b, "_refine.ls_d_res_high", &res) || first_number(d, b, "_em_3d_reconstruction.resolution", &res) ||
+      first_number(d, b, "_reflns.d_resolution_high", &res))
+    s->resolution = res;
+}
+
+int sp_mmcif_read(const char *text, size_t len, sp_structure *s, sp_err *err) {
+  sp_cif_doc doc;
+  memset(&doc, 0, sizeof doc);
+  int rc = sp_cif_parse(text, len, 1, &doc, err);
+  if (rc) goto done;
+  if (!doc.n_blocks) {
+    rc = sp_err_set(err, SP_E_NO_ATOMS, len ? "no data_ block" : "empty file");
+    goto done;
+  }
+  const sp_cif_block *b = &doc.blocks[0];
+  for (size_t i = 0; i < doc.n_warnings; ++i) sp_structure_warn(s, "%s", sp_cif_warning(&doc, i));
+  if ((rc = read_atoms(&doc, b, s, err))) goto done;
+  if ((rc = read_entities(&doc, b, s, err))) goto done;
+  if ((rc = read_conns(&doc, b, s, err))) goto done;
+  if ((rc = read_comps(&doc, b, s, err))) goto done;
+  read_meta(&doc, b, s);
+  rc = sp_structure_finish(s, err);
+done:
+  sp_cif_doc_free(&doc);
+  return rc;
+}
