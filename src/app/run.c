@@ -134,9 +134,20 @@ static double file_cost(const char *root, const char *rel, int64_t bytes) {
   return w * (double)(bytes > 0 ? bytes : 1);
 }
 
+/* mkdir -p: create @p path and its missing parents. */
 static int mkdir_p(const char *path) {
-  if (mkdir(path, 0777) == 0 || errno == EEXIST) return 0;
-  return -1;
+  char buf[4096];
+  size_t n = strlen(path);
+  if (n == 0 || n >= sizeof buf) return -1;
+  memcpy(buf, path, n + 1);
+  for (char *p = buf + 1; *p; ++p) {
+    if (*p != '/') continue;
+    *p = 0;
+    if (mkdir(buf, 0777) && errno != EEXIST) return -1;
+    *p = '/';
+  }
+  if (mkdir(buf, 0777) && errno != EEXIST) return -1;
+  return 0;
 }
 
 /* Broadcast the file list from rank 0. */

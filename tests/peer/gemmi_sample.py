@@ -31,9 +31,20 @@ def res_key(chain, name, seqid):
     return f"{name}/{chain}/{num}{icode}"
 
 
+def mmcif_entity_types(path):
+    """label_asym_id -> _entity.type, read with gemmi's CIF parser (gemmi 0.5 has no
+    EntityType.Branched, so branched entities are taken from the file itself)."""
+    block = gemmi.cif.read(path).sole_block()
+    etype = dict(zip(block.find_loop("_entity.id"), block.find_loop("_entity.type")))
+    asym = dict(zip(block.find_loop("_struct_asym.id"), block.find_loop("_struct_asym.entity_id")))
+    return {a: etype.get(e, "?") for a, e in asym.items()}
+
+
 def gemmi_view(path):
     st = gemmi.read_structure(path)
     st.setup_entities()
+    is_cif = st.input_format != gemmi.CoorFormat.Pdb
+    types = mmcif_entity_types(path) if is_cif else None
     model = st[0]
     n_atoms = sum(1 for ch in model for r in ch for a in r)
     ligs = set()
@@ -41,8 +52,11 @@ def gemmi_view(path):
         for r in ch:
             if r.name in WATER or r.is_water():
                 continue
-            et = r.entity_type
-            if et in (gemmi.EntityType.NonPolymer, gemmi.EntityType.Branched):
+            if is_cif:
+                is_lig = types.get(r.subchain, "?") in ("non-polymer", "branched")
+            else:
+                is_lig = r.entity_type == gemmi.EntityType.NonPolymer
+            if is_lig:
                 ligs.add(res_key(ch.name, r.name, r.seqid))
     return n_atoms, ligs
 
