@@ -330,7 +330,9 @@ int sp_dump(const char *h5_path, const char *table, FILE *out, sp_err *err) {
     rc = sp_err_set(err, SP_E_FORMAT, "%s is not a sitepack file (not HDF5)", h5_path);
     goto out;
   }
-  d.file = H5Fopen(h5_path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t fapl = sp_h5_fapl(0);
+  d.file = fapl >= 0 ? H5Fopen(h5_path, H5F_ACC_RDONLY, fapl) : -1;
+  if (fapl >= 0) H5Pclose(fapl);
   if (d.file < 0) {
     rc = sp_h5_fail(err, "cannot open", h5_path);
     goto out;

@@ -71,7 +71,9 @@ static int open_input(merge_ctx *c, size_t i, task_ref **tasks, size_t *n_tasks,
                       f->path, strerror(errno));
   if (H5Fis_hdf5(f->path) <= 0)
     return sp_err_set(c->err, SP_E_FORMAT, "%s is not an HDF5 file", f->path);
-  f->file = H5Fopen(f->path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t fapl = sp_h5_fapl(0);
+  f->file = fapl >= 0 ? H5Fopen(f->path, H5F_ACC_RDONLY, fapl) : -1;
+  if (fapl >= 0) H5Pclose(fapl);
   if (f->file < 0) return sp_h5_fail(c->err, "cannot open per-rank file", f->path);
   char fmt[32];
   int64_t ver = 0;
@@ -460,9 +462,9 @@ static int merge_body(merge_ctx *c, const char *const *inputs, const sp_merge_in
   c->total[SP_T_COMPONENTS] = (int64_t)n_comps;
 
   /* the output file */
-  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  hid_t fapl = sp_h5_fapl(1);
   hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
-  if (fapl >= 0 && fcpl >= 0 && H5Pset_alignment(fapl, 65536, 4096) >= 0 && H5Pset_obj_track_times(fcpl, 0) >= 0)
+  if (fapl >= 0 && fcpl >= 0 && H5Pset_obj_track_times(fcpl, 0) >= 0)
     c->out = H5Fcreate(c->out_path, H5F_ACC_TRUNC, fcpl, fapl);
   if (fapl >= 0) H5Pclose(fapl);
   if (fcpl >= 0) H5Pclose(fcpl);

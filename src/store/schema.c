@@ -228,6 +228,16 @@ void sp_col_scatter(const sp_col *c, void *rows, size_t row_size, size_t n, cons
   }
 }
 
+hid_t sp_h5_fapl(int aligned) {
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (fapl < 0) return -1;
+  if (H5Pset_file_locking(fapl, 1, 1) < 0 || (aligned && H5Pset_alignment(fapl, 65536, 4096) < 0)) {
+    H5Pclose(fapl);
+    return -1;
+  }
+  return fapl;
+}
+
 void sp_h5_quiet_begin(sp_h5_quiet *q) {
   q->func = NULL;
   q->data = NULL;

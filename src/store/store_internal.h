@@ -65,6 +65,11 @@ size_t sp_col_elsize(const sp_col *c);
 void sp_col_gather(const sp_col *c, const void *rows, size_t row_size, size_t n, void *colbuf);
 void sp_col_scatter(const sp_col *c, void *rows, size_t row_size, size_t n, const void *colbuf);
 
+/** File access property list: sec2 driver, file locking used where the file system supports
+ *  it and ignored where it does not (Lustre/NFS mounts without flock); with @p aligned, objects
+ *  of 64 KiB or more start at multiples of 4096 bytes. Caller closes with H5Pclose; < 0 on failure. */
+hid_t sp_h5_fapl(int aligned);
+
 /* Error helpers: silence HDF5's automatic stack printing inside our calls. */
 typedef struct sp_h5_quiet { H5E_auto2_t func; void *data; } sp_h5_quiet;
 void sp_h5_quiet_begin(sp_h5_quiet *q);

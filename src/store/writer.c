@@ -17,7 +17,7 @@ struct sp_rank_writer {
 
 /* Chunk of about 256 KiB, at least 16 rows. */
 static hsize_t chunk_rows(size_t row_size) {
-  size_t n = (256u * 1024u) / row_size;
+  size_t n = (32u * 1024u) / row_size;
   return n < 16 ? 16 : (hsize_t)n;
 }
 
@@ -62,7 +62,9 @@ sp_rank_writer *sp_rank_writer_open(const char *path, sp_err *err) {
   sp_h5_quiet q;
   sp_h5_quiet_begin(&q);
   const char *what = "cannot create per-rank file";
-  w->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t fapl = sp_h5_fapl(0);
+  w->file = fapl >= 0 ? H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl) : -1;
+  if (fapl >= 0) H5Pclose(fapl);
   if (w->file < 0) goto fail;
   what = "cannot write per-rank file attributes";
   if (sp_h5_attr_str(w->file, "format", SP_RANK_FORMAT_NAME) < 0 ||
