@@ -1,0 +1,66 @@
+/**
+ * @file read.h
+ * @brief Structure-format detection by content and one entry point that reads a file
+ *        (plain or gzip, see io.h) as mmCIF (cif/mmcif.h) or legacy PDB (pdb.h).
+ */
+#ifndef SITEPACK_READ_H
+#define SITEPACK_READ_H
+
+#include <stddef.h>
+
+#include "sitepack/error.h"
+#include "sitepack/io.h"
+#include "sitepack/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Structure file formats. */
+enum { SP_FMT_UNKNOWN = 0, SP_FMT_MMCIF = 1, SP_FMT_PDB = 2 };
+
+/**
+ * Format of a structure text, by content (never by file name):
+ *  - any NUL byte in the text -> SP_FMT_UNKNOWN (binary);
+ *  - first line that is neither blank nor a '#' comment starts with `data_`
+ *    (case-insensitive, the CIF 1.1 data block header) -> SP_FMT_MMCIF;
+ *  - it starts with a PDB record name of the wwPDB format v3.3 (HEADER, OBSLTE, TITLE,
+ *    SPLIT, CAVEAT, COMPND, SOURCE, KEYWDS, EXPDTA, NUMMDL, MDLTYP, AUTHOR, REVDAT,
+ *    SPRSDE, JRNL, REMARK, DBREF, DBREF1, DBREF2, SEQADV, SEQRES, MODRES, HET, HETNAM,
+ *    HETSYN, FORMUL, HELIX, SHEET, SSBOND, LINK, CISPEP, SITE, CRYST1, ORIGXn, SCALEn,
+ *    MTRIXn, MODEL, ATOM, ANISOU, TER, HETATM, ENDMDL, CONECT, MASTER, END), followed by
+ *    a blank, a digit (ORIGX1...) or the end of the line -> SP_FMT_PDB;
+ *  - anything else (including an empty or all-blank text) -> SP_FMT_UNKNOWN.
+ * @return SP_FMT_UNKNOWN, SP_FMT_MMCIF or SP_FMT_PDB.
+ */
+int sp_detect_format(const char *text, size_t len);
+
+/** "mmcif", "pdb", or "" for SP_FMT_UNKNOWN / other values. Never NULL. */
+const char *sp_format_name(int fmt);
+
+/**
+ * Detect the format of @p text and read it into @p s (initialised, normally empty; see
+ * sp_pdb_read / sp_mmcif_read). @p fmt (may be NULL) receives the detected format.
+ * @return 0; SP_E_NO_ATOMS (empty or all-blank text, or no atom records), SP_E_BINARY
+ *         (NUL bytes), SP_E_FORMAT (neither mmCIF nor PDB), or any error of the format's
+ *         reader.
+ */
+int sp_read_structure_text(const char *text, size_t len, sp_structure *s, int *fmt, sp_err *err);
+
+/**
+ * Read the file @p path into @p buf with sp_file_read (gzip by magic bytes; @p max_bytes
+ * as there, 0 = no limit) and parse it with sp_read_structure_text. @p buf is filled
+ * even when parsing fails (its sha256 / stored_bytes stay useful); the caller frees it
+ * with sp_buf_free (also after an error). The structure's string ids are copies, so
+ * @p buf may be freed right after the call.
+ * @return 0, any error of sp_file_read (SP_E_NOT_FOUND, SP_E_IO, SP_E_TRUNCATED_GZIP,
+ *         SP_E_GZIP, SP_E_TOO_LARGE, SP_E_NOMEM) or of sp_read_structure_text. Messages
+ *         of parse errors are prefixed with the file path.
+ */
+int sp_read_structure_file(const char *path, size_t max_bytes, sp_buf *buf, sp_structure *s, int *fmt,
+                           sp_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

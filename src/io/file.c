@@ -1,0 +1,244 @@
+/* Whole-file reading, gzip inflation and SHA-256: see include/sitepack/io.h. */
+#include "sitepack/io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <openssl/evp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+void sp_buf_free(sp_buf *b) {
+  if (!b) return;
+  free(b->data);
+  memset(b, 0, sizeof *b);
+}
+
+void sp_sha256_hex(const void *data, size_t len, char out[65]) {
+  static const char hex[] = "0123456789abcdef";
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (!EVP_Digest(data ? data : "", len, md, &n, EVP_sha256(), NULL) || n != 32) {
+    memset(out, '0', 64); /* libcrypto failure (cannot happen with the built-in SHA-256) */
+    out[64] = 0;
+    return;
+  }
+  for (unsigned i = 0; i < 32; ++i) {
+    out[2 * i] = hex[md[i] >> 4];
+    out[2 * i + 1] = hex[md[i] & 15];
+  }
+  out[64] = 0;
+}
+
+double sp_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Inflate every gzip member of data[0..len) into out->data (NUL-terminated).
+ * `name` is used in messages only. Does not touch out->sha256 / stored_bytes. */
+static int gunzip_impl(const unsigned char *data, size_t len, size_t max_bytes, sp_buf *out, const char *name,
+                       sp_err *err) {
+  if (len < 2 || data[0] != 0x1f || data[1] != 0x8b)
+    return sp_err_set(err, SP_E_GZIP, "%s: not gzip data (no 1F 8B magic bytes)", name);
+  /* Output size hint: ISIZE, the last 4 bytes of the (last) member, little-endian (RFC 1952, 2.3.1).
+   * It is the size modulo 2^32 of the last member only, so it is a hint, never trusted. */
+  size_t cap = len * 4 + 64;
+  if (len >= 18) {
+    const unsigned char *t = data + len - 4;
+    size_t isize = (size_t)t[0] | (size_t)t[1] << 8 | (size_t)t[2] << 16 | (size_t)t[3] << 24;
+    /* plausible only between len/2 and deflate's maximum ratio of 1032:1 (RFC 1951 stored/
+     * length-258 limits); a truncated or corrupt file has arbitrary bytes there */
+    if (isize >= len / 2 && isize / 1032 <= len) cap = isize + 1;
+  }
+  if (max_bytes && cap > max_bytes + 1) cap = max_bytes + 1;
+  if (cap < 64) cap = 64;
+  char *buf = malloc(cap);
+  if (!buf) return sp_err_set(err, SP_E_NOMEM, "%s: out of memory (%zu bytes for inflated data)", name, cap);
+
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  /* 16 + MAX_WBITS: gzip wrapper only, header and CRC-32/ISIZE trailer checked by zlib. */
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+    free(buf);
+    return sp_err_set(err, SP_E_NOMEM, "%s: cannot initialise zlib inflate", name);
+  }
+  size_t in_pos = 0, out_len = 0;
+  int rc = 0;
+  for (;;) {
+    /* one member */
+    int zr = Z_OK;
+    while (zr != Z_STREAM_END) {
+      if (out_len + 1 >= cap) {
+        if (max_bytes && out_len >= max_bytes) {
+          rc = sp_err_set(err, SP_E_TOO_LARGE, "%s: inflated gzip content exceeds the limit of %zu bytes", name,
+                          max_bytes);
+          goto done;
+        }
+        size_t nc = cap < ((size_t)1 << 20) ? ((size_t)1 << 20) : cap * 2;
+        if (nc < cap) { /* overflow */
+          rc = sp_err_set(err, SP_E_TOO_LARGE, "%s: inflated gzip content too large", name);
+          goto done;
+        }
+        if (max_bytes && nc > max_bytes + 1) nc = max_bytes + 1;
+        char *nb = realloc(buf, nc);
+        if (!nb) {
+          rc = sp_err_set(err, SP_E_NOMEM, "%s: out of memory (%zu bytes for inflated data)", name, nc);
+          goto done;
+        }
+        buf = nb;
+        cap = nc;
+      }
+      size_t in_left = len - in_pos, out_left = cap - 1 - out_len;
+      z.next_in = (Bytef *)(data + in_pos);
+      z.avail_in = in_left > UINT_MAX ? UINT_MAX : (uInt)in_left;
+      z.next_out = (Bytef *)(buf + out_len);
+      z.avail_out = out_left > UINT_MAX ? UINT_MAX : (uInt)out_left;
+      uInt avail_in0 = z.avail_in, avail_out0 = z.avail_out;
+      zr = inflate(&z, Z_NO_FLUSH);
+      in_pos += avail_in0 - z.avail_in;
+      out_len += avail_out0 - z.avail_out;
+      if (zr == Z_STREAM_END) break;
+      if (zr == Z_DATA_ERROR) {
+        rc = sp_err_set(err, SP_E_GZIP, "%s: corrupt gzip data (%s)", name, z.msg ? z.msg : "data error");
+        goto done;
+      }
+      if (zr == Z_MEM_ERROR) {
+        rc = sp_err_set(err, SP_E_NOMEM, "%s: out of memory in zlib inflate", name);
+        goto done;
+      }
+      if (zr == Z_NEED_DICT || zr == Z_STREAM_ERROR) {
+        rc = sp_err_set(err, SP_E_GZIP, "%s: corrupt gzip data (zlib error %d)", name, zr);
+        goto done;
+      }
+      /* Z_OK or Z_BUF_ERROR: no progress possible without more input -> truncated */
+      if (in_pos >= len && z.avail_out > 0) {
+        rc = sp_err_set(err, SP_E_TRUNCATED_GZIP,
+                        "%s: truncated gzip stream (input ends after %zu bytes, before the end of the member)",
+                        name, len);
+        goto done;
+      }
+    }
+    /* member finished: another member, zero padding, or garbage */
+    if (in_pos >= len) break;
+    if (len - in_pos >= 2 && data[in_pos] == 0x1f && data[in_pos + 1] == 0x8b) {
+      if (inflateReset(&z) != Z_OK) {
+        rc = sp_err_set(err, SP_E_GZIP, "%s: cannot reset zlib inflate", name);
+        goto done;
+      }
+      continue;
+    }
+    size_t k = in_pos;
+    while (k < len && data[k] == 0) ++k;
+    if (k == len) break; /* trailing zero padding (tape blocks), as gzip(1) accepts */
+    rc = sp_err_set(err, SP_E_GZIP, "%s: %zu bytes of trailing garbage after a gzip member", name, len - in_pos);
+    goto done;
+  }
+  if (max_bytes && out_len > max_bytes) {
+    rc = sp_err_set(err, SP_E_TOO_LARGE, "%s: inflated gzip content exceeds the limit of %zu bytes", name,
+                    max_bytes);
+    goto done;
+  }
+done:
+  inflateEnd(&z);
+  if (rc) {
+    free(buf);
+    return rc;
+  }
+  if (out_len + 1 < cap / 2 && cap > ((size_t)1 << 20)) { /* give back a badly over-estimated hint */
+    char *nb = realloc(buf, out_len + 1);
+    if (nb) buf = nb;
+  }
+  buf[out_len] = '\0';
+  out->data = buf;
+  out->len = out_len;
+  out->gzip = 1;
+  return 0;
+}
+
+int sp_gunzip(const void *data, size_t len, size_t max_bytes, sp_buf *out, sp_err *err) {
+  memset(out, 0, sizeof *out);
+  int rc = gunzip_impl(data, len, max_bytes, out, "gzip data", err);
+  if (rc) return rc;
+  out->stored_bytes = len;
+  sp_sha256_hex(data, len, out->sha256);
+  return 0;
+}
+
+int sp_file_read(const char *path, size_t max_bytes, sp_buf *out, sp_err *err) {
+  memset(out, 0, sizeof *out);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    return sp_err_set(err, e == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "%s: cannot open: %s", path, strerror(e));
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int e = errno;
+    close(fd);
+    return sp_err_set(err, SP_E_IO, "%s: cannot stat: %s", path, strerror(e));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    close(fd);
+    return sp_err_set(err, SP_E_IO, "%s: is a directory", path);
+  }
+  /* Regular files: read st_size bytes (and notice growth); others (pipes): read until EOF. */
+  size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536;
+  unsigned char *raw = malloc(cap);
+  if (!raw) {
+    close(fd);
+    return sp_err_set(err, SP_E_NOMEM, "%s: out of memory (%zu bytes)", path, cap);
+  }
+  size_t n = 0;
+  for (;;) {
+    if (n + 1 >= cap) {
+      size_t nc = cap * 2;
+      unsigned char *nr = nc > cap ? realloc(raw, nc) : NULL;
+      if (!nr) {
+        free(raw);
+        close(fd);
+        return sp_err_set(err, SP_E_NOMEM, "%s: out of memory (%zu bytes)", path, nc);
+      }
+      raw = nr;
+      cap = nc;
+    }
+    size_t want = cap - 1 - n;
+    if (want > ((size_t)1 << 30)) want = (size_t)1 << 30;
+    ssize_t r = read(fd, raw + n, want);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      free(raw);
+      close(fd);
+      return sp_err_set(err, SP_E_IO, "%s: read error: %s", path, strerror(e));
+    }
+    if (r == 0) break;
+    n += (size_t)r;
+  }
+  close(fd);
+
+  char sha[65];
+  sp_sha256_hex(raw, n, sha);
+  if (n >= 2 && raw[0] == 0x1f && raw[1] == 0x8b) {
+    int rc = gunzip_impl(raw, n, max_bytes, out, path, err);
+    free(raw);
+    if (rc) return rc;
+  } else {
+    if (max_bytes && n > max_bytes) {
+      free(raw);
+      return sp_err_set(err, SP_E_TOO_LARGE, "%s: %zu bytes exceeds the limit of %zu bytes", path, n, max_bytes);
+    }
+    raw[n] = '\0';
+    out->data = (char *)raw;
+    out->len = n;
+    out->gzip = 0;
+  }
+  out->stored_bytes = n;
+  memcpy(out->sha256, sha, sizeof sha);
+  return 0;
+}

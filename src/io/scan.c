@@ -1,0 +1,253 @@
+/* Recursive input-directory scan: see include/sitepack/io.h.
+ *
+ * Iterative depth-first walk (explicit stack, no recursion). Symlinks are followed
+ * (stat, not lstat); every directory's (device, inode) is remembered, and a directory
+ * reached a second time (a symlink loop, or a second link to the same directory) is
+ * skipped and counted in n_skipped, so the walk always ends and never lists a file twice
+ * through two links to one directory. */
+#include "sitepack/io.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void sp_scan_list_free(sp_scan_list *l) {
+  if (!l) return;
+  for (size_t i = 0; i < l->n; ++i) free(l->files[i].path);
+  free(l->files);
+  memset(l, 0, sizeof *l);
+}
+
+static int ends_with_ci(const char *s, size_t n, const char *suf) {
+  size_t k = strlen(suf);
+  if (n < k) return 0;
+  for (size_t i = 0; i < k; ++i) {
+    char c = s[n - k + i];
+    if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+    if (c != suf[i]) return 0;
+  }
+  return 1;
+}
+
+/* .cif .mmcif .pdb .ent, each optionally followed by .gz (case-insensitive). */
+static int wanted_name(const char *name) {
+  size_t n = strlen(name);
+  if (ends_with_ci(name, n, ".gz")) n -= 3;
+  static const char *const ext[] = {".cif", ".mmcif", ".pdb", ".ent"};
+  for (size_t i = 0; i < sizeof ext / sizeof *ext; ++i)
+    if (ends_with_ci(name, n, ext[i]) && n > strlen(ext[i])) return 1;
+  return 0;
+}
+
+typedef struct {
+  dev_t dev;
+  ino_t ino;
+} dev_ino;
+
+typedef struct {
+  sp_scan_list *out;
+  size_t cap_files;
+  dev_ino *seen;
+  size_t n_seen, cap_seen;
+  char **stack; /* relative directory paths still to walk ("" = root) */
+  size_t n_stack, cap_stack;
+} walk;
+
+static int push_ptr(void ***arr, size_t *n, size_t *cap, void *p) {
+  if (*n == *cap) {
+    size_t nc = *cap ? *cap * 2 : 64;
+    void **na = realloc(*arr, nc * sizeof *na);
+    if (!na) return -1;
+    *arr = na;
+    *cap = nc;
+  }
+  (*arr)[(*n)++] = p;
+  return 0;
+}
+
+/* 1 if (dev, ino) was seen before; otherwise records it and returns 0; -1 on no memory. */
+static int seen_before(walk *w, dev_t dev, ino_t ino) {
+  for (size_t i = 0; i < w->n_seen; ++i)
+    if (w->seen[i].dev == dev && w->seen[i].ino == ino) return 1;
+  if (w->n_seen == w->cap_seen) {
+    size_t nc = w->cap_seen ? w->cap_seen * 2 : 64;
+    dev_ino *ns = realloc(w->seen, nc * sizeof *ns);
+    if (!ns) return -1;
+    w->seen = ns;
+    w->cap_seen = nc;
+  }
+  w->seen[w->n_seen].dev = dev;
+  w->seen[w->n_seen].ino = ino;
+  w->n_seen++;
+  return 0;
+}
+
+static int add_file(walk *w, char *rel, int64_t bytes) {
+  sp_scan_list *l = w->out;
+  if (l->n == w->cap_files) {
+    size_t nc = w->cap_files ? w->cap_files * 2 : 256;
+    sp_scan_entry *nf = realloc(l->files, nc * sizeof *nf);
+    if (!nf) return -1;
+    l->files = nf;
+    w->cap_files = nc;
+  }
+  l->files[l->n].path = rel;
+  l->files[l->n].bytes = bytes;
+  l->n++;
+  return 0;
+}
+
+static char *join(const char *a, const char *b) {
+  size_t na = strlen(a), nb = strlen(b);
+  char *p = malloc(na + nb + 2);
+  if (!p) return NULL;
+  memcpy(p, a, na);
+  size_t k = na;
+  if (na && a[na - 1] != '/') p[k++] = '/';
+  memcpy(p + k, b, nb + 1);
+  return p;
+}
+
+static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_entry(const void *a, const void *b) {
+  return strcmp(((const sp_scan_entry *)a)->path, ((const sp_scan_entry *)b)->path);
+}
+
+/* Walk one directory (relative path rel, already marked as seen). */
+static int walk_dir(walk *w, const char *root, const char *rel, sp_err *err) {
+  char *full = rel[0] ? join(root, rel) : strdup(root);
+  if (!full) return sp_err_set(err, SP_E_NOMEM, "out of memory (scan)");
+  DIR *d = opendir(full);
+  if (!d) { /* unreadable directory: skipped, counted (the root itself is an error) */
+    if (!rel[0]) {
+      int e = errno;
+      sp_err_set(err, SP_E_IO, "%s: cannot open directory: %s", full, strerror(e));
+      free(full);
+      return SP_E_IO;
+    }
+    free(full);
+    w->out->n_skipped++;
+    return 0;
+  }
+  char **names = NULL;
+  size_t n_names = 0, cap_names = 0;
+  int rc = 0;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+    char *nm = strdup(de->d_name);
+    if (!nm || push_ptr((void ***)&names, &n_names, &cap_names, nm)) {
+      free(nm);
+      rc = sp_err_set(err, SP_E_NOMEM, "out of memory (scan)");
+      break;
+    }
+  }
+  closedir(d);
+  if (!rc && n_names) qsort(names, n_names, sizeof *names, cmp_name);
+  /* push subdirectories in reverse order so that they are walked in name order */
+  char **subdirs = NULL;
+  size_t n_sub = 0, cap_sub = 0;
+  for (size_t i = 0; i < n_names && !rc; ++i) {
+    char *child_full = join(full, names[i]);
+    char *child_rel = rel[0] ? join(rel, names[i]) : strdup(names[i]);
+    if (!child_full || !child_rel) {
+      free(child_full);
+      free(child_rel);
+      rc = sp_err_set(err, SP_E_NOMEM, "out of memory (scan)");
+      break;
+    }
+    struct stat st;
+    if (stat(child_full, &st) != 0) { /* broken symlink, permission: skipped */
+      w->out->n_skipped++;
+      free(child_rel);
+    } else if (S_ISDIR(st.st_mode)) {
+      int sb = seen_before(w, st.st_dev, st.st_ino);
+      if (sb < 0) {
+        free(child_rel);
+        rc = sp_err_set(err, SP_E_NOMEM, "out of memory (scan)");
+      } else if (sb) { /* symlink loop or second link to a directory already walked */
+        w->out->n_skipped++;
+        free(child_rel);
+      } else if (push_ptr((void ***)&subdirs, &n_sub, &cap_sub, child_rel)) {
+        free(child_rel);
+        rc = sp_err_set(err, SP_E_NOMEM, "out of memory (scan)");
+      }
+    } else if (S_ISREG(st.st_mode) && wanted_name(names[i])) {
+      if (add_file(w, child_rel, (int64_t)st.st_size)) {
+        free(child_rel);
+        rc = sp_err_set(err, SP_E_NOMEM, "out of memory (scan)");
+      }
+    } else {
+      w->out->n_skipped++;
+      free(child_rel);
+    }
+    free(child_full);
+  }
+  while (n_sub) {
+    char *s = subdirs[--n_sub];
+    if (!rc && push_ptr((void ***)&w->stack, &w->n_stack, &w->cap_stack, s)) {
+      rc = sp_err_set(err, SP_E_NOMEM, "out of memory (scan)");
+      free(s);
+    } else if (rc) {
+      free(s);
+    }
+  }
+  free(subdirs);
+  for (size_t i = 0; i < n_names; ++i) free(names[i]);
+  free(names);
+  free(full);
+  return rc;
+}
+
+int sp_scan_dir(const char *root, sp_scan_list *out, sp_err *err) {
+  memset(out, 0, sizeof *out);
+  struct stat st;
+  if (stat(root, &st) != 0) {
+    int e = errno;
+    return sp_err_set(err, e == ENOENT || e == ENOTDIR ? SP_E_NOT_FOUND : SP_E_IO, "%s: cannot stat: %s", root,
+                      strerror(e));
+  }
+  if (S_ISREG(st.st_mode)) {
+    const char *base = strrchr(root, '/');
+    base = base ? base + 1 : root;
+    out->files = malloc(sizeof *out->files);
+    char *p = strdup(base);
+    if (!out->files || !p) {
+      free(out->files);
+      free(p);
+      out->files = NULL;
+      return sp_err_set(err, SP_E_NOMEM, "out of memory (scan)");
+    }
+    out->files[0].path = p;
+    out->files[0].bytes = (int64_t)st.st_size;
+    out->n = 1;
+    return 0;
+  }
+  if (!S_ISDIR(st.st_mode)) return sp_err_set(err, SP_E_IO, "%s: neither a directory nor a regular file", root);
+
+  walk w;
+  memset(&w, 0, sizeof w);
+  w.out = out;
+  int rc = 0;
+  char *r0 = strdup("");
+  if (!r0 || seen_before(&w, st.st_dev, st.st_ino) < 0 || push_ptr((void ***)&w.stack, &w.n_stack, &w.cap_stack, r0)) {
+    free(r0);
+    rc = sp_err_set(err, SP_E_NOMEM, "out of memory (scan)");
+  }
+  while (!rc && w.n_stack) {
+    char *rel = w.stack[--w.n_stack];
+    rc = walk_dir(&w, root, rel, err);
+    free(rel);
+  }
+  while (w.n_stack) free(w.stack[--w.n_stack]);
+  free(w.stack);
+  free(w.seen);
+  if (rc) {
+    sp_scan_list_free(out);
+    return rc;
+  }
+  if (out->n > 1) qsort(out->files, out->n, sizeof *out->files, cmp_entry);
+  return 0;
+}

@@ -1,0 +1,527 @@
+/* Legacy PDB reader: see include/sitepack/pdb.h for the columns and rules. */
+#include "sitepack/pdb.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sitepack/elements.h"
+
+/* ---- small helpers over one line (p, n): 1-based inclusive columns, blank beyond n ---- */
+
+typedef struct {
+  const char *p;
+  size_t n;
+  size_t no; /* line number, 1-based */
+} line_t;
+
+static char col(const line_t *l, size_t c) { return c - 1 < l->n ? l->p[c - 1] : ' '; }
+
+/* Columns c0..c1 clipped to the line, blanks trimmed on both sides. */
+static sp_sv fld(const line_t *l, size_t c0, size_t c1) {
+  sp_sv v = {l->p, 0};
+  if (c0 - 1 >= l->n) return v;
+  size_t a = c0 - 1, b = c1 < l->n ? c1 : l->n; /* [a, b) */
+  while (a < b && (l->p[a] == ' ' || l->p[a] == '\t')) ++a;
+  while (b > a && (l->p[b - 1] == ' ' || l->p[b - 1] == '\t')) --b;
+  v.p = l->p + a;
+  v.n = b - a;
+  return v;
+}
+
+/* Columns c0..c1 copied raw (blank-padded past the end of the line). */
+static void raw(const line_t *l, size_t c0, size_t c1, char *out) {
+  for (size_t c = c0; c <= c1; ++c) out[c - c0] = col(l, c);
+}
+
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+static bool is_alpha(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+
+static const double k_pow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9,
+                                 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
+
+/* A decimal number of a fixed field: [blanks][sign]digits[.digits][blanks].
+ * @return 0 ok, 1 blank, -1 not a number. */
+static int parse_real(sp_sv v, double *out) {
+  if (v.n == 0) return 1;
+  size_t i = 0;
+  bool neg = false;
+  if (v.p[i] == '-' || v.p[i] == '+') neg = v.p[i++] == '-';
+  uint64_t mant = 0;
+  int nd = 0, frac = 0;
+  bool any = false;
+  while (i < v.n && is_digit(v.p[i])) {
+    if (nd < 18) mant = mant * 10 + (uint64_t)(v.p[i] - '0'), ++nd;
+    else if (frac > -18) --frac; /* more integer digits than we keep: scale up */
+    any = true;
+    ++i;
+  }
+  if (i < v.n && v.p[i] == '.') {
+    ++i;
+    while (i < v.n && is_digit(v.p[i])) {
+      if (nd < 18) mant = mant * 10 + (uint64_t)(v.p[i] - '0'), ++nd, ++frac;
+      any = true;
+      ++i;
+    }
+  }
+  if (!any || i != v.n) return -1;
+  double d = (double)mant;
+  if (frac > 0) d /= k_pow10[frac];
+  else if (frac < 0) d *= k_pow10[-frac];
+  *out = neg ? -d : d;
+  return 0;
+}
+
+static int base36_digit(char c) {
+  if (is_digit(c)) return c - '0';
+  if (c >= 'A' && c <= 'Z') return c - 'A' + 10;
+  if (c >= 'a' && c <= 'z') return c - 'a' + 10;
+  return -1;
+}
+
+int sp_hy36_decode(const char *field, size_t width, int32_t *value) {
+  if (width == 0 || width > 8) return -1;
+  size_t a = 0, b = width;
+  while (a < b && field[a] == ' ') ++a;
+  while (b > a && field[b - 1] == ' ') --b;
+  if (a == b) return 1;
+  char c0 = field[a];
+  if (is_digit(c0) || c0 == '-' || c0 == '+') {
+    size_t i = a;
+    bool neg = false;
+    if (field[i] == '-' || field[i] == '+') neg = field[i++] == '-';
+    if (i == b) return -1;
+    int64_t v = 0;
+    for (; i < b; ++i) {
+      if (!is_digit(field[i])) return -1;
+      v = v * 10 + (field[i] - '0');
+    }
+    *value = (int32_t)(neg ? -v : v);
+    return 0;
+  }
+  /* hybrid-36: the field is full width, all upper or all lower case base-36 digits */
+  if (a != 0 || b != width || !is_alpha(c0)) return -1;
+  bool upper = c0 >= 'A' && c0 <= 'Z';
+  int64_t v = 0, p36 = 1;
+  for (size_t i = 0; i < width; ++i) {
+    char c = field[i];
+    if (is_alpha(c) && ((c >= 'A' && c <= 'Z') != upper)) return -1;
+    int d = base36_digit(c);
+    if (d < 0) return -1;
+    v = v * 36 + d;
+  }
+  for (size_t i = 1; i < width; ++i) p36 *= 36;
+  int64_t p10 = 1;
+  for (size_t i = 0; i < width; ++i) p10 *= 10;
+  /* upper: "A000..." (= 10 * 36^(w-1)) maps to 10^w; lower continues after "ZZZ..." */
+  int64_t r = v - 10 * p36 + p10;
+  if (!upper) r += 26 * p36;
+  if (r > INT32_MAX) return -1;
+  *value = (int32_t)r;
+  return 0;
+}
+
+/* Standard residues that hold no two-letter element (amino acids, nucleotides, water). */
+static bool standard_residue(sp_sv c) {
+  static const char *const k_std[] = {"ALA", "ARG", "ASN", "ASP", "CYS", "GLN", "GLU", "GLY", "HIS", "ILE",
+                                      "LEU", "LYS", "MET", "PHE", "PRO", "SER", "THR", "TRP", "TYR", "VAL",
+                                      "UNK", "A",   "C",   "G",   "U",   "I",   "DA",  "DC",  "DG",  "DT",
+                                      "DI",  "DU",  "N",   "DN",  "HOH", "WAT", "DOD", "TIP", "TIP3"};
+  for (size_t i = 0; i < sizeof k_std / sizeof *k_std; ++i)
+    if (sp_sv_eq(c, k_std[i])) return true;
+  return false;
+}
+
+uint8_t sp_pdb_element_from_name(const char name4[4], sp_sv comp_id) {
+  char c0 = name4[0], c1 = name4[1];
+  if (c0 == ' ' || is_digit(c0)) /* rule 1 */
+    return is_alpha(c1) ? sp_element_from_symbol(&c1, 1) : 0;
+  if (!is_alpha(c0)) return 0;
+  bool four = name4[1] != ' ' && name4[2] != ' ' && name4[3] != ' ';
+  if (four && (c0 == 'H' || c0 == 'h' || c0 == 'D' || c0 == 'd')) return 1; /* rule 2 */
+  uint8_t one = sp_element_from_symbol(&c0, 1);
+  if (is_alpha(c1)) { /* rule 3 */
+    uint8_t two = sp_element_from_symbol(name4, 2);
+    if (two && !(one && standard_residue(comp_id))) return two;
+  }
+  return one; /* rule 4 */
+}
+
+/* ---- the reader ---- */
+
+typedef struct {
+  sp_structure *s;
+  sp_err *err;
+  int32_t model_num;
+  int32_t last_serial;
+  bool serial_warned;
+  bool element_warned;
+  bool charge_warned;
+  size_t n_atom_records;
+  char method[128];
+  size_t n_conn_pdb; /* number of sp_conn added from LINK (for the metal pass) */
+} reader;
+
+static int bad(reader *r, const line_t *l, const char *what, sp_sv v) {
+  return sp_err_set(r->err, SP_E_BAD_VALUE, "line %zu: %s '%.*s' is not a number", l->no, what,
+                    (int)(v.n > 40 ? 40 : v.n), v.p);
+}
+
+/* Residue name: 18-20, or 18-21 when column 21 is not blank (MD tools). */
+static sp_sv res_name(const line_t *l, size_t c18) {
+  return fld(l, c18, col(l, c18 + 3) != ' ' ? c18 + 3 : c18 + 2);
+}
+
+/* Residue number + insertion code at columns c..c+4 (resSeq 4 columns + iCode).
+ * @return 0, or -1 if the number does not parse. */
+static int res_seq(const line_t *l, size_t c, int32_t *seq, char *icode) {
+  char f[5];
+  raw(l, c, c + 4, f);
+  bool digits4 = is_digit(f[0]) && is_digit(f[1]) && is_digit(f[2]) && is_digit(f[3]);
+  if (digits4 && is_digit(f[4])) { /* 5-digit residue number (MD tools, case B20) */
+    int32_t v = 0;
+    for (int i = 0; i < 5; ++i) v = v * 10 + (f[i] - '0');
+    *seq = v;
+    *icode = 0;
+    return 0;
+  }
+  int rc = sp_hy36_decode(f, 4, seq);
+  if (rc < 0) return -1;
+  if (rc == 1) *seq = SP_SEQ_NONE;
+  *icode = f[4] == ' ' ? 0 : f[4];
+  return 0;
+}
+
+static int read_atom(reader *r, const line_t *l, bool het) {
+  sp_structure *s = r->s;
+  sp_atom_in a;
+  memset(&a, 0, sizeof a);
+  a.model_num = r->model_num;
+  a.hetatm = het;
+  if (l->n < 54)
+    return sp_err_set(r->err, SP_E_BAD_VALUE, "line %zu: %s record too short (%zu columns; coordinates need 54)",
+                      l->no, het ? "HETATM" : "ATOM", l->n);
+  /* serial */
+  char sf[5];
+  raw(l, 7, 11, sf);
+  int rc = sp_hy36_decode(sf, 5, &a.serial);
+  if (rc == 1) a.serial = 0;
+  if (rc < 0) {
+    if (!memcmp(sf, "*****", 5)) { /* overflow marker written by some MD tools */
+      a.serial = 0;
+    } else {
+      return bad(r, l, "atom serial", fld(l, 7, 11));
+    }
+  }
+  if (a.serial && a.serial <= r->last_serial && !r->serial_warned) {
+    sp_structure_warn(s, "line %zu: atom serial %d does not increase (previous %d): serials restart or repeat",
+                      l->no, a.serial, r->last_serial);
+    r->serial_warned = true;
+  }
+  if (a.serial) r->last_serial = a.serial;
+
+  a.atom_name = fld(l, 13, 16);
+  char alt = col(l, 17);
+  a.altloc = alt == ' ' ? 0 : alt;
+  a.comp_id = res_name(l, 18);
+  a.auth_asym_id = fld(l, 22, 22);
+  a.label_asym_id.p = l->p;
+  a.label_asym_id.n = 0;
+  a.entity_id = a.label_asym_id;
+  a.label_seq_id = SP_SEQ_NONE;
+  if (res_seq(l, 23, &a.auth_seq_id, &a.ins_code)) return bad(r, l, "residue number", fld(l, 23, 26));
+
+  double x, y, z, occ = 1.0, b = 0.0;
+  sp_sv v;
+  if (parse_real(v = fld(l, 31, 38), &x)) return bad(r, l, "x coordinate", v);
+  if (parse_real(v = fld(l, 39, 46), &y)) return bad(r, l, "y coordinate", v);
+  if (parse_real(v = fld(l, 47, 54), &z)) return bad(r, l, "z coordinate", v);
+  if (parse_real(v = fld(l, 55, 60), &occ) < 0) return bad(r, l, "occupancy", v);
+  if (parse_real(v = fld(l, 61, 66), &b) < 0) return bad(r, l, "temperature factor", v);
+  a.x = (float)x;
+  a.y = (float)y;
+  a.z = (float)z;
+  a.occupancy = (float)occ;
+  a.b_iso = (float)b;
+
+  /* element */
+  sp_sv es = fld(l, 77, 78);
+  uint8_t el = es.n ? sp_element_from_symbol(es.p, es.n) : 0;
+  if (!el) {
+    char name4[4];
+    raw(l, 13, 16, name4);
+    el = sp_pdb_element_from_name(name4, a.comp_id);
+    if (es.n && !r->element_warned) {
+      sp_structure_warn(s, "line %zu: element '%.*s' unknown, guessed %s from the atom name", l->no, (int)es.n,
+                        es.p, sp_element_symbol(el));
+      r->element_warned = true;
+    }
+  }
+  a.element = el;
+  /* charge: digit then sign ("2+"), or sign then digit ("+2") */
+  char q0 = col(l, 79), q1 = col(l, 80);
+  if (q0 != ' ' || q1 != ' ') {
+    int chg = 0;
+    bool ok = true;
+    if (is_digit(q0) && (q1 == '+' || q1 == '-')) chg = (q0 - '0') * (q1 == '-' ? -1 : 1);
+    else if (is_digit(q1) && (q0 == '+' || q0 == '-')) chg = (q1 - '0') * (q0 == '-' ? -1 : 1);
+    else if (q0 == ' ' && is_digit(q1)) chg = q1 - '0';
+    else if (is_digit(q0) && q1 == ' ') chg = q0 - '0';
+    else ok = false;
+    if (!ok && !r->charge_warned) {
+      sp_structure_warn(s, "line %zu: charge '%c%c' not understood, taken as 0", l->no, q0, q1);
+      r->charge_warned = true;
+    }
+    a.charge = (int8_t)chg;
+  }
+  r->n_atom_records++;
+  return sp_structure_add_atom(s, &a, r->err);
+}
+
+/* "  1555" -> "1_555" (mmCIF spelling); blank -> "". */
+static void symop(const line_t *l, size_t c0, size_t c1, char out[12]) {
+  sp_sv v = fld(l, c0, c1);
+  out[0] = 0;
+  if (!v.n) return;
+  bool digits = v.n >= 4 && v.n <= 9;
+  for (size_t i = 0; i < v.n && digits; ++i) digits = is_digit(v.p[i]);
+  if (digits) {
+    size_t k = v.n - 3;
+    memcpy(out, v.p, k);
+    out[k] = '_';
+    memcpy(out + k + 1, v.p + k, 3);
+    out[k + 4] = 0;
+  } else {
+    sp_sv_copy(out, 12, v);
+  }
+}
+
+static void conn_end(const line_t *l, size_t c_name, size_t c_res, size_t c_chain, size_t c_seq,
+                     sp_conn_end *e, bool ssbond) {
+  memset(e, 0, sizeof *e);
+  if (ssbond) {
+    memcpy(e->atom_name, "SG", 3);
+    e->altloc = 0;
+  } else {
+    sp_sv_copy(e->atom_name, SP_ID_LEN, fld(l, c_name, c_name + 3));
+    char alt = col(l, c_name + 4);
+    e->altloc = alt == ' ' ? 0 : alt;
+  }
+  sp_sv_copy(e->comp_id, SP_ID_LEN, ssbond ? fld(l, c_res, c_res + 2) : res_name(l, c_res));
+  sp_sv_copy(e->auth_asym_id, SP_ID_LEN, fld(l, c_chain, c_chain));
+  e->label_seq_id = SP_SEQ_NONE;
+  int32_t seq = SP_SEQ_NONE;
+  char ic = 0;
+  if (res_seq(l, c_seq, &seq, &ic)) seq = SP_SEQ_NONE; /* unreadable number: end stays unresolved */
+  e->auth_seq_id = seq;
+  e->ins_code = ic;
+  e->atom = -1;
+}
+
+static int read_link(reader *r, const line_t *l, bool ssbond) {
+  sp_conn c;
+  memset(&c, 0, sizeof c);
+  c.distance = NAN;
+  if (ssbond) {
+    c.type = SP_CONN_DISULF;
+    conn_end(l, 0, 12, 16, 18, &c.a, true);
+    conn_end(l, 0, 26, 30, 32, &c.b, true);
+  } else {
+    c.type = SP_CONN_COVALE; /* may become METALC after the atoms are known */
+    conn_end(l, 13, 18, 22, 23, &c.a, false);
+    conn_end(l, 43, 48, 52, 53, &c.b, false);
+  }
+  symop(l, 60, 65, c.a.symmetry);
+  symop(l, 67, 72, c.b.symmetry);
+  double d;
+  if (parse_real(fld(l, 74, 78), &d) == 0) c.distance = (float)d;
+  if (!c.a.comp_id[0] && !c.a.atom_name[0]) return 0; /* empty record */
+  int rc = sp_structure_add_conn(r->s, &c, r->err);
+  if (!rc && !ssbond) r->n_conn_pdb++;
+  return rc;
+}
+
+static int read_seqres(reader *r, const line_t *l) {
+  sp_structure *s = r->s;
+  sp_sv chain = fld(l, 12, 12);
+  size_t ent;
+  sp_entity *last = s->n_entities ? &s->entities[s->n_entities - 1] : NULL;
+  if (last && sp_sv_eq(chain, last->id)) {
+    ent = s->n_entities - 1;
+  } else {
+    for (size_t i = 0; i < s->n_entities; ++i)
+      if (sp_sv_eq(chain, s->entities[i].id)) {
+        sp_structure_warn(s, "line %zu: SEQRES of chain '%.*s' not contiguous, ignored", l->no, (int)chain.n,
+                          chain.p);
+        return 0;
+      }
+    sp_entity e;
+    memset(&e, 0, sizeof e);
+    sp_sv_copy(e.id, sizeof e.id, chain);
+    sp_sv_copy(e.strand_ids, sizeof e.strand_ids, chain);
+    e.type = SP_ENT_POLYMER;
+    int rc = sp_structure_add_entity(s, &e, r->err);
+    if (rc) return rc;
+    ent = s->n_entities - 1;
+  }
+  /* residue names from column 20 on, blank-separated */
+  size_t i = 19;
+  while (i < l->n) {
+    while (i < l->n && l->p[i] == ' ') ++i;
+    size_t j = i;
+    while (j < l->n && l->p[j] != ' ') ++j;
+    if (j > i) {
+      sp_sv v = {l->p + i, j - i};
+      int rc = sp_structure_add_seq(s, ent, v, r->err);
+      if (rc) return rc;
+    }
+    i = j;
+  }
+  return 0;
+}
+
+/* Polymer type of a SEQRES entity from its residue names. */
+static void guess_poly_types(sp_structure *s) {
+  static const char *const k_aa[] = {"ALA", "ARG", "ASN", "ASP", "CYS", "GLN", "GLU", "GLY", "HIS", "ILE", "LEU",
+                                     "LYS", "MET", "PHE", "PRO", "SER", "THR", "TRP", "TYR", "VAL", "MSE", "UNK"};
+  static const char *const k_dna[] = {"DA", "DC", "DG", "DT", "DI", "DU", "DN"};
+  static const char *const k_rna[] = {"A", "C", "G", "U", "I", "N"};
+  for (size_t e = 0; e < s->n_entities; ++e) {
+    sp_entity *en = &s->entities[e];
+    size_t n_aa = 0, n_dna = 0, n_rna = 0;
+    for (uint32_t k = 0; k < en->seq_len; ++k) {
+      const char *c = s->seq_comp[en->seq_first + k];
+      for (size_t i = 0; i < sizeof k_aa / sizeof *k_aa; ++i) n_aa += !strcmp(c, k_aa[i]);
+      for (size_t i = 0; i < sizeof k_dna / sizeof *k_dna; ++i) n_dna += !strcmp(c, k_dna[i]);
+      for (size_t i = 0; i < sizeof k_rna / sizeof *k_rna; ++i) n_rna += !strcmp(c, k_rna[i]);
+    }
+    if (!en->seq_len) en->poly_type = SP_POLY_NONE;
+    else if (n_aa * 2 > en->seq_len) en->poly_type = SP_POLY_PEPTIDE_L;
+    else if (n_dna && n_rna && (n_dna + n_rna) * 2 > en->seq_len) en->poly_type = SP_POLY_NA_HYBRID;
+    else if (n_dna * 2 > en->seq_len) en->poly_type = SP_POLY_DNA;
+    else if (n_rna * 2 > en->seq_len) en->poly_type = SP_POLY_RNA;
+    else en->poly_type = SP_POLY_OTHER;
+  }
+}
+
+static uint8_t end_element(const sp_structure *s, const sp_conn_end *e) {
+  if (e->atom >= 0 && (size_t)e->atom < s->n_atoms) return s->element[e->atom];
+  char name4[4] = {' ', ' ', ' ', ' '};
+  size_t n = strlen(e->atom_name);
+  /* LINK names carry the column-13 alignment, lost by trimming: a name of the residue's
+   * own name (ion residues "ZN"/"ZN", "CA"/"CA") or of 4 characters starts in column 13 */
+  bool col13 = n == 4 || !strcmp(e->atom_name, e->comp_id);
+  memcpy(name4 + (col13 ? 0 : 1), e->atom_name, n > (col13 ? 4 : 3) ? (col13 ? 4 : 3) : n);
+  sp_sv c = {e->comp_id, strlen(e->comp_id)};
+  return sp_pdb_element_from_name(name4, c);
+}
+
+static bool rec(const line_t *l, const char *name) {
+  size_t n = strlen(name);
+  if (l->n < n || memcmp(l->p, name, n)) return false;
+  for (size_t c = n + 1; c <= 6; ++c)
+    if (col(l, c) != ' ') return false;
+  return true;
+}
+
+static void add_method(reader *r, const line_t *l) {
+  sp_sv v = fld(l, 11, 79);
+  size_t k = strlen(r->method);
+  if (!v.n) return;
+  if (k && k + 1 < sizeof r->method && r->method[k - 1] != ';' && v.p[0] != ';') r->method[k++] = ' ';
+  size_t m = v.n < sizeof r->method - 1 - k ? v.n : sizeof r->method - 1 - k;
+  memcpy(r->method + k, v.p, m);
+  r->method[k + m] = 0;
+}
+
+int sp_pdb_read(const char *text, size_t len, sp_structure *s, sp_err *err) {
+  reader r;
+  memset(&r, 0, sizeof r);
+  r.s = s;
+  r.err = err;
+  r.model_num = 1;
+  int32_t last_model = 0;
+  bool have_model = false;
+  const char *p = text, *end = text + len;
+  size_t line_no = 0;
+  int rc = 0;
+  s->has_label_ids = 0;
+  s->has_auth_ids = 1;
+  while (p < end && !rc) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *e = nl ? nl : end;
+    line_t l = {p, (size_t)(e - p), ++line_no};
+    p = nl ? nl + 1 : end;
+    while (l.n && (l.p[l.n - 1] == '\r')) --l.n;
+    if (l.n < 3) continue;
+    switch (l.p[0]) {
+      case 'A':
+        if (l.n >= 4 && !memcmp(l.p, "ATOM", 4) && (l.n == 4 || l.p[4] == ' '))
+          rc = read_atom(&r, &l, false);
+        break;
+      case 'H':
+        if (l.n >= 6 && !memcmp(l.p, "HETATM", 6)) rc = read_atom(&r, &l, true);
+        else if (rec(&l, "HEADER")) sp_sv_copy(s->entry_id, sizeof s->entry_id, fld(&l, 63, 66));
+        break;
+      case 'M':
+        if (rec(&l, "MODEL")) {
+          int32_t v = 0;
+          sp_sv f = fld(&l, 7, 80);
+          int hr = f.n && f.n <= 8 ? sp_hy36_decode(f.p, f.n, &v) : (f.n ? -1 : 1);
+          if (hr < 0)
+            return sp_err_set(err, SP_E_BAD_VALUE, "line %zu: MODEL number '%.*s' is not a number", l.no,
+                              (int)(f.n > 20 ? 20 : f.n), f.p);
+          if (hr == 1) v = last_model + 1;
+          if (have_model && v == last_model)
+            sp_structure_warn(s, "line %zu: MODEL %d repeats the previous model number", l.no, v);
+          r.model_num = v;
+          last_model = v;
+          have_model = true;
+          r.last_serial = 0;
+          r.serial_warned = false;
+        }
+        break;
+      case 'E':
+        if (rec(&l, "END")) goto done;
+        if (rec(&l, "EXPDTA")) add_method(&r, &l);
+        break;
+      case 'R':
+        if (l.n >= 10 && !memcmp(l.p, "REMARK   2", 10)) {
+          sp_sv f = fld(&l, 11, 80);
+          if (f.n > 11 && !memcmp(f.p, "RESOLUTION.", 11)) {
+            sp_sv t = {f.p + 11, f.n - 11};
+            while (t.n && t.p[0] == ' ') ++t.p, --t.n;
+            size_t k = 0;
+            while (k < t.n && t.p[k] != ' ') ++k;
+            t.n = k;
+            double d;
+            if (parse_real(t, &d) == 0) s->resolution = (float)d;
+          }
+        }
+        break;
+      case 'S':
+        if (rec(&l, "SEQRES")) rc = read_seqres(&r, &l);
+        else if (rec(&l, "SSBOND")) rc = read_link(&r, &l, true);
+        break;
+      case 'L':
+        if (rec(&l, "LINK")) rc = read_link(&r, &l, false);
+        break;
+      default:
+        break;
+    }
+  }
+done:
+  if (rc) return rc;
+  sp_sv_copy(s->method, sizeof s->method, (sp_sv){r.method, strlen(r.method)});
+  if (!r.n_atom_records) return sp_err_set(err, SP_E_NO_ATOMS, "no atoms (no ATOM/HETATM records)");
+  guess_poly_types(s);
+  if ((rc = sp_structure_finish(s, err))) return rc;
+  for (size_t i = 0; i < s->n_conns; ++i) {
+    sp_conn *c = &s->conns[i];
+    if (c->type != SP_CONN_COVALE) continue;
+    if (sp_element_is_metal(end_element(s, &c->a)) || sp_element_is_metal(end_element(s, &c->b)))
+      c->type = SP_CONN_METALC;
+  }
+  return 0;
+}
