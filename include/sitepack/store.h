@@ -124,9 +124,10 @@ int sp_merge(const char *out_path, const char *const *inputs, size_t n_inputs, c
  * Tables: "structures", "ligands", "components", "residues", and "sites" (one row per site
  * joined with its ligand and structure: site_idx, path, comp_id, auth_asym_id,
  * auth_seq_id, ins_code, label_asym_id, altloc, class, n_ligand, n_atoms, n_residues,
- * flags, cutoff, center x y z, residues; residues lists the site's residues other than its
- * own ligand's (kind != SP_RES_KIND_LIGAND), in site order, space-separated, each as
- * auth_asym_id:comp_id:auth_seq_id[ins_code]).
+ * flags, cutoff, center x y z, residues, other_residues; residues lists the site's polymer
+ * residues (kind SP_RES_KIND_POLYMER) and other_residues its other ligands, ions and waters
+ * (kinds 2-4), each in site order, space-separated, as auth_asym_id:comp_id:auth_seq_id[ins_code];
+ * the site's own ligand residues are in neither).
  *
  * @param out  stream to write to
  * @return 0, SP_E_INVALID (NULL argument or unknown table: the message lists the valid

@@ -205,7 +205,8 @@ static int dump_sites(dump_ctx *d, FILE *out) {
   if (!rc) rc = table_rows(d, SP_T_RESIDUES, &n_res);
   if (rc) return rc;
   fputs("site_idx\tstructure_idx\tpath\tligand_idx\tcomp_id\tauth_asym_id\tauth_seq_id\tins_code\tlabel_asym_id\t"
-        "altloc\tclass\tn_ligand\tn_atoms\tn_residues\tflags\tcutoff\tcenter_x\tcenter_y\tcenter_z\tresidues\n",
+        "altloc\tclass\tn_ligand\tn_atoms\tn_residues\tflags\tcutoff\tcenter_x\tcenter_y\tcenter_z\tresidues\t"
+        "other_residues\n",
         out);
   size_t cap = n_sites < SLAB_ROWS ? (size_t)(n_sites ? n_sites : 1) : SLAB_ROWS;
   sp_site_row *sites = malloc(cap * sizeof *sites);
@@ -281,19 +282,22 @@ static int dump_sites(dump_ctx *d, FILE *out) {
         fputc('\t', out);
         put_f32(out, s->center[k]);
       }
-      fputc('\t', out);
-      int firstres = 1;
-      for (int64_t k = rptr[i]; k < rptr[i + 1]; k++) {
-        const sp_residue_row *r = &res[k - rptr[0]];
-        if (r->kind == SP_RES_KIND_LIGAND) continue;
-        if (!firstres) fputc(' ', out);
-        firstres = 0;
-        put_str(out, r->auth_asym_id, SP_ID_LEN);
-        fputc(':', out);
-        put_str(out, r->comp_id, SP_ID_LEN);
-        fputc(':', out);
-        put_seq(out, r->auth_seq_id);
-        put_str(out, r->ins_code, sizeof r->ins_code);
+      /* residues: polymer residues; other_residues: other ligands, ions, waters (site order) */
+      for (int pass = 0; pass < 2; pass++) {
+        fputc('\t', out);
+        int firstres = 1;
+        for (int64_t k = rptr[i]; k < rptr[i + 1]; k++) {
+          const sp_residue_row *r = &res[k - rptr[0]];
+          if (r->kind == SP_RES_KIND_LIGAND || (r->kind == SP_RES_KIND_POLYMER) != (pass == 0)) continue;
+          if (!firstres) fputc(' ', out);
+          firstres = 0;
+          put_str(out, r->auth_asym_id, SP_ID_LEN);
+          fputc(':', out);
+          put_str(out, r->comp_id, SP_ID_LEN);
+          fputc(':', out);
+          put_seq(out, r->auth_seq_id);
+          put_str(out, r->ins_code, sizeof r->ins_code);
+        }
       }
       fputc('\n', out);
     }
