@@ -1,13 +1,15 @@
 #!/usr/bin/python3
 """Peer check of the merged sitepack files with h5py (Debian's python3-h5py).
 
-Usage: test_store_h5.py DIR, where DIR holds merged_p1.h5, merged_p2.h5, merged_p3.h5 and
+Usage: test_store_h5.py DIR [docs/format.md], where DIR holds merged_p1.h5, merged_p2.h5, merged_p3.h5 and
 merged_empty.h5 written by tests/unit/test_store.c (the same synthetic tasks merged from 1, 2
 and 3 per-rank files). Checks the layout promised by docs/format.md: every dataset contiguous,
 unfiltered, allocated (an offset in the file), little-endian, aligned to 4096 bytes when it
 is 64 KiB or larger; identical content across P apart from the timing fields; CSR pointers;
-global indices; reading a site with plain slicing.
+global indices; reading a site with plain slicing; and, given docs/format.md, that every
+dataset and /run attribute is documented there with the dtype the file has (and vice versa).
 """
+import re
 import sys
 
 import h5py
@@ -142,8 +144,49 @@ def check_empty(path):
         check(f["structures/path"].shape == (0,), "empty structures")
 
 
+def parse_format_doc(path):
+    """{group: {dataset: dtype}} from the tables of docs/format.md ("## /group" sections)."""
+    spec, group = {}, None
+    for line in open(path, encoding="utf-8"):
+        m = re.match(r"^## /(\w+)", line)
+        if m:
+            group = m.group(1)
+            spec[group] = {}
+            continue
+        if line.startswith("## "):
+            group = None
+        if group is None or not line.startswith("| `"):
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        names = re.findall(r"`([^`]+)`", cells[0])
+        dt = re.findall(r"`([^`]+)`", cells[1])
+        for n in names:
+            spec[group][n] = dt[0] if dt else None
+    return spec
+
+
+def check_doc(path, doc):
+    spec = parse_format_doc(doc)
+    with h5py.File(path, "r") as f:
+        for name, ds in datasets(f).items():
+            group, base = name.split("/", 1)
+            documented = spec.get(group, {}).get(base)
+            check(documented is not None, f"{name} is not documented in docs/format.md")
+            actual = ds.dtype.str.lstrip("|")
+            check(documented is None or documented == actual, f"{name}: docs say {documented}, file has {actual}")
+        for attr in f["run"].attrs:
+            check(attr in spec.get("run", {}), f"/run attribute {attr} is not documented")
+        for group, cols in spec.items():
+            if group == "run":
+                continue
+            for base in cols:
+                check(f"{group}/{base}" in f, f"docs/format.md documents {group}/{base}, not in the file")
+
+
 def main():
     d = sys.argv[1]
+    if len(sys.argv) > 2:
+        check_doc(f"{d}/merged_p1.h5", sys.argv[2])
     files = [f"{d}/merged_p{p}.h5" for p in (1, 2, 3)]
     for p in files + [f"{d}/merged_empty.h5"]:
         check_layout(p)
