@@ -638,46 +638,27 @@ static const double k_pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7, 
                                  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
 bool sp_cif_parse_double(const char *p, size_t n, double *out) {
-  size_t i = 0;
+  const char *q = p, *e = p + n;
   bool neg = false;
-  if (i < n && (p[i] == '-' || p[i] == '+')) neg = p[i++] == '-';
+  if (q < e && (*q == '-' || *q == '+')) neg = *q++ == '-';
   uint64_t mant = 0;
-  int sig = 0, frac = 0, digits = 0;
-  while (i < n && (unsigned)(p[i] - '0') < 10) {
-    unsigned dg = (unsigned)(p[i] - '0');
-    if (sig || dg) ++sig;
-    mant = mant * 10 + dg;
-    ++digits;
-    ++i;
-    if (sig > 15) goto slow;
+  const char *d0 = q;
+  while (q < e && (unsigned)(*q - '0') < 10) mant = mant * 10 + (unsigned)(*q++ - '0');
+  size_t ip = (size_t)(q - d0), frac = 0;
+  if (q < e && *q == '.') {
+    const char *f0 = ++q;
+    while (q < e && (unsigned)(*q - '0') < 10) mant = mant * 10 + (unsigned)(*q++ - '0');
+    frac = (size_t)(q - f0);
   }
-  if (i < n && p[i] == '.') {
-    ++i;
-    while (i < n && (unsigned)(p[i] - '0') < 10) {
-      unsigned dg = (unsigned)(p[i] - '0');
-      if (sig || dg) ++sig;
-      mant = mant * 10 + dg;
-      ++digits;
-      ++frac;
-      ++i;
-      if (sig > 15 || frac > 22) goto slow;
-    }
-  }
-  if (!digits) return false;
-  if (i < n && (p[i] == 'e' || p[i] == 'E')) goto slow;
-  if (i < n && p[i] == '(') { /* standard uncertainty, ignored */
-    size_t j = i + 1;
-    while (j < n && (unsigned)(p[j] - '0') < 10) ++j;
-    if (j == i + 1 || j + 1 != n || p[j] != ')') return false;
-    i = n;
-  }
-  if (i != n) return false;
-  {
+  if (ip + frac == 0) return false;
+  /* at most 15 digits: the mantissa is exact in a double, so one division rounds correctly */
+  if (q == e && ip + frac <= 15) {
     double v = (double)mant;
     if (frac) v /= k_pow10[frac];
     *out = neg ? -v : v;
     return true;
   }
+  goto slow;
 slow : {
   char buf[72];
   size_t m = n;

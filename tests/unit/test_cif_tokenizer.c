@@ -215,6 +215,59 @@ int main(void) {
     CHECK(sp_component_parse("data_X\n_chem_comp.name foo\n", 27, &comp, &e) == SP_E_MISSING_ITEM, "no id");
   }
 
+  /* robustness: deterministic mutations of a small entry never crash and always give a
+   * clean result (0, or an error class with its message) */
+  {
+    const char *base =
+        "data_F\n_entry.id F\n_struct.title\n;a title\n;\nloop_\n_entity.id\n_entity.type\n1 polymer\n2 'non-polymer'\n"
+        "loop_\n_struct_conn.id\n_struct_conn.conn_type_id\n_struct_conn.ptnr1_label_asym_id\n"
+        "_struct_conn.ptnr1_label_comp_id\n_struct_conn.ptnr1_label_seq_id\n_struct_conn.ptnr1_label_atom_id\n"
+        "_struct_conn.ptnr2_label_asym_id\n_struct_conn.ptnr2_label_comp_id\n_struct_conn.ptnr2_label_seq_id\n"
+        "_struct_conn.ptnr2_label_atom_id\ncovale1 covale A CYS 1 SG B LIG . C1\n"
+        "loop_\n_atom_site.group_PDB\n_atom_site.id\n_atom_site.type_symbol\n_atom_site.label_atom_id\n"
+        "_atom_site.label_comp_id\n_atom_site.label_asym_id\n_atom_site.label_entity_id\n_atom_site.label_seq_id\n"
+        "_atom_site.Cartn_x\n_atom_site.Cartn_y\n_atom_site.Cartn_z\n_atom_site.pdbx_PDB_model_num\n"
+        "ATOM 1 S SG CYS A 1 1 1.000 2.000 3.000 1\nHETATM 2 C C1 LIG B 2 . 1.500 2.500 3.500 1\n"
+        "HETATM 3 O \"O5'\" LIG B 2 . 2.5 3.5 4.5 1\n";
+    size_t n = strlen(base);
+    char *buf = malloc(n + 16);
+    const char pool[] = "'\";_#$.? \n\r\t\0aZ9-";
+    uint32_t seed = 12345;
+    int n_ok = 0, n_err = 0;
+    for (int it = 0; it < 3000; ++it) {
+      memcpy(buf, base, n);
+      size_t m = n;
+      int edits = 1 + it % 3;
+      for (int k = 0; k < edits; ++k) {
+        seed = seed * 1103515245u + 12345u;
+        if (m == 0) break;
+        size_t at = (seed >> 8) % m;
+        seed = seed * 1103515245u + 12345u;
+        int op = (int)((seed >> 8) % 3);
+        if (op == 0) buf[at] = pool[(seed >> 16) % (sizeof pool - 1)];
+        else if (op == 1) m = at; /* truncate */
+        else if (m > 1) { memmove(buf + at, buf + at + 1, m - at - 1); --m; } /* delete */
+      }
+      char *copy = malloc(m ? m : 1); /* exact size: any read beyond len is caught by ASan */
+      memcpy(copy, buf, m);
+      sp_structure s;
+      sp_structure_init(&s);
+      sp_err e = {0};
+      int rc = sp_mmcif_read(copy, m, &s, &e);
+      CHECK(rc >= 0 && rc < SP_ERRCLASS_COUNT && (rc == 0 || (e.cls == rc && e.msg[0])), "mutation %d: rc %d", it, rc);
+      if (rc == 0) CHECK(s.n_atoms > 0 && s.n_models > 0, "mutation %d: success without atoms", it);
+      rc ? ++n_err : ++n_ok;
+      sp_component comp;
+      rc = sp_component_parse(copy, m, &comp, &e);
+      if (!rc) sp_component_free(&comp);
+      sp_structure_free(&s);
+      free(copy);
+    }
+    CHECK(n_ok > 100 && n_err > 100, "mutations: %d read, %d rejected", n_ok, n_err);
+    printf("mutations: %d read, %d rejected cleanly\n", n_ok, n_err);
+    free(buf);
+  }
+
   sp_cif_doc_free(&g_doc);
   if (g_fail) fprintf(stderr, "%d failures\n", g_fail);
   else printf("all tokenizer checks passed\n");
