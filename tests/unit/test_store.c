@@ -581,6 +581,7 @@ static void check_errors(void) {
   CHECK(sp_rank_writer_close(w, &e) == 0, "%s", e.msg);
   char out[1400];
   pathf(out, sizeof out, "err_merged.h5");
+  unlink(out); /* left by an earlier run of this test */
   CHECK(merge_paths(out, p, 2, 2, &e) == SP_E_INVALID && strstr(e.msg, "twice"), "duplicate task: %s", e.msg);
   struct stat stb;
   CHECK(stat(out, &stb) != 0, "failed merge left %s", out);
