@@ -10,7 +10,9 @@ magic bytes as sitepack does) both readers are run, and compared:
   - the number of models and, per model, the model number and the atom count;
   - per atom, in file order: auth chain, label chain (mmCIF only: PDB files have none),
     residue name, auth residue number, insertion code, atom name, element, altloc,
-    x/y/z (to 1e-3 Å), occupancy and B (to 1e-3; both readers see the same decimals).
+    x/y/z (to 1e-3 Å), occupancy and B (to 1e-3; both readers see the same decimals);
+    sp_dump_atoms prints label_seq_id too, which is not compared (gemmi keeps it only for
+    polymer residues of mmCIF files).
 gemmi is used without merge_chain_parts / setup_entities, so its atoms stay in file order.
 
 Policy differences, handled explicitly (never by loosening a comparison):
@@ -20,9 +22,9 @@ Policy differences, handled explicitly (never by loosening a comparison):
     from columns 13-14 as written; sitepack applies the alignment rule of pdb.h
     (sp_pdb_element_from_name). Such atoms are counted and compared against that rule,
     re-implemented below from the raw line, not against gemmi.
-The mmCIF part runs only when sitepack's mmCIF reader exists (src/cif/mmcif.c linked into
-sp_dump_atoms); the PDB part always runs. Exit status: 0 when there is no mismatch, 1 on
-any mismatch, 2 on a usage or setup error.
+A file that sitepack rejects, or that gemmi rejects while sitepack reads it, is a mismatch.
+Work is spread over a few processes (files in chunks). Exit status: 0 when there is no
+mismatch, 1 on any mismatch, 2 on a usage or setup error.
 """
 import gzip
 import multiprocessing

@@ -373,6 +373,22 @@ static void test_inline(void) {
   }
   sp_structure_free(&s);
 
+  /* MD tools: 4-character residue name (column 21) and a 5-digit residue number (23-27) */
+  sp_structure_init(&s);
+  const char *md =
+      "ATOM     52  OH2 TIP3W9999       9.296  11.745  -7.384  1.00  0.00           O\n"
+      "ATOM     55  OH2 TIP3W10000      6.496  11.745  -4.484  1.00  0.00           O\n"
+      "ATOM     56  H1  TIP3W10000      7.050  12.524  -4.516  1.00  0.00           H\n";
+  CHECK(sp_pdb_read(md, strlen(md), &s, &err) == 0 && s.n_residues == 2, "MD names: %s, %zu residues", err.msg,
+        s.n_residues);
+  if (s.n_residues == 2) {
+    CHECK(!strcmp(s.residues[0].comp_id, "TIP3") && s.residues[0].auth_seq_id == 9999, "TIP3 9999");
+    CHECK(!strcmp(s.residues[1].comp_id, "TIP3") && s.residues[1].auth_seq_id == 10000 &&
+              s.residues[1].ins_code == 0 && s.residues[1].n_atoms == 2 && !strcmp(s.chains[0].auth_asym_id, "W"),
+          "TIP3 10000: seq %d icode '%c'", s.residues[1].auth_seq_id, s.residues[1].ins_code);
+  }
+  sp_structure_free(&s);
+
   sp_structure_init(&s);
   const char *bad = "ATOM      1  CA  GLY A   1       4.0x0   5.000   6.000  1.00  0.00           C\n";
   CHECK(sp_pdb_read(bad, strlen(bad), &s, &err) == SP_E_BAD_VALUE && strstr(err.msg, "line 1"), "bad x: %s",
