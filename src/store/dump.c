@@ -336,11 +336,9 @@ int sp_dump(const char *h5_path, const char *table, FILE *out, sp_err *err) {
   }
   hid_t fapl = sp_h5_fapl(0);
   d.file = fapl >= 0 ? H5Fopen(h5_path, H5F_ACC_RDONLY, fapl) : -1;
+  if (d.file < 0) rc = sp_h5_fail(err, "cannot open", h5_path); /* before H5Pclose clears the stack */
   if (fapl >= 0) H5Pclose(fapl);
-  if (d.file < 0) {
-    rc = sp_h5_fail(err, "cannot open", h5_path);
-    goto out;
-  }
+  if (d.file < 0) goto out;
   char fmt[32];
   int64_t ver = 0;
   if (sp_h5_read_attr_str(d.file, "format", fmt, sizeof fmt) < 0 || strcmp(fmt, SP_FORMAT_NAME) != 0 ||

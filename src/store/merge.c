@@ -57,10 +57,10 @@ static int read_rows(merge_ctx *c, size_t input, int t, int64_t start, size_t n,
   hid_t ms = H5Screate_simple(1, &cnt, NULL);
   int ok = fs >= 0 && ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, &st, NULL, &cnt, NULL) >= 0 &&
            H5Dread(c->in[input].dset[t], c->rowtype[t], ms, fs, H5P_DEFAULT, buf) >= 0;
+  int rc = ok ? 0 : sp_h5_fail(c->err, "cannot read per-rank file", c->in[input].path);
   if (ms >= 0) H5Sclose(ms);
   if (fs >= 0) H5Sclose(fs);
-  if (!ok) return sp_h5_fail(c->err, "cannot read per-rank file", c->in[input].path);
-  return 0;
+  return rc;
 }
 
 static int open_input(merge_ctx *c, size_t i, task_ref **tasks, size_t *n_tasks, size_t *cap) {
@@ -73,8 +73,9 @@ static int open_input(merge_ctx *c, size_t i, task_ref **tasks, size_t *n_tasks,
     return sp_err_set(c->err, SP_E_FORMAT, "%s is not an HDF5 file", f->path);
   hid_t fapl = sp_h5_fapl(0);
   f->file = fapl >= 0 ? H5Fopen(f->path, H5F_ACC_RDONLY, fapl) : -1;
+  int rc = f->file < 0 ? sp_h5_fail(c->err, "cannot open per-rank file", f->path) : 0; /* before H5Pclose clears the stack */
   if (fapl >= 0) H5Pclose(fapl);
-  if (f->file < 0) return sp_h5_fail(c->err, "cannot open per-rank file", f->path);
+  if (rc) return rc;
   char fmt[32];
   int64_t ver = 0;
   if (sp_h5_read_attr_str(f->file, "format", fmt, sizeof fmt) < 0 || strcmp(fmt, SP_RANK_FORMAT_NAME) != 0 ||
@@ -187,8 +188,11 @@ static int write_slab(hid_t d, hid_t mtype, int64_t start, size_t n, int three, 
   hid_t ms = H5Screate_simple(rank, cnt, NULL);
   int ok = fs >= 0 && ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, st, NULL, cnt, NULL) >= 0 &&
            H5Dwrite(d, mtype, ms, fs, H5P_DEFAULT, buf) >= 0;
+  /* keep the HDF5 error stack for the caller's sp_h5_fail: H5Sclose would reset it */
+  hid_t saved = ok ? -1 : H5Eget_current_stack();
   if (ms >= 0) H5Sclose(ms);
   if (fs >= 0) H5Sclose(fs);
+  if (saved >= 0) H5Eset_current_stack(saved);
   return ok ? 0 : -1;
 }
 
@@ -466,11 +470,12 @@ static int merge_body(merge_ctx *c, const char *const *inputs, const sp_merge_in
   hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
   if (fapl >= 0 && fcpl >= 0 && H5Pset_obj_track_times(fcpl, 0) >= 0)
     c->out = H5Fcreate(c->out_path, H5F_ACC_TRUNC, fcpl, fapl);
+  if (c->out < 0) rc = sp_h5_fail(c->err, "cannot create output file", c->out_path);
   if (fapl >= 0) H5Pclose(fapl);
   if (fcpl >= 0) H5Pclose(fcpl);
   if (c->out < 0) {
     free(comps);
-    return sp_h5_fail(c->err, "cannot create output file", c->out_path);
+    return rc;
   }
   hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
   if (gcpl >= 0) H5Pset_obj_track_times(gcpl, 0);

@@ -64,8 +64,14 @@ sp_rank_writer *sp_rank_writer_open(const char *path, sp_err *err) {
   const char *what = "cannot create per-rank file";
   hid_t fapl = sp_h5_fapl(0);
   w->file = fapl >= 0 ? H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl) : -1;
+  if (w->file < 0) {
+    sp_h5_fail(err, what, path); /* before H5Pclose clears the error stack */
+    if (fapl >= 0) H5Pclose(fapl);
+    writer_free(w);
+    sp_h5_quiet_end(&q);
+    return NULL;
+  }
   if (fapl >= 0) H5Pclose(fapl);
-  if (w->file < 0) goto fail;
   what = "cannot write per-rank file attributes";
   if (sp_h5_attr_str(w->file, "format", SP_RANK_FORMAT_NAME) < 0 ||
       sp_h5_attr_i64(w->file, "format_version", SP_RANK_FORMAT_VERSION) < 0)
@@ -158,8 +164,11 @@ static int append_rows(sp_rank_writer *w, int t, const void *rows, size_t n) {
   if (fs >= 0 && ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &cnt, NULL) >= 0 &&
       H5Dwrite(w->dset[t], w->rowtype[t], ms, fs, H5P_DEFAULT, rows) >= 0)
     rc = 0;
+  /* keep the HDF5 error stack for the caller's sp_h5_fail: H5Sclose would reset it */
+  hid_t saved = rc ? H5Eget_current_stack() : -1;
   if (ms >= 0) H5Sclose(ms);
   if (fs >= 0) H5Sclose(fs);
+  if (saved >= 0) H5Eset_current_stack(saved);
   return rc;
 }
 
@@ -198,8 +207,10 @@ int sp_rank_writer_append(sp_rank_writer *w, const sp_result *r, sp_err *err) {
              (ms = H5Screate_simple(1, &cnt, NULL)) >= 0 &&
              H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &cnt, NULL) >= 0 &&
              H5Dwrite(w->tasks, w->tasktype, ms, fs, H5P_DEFAULT, &tr) >= 0;
+    hid_t saved = ok ? -1 : H5Eget_current_stack();
     if (ms >= 0) H5Sclose(ms);
     if (fs >= 0) H5Sclose(fs);
+    if (saved >= 0) H5Eset_current_stack(saved);
     if (!ok || H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0) {
       rc = sp_h5_fail(err, "cannot write task index of per-rank file", w->path);
       goto out;
