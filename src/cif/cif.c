@@ -14,6 +14,10 @@
  * treated as a blank too, which lets the scanner test "byte <= 0x20" 16 bytes at a time. */
 #define IS_WS(c) ((unsigned char)(c) <= 0x20)
 
+/* first characters that end the block fast path of a loop body: quotes, comment, text
+ * field, tag, frame reference */
+static const unsigned char k_special[256] = {['\''] = 1, ['"'] = 1, ['#'] = 1, [';'] = 1, ['_'] = 1, ['$'] = 1};
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 /* bit i set when p[i] <= 0x20 */
@@ -421,9 +425,53 @@ static int parse_loop(parser *P, const tok *loop_tok) {
     v->p = k.p;
     v->n = (uint32_t)k.n;
     v->kind = (uint32_t)k.kind;
-    /* hot path: plain values that need no classification beyond null / not null */
     const char *t = P->t;
     size_t len = P->len;
+#if defined(__SSE2__)
+    /* hottest path: 64-byte blocks, token starts/ends from whitespace bit masks; stops
+     * (falls back to the per-token path) at any token that needs more than "plain or null" */
+    if (P->pos + 64 <= len && IS_WS(t[P->pos])) {
+      size_t pos = P->pos;
+      while (pos + 64 <= len) {
+        if (d->cap_values - d->n_values < 65 &&
+            grow((void **)&d->values, &d->cap_values, d->n_values + 65, sizeof *d->values))
+          return perr(P, SP_E_NOMEM, NULL, "out of memory (CIF values)");
+        uint64_t ws = (uint64_t)ws_mask16(t + pos) | (uint64_t)ws_mask16(t + pos + 16) << 16 |
+                      (uint64_t)ws_mask16(t + pos + 32) << 32 | (uint64_t)ws_mask16(t + pos + 48) << 48;
+        uint64_t starts = ~ws & ((ws << 1) | (uint64_t)IS_WS(t[pos - 1]));
+        size_t next = pos + 64;
+        while (starts) {
+          unsigned sb = (unsigned)__builtin_ctzll(starts);
+          const char *tp = t + pos + sb;
+          unsigned char c0 = (unsigned char)*tp;
+          if (k_special[c0]) {
+            pos += sb;
+            goto block_bail;
+          }
+          uint64_t rest = ws >> sb;
+          size_t n = rest ? (size_t)__builtin_ctzll(rest) : skip_token(t, pos + sb, len) - (pos + sb);
+          if (n >= 5 && (tp[4] == '_' || (n == 7 && tp[6] == '_'))) {
+            pos += sb;
+            goto block_bail;
+          }
+          if (n > UINT32_MAX) return perr(P, SP_E_TOO_LARGE, tp, "value longer than 4 GiB");
+          sp_cif_value *w = &d->values[d->n_values++];
+          w->p = tp;
+          w->n = (uint32_t)n;
+          w->kind = n != 1 ? SP_CIF_PLAIN : c0 == '?' ? SP_CIF_UNKNOWN : c0 == '.' ? SP_CIF_INAPPLICABLE : SP_CIF_PLAIN;
+          if (!rest) { /* the token runs past this block */
+            next = pos + sb + n;
+            break;
+          }
+          starts &= starts - 1;
+        }
+        pos = next;
+      }
+    block_bail:
+      P->pos = pos;
+    }
+#endif
+    /* hot path: plain values that need no classification beyond null / not null */
     size_t pos = skip_ws(t, P->pos, len);
     if (pos < len) {
       unsigned char c = (unsigned char)t[pos];

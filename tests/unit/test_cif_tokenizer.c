@@ -215,6 +215,44 @@ int main(void) {
     CHECK(sp_component_parse("data_X\n_chem_comp.name foo\n", 27, &comp, &e) == SP_E_MISSING_ITEM, "no id");
   }
 
+  /* long loop: values of every length 1..90 (crossing the scanner's 64-byte blocks), quoted
+   * values with blanks, comments, text fields and nulls at varying places; every value is
+   * compared with what was written */
+  {
+    size_t cap = 1 << 20, n = 0;
+    char *t = malloc(cap);
+    char(*want)[128] = malloc(3000 * sizeof *want);
+    n += (size_t)sprintf(t + n, "data_L\nloop_\n_l.a\n_l.b\n_l.c\n");
+    uint32_t seed = 7;
+    for (int i = 0; i < 3000; ++i) {
+      seed = seed * 1103515245u + 12345u;
+      int len = 1 + (int)((seed >> 8) % 90), form = (int)((seed >> 20) % 7);
+      char v[100];
+      for (int k = 0; k < len; ++k) v[k] = (char)('A' + (i + k) % 26);
+      v[len] = 0;
+      const char *sep = (i % 3 == 2) ? "\n" : ((seed >> 4) & 1) ? " " : "\t  ";
+      if (form == 0) n += (size_t)sprintf(t + n, "'%s x'%s", v, sep), snprintf(want[i], 128, "%s x", v);
+      else if (form == 1 && !strcmp(sep, "\n")) n += (size_t)sprintf(t + n, "%s # c 'q\n", v), snprintf(want[i], 128, "%s", v);
+      else if (form == 2) n += (size_t)sprintf(t + n, "\n;%s\n;\n", v), snprintf(want[i], 128, "%s", v);
+      else if (form == 3) n += (size_t)sprintf(t + n, "?%s", sep), snprintf(want[i], 128, "?");
+      else n += (size_t)sprintf(t + n, "%s%s", v, sep), snprintf(want[i], 128, "%s", v);
+    }
+    sp_err e = {0};
+    CHECK(sp_cif_parse(t, n, 0, &g_doc, &e) == 0, "long loop: %s", e.msg);
+    const sp_cif_category *lc = g_doc.n_blocks ? sp_cif_find_category(&g_doc, &g_doc.blocks[0], "_l") : NULL;
+    CHECK(lc && lc->n_rows == 1000 && lc->n_cols == 3, "long loop shape");
+    int bad = 0;
+    for (uint32_t i = 0; lc && i < 3000; ++i) {
+      const sp_cif_value *v = sp_cif_cell(&g_doc, lc, i % 3, i / 3);
+      if (!(v->n == strlen(want[i]) && !memcmp(v->p, want[i], v->n))) {
+        if (bad++ < 3) CHECK(0, "long loop value %u = [%.*s], expected [%s]", i, (int)v->n, v->p, want[i]);
+      }
+    }
+    CHECK(bad == 0, "long loop: %d wrong values", bad);
+    free(t);
+    free(want);
+  }
+
   /* robustness: deterministic mutations of a small entry never crash and always give a
    * clean result (0, or an error class with its message) */
   {
