@@ -5,3 +5,33 @@ sp_add_unit_test(test_site
   SOURCES ${SP_TEST_DIR}/unit/test_site.c ${SP_TEST_DIR}/unit/test_site_util.c
   ARGS ${SP_SITE_STRUCT}/4kya.pdb ${SP_SITE_STRUCT}/1k6p.pdb ${SP_SITE_STRUCT}/1gya.pdb ${SP_SITE_STRUCT}/3bwm.pdb
   LABELS unit site)
+
+# Real pipeline (reader + survey + site) on every case with site expectations: one ctest per case.
+file(GLOB SP_SITE_CASE_JSON ${SP_SHARED_DIR}/cases/*/expected.json)
+set(SP_SITE_CASE_DIRS "")
+foreach(j ${SP_SITE_CASE_JSON})
+  file(READ ${j} SP_SITE_J)
+  if(SP_SITE_J MATCHES "\"site_residues\"")
+    get_filename_component(d ${j} DIRECTORY)
+    list(APPEND SP_SITE_CASE_DIRS ${d})
+  endif()
+endforeach()
+if(SP_SITE_CASE_DIRS)
+  add_executable(test_site_cases ${SP_TEST_DIR}/unit/test_site_cases.c ${SP_TEST_DIR}/unit/test_site_util.c)
+  target_include_directories(test_site_cases PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/unit)
+  target_link_libraries(test_site_cases PRIVATE sitepack)
+  foreach(d ${SP_SITE_CASE_DIRS})
+    get_filename_component(n ${d} NAME)
+    string(REGEX MATCH "^B[0-9]+" id ${n})
+    add_test(NAME site_case_${id} COMMAND test_site_cases ${SP_SITE_DATA}/ccd/components_excerpt.cif ${d})
+    set_tests_properties(site_case_${id} PROPERTIES LABELS "case;site")
+  endforeach()
+endif()
+
+# wwPDB site records of real entries (entries whose records need no symmetry mate).
+sp_add_unit_test(test_site_wwpdb
+  SOURCES ${SP_TEST_DIR}/unit/test_site_wwpdb.c ${SP_TEST_DIR}/unit/test_site_util.c
+  ARGS ${SP_SITE_DATA}/reference/wwpdb_sites/struct_site.tsv ${SP_SITE_DATA} ${SP_SITE_DATA}/ccd/components_excerpt.cif
+       structures/3wip.cif structures/4kya.pdb structures/19hc.pdb.gz structures/5ddr.pdb structures/1tf6.pdb structures/1sfo.cif.gz
+       structures/pdb_00004jvn_xyz-enrich.cif.gz structures/3bwm.pdb structures/1onx.cif
+  LABELS real site)

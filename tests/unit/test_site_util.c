@@ -323,3 +323,23 @@ int tsu_check_site(const sp_structure *s, const sp_survey *sv, size_t lig, float
   free(exp_d2);
   return tsu_failures - before;
 }
+
+void tsu_residue_ids(const sp_structure *s, uint32_t r, char *chain, size_t chain_cap, char *num, size_t num_cap) {
+  const sp_residue *R = &s->residues[r];
+  const sp_chain *C = &s->chains[R->chain];
+  int use_auth = s->has_auth_ids || !s->has_label_ids;
+  snprintf(chain, chain_cap, "%s", use_auth && C->auth_asym_id[0] ? C->auth_asym_id : C->label_asym_id);
+  int32_t n = use_auth ? R->auth_seq_id : R->label_seq_id;
+  if (n == SP_SEQ_NONE)
+    snprintf(num, num_cap, ".");
+  else if (R->ins_code)
+    snprintf(num, num_cap, "%d%c", (int)n, R->ins_code);
+  else
+    snprintf(num, num_cap, "%d", (int)n);
+}
+
+void tsu_residue_key(const sp_structure *s, uint32_t r, char *out, size_t cap) {
+  char chain[16], num[24];
+  tsu_residue_ids(s, r, chain, sizeof chain, num, sizeof num);
+  snprintf(out, cap, "%s/%s/%s", chain, s->residues[r].comp_id, num);
+}

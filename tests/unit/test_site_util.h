@@ -43,4 +43,10 @@ int tsu_check_site(const sp_structure *s, const sp_survey *sv, size_t lig, float
 int tsu_add(sp_structure *s, int model, const char *chain, const char *comp, int seq, const char *name, char altloc,
             int element, int hetatm, float x, float y, float z, float occ);
 
+/** Chain and number of residue @p r as the cases write them: author ids when the file has
+ *  them, else label ids; "." when there is no number; insertion code appended. */
+void tsu_residue_ids(const sp_structure *s, uint32_t r, char *chain, size_t chain_cap, char *num, size_t num_cap);
+/** "CHAIN/COMP/NUM[ICODE]" (polymer residue key of the cases). */
+void tsu_residue_key(const sp_structure *s, uint32_t r, char *out, size_t cap);
+
 #endif
