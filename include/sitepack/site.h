@@ -25,7 +25,7 @@ extern "C" {
 
 /** Site flag bits (sp_site.flags, /sites/flags). */
 enum {
-  SP_SITE_OVERSIZE = 1u << 0,    /**< more than opts.max_atoms atoms: recorded, atoms not stored */
+  SP_SITE_OVERSIZE = 1u << 0,    /**< more than opts.max_atoms atoms: residues recorded, only ligand atoms stored */
   SP_SITE_NO_HEAVY = 1u << 1,    /**< the ligand has no heavy atom (site empty) */
 };
 
@@ -70,17 +70,36 @@ typedef struct sp_site {
 /** Reusable neighbour-search workspace (cell list of one model). */
 typedef struct sp_site_ws sp_site_ws;
 
-/** Create a workspace. @return NULL when out of memory. */
+/** Create a workspace (empty; grows on use, O(atoms of the largest model seen)).
+ *  One workspace per thread. @return NULL when out of memory. */
 sp_site_ws *sp_site_ws_new(void);
+/** Free a workspace and everything it holds; NULL is accepted. */
 void sp_site_ws_free(sp_site_ws *ws);
 
 /**
- * Compute the site of ligand @p lig of @p sv.
- * The workspace caches the cell list of the last (structure, model, cutoff) it saw.
- * @return 0, SP_E_NOMEM, SP_E_INVALID (bad ligand index).
+ * Compute the site of ligand @p lig of @p sv (rules: file comment above, docs/sites.md).
+ * The workspace caches the cell list of the last (structure, model, cutoff) it saw; the
+ * cache key also holds the survey pointer, atom/residue counts and a fingerprint of 64
+ * sampled atoms, so a structure re-filled with another file is detected. Coordinates
+ * edited in place between calls need a fresh workspace.
+ * @param s     finished structure
+ * @param sv    its survey (res_role, res_altloc, res_ligand, ligands, res_refs, atom_refs)
+ * @param lig   index into sv->ligands
+ * @param opts  NULL, or options: cutoff <= 0 or NaN -> 6.0 Å; max_atoms 0 -> 12000
+ * @param ws    workspace (sp_site_ws_new)
+ * @param out   zero-initialised before its first use, then re-used across calls (its
+ *              arrays grow, no allocation once large enough); filled on success: ligand
+ *              atoms first (n_ligand), then site atoms grouped by residue; res[]: ligand
+ *              residues first (kind SP_RES_KIND_LIGAND, min_distance 0), then site residues
+ *              in file order; center = mean of ligand heavy atoms (NaN if none). No heavy
+ *              atom: SP_SITE_NO_HEAVY and only the ligand's atoms. More than max_atoms
+ *              atoms: SP_SITE_OVERSIZE, res[] complete, atoms[] = ligand atoms only.
+ * @return 0; SP_E_NOMEM; SP_E_INVALID (NULL argument, ligand index out of range, infinite
+ *         cutoff, ligand model/residue/atom indices out of bounds or outside its model).
  */
 int sp_site_compute(const sp_structure *s, const sp_survey *sv, size_t lig, const sp_site_opts *opts,
                     sp_site_ws *ws, sp_site *out, sp_err *err);
+/** Free the arrays of @p site and zero it (re-usable afterwards); NULL is accepted. */
 void sp_site_free(sp_site *site);
 
 #ifdef __cplusplus
