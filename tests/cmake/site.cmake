@@ -35,3 +35,10 @@ sp_add_unit_test(test_site_wwpdb
        structures/3wip.cif structures/4kya.pdb structures/19hc.pdb.gz structures/5ddr.pdb structures/1tf6.pdb structures/1sfo.cif.gz
        structures/pdb_00004jvn_xyz-enrich.cif.gz structures/3bwm.pdb structures/1onx.cif
   LABELS real site)
+
+# PLINDER's 6 A neighbouring residues (exact polymer residue sets) for 1NGX.
+sp_add_unit_test(test_site_plinder
+  SOURCES ${SP_TEST_DIR}/unit/test_site_plinder.c ${SP_TEST_DIR}/unit/test_site_util.c
+  ARGS ${SP_SITE_DATA}/reference/plinder/plinder_ligand_pockets.tsv ${SP_SITE_DATA}/ccd/components_excerpt.cif
+       1NGX ${SP_SITE_STRUCT}/pdb_00001ngx_xyz-enrich.cif.gz
+  LABELS real site)
