@@ -26,6 +26,7 @@ A file that sitepack rejects, or that gemmi rejects while sitepack reads it, is 
 Work is spread over a few processes (files in chunks). Exit status: 0 when there is no
 mismatch, 1 on any mismatch, 2 on a usage or setup error.
 """
+import gc
 import gzip
 import multiprocessing
 import os
@@ -59,8 +60,12 @@ def read_text(path):
 
 
 def is_mmcif(text):
-    for line in text.splitlines():
-        s = line.strip()
+    pos = 0
+    while pos < len(text):
+        nl = text.find('\n', pos)
+        end = len(text) if nl < 0 else nl
+        s = text[pos:end].strip()
+        pos = end + 1
         if not s or s.startswith('#'):
             continue
         return s[:5].lower() == 'data_'
@@ -122,12 +127,40 @@ def blank_element_lines(text):
     return out
 
 
+def gemmi_models_pdb(st):
+    """gemmi's atoms of a structure read from a PDB file, in bulk: gemmi writes its own
+    model (Structure.make_minimal_pdb, C++) and the fixed columns are sliced here. Same
+    tuples as the per-atom loop of gemmi_models(), about 4x faster. Lossless for PDB input:
+    coordinates are written with 3 decimals, occupancy and B with 2, as in the input."""
+    models = []
+    atoms = None
+    for line in st.make_minimal_pdb().split('\n'):
+        rec = line[:6]
+        if rec == 'ATOM  ' or rec == 'HETATM':
+            if atoms is None:  # a single model is written without MODEL record
+                atoms = []
+                models.append((int(st[0].name), atoms))
+            el = line[76:78].strip()
+            alt = line[16]
+            atoms.append(((line[20:22].strip(), '', line[17:20].strip(), str(int(line[22:26])), line[26].strip()),
+                          line[12:16].strip(), el[:1] + el[1:].lower(), '\0' if alt == ' ' else alt,
+                          float(line[30:38]), float(line[38:46]), float(line[46:54]),
+                          float(line[54:60]), float(line[60:66])))
+        elif rec == 'MODEL ':
+            atoms = []
+            models.append((int(line[10:14]), atoms))
+    return models
+
+
 def gemmi_models(text, mmcif):
     if mmcif:
         doc = gemmi.cif.read_string(text)
         st = gemmi.make_structure_from_block(doc[0])
     else:
         st = gemmi.read_pdb_string(text)
+        if FAST_PDB and all(len(ch.name) <= 2 for m in st for ch in m) and \
+                all(len(n) <= 3 for m in st for n in m.get_all_residue_names()):
+            return gemmi_models_pdb(st)
     models = []
     for m in st:
         atoms = []
@@ -138,13 +171,14 @@ def gemmi_models(text, mmcif):
                 seq = r.seqid
                 head = (cname, r.subchain, r.name, str(seq.num), seq.icode.strip())
                 for a in r:
-                    p = a.pos
-                    add((head, a.name, a.element.name, a.altloc, p.x, p.y, p.z, a.occ, a.b_iso))
+                    x, y, z = a.pos.tolist()
+                    add((head, a.name, a.element.name, a.altloc, x, y, z, a.occ, a.b_iso))
         models.append((int(m.name), atoms))
     return models
 
 
 TOL = 1.0005e-3
+FAST_PDB = os.environ.get('SP_PEER_SLOW') is None
 
 
 def compare_atom(path, mmcif, mnum, ai, g, m, blank_el):
@@ -196,6 +230,7 @@ def check_chunk(args):
     """Run sp_dump_atoms on a chunk of files and compare each with gemmi.
     Returns (files compared, atoms compared, mismatch messages, policy element count, D count)."""
     dump, chunk = args
+    gc.disable()  # millions of small tuples/lists, no cycles: the cyclic GC only costs time here
     n_files = n_atoms = n_policy = n_d = 0
     msgs = []
     proc = subprocess.run([dump] + chunk, stdout=subprocess.PIPE, check=False)
@@ -270,6 +305,7 @@ def check_chunk(args):
                 n_d += nd
                 if diffs:
                     msgs.append(f'{path}: model {mnum} atom {ai} (serial {m[2]}): ' + '; '.join(diffs))
+    gc.enable()
     return n_files, n_atoms, msgs, n_policy, n_d
 
 
@@ -285,7 +321,17 @@ def main():
         print('no structure files under', root)
         return 2
     t0 = time.time()
-    chunks = [(dump, files[k:k + 6]) for k in range(0, len(files), 6)]
+    # chunks of about equal bytes, largest first, so that the workers end together
+    files.sort(key=lambda f: -os.path.getsize(f))
+    chunks, cur, cur_bytes = [], [], 0
+    for f in files:
+        cur.append(f)
+        cur_bytes += os.path.getsize(f)
+        if cur_bytes > 3_000_000 or len(cur) >= 12:
+            chunks.append((dump, cur))
+            cur, cur_bytes = [], 0
+    if cur:
+        chunks.append((dump, cur))
     n_files = n_atoms = n_policy = n_d = 0
     msgs = []
     with multiprocessing.Pool(max(1, min(4, os.cpu_count() or 1))) as pool:
