@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -49,7 +50,8 @@ typedef struct {
 typedef struct {
   sp_scan_list *out;
   size_t cap_files;
-  dev_ino *seen;
+  dev_ino *seen; /* hash set of the directories walked (device, inode) */
+  unsigned char *used;
   size_t n_seen, cap_seen;
   char **stack; /* relative directory paths still to walk ("" = root) */
   size_t n_stack, cap_stack;
@@ -67,19 +69,44 @@ static int push_ptr(void ***arr, size_t *n, size_t *cap, void *p) {
   return 0;
 }
 
-/* 1 if (dev, ino) was seen before; otherwise records it and returns 0; -1 on no memory. */
+static size_t hash_di(dev_t dev, ino_t ino) {
+  uint64_t h = (uint64_t)dev * 0x9E3779B97F4A7C15ull ^ (uint64_t)ino * 0xC2B2AE3D27D4EB4Full;
+  return (size_t)(h ^ (h >> 29));
+}
+
+/* 1 if (dev, ino) was seen before; otherwise records it and returns 0; -1 on no memory.
+ * Open-addressing hash set (power-of-two table, at most half full). */
 static int seen_before(walk *w, dev_t dev, ino_t ino) {
-  for (size_t i = 0; i < w->n_seen; ++i)
-    if (w->seen[i].dev == dev && w->seen[i].ino == ino) return 1;
-  if (w->n_seen == w->cap_seen) {
+  if ((w->n_seen + 1) * 2 > w->cap_seen) {
     size_t nc = w->cap_seen ? w->cap_seen * 2 : 64;
-    dev_ino *ns = realloc(w->seen, nc * sizeof *ns);
-    if (!ns) return -1;
+    dev_ino *ns = calloc(nc, sizeof *ns);
+    unsigned char *nu = calloc(nc, 1);
+    if (!ns || !nu) {
+      free(ns);
+      free(nu);
+      return -1;
+    }
+    for (size_t i = 0; i < w->cap_seen; ++i)
+      if (w->used[i]) {
+        size_t k = hash_di(w->seen[i].dev, w->seen[i].ino) & (nc - 1);
+        while (nu[k]) k = (k + 1) & (nc - 1);
+        nu[k] = 1;
+        ns[k] = w->seen[i];
+      }
+    free(w->seen);
+    free(w->used);
     w->seen = ns;
+    w->used = nu;
     w->cap_seen = nc;
   }
-  w->seen[w->n_seen].dev = dev;
-  w->seen[w->n_seen].ino = ino;
+  size_t k = hash_di(dev, ino) & (w->cap_seen - 1);
+  while (w->used[k]) {
+    if (w->seen[k].dev == dev && w->seen[k].ino == ino) return 1;
+    k = (k + 1) & (w->cap_seen - 1);
+  }
+  w->used[k] = 1;
+  w->seen[k].dev = dev;
+  w->seen[k].ino = ino;
   w->n_seen++;
   return 0;
 }
@@ -244,6 +271,7 @@ int sp_scan_dir(const char *root, sp_scan_list *out, sp_err *err) {
   while (w.n_stack) free(w.stack[--w.n_stack]);
   free(w.stack);
   free(w.seen);
+  free(w.used);
   if (rc) {
     sp_scan_list_free(out);
     return rc;

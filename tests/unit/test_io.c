@@ -3,6 +3,7 @@
  * a symlink loop and odd extensions.
  * usage: test_io SHARED_DIR */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,6 +281,41 @@ static void test_manifest(const char *shared) {
   CHECK(found == (int)(sizeof want / sizeof *want), "found %d of the manifest rows", found);
 }
 
+/* scan of the real structures folder: every file listed in MANIFEST.tsv, sizes equal, sorted */
+static void test_scan_real(const char *shared) {
+  char root[1024], mpath[1024];
+  snprintf(root, sizeof root, "%s/data/structures", shared);
+  snprintf(mpath, sizeof mpath, "%s/data/MANIFEST.tsv", shared);
+  sp_scan_list l;
+  sp_err err = {0};
+  CHECK(sp_scan_dir(root, &l, &err) == 0, "scan %s: %s", root, err.msg);
+  CHECK(l.n == 225 && l.n_skipped == 0, "%zu structure files, %zu skipped", l.n, l.n_skipped);
+  bool sorted = true;
+  for (size_t i = 1; i < l.n; ++i) sorted &= strcmp(l.files[i - 1].path, l.files[i].path) < 0;
+  CHECK(sorted, "sorted by path");
+  FILE *f = fopen(mpath, "r");
+  size_t n_rows = 0, n_match = 0;
+  char line[8192];
+  while (f && fgets(line, sizeof line, f)) {
+    if (strncmp(line, "structures/", 11)) continue;
+    ++n_rows;
+    char *tab1 = strchr(line, '\t');
+    if (!tab1) continue;
+    *tab1 = 0;
+    char *c = tab1 + 1; /* columns: source_repo source_path commit bytes */
+    for (int k = 0; k < 3 && c; ++k) c = strchr(c, '\t') ? strchr(c, '\t') + 1 : NULL;
+    long long bytes = c ? strtoll(c, NULL, 10) : -1;
+    for (size_t i = 0; i < l.n; ++i)
+      if (!strcmp(l.files[i].path, line + 11)) {
+        n_match += l.files[i].bytes == bytes;
+        break;
+      }
+  }
+  if (f) fclose(f);
+  CHECK(n_rows == 225 && n_match == n_rows, "manifest rows %zu, scan entries with equal size %zu", n_rows, n_match);
+  sp_scan_list_free(&l);
+}
+
 static void mk(const char *rel, const char *content) {
   char *p = path_in(g_tmp, rel);
   write_file(p, content, strlen(content));
@@ -370,6 +406,7 @@ int main(int argc, char **argv) {
   test_file_read(argv[1]);
   test_manifest(argv[1]);
   test_scan();
+  test_scan_real(argv[1]);
   double t1 = sp_now();
   CHECK(t1 >= t0, "monotonic clock went back");
   rm_tree(g_tmp);
