@@ -87,7 +87,6 @@ typedef struct sp_cif_category {
   uint32_t n_rows;    /**< 1 for pairs; 0 for an empty loop */
   uint32_t stride;    /**< distance between rows in sp_cif_doc.values (n_cols for loops, 0 for pairs) */
   uint8_t is_loop;
-  size_t line;        /**< 1-based line of its first tag */
 } sp_cif_category;
 
 /** One data block. */
@@ -183,8 +182,14 @@ bool sp_cif_parse_double(const char *p, size_t n, double *out);
 /** Parse a decimal integer `[+-]digits` that fits int32. @return false otherwise. */
 bool sp_cif_parse_int(const char *p, size_t n, int32_t *out);
 
-/** 1-based line number of byte @p offset of the last parsed text (counts LF). */
+/** 1-based line number of the byte at @p p in the last parsed text (counts LF; 0 when
+ *  @p p is not inside that text). Costs a scan from the start of the text: for messages. */
 size_t sp_cif_line_of(const sp_cif_doc *doc, const char *p);
+
+/** 1-based line of the first tag of @p cat (see sp_cif_line_of). */
+static inline size_t sp_cif_category_line(const sp_cif_doc *doc, const sp_cif_category *cat) {
+  return sp_cif_line_of(doc, doc->cols[cat->first_col].tag.p);
+}
 
 #ifdef __cplusplus
 }

@@ -173,25 +173,7 @@ typedef struct parser {
   int has_pending;
   tok pending;
   int ecls; /* class of the last error */
-  const char *lc_pos; /* incremental line counting: line number of lc_pos */
-  size_t lc_line;
 } parser;
-
-/* line of p, counting forward from the last position asked (positions are monotonic) */
-static size_t line_at(parser *P, const char *p) {
-  if (!P->lc_pos || p < P->lc_pos || p > P->t + P->len) return sp_cif_line_of(P->d, p);
-  const char *q = P->lc_pos;
-  size_t line = P->lc_line;
-  while (q < p) {
-    const char *nl = memchr(q, '\n', (size_t)(p - q));
-    if (!nl) break;
-    ++line;
-    q = nl + 1;
-  }
-  P->lc_pos = p;
-  P->lc_line = line;
-  return line;
-}
 
 static int perr(parser *P, int cls, const char *at, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -387,7 +369,7 @@ static int push_cat(parser *P, sp_sv name, int is_loop, const char *at) {
   c->first_col = d->n_cols;
   c->is_loop = (uint8_t)is_loop;
   c->n_rows = is_loop ? 0 : 1;
-  c->line = line_at(P, at);
+  (void)at;
   d->blocks[d->n_blocks - 1].n_cats++;
   return 0;
 }
@@ -504,7 +486,7 @@ static int parse_loop(parser *P, const tok *loop_tok) {
     return perr(P, SP_E_ROW_COUNT, NULL,
                 "loop %.*s (line %zu): %zu values is not a multiple of its %u columns: a value is missing or two are "
                 "glued together (the last row, from line %zu, is incomplete)",
-                SHOWN(c->name.n), c->name.p, c->line, nv, ncols, sp_cif_line_of(d, row_start));
+                SHOWN(c->name.n), c->name.p, sp_cif_category_line(d, c), nv, ncols, sp_cif_line_of(d, row_start));
   }
   if (ty == T_DOLLAR) {
     sp_sv ctag = d->cols[first_col].tag;
@@ -518,7 +500,8 @@ static int parse_loop(parser *P, const tok *loop_tok) {
   c->n_rows = (uint32_t)(nv / ncols);
   for (uint32_t i = 0; i < ncols; ++i) d->cols[first_col + i].first = first_val + i;
   if (nv == 0)
-    doc_warn(d, "empty loop %.*s (line %zu): accepted with 0 rows", SHOWN(c->name.n), c->name.p, c->line);
+    doc_warn(d, "empty loop %.*s (line %zu): accepted with 0 rows", SHOWN(c->name.n), c->name.p,
+             sp_cif_category_line(d, c));
   /* the token that ended the loop is handled by the caller */
   P->pending = k;
   P->has_pending = 1;
@@ -538,7 +521,7 @@ int sp_cif_parse(const char *text, size_t len, size_t max_blocks, sp_cif_doc *do
   }
   if (!doc->values && grow((void **)&doc->values, &doc->cap_values, len / 8 + 256, sizeof *doc->values))
     return sp_err_set(err, SP_E_NOMEM, "out of memory (CIF values)");
-  parser P = {.t = text, .len = len, .pos = 0, .d = doc, .err = err, .lc_pos = text, .lc_line = 1};
+  parser P = {.t = text, .len = len, .pos = 0, .d = doc, .err = err};
   ptrdiff_t pair_cat = -1; /* index of the open run of pair items */
   int in_save = 0;
   size_t save_cats = 0, save_cols = 0, save_vals = 0;

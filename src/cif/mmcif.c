@@ -35,11 +35,43 @@ typedef struct rowctx {
   const sp_cif_doc *d;
   const sp_cif_category *cat;
   uint32_t row;
+  const sp_cif_value *base; /* loops: the row's first value (columns are contiguous); NULL otherwise */
 } rowctx;
 
 /* value of column ci in the current row, NULL when the column is absent */
 static inline const sp_cif_value *cell(const rowctx *r, int ci) {
-  return ci < 0 ? NULL : sp_cif_cell(r->d, r->cat, (uint32_t)ci, r->row);
+  if (ci < 0) return NULL;
+  return r->base ? r->base + ci : sp_cif_cell(r->d, r->cat, (uint32_t)ci, r->row);
+}
+
+static const float k_pow10f[] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
+
+/* A coordinate-like decimal as float. With at most 7 digits and 10 decimals, mantissa and
+ * power of ten are exact floats, so one IEEE division gives the float nearest to the
+ * written decimal; anything else goes through sp_cif_parse_double. */
+static inline bool parse_float(const sp_cif_value *v, float *out) {
+  if (v->kind >= SP_CIF_UNKNOWN) return false;
+  const char *q = v->p, *e = v->p + v->n;
+  bool neg = false;
+  if (q < e && *q == '-') neg = true, ++q;
+  uint32_t mant = 0;
+  const char *d0 = q;
+  while (q < e && (unsigned)(*q - '0') < 10) mant = mant * 10 + (unsigned)(*q++ - '0');
+  size_t ip = (size_t)(q - d0), fr = 0;
+  if (q < e && *q == '.') {
+    const char *f0 = ++q;
+    while (q < e && (unsigned)(*q - '0') < 10) mant = mant * 10 + (unsigned)(*q++ - '0');
+    fr = (size_t)(q - f0);
+  }
+  if (q == e && ip + fr >= 1 && ip + fr <= 7 && fr <= 10) {
+    float f = (float)mant / k_pow10f[fr];
+    *out = neg ? -f : f;
+    return true;
+  }
+  double x;
+  if (!sp_cif_parse_double(v->p, v->n, &x)) return false;
+  *out = (float)x;
+  return true;
 }
 
 static inline sp_sv cell_sv(const rowctx *r, int ci) {
@@ -136,13 +168,13 @@ static int read_atoms(const sp_cif_doc *d, const sp_cif_block *b, sp_structure *
   if (c_alt < 0) c_alt = sp_cif_col(d, cat, "auth_alt_id");
   if (c_x < 0 || c_y < 0 || c_z < 0)
     return sp_err_set(err, SP_E_MISSING_ITEM, "_atom_site has no %s column (line %zu)",
-                      c_x < 0 ? "Cartn_x" : c_y < 0 ? "Cartn_y" : "Cartn_z", cat->line);
+                      c_x < 0 ? "Cartn_x" : c_y < 0 ? "Cartn_y" : "Cartn_z", sp_cif_category_line(d, cat));
   if (c_latom < 0 && c_aatom < 0)
     return sp_err_set(err, SP_E_MISSING_ITEM, "_atom_site has neither label_atom_id nor auth_atom_id (line %zu)",
-                      cat->line);
+                      sp_cif_category_line(d, cat));
   if (c_lcomp < 0 && c_acomp < 0)
     return sp_err_set(err, SP_E_MISSING_ITEM, "_atom_site has neither label_comp_id nor auth_comp_id (line %zu)",
-                      cat->line);
+                      sp_cif_category_line(d, cat));
   if (c_latom < 0) c_latom = c_aatom;
   if (c_lcomp < 0) c_lcomp = c_acomp;
   s->has_label_ids = c_lasym >= 0 || c_lseq >= 0;
@@ -151,7 +183,7 @@ static int read_atoms(const sp_cif_doc *d, const sp_cif_block *b, sp_structure *
   elem_cache ec;
   memset(ec.z, 0xff, sizeof ec.z);
   bool inferred = false;
-  rowctx r = {d, cat, 0};
+  rowctx r = {d, cat, 0, NULL};
   sp_atom_in a;
   memset(&a, 0, sizeof a);
   /* cache of the last model number text */
@@ -162,29 +194,21 @@ static int read_atoms(const sp_cif_doc *d, const sp_cif_block *b, sp_structure *
     r.row = row;
     const char *what = NULL;
     const sp_cif_value *bad = NULL;
-    double x = 0, y = 0, z = 0;
+    r.base = cat->is_loop ? &d->values[d->cols[cat->first_col].first + (size_t)row * cat->stride] : NULL;
     const sp_cif_value *vx = cell(&r, c_x), *vy = cell(&r, c_y), *vz = cell(&r, c_z);
-    if (!sp_cif_parse_double(vx->p, vx->n, &x) || sp_cif_is_null(vx)) what = "Cartn_x", bad = vx;
-    else if (!sp_cif_parse_double(vy->p, vy->n, &y) || sp_cif_is_null(vy)) what = "Cartn_y", bad = vy;
-    else if (!sp_cif_parse_double(vz->p, vz->n, &z) || sp_cif_is_null(vz)) what = "Cartn_z", bad = vz;
-    a.x = (float)x;
-    a.y = (float)y;
-    a.z = (float)z;
+    a.x = a.y = a.z = 0.0f;
+    if (!parse_float(vx, &a.x)) what = "Cartn_x", bad = vx;
+    else if (!parse_float(vy, &a.y)) what = "Cartn_y", bad = vy;
+    else if (!parse_float(vz, &a.z)) what = "Cartn_z", bad = vz;
     a.occupancy = 1.0f;
     a.b_iso = 0.0f;
     if (!what && c_occ >= 0) {
       const sp_cif_value *v = cell(&r, c_occ);
-      if (!sp_cif_is_null(v)) {
-        if (sp_cif_parse_double(v->p, v->n, &x)) a.occupancy = (float)x;
-        else what = "occupancy", bad = v;
-      }
+      if (!sp_cif_is_null(v) && !parse_float(v, &a.occupancy)) what = "occupancy", bad = v;
     }
     if (!what && c_b >= 0) {
       const sp_cif_value *v = cell(&r, c_b);
-      if (!sp_cif_is_null(v)) {
-        if (sp_cif_parse_double(v->p, v->n, &x)) a.b_iso = (float)x;
-        else what = "B_iso_or_equiv", bad = v;
-      }
+      if (!sp_cif_is_null(v) && !parse_float(v, &a.b_iso)) what = "B_iso_or_equiv", bad = v;
     }
     a.model_num = 1;
     if (!what && c_model >= 0) {
@@ -300,7 +324,7 @@ static int read_entities(const sp_cif_doc *d, const sp_cif_block *b, sp_structur
     uint32_t first, end;
   } *runs = NULL;
   if (seq && q_id >= 0 && q_mon >= 0) {
-    rowctx r = {d, seq, 0};
+    rowctx r = {d, seq, 0, NULL};
     for (uint32_t row = 0; row < seq->n_rows; ++row) {
       r.row = row;
       sp_sv id = cell_sv(&r, q_id);
@@ -325,7 +349,7 @@ static int read_entities(const sp_cif_doc *d, const sp_cif_block *b, sp_structur
     }
   }
   int rc = 0;
-  rowctx r = {d, src, 0};
+  rowctx r = {d, src, 0, NULL};
   for (uint32_t row = 0; row < src->n_rows && !rc; ++row) {
     r.row = row;
     sp_entity e;
@@ -334,7 +358,7 @@ static int read_entities(const sp_cif_doc *d, const sp_cif_block *b, sp_structur
     sp_sv_copy(e.id, sizeof e.id, id);
     e.type = from_poly ? SP_ENT_POLYMER : entity_type(cell(&r, e_type));
     if (poly && p_id >= 0) {
-      rowctx pr = {d, poly, 0};
+      rowctx pr = {d, poly, 0, NULL};
       for (uint32_t k = 0; k < poly->n_rows; ++k) {
         pr.row = k;
         if (!sv_eq(cell_sv(&pr, p_id), id)) continue;
@@ -344,7 +368,7 @@ static int read_entities(const sp_cif_doc *d, const sp_cif_block *b, sp_structur
       }
     }
     if ((rc = sp_structure_add_entity(s, &e, err))) break;
-    rowctx qr = {d, seq, 0};
+    rowctx qr = {d, seq, 0, NULL};
     for (size_t k = 0; k < n_runs && !rc; ++k) {
       if (!sv_eq(runs[k].id, id)) continue;
       sp_sv last_num = {NULL, 0};
@@ -405,7 +429,7 @@ static int read_conns(const sp_cif_doc *d, const sp_cif_block *b, sp_structure *
   if (!cat) return 0;
   int c_id = sp_cif_col(d, cat, "id"), c_type = sp_cif_col(d, cat, "conn_type_id");
   int c_dist = sp_cif_col(d, cat, "pdbx_dist_value");
-  rowctx r = {d, cat, 0};
+  rowctx r = {d, cat, 0, NULL};
   for (uint32_t row = 0; row < cat->n_rows; ++row) {
     r.row = row;
     sp_conn c;
@@ -430,7 +454,7 @@ static int read_comps(const sp_cif_doc *d, const sp_cif_block *b, sp_structure *
   const sp_cif_category *cat = sp_cif_find_category(d, b, "_chem_comp");
   int c_id = sp_cif_col(d, cat, "id"), c_type = sp_cif_col(d, cat, "type");
   if (cat && c_id >= 0) {
-    rowctx r = {d, cat, 0};
+    rowctx r = {d, cat, 0, NULL};
     for (uint32_t row = 0; row < cat->n_rows; ++row) {
       r.row = row;
       sp_file_comp fc;
@@ -447,7 +471,7 @@ static int read_comps(const sp_cif_doc *d, const sp_cif_block *b, sp_structure *
   int b_arom = sp_cif_col(d, cat, "pdbx_aromatic_flag");
   if (b_ord < 0) b_ord = sp_cif_col(d, cat, "type");
   if (!cat || b_comp < 0 || b_a1 < 0 || b_a2 < 0) return 0;
-  rowctx r = {d, cat, 0};
+  rowctx r = {d, cat, 0, NULL};
   for (uint32_t row = 0; row < cat->n_rows; ++row) {
     r.row = row;
     sp_file_bond fb;
