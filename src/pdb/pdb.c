@@ -247,7 +247,20 @@ static int read_atom(reader *r, const line_t *l, bool het) {
 
   /* element */
   sp_sv es = fld(l, 77, 78);
-  uint8_t el = es.n ? sp_element_from_symbol(es.p, es.n) : 0;
+  uint8_t el = 0;
+  if (es.n == 1) { /* fast path for the organic elements, the bulk of every file */
+    switch (es.p[0]) {
+      case 'C': el = 6; break;
+      case 'N': el = 7; break;
+      case 'O': el = 8; break;
+      case 'H': el = 1; break;
+      case 'S': el = 16; break;
+      case 'P': el = 15; break;
+      default: el = sp_element_from_symbol(es.p, es.n); break;
+    }
+  } else if (es.n) {
+    el = sp_element_from_symbol(es.p, es.n);
+  }
   if (!el) {
     char name4[4];
     raw(l, 13, 16, name4);
@@ -467,7 +480,12 @@ int sp_pdb_read(const char *text, size_t len, sp_structure *s, sp_err *err) {
       case 'M':
         if (rec(&l, "MODEL")) {
           int32_t v = 0;
-          sp_sv f = fld(&l, 7, 80);
+          sp_sv f = fld(&l, 7, 80); /* the serial (columns 11-14), as the first token */
+          for (size_t k = 0; k < f.n; ++k)
+            if (f.p[k] == ' ' || f.p[k] == '\t') {
+              f.n = k;
+              break;
+            }
           int hr = f.n && f.n <= 8 ? sp_hy36_decode(f.p, f.n, &v) : (f.n ? -1 : 1);
           if (hr < 0)
             return sp_err_set(err, SP_E_BAD_VALUE, "line %zu: MODEL number '%.*s' is not a number", l.no,
