@@ -133,6 +133,11 @@ static int gunzip_impl(const unsigned char *data, size_t len, size_t max_bytes, 
       }
       continue;
     }
+    if (len - in_pos == 1 && data[in_pos] == 0x1f) { /* the next member cut after its first byte */
+      rc = sp_err_set(err, SP_E_TRUNCATED_GZIP, "%s: truncated gzip stream (input ends inside a member header)",
+                      name);
+      goto done;
+    }
     size_t k = in_pos;
     while (k < len && data[k] == 0) ++k;
     if (k == len) break; /* trailing zero padding (tape blocks), as gzip(1) accepts */

@@ -150,6 +150,11 @@ static void test_gzip_memory(void) {
   /* a multi-member stream cut inside its second member */
   CHECK(sp_gunzip(multi, g1n + g2n / 2, 0, &b, &err) == SP_E_TRUNCATED_GZIP, "cut in 2nd member: %s",
         sp_errclass_name(err.cls));
+  /* a complete member followed by the first byte(s) of the next one */
+  CHECK(sp_gunzip(multi, g1n + 1, 0, &b, &err) == SP_E_TRUNCATED_GZIP, "1 byte of 2nd member: %s",
+        sp_errclass_name(err.cls));
+  CHECK(sp_gunzip(multi, g1n + 2, 0, &b, &err) == SP_E_TRUNCATED_GZIP, "2 bytes of 2nd member: %s",
+        sp_errclass_name(err.cls));
   /* the big member cut in half */
   CHECK(sp_gunzip(g1, g1n / 2, 0, &b, &err) == SP_E_TRUNCATED_GZIP, "cut big member: %s", sp_errclass_name(err.cls));
   CHECK(strstr(err.msg, "gzip") != NULL, "message: %s", err.msg);
