@@ -169,6 +169,22 @@ int main(void) {
     CHECK(s.has_label_ids && !s.has_auth_ids, "id systems");
     sp_structure_free(&s);
 
+    /* a one-atom _atom_site written as pairs, not a loop; HETATM, charge, altloc, ins code */
+    sp_structure_init(&s);
+    const char *one = "data_o\n_atom_site.group_PDB HETATM\n_atom_site.id 7\n_atom_site.type_symbol ZN\n"
+                      "_atom_site.label_atom_id ZN\n_atom_site.label_alt_id B\n_atom_site.label_comp_id ZN\n"
+                      "_atom_site.auth_asym_id Q\n_atom_site.auth_seq_id 301\n_atom_site.pdbx_PDB_ins_code A\n"
+                      "_atom_site.Cartn_x -1.25\n_atom_site.Cartn_y 2.5\n_atom_site.Cartn_z 1e1\n"
+                      "_atom_site.occupancy 0.50\n_atom_site.pdbx_formal_charge 2\n_atom_site.pdbx_PDB_model_num 3\n";
+    CHECK(sp_mmcif_read(one, strlen(one), &s, &e) == 0, "pair-form atom_site: %s", e.msg);
+    CHECK(s.n_atoms == 1 && s.element[0] == 30 && s.charge[0] == 2 && s.altloc[0] == 'B' && s.serial[0] == 7 &&
+              s.xyz[0][0] == -1.25f && s.xyz[0][2] == 10.0f && s.occupancy[0] == 0.5f &&
+              (s.atom_flags[0] & SP_ATOM_HETATM) && s.models[0].model_num == 3 && s.residues[0].auth_seq_id == 301 &&
+              s.residues[0].ins_code == 'A' && s.residues[0].label_seq_id == SP_SEQ_NONE &&
+              !strcmp(s.chains[0].label_asym_id, "Q") && !s.has_label_ids && s.has_auth_ids,
+          "pair-form atom values");
+    sp_structure_free(&s);
+
     sp_structure_init(&s);
     const char *bad = "data_m\nloop_\n_atom_site.id\n_atom_site.label_atom_id\n_atom_site.label_comp_id\n"
                       "_atom_site.Cartn_x\n_atom_site.Cartn_y\n_atom_site.Cartn_z\n1 C X 1 2 3\n2 C X 1 abc 3\n";

@@ -29,11 +29,15 @@ static const char *k_py =
     "d = sys.argv[1]\n"
     "for f in sorted(os.listdir(d)):\n"
     "    if not (f.endswith('.cif') or f.endswith('.cif.gz')): continue\n"
-    "    st = gemmi.read_structure(os.path.join(d, f), merge_chain_parts=False)\n"
+    "    b = gemmi.cif.read(os.path.join(d, f)).sole_block()\n"
+    "    st = gemmi.make_structure_from_block(b)\n"
     "    tot = sum(m.count_atom_sites() for m in st)\n"
     "    atoms = [a for ch in st[0] for r in ch for a in r]\n"
     "    a0, a1 = atoms[0].pos, atoms[-1].pos\n"
-    "    print(f, len(st), st[0].count_atom_sites(), tot, '%.3f %.3f %.3f %.3f %.3f %.3f' % (a0.x, a0.y, a0.z, a1.x, a1.y, a1.z))\n";
+    "    n = lambda tag: len(b.find_values(tag))\n"
+    "    print(f, len(st), st[0].count_atom_sites(), tot, '%.3f %.3f %.3f %.3f %.3f %.3f' % (a0.x, a0.y, a0.z, a1.x, a1.y, a1.z),\n"
+    "          n('_entity.id'), n('_entity_poly_seq.mon_id'), n('_struct_conn.id'), n('_chem_comp.id'),\n"
+    "          n('_chem_comp_bond.atom_id_1'), '%.2f' % (st.resolution or -1))\n";
 
 /* read a file, inflating gzip (zlib's gzread reads plain files as they are) */
 static char *slurp(const char *path, size_t *len) {
@@ -85,11 +89,11 @@ int main(int argc, char **argv) {
   size_t atoms_total = 0;
   while (p && fgets(line, sizeof line, p)) {
     char name[512];
-    int nm, n1;
+    int nm, n1, n_ent, n_seq, n_conn, n_comp, n_bond;
     long tot;
-    double c[6];
-    if (sscanf(line, "%511s %d %d %ld %lf %lf %lf %lf %lf %lf", name, &nm, &n1, &tot, &c[0], &c[1], &c[2], &c[3], &c[4],
-               &c[5]) != 10) {
+    double c[6], res;
+    if (sscanf(line, "%511s %d %d %ld %lf %lf %lf %lf %lf %lf %d %d %d %d %d %lf", name, &nm, &n1, &tot, &c[0], &c[1], &c[2],
+               &c[3], &c[4], &c[5], &n_ent, &n_seq, &n_conn, &n_comp, &n_bond, &res) != 16) {
       CHECK(0, "bad gemmi line: %s", line);
       continue;
     }
@@ -115,6 +119,14 @@ int main(int argc, char **argv) {
         CHECK(fabs(s.xyz[a1][k] - c[3 + k]) < 1.5e-3, "%s: last atom coord %d %.4f vs %.3f", name, k, s.xyz[a1][k], c[3 + k]);
       }
       CHECK(s.entry_id[0] != 0, "%s: no entry id", name);
+      CHECK((int)s.n_entities == n_ent, "%s: %zu entities, gemmi %d", name, s.n_entities, n_ent);
+      /* sequences: microheterogeneous positions keep one mon_id, so never more than gemmi's rows */
+      CHECK((int)s.n_seq <= n_seq && (n_seq == 0) == (s.n_seq == 0), "%s: %zu sequence residues, gemmi rows %d", name, s.n_seq, n_seq);
+      CHECK((int)s.n_conns == n_conn, "%s: %zu struct_conn, gemmi %d", name, s.n_conns, n_conn);
+      CHECK((int)s.n_file_comps == n_comp, "%s: %zu chem_comp, gemmi %d", name, s.n_file_comps, n_comp);
+      CHECK((int)s.n_file_bonds == n_bond, "%s: %zu chem_comp_bond, gemmi %d", name, s.n_file_bonds, n_bond);
+      if (res > 0) CHECK(fabs(s.resolution - res) < 0.006, "%s: resolution %.2f, gemmi %.2f", name, s.resolution, res);
+      else CHECK(isnan(s.resolution) || s.resolution > 0, "%s: resolution %.2f, gemmi none", name, s.resolution);
     }
     free(text);
   }
