@@ -120,6 +120,8 @@ typedef struct sp_progress {
   double cost_total;    /**< estimated cost of all tasks */
   double elapsed_s;     /**< seconds since sp_sched_run() started on rank 0 */
   int final;            /**< 1 for the last call, after every rank has stopped */
+  double weight_done;   /**< sum of sp_sched_opts.weight over finished tasks (0 without weights) */
+  double weight_total;  /**< sum of sp_sched_opts.weight over all tasks (0 without weights) */
 } sp_progress;
 
 /** Progress callback, called on rank 0 only, between its tasks (never inside fn). */
@@ -133,6 +135,11 @@ typedef struct sp_sched_opts {
                                     and every idle poll of rank 0) */
   double idle_sleep_max_s;     /**< longest sleep of an idle rank between two polls (0: 1e-3 s);
                                     sleeps start at 1e-5 s and double */
+  int no_steal;                /**< 1: never steal (a rank whose queue is done only waits and reports
+                                    progress): the static plan alone, for benchmarks */
+  const double *weight;        /**< [n_tasks] optional second quantity per task (e.g. bytes), summed over
+                                    finished tasks into sp_progress.weight_done; significant on rank 0
+                                    only (NULL: none). Must stay valid during the run. */
 } sp_sched_opts;
 
 /** Defaults: no progress callback, interval 1 s, idle sleep up to 1 ms. */
@@ -224,6 +231,126 @@ typedef struct sp_sched_sim {
  */
 int sp_sched_simulate(const sp_plan *plan, const double *actual, double steal_latency, sp_sched_sim *out,
                       sp_err *err);
+
+/* ------------------------------------------------------------------------------------ */
+/* Cost model and splitting (no MPI)                                                      */
+/* ------------------------------------------------------------------------------------ */
+
+/**
+ * Linear model of a task's time in seconds (docs/scheduling.md "Cost model"):
+ *
+ *   t = intercept + per_plain_byte * B_plain + per_gz_byte * B_gz + per_atom * atoms + per_ligand * ligands
+ *
+ * B_plain: bytes as stored of a plain-text file (0 for gzip), B_gz: bytes as stored of a gzip
+ * file (0 for plain text), atoms: every atom record read, ligands: ligand instances whose sites
+ * the task computes. The plan knows only the bytes and gzip before parsing; atoms and ligands
+ * are used when known (-1: unknown, then the bytes terms alone estimate them through the
+ * *_only constants).
+ */
+typedef struct sp_cost_model {
+  double intercept;       /**< s per task (open, sha256 setup, rows) */
+  double per_plain_byte;  /**< s per stored byte of plain text */
+  double per_gz_byte;     /**< s per stored byte of gzip (inflate + parse of ~4x as much text) */
+  double per_atom;        /**< s per atom record */
+  double per_ligand;      /**< s per ligand instance (survey share + site) */
+  /* bytes-only model, for files whose atoms/ligands are unknown (fitted separately) */
+  double bo_intercept;    /**< s per task */
+  double bo_per_plain_byte; /**< s per stored byte of plain text */
+  double bo_per_gz_byte;  /**< s per stored byte of gzip */
+  int64_t n_samples;      /**< tasks the constants were fitted on (0: built-in defaults) */
+  double r2;              /**< coefficient of determination of the full model's fit (NaN if unknown) */
+  double r2_bytes_only;   /**< the same for the bytes-only model */
+} sp_cost_model;
+
+/**
+ * The built-in constants, fitted on /work/shared/data/structures (225 files, components_excerpt
+ * CCD) by `bench/sched.sh fit` (docs/scheduling.md gives the command and the values).
+ */
+void sp_cost_model_default(sp_cost_model *m);
+
+/**
+ * Estimated seconds of one task: the full model when @p atoms >= 0 and @p ligands >= 0,
+ * else the bytes-only model. Never negative; at least 1e-6 (every task costs something,
+ * so LPT spreads empty files too).
+ * @param bytes  stored size in bytes (values < 0 count as 0)
+ * @param gzip   nonzero for a gzip file
+ */
+double sp_cost_estimate(const sp_cost_model *m, int64_t bytes, int gzip, int64_t atoms, int64_t ligands);
+
+/** One measured task, for sp_cost_fit(). */
+typedef struct sp_cost_sample {
+  double seconds;   /**< measured time of the task (read + parse + survey + sites) */
+  int64_t bytes;    /**< stored bytes */
+  int gzip;         /**< 1 gzip */
+  int64_t atoms;    /**< atom records read */
+  int64_t ligands;  /**< ligand instances whose sites the task computed */
+} sp_cost_sample;
+
+/**
+ * Fit both models by non-negative least squares (every constant >= 0; exact: the best of
+ * all subsets of active constants, each solved by its normal equations; 2^5 + 2^3 small
+ * solves). Samples with a non-finite or negative time are skipped.
+ * @param s      [n] samples (may be NULL when n == 0)
+ * @param out    filled on success; with fewer usable samples than 2 the defaults are returned
+ *               with n_samples = 0
+ * @return 0; SP_E_INVALID (NULL out, NULL s with n > 0).
+ */
+int sp_cost_fit(const sp_cost_sample *s, size_t n, sp_cost_model *out, sp_err *err);
+
+/** Splitting of large files into ranges of their ligands (job file `split`). */
+typedef struct sp_split_opts {
+  int64_t min_bytes;     /**< split only files of at least this many stored bytes (default 2 MB = 2000000) */
+  int64_t min_ligands;   /**< ... with more than this many ligands; also the target ligands per part
+                              (default 24) */
+  int max_parts;         /**< at most this many parts per file (default 16) */
+  int enabled;           /**< 0: never split (default 1) */
+} sp_split_opts;
+
+/** Defaults: enabled, 2000000 bytes, 24 ligands, 16 parts. */
+void sp_split_opts_default(sp_split_opts *o);
+
+/**
+ * Number of parts of a file: 1 unless split is enabled, bytes >= min_bytes and
+ * n_ligands > min_ligands (n_ligands < 0: unknown, 1); then ceil(n_ligands / min_ligands),
+ * at most max_parts (and at least 1). Independent of the number of ranks, so that the output
+ * does not depend on P.
+ */
+int sp_split_parts(const sp_split_opts *o, int64_t bytes, int64_t n_ligands);
+
+/**
+ * Ligands [*lo, *hi) of part @p part of @p n_parts for a file of @p n_ligands ligands:
+ * lo = floor(part * n / n_parts), hi = floor((part + 1) * n / n_parts) (consecutive, in
+ * order, covering 0..n exactly once). part outside [0, n_parts) or n_parts < 1 gives 0, 0.
+ */
+void sp_split_range(int64_t n_ligands, int part, int n_parts, int64_t *lo, int64_t *hi);
+
+/** One task of a run: a whole file (part 0 of 1) or a range of its ligands. */
+typedef struct sp_task_ref {
+  int64_t file_idx;  /**< index in the sorted file list */
+  int32_t part;      /**< 0 .. n_parts-1 */
+  int32_t n_parts;   /**< parts of this file (1: not split) */
+} sp_task_ref;
+
+/**
+ * Expand files into tasks and estimate each task's cost (used by `sitepack run` and by the
+ * benchmark's simulations alike). Tasks come in file order, parts in order. A split file's
+ * part k costs the file's estimate without its ligand term, plus per_ligand times the
+ * ligands of the part (sp_split_range()): every part parses the whole file again.
+ *
+ * @param n_files   number of files
+ * @param bytes     [n_files] stored sizes
+ * @param gzip      [n_files] nonzero for gzip (NULL: none)
+ * @param atoms     [n_files] atoms when known, -1 unknown (NULL: all unknown)
+ * @param ligands   [n_files] ligands when known, -1 unknown (NULL: all unknown; nothing splits)
+ * @param split     splitting rule (NULL: no splitting)
+ * @param model     cost model (NULL: sp_cost_model_default())
+ * @param tasks     out: [*n_tasks] tasks, malloc'd (free()); non-NULL even when empty
+ * @param cost      out: [*n_tasks] estimated costs in seconds, malloc'd (free())
+ * @return 0; SP_E_INVALID (NULL bytes with n_files > 0, NULL outputs), SP_E_TOO_LARGE, SP_E_NOMEM.
+ */
+int sp_tasks_expand(size_t n_files, const int64_t *bytes, const uint8_t *gzip, const int64_t *atoms,
+                    const int64_t *ligands, const sp_split_opts *split, const sp_cost_model *model,
+                    sp_task_ref **tasks, double **cost, size_t *n_tasks, sp_err *err);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,7 @@
 #include "sitepack/ccd.h"
 #include "sitepack/error.h"
 #include "sitepack/result.h"
+#include "sitepack/sched.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,6 +50,36 @@ void sp_worker_free(sp_worker *w);
  */
 int sp_worker_process(sp_worker *w, const char *root, const char *relpath, int64_t file_idx, sp_ccd *ccd,
                       const sp_task_opts *opts, sp_result *out, sp_err *err);
+
+/**
+ * Process part @p part of @p n_parts of a file (a split file: sched.h sp_split_parts()):
+ * read and parse the whole file, survey it, and compute the sites of ligands
+ * [lo, hi) = sp_split_range(n_ligands, part, n_parts) only. out->part/n_parts are set;
+ * part 0 carries the /structures row (with the whole file's n_ligands and n_sites, one site
+ * per ligand) and the file's /components rows; other parts carry only their ligands, sites,
+ * residues and atoms (local indices from 0). Concatenating the parts in order gives exactly
+ * the rows of sp_worker_process() (n_parts = 1), so the merged output does not depend on the
+ * split. A file that cannot be read or surveyed fails the same way in every part (part 0
+ * records why, the others are empty).
+ * @return 0; SP_E_INVALID (NULL argument, part not in [0, n_parts)); SP_E_NOMEM;
+ *         SP_E_INTERNAL when a site computation fails in a split file (with n_parts = 1 that
+ *         is a failed file, status set; split, the other parts' rows would no longer match,
+ *         so the run must stop).
+ */
+int sp_worker_process_part(sp_worker *w, const char *root, const char *relpath, int64_t file_idx, int part,
+                           int n_parts, sp_ccd *ccd, const sp_task_opts *opts, sp_result *out, sp_err *err);
+
+/**
+ * Part 0 of a file whose split is decided here: read, parse and survey it, set
+ * out->n_parts = sp_split_parts(split, stored bytes, ligands) (1 when the file fails), and
+ * compute part 0 of that many parts exactly as sp_worker_process_part() does. The caller
+ * then runs parts 1 .. out->n_parts-1 (this is how `sitepack run` learns the ligand count of
+ * a large file without parsing it twice: docs/scheduling.md "Splitting").
+ * @return as sp_worker_process_part(); SP_E_INVALID also for a NULL @p split.
+ */
+int sp_worker_process_first(sp_worker *w, const char *root, const char *relpath, int64_t file_idx,
+                            const sp_split_opts *split, sp_ccd *ccd, const sp_task_opts *opts, sp_result *out,
+                            sp_err *err);
 
 /** Peak bytes held by the worker's structure arrays so far (memory report). */
 size_t sp_worker_peak_bytes(const sp_worker *w);

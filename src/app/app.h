@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sitepack/sched.h"
 #include "sitepack/task.h"
 
 /* Exit statuses (documented in `sitepack --help` and docs/usage.md). */
@@ -25,6 +26,9 @@ typedef struct sp_job {
   bool force;            /* overwrite an existing output */
   bool quiet;            /* no progress lines */
   bool keep_parts;       /* keep the per-rank files */
+  bool no_steal;         /* static plan only (benchmarks): --no-steal */
+  sp_split_opts split;   /* splitting of large files: job file "split", --split-* flags. Not part of
+                            json: the merged content does not depend on it (docs/scheduling.md) */
 } sp_job;
 
 /* Parse `run` arguments (argv[0] = "run"). Fills job; on error prints to stderr and returns

@@ -29,8 +29,16 @@ void sp_print_run_help(FILE *f) {
           "  --force               overwrite an existing output file\n"
           "  --quiet               no progress lines\n"
           "  --keep-parts          keep the per-rank HDF5 files (OUT.parts/)\n"
+          "  --no-steal            run the static LPT plan only, no work stealing (benchmarks)\n"
+          "  --no-split            never split a file into ligand ranges\n"
+          "  --split-min-bytes N   split files of at least N stored bytes (default 2000000) ...\n"
+          "  --split-min-ligands N ... with more than N ligands, into parts of about N (default 24)\n"
+          "  --split-max-parts N   at most N parts per file (default 16)\n"
           "\n"
-          "job file keys: input, ccd, output, report, ph, model, site: {cutoff, max_atoms}\n");
+          "job file keys: input, ccd, output, report, ph, model, site: {cutoff, max_atoms},\n"
+          "               split: {min_bytes, min_ligands, max_parts, enabled}, steal (true/false)\n"
+          "\n"
+          "environment: SITEPACK_TEST_TASK_DELAY_MS=N (test hook) sleeps a random 0..N ms after each task\n");
 }
 
 static char *dup_str(const char *s) {
@@ -126,6 +134,26 @@ static int load_job_file(const char *path, sp_job *job) {
           job->opts.max_site_atoms = (size_t)s->valuedouble;
         else rc = bad("job file: unknown or bad key in site", s->string);
       }
+    } else if (!strcmp(k, "split")) {
+      if (!cJSON_IsObject(it)) {
+        rc = bad("job file: split must be an object", NULL);
+        break;
+      }
+      for (cJSON *s = it->child; s && !rc; s = s->next) {
+        int num = cJSON_IsNumber(s) && s->valuedouble >= 0 && s->valuedouble == floor(s->valuedouble) &&
+                  s->valuedouble < 9e15;
+        if (!strcmp(s->string, "min_bytes") && num) job->split.min_bytes = (int64_t)s->valuedouble;
+        else if (!strcmp(s->string, "min_ligands") && num && s->valuedouble >= 1)
+          job->split.min_ligands = (int64_t)s->valuedouble;
+        else if (!strcmp(s->string, "max_parts") && num && s->valuedouble >= 1 && s->valuedouble <= 1024)
+          job->split.max_parts = (int)s->valuedouble;
+        else if (!strcmp(s->string, "enabled") && cJSON_IsBool(s)) job->split.enabled = cJSON_IsTrue(s);
+        else rc = bad("job file: unknown or bad key in split (min_bytes >= 0, min_ligands >= 1, "
+                      "max_parts 1..1024, enabled true/false)", s->string);
+      }
+    } else if (!strcmp(k, "steal")) {
+      if (!cJSON_IsBool(it)) rc = bad("job file: steal must be true or false", NULL);
+      else job->no_steal = !cJSON_IsTrue(it);
     } else if (!strcmp(k, "comment") || !strcmp(k, "_comment")) {
       /* free text */
     } else {
@@ -149,6 +177,7 @@ static int parse_double(const char *s, double *out) {
 int sp_job_from_args(int argc, char **argv, sp_job *job) {
   memset(job, 0, sizeof *job);
   sp_task_opts_default(&job->opts);
+  sp_split_opts_default(&job->split);
   int i = 1;
   if (i < argc && argv[i][0] != '-') {
     int rc = load_job_file(argv[i], job);
@@ -168,6 +197,10 @@ int sp_job_from_args(int argc, char **argv, sp_job *job) {
       job->quiet = true;
     } else if (!strcmp(a, "--keep-parts")) {
       job->keep_parts = true;
+    } else if (!strcmp(a, "--no-steal")) {
+      job->no_steal = true;
+    } else if (!strcmp(a, "--no-split")) {
+      job->split.enabled = 0;
     } else if (!v) {
       return bad("missing value for", a);
     } else if (!strcmp(a, "--input") || !strcmp(a, "--ccd") || !strcmp(a, "--out") || !strcmp(a, "--output") ||
@@ -188,6 +221,15 @@ int sp_job_from_args(int argc, char **argv, sp_job *job) {
     } else if (!strcmp(a, "--max-site-atoms")) {
       if (parse_double(v, &d) || d < 1 || d != floor(d)) return bad("--max-site-atoms must be a positive integer", v);
       job->opts.max_site_atoms = (size_t)d;
+      ++i;
+    } else if (!strcmp(a, "--split-min-bytes") || !strcmp(a, "--split-min-ligands") ||
+               !strcmp(a, "--split-max-parts")) {
+      int is_parts = !strcmp(a, "--split-max-parts"), is_lig = !strcmp(a, "--split-min-ligands");
+      double lo = is_parts || is_lig ? 1 : 0, hi = is_parts ? 1024 : 9e15;
+      if (parse_double(v, &d) || d < lo || d > hi || d != floor(d)) return bad("bad integer value for", a);
+      if (is_parts) job->split.max_parts = (int)d;
+      else if (is_lig) job->split.min_ligands = (int64_t)d;
+      else job->split.min_bytes = (int64_t)d;
       ++i;
     } else if (!strcmp(a, "--model")) {
       if (strcmp(v, "first") && strcmp(v, "all")) return bad("--model must be first or all", v);

@@ -1,13 +1,18 @@
 /* `sitepack run`: the whole run under MPI (DESIGN.md "The run, end to end").
  *
- *   rank 0  scan input, open the CCD, plan (LPT on estimated cost)
- *   all     open the CCD, run the plan with work stealing (sched.h); every task goes
- *           through the worker stages (task.h) into this rank's HDF5 file (store.h)
- *   rank 0  merge the per-rank files (ordered by input path), write the report, summarise
+ *   rank 0  scan input, open the CCD, estimate costs (cost model, sched.h)
+ *   all     open the CCD; phase A (only when some file is large enough to split): the large
+ *           files, each run as part 0 of a split decided after its survey; phase B: every other
+ *           file and the remaining parts of split files. Each phase is one LPT plan run with
+ *           work stealing (sched.h); every task goes through the worker stages (task.h) into
+ *           this rank's HDF5 file (store.h)
+ *   rank 0  merge the per-rank files (ordered by input path), fit the cost model to the measured
+ *           task times, write the report, summarise
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,12 +34,22 @@
 /* Per-rank counters reduced to rank 0 for the summary and the report. */
 enum { C_FILES_OK, C_FILES_FAILED, C_LIGANDS, C_SITES, C_SITE_ATOMS, C_ATOMS, C_BYTES, C_TEXT_BYTES, C_N };
 
+/* One measured task (this rank's), for the cost fit and the makespan bound: doubles
+   {phase, task, seconds, bytes, gzip, atoms, ligands, n_parts} */
+enum { S_PHASE, S_TASK, S_SECONDS, S_BYTES, S_GZIP, S_ATOMS, S_LIGANDS, S_PARTS, S_N };
+
 typedef struct run_ctx {
   const sp_job *job;
   int rank;
   char **paths;          /* [n] relative paths, sorted */
   int64_t *bytes;        /* [n] stored sizes */
   size_t n;
+  int phase;             /* 0: A (large files, part 0 with the split decided), 1: B */
+  sp_task_ref *tasks;    /* [n_tasks] tasks of the current phase (every rank) */
+  size_t n_tasks;
+  int32_t *parts_found;  /* [n] phase A: n_parts decided for each file this rank ran (0 = not run here) */
+  int64_t *ligs_found;   /* [n] phase A: ligands of those files */
+  int64_t *atoms_found;  /* [n] phase A: atoms of those files */
   sp_ccd *ccd;
   sp_worker *worker;
   sp_result result;
@@ -43,9 +58,16 @@ typedef struct run_ctx {
   int64_t fail_by_class[SP_ERRCLASS_COUNT];
   char *fail_lines;      /* "path\tclass\tmessage\n" for each failed file of this rank */
   size_t fail_len, fail_cap;
-  size_t peak_model_bytes;
+  double *samples;       /* [n_samples][S_N] */
+  size_t n_samples, cap_samples;
+  double bytes_done;     /* stored bytes of the tasks this rank ran (a part: bytes / n_parts) */
+  int delay_ms;          /* test hook SITEPACK_TEST_TASK_DELAY_MS */
+  unsigned rng;
   int tty;
   double last_line;
+  /* progress over both phases (rank 0) */
+  int64_t prog_tasks_base, prog_tasks_total;
+  double prog_bytes_base, prog_bytes_total, prog_cost_base, prog_cost_total, prog_time_base;
 } run_ctx;
 
 static void append_fail(run_ctx *c, const sp_structure_row *st) {
@@ -65,63 +87,115 @@ static void append_fail(run_ctx *c, const sp_structure_row *st) {
   c->fail_lines[c->fail_len] = 0;
 }
 
+static int add_sample(run_ctx *c, const double *v) {
+  if (c->n_samples == c->cap_samples) {
+    size_t nc = c->cap_samples ? c->cap_samples * 2 : 256;
+    double *p = realloc(c->samples, nc * S_N * sizeof *p);
+    if (!p) return SP_E_NOMEM;
+    c->samples = p;
+    c->cap_samples = nc;
+  }
+  memcpy(c->samples + c->n_samples * S_N, v, S_N * sizeof *v);
+  c->n_samples++;
+  return 0;
+}
+
+/* Test hook: SITEPACK_TEST_TASK_DELAY_MS=N sleeps a random 0..N ms after each task (outside the
+   measured task time, inside the scheduler's busy time), to shuffle which rank runs what. */
+static void test_delay(run_ctx *c) {
+  if (c->delay_ms <= 0) return;
+  c->rng = c->rng * 1103515245u + 12345u;
+  double ms = (double)((c->rng >> 8) % (unsigned)(c->delay_ms + 1));
+  struct timespec ts = {(time_t)(ms / 1000), (long)fmod(ms, 1000.0) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
 static int do_task(size_t task, void *user) {
   run_ctx *c = user;
   sp_err err = {0};
-  int rc = sp_worker_process(c->worker, c->job->input, c->paths[task], (int64_t)task, c->ccd, &c->job->opts,
-                             &c->result, &err);
+  double t0 = MPI_Wtime();
+  const sp_task_ref *tr = &c->tasks[task];
+  size_t f = (size_t)tr->file_idx;
+  int rc = c->phase == 0
+               ? sp_worker_process_first(c->worker, c->job->input, c->paths[f], tr->file_idx, &c->job->split, c->ccd,
+                                         &c->job->opts, &c->result, &err)
+               : sp_worker_process_part(c->worker, c->job->input, c->paths[f], tr->file_idx, tr->part, tr->n_parts,
+                                        c->ccd, &c->job->opts, &c->result, &err);
   if (rc) {
     fprintf(stderr, "sitepack: rank %d: %s\n", c->rank, err.msg);
     return rc;
   }
   const sp_structure_row *st = &c->result.st;
-  if (!strcmp(st->status, "ok")) {
-    c->counts[C_FILES_OK]++;
-  } else {
-    c->counts[C_FILES_FAILED]++;
-    for (int k = 0; k < SP_ERRCLASS_COUNT; ++k)
-      if (!strcmp(st->status, sp_errclass_name(k))) c->fail_by_class[k]++;
-    append_fail(c, st);
+  if (c->result.has_structure_row) {
+    if (!strcmp(st->status, "ok")) {
+      c->counts[C_FILES_OK]++;
+    } else {
+      c->counts[C_FILES_FAILED]++;
+      for (int k = 0; k < SP_ERRCLASS_COUNT; ++k)
+        if (!strcmp(st->status, sp_errclass_name(k))) c->fail_by_class[k]++;
+      append_fail(c, st);
+    }
+    c->counts[C_ATOMS] += st->n_atoms;
+    c->counts[C_BYTES] += st->bytes;
+    c->counts[C_TEXT_BYTES] += st->text_bytes;
   }
   c->counts[C_LIGANDS] += (int64_t)c->result.n_ligands;
   c->counts[C_SITES] += (int64_t)c->result.n_sites;
   c->counts[C_SITE_ATOMS] += (int64_t)c->result.n_atoms;
-  c->counts[C_ATOMS] += st->n_atoms;
-  c->counts[C_BYTES] += st->bytes;
-  c->counts[C_TEXT_BYTES] += st->text_bytes;
+  int n_parts = c->result.n_parts;
+  if (c->phase == 0) {
+    c->parts_found[f] = n_parts;
+    c->ligs_found[f] = !strcmp(st->status, "ok") ? st->n_ligands : -1;
+    c->atoms_found[f] = st->n_atoms;
+  }
   rc = sp_rank_writer_append(c->writer, &c->result, &err);
   if (rc) {
     fprintf(stderr, "sitepack: rank %d: cannot write %s: %s\n", c->rank, st->path, err.msg);
     return rc;
   }
+  double secs = MPI_Wtime() - t0;
+  c->bytes_done += (double)c->bytes[f] / (n_parts > 0 ? n_parts : 1);
+  double v[S_N] = {c->phase, (double)task, secs, (double)st->bytes, st->gzip, (double)st->n_atoms,
+                   (double)c->result.n_ligands, n_parts};
+  if (add_sample(c, v)) {
+    fprintf(stderr, "sitepack: rank %d: out of memory (task timings)\n", c->rank);
+    return SP_E_NOMEM;
+  }
+  test_delay(c);
   return 0;
 }
 
 static void progress(const sp_progress *p, void *user) {
   run_ctx *c = user;
   if (c->job->quiet) return;
-  double frac = p->cost_total > 0 ? p->cost_done / p->cost_total : 1.0;
-  double rate = p->elapsed_s > 0 ? (double)p->tasks_done / p->elapsed_s : 0;
-  double eta = frac > 0 && frac < 1 ? p->elapsed_s * (1 - frac) / frac : 0;
+  int64_t done = c->prog_tasks_base + p->tasks_done, total = c->prog_tasks_total;
+  double mb = (c->prog_bytes_base + p->weight_done) / 1e6, mb_total = c->prog_bytes_total / 1e6;
+  double cost_done = c->prog_cost_base + p->cost_done;
+  double frac = c->prog_cost_total > 0 ? cost_done / c->prog_cost_total : 1.0;
+  if (frac > 1) frac = 1;
+  double el = c->prog_time_base + p->elapsed_s;
+  double rate = el > 0 ? mb / el : 0;
+  /* ETA from the estimated cost left (the cost model is in seconds of one rank) */
+  double eta = frac > 0 && frac < 1 ? el * (1 - frac) / frac : 0;
+  int last = p->final && c->phase == 1;
   if (c->tty) {
-    int w = 30, k = (int)(frac * w + 0.5);
-    char bar[40];
+    int w = 24, k = (int)(frac * w + 0.5);
+    char bar[32];
     for (int i = 0; i < w; ++i) bar[i] = i < k ? '#' : '.';
     bar[w] = 0;
-    fprintf(stderr, "\r[%s] %lld/%lld files %5.1f%%  %.1f files/s  ETA %.0f s ", bar, (long long)p->tasks_done,
-            (long long)p->tasks_total, 100 * frac, rate, eta);
-    if (p->final) fputc('\n', stderr);
-  } else if (p->final || p->elapsed_s - c->last_line >= 10.0) {
-    c->last_line = p->elapsed_s;
-    fprintf(stderr, "progress: %lld/%lld files (%.1f%% of estimated work), %.1f files/s, elapsed %.1f s, ETA %.0f s\n",
-            (long long)p->tasks_done, (long long)p->tasks_total, 100 * frac, rate, p->elapsed_s, eta);
+    fprintf(stderr, "\r[%s] %lld/%lld tasks  %.1f/%.1f MB  %5.1f%%  %.1f MB/s  ETA %.0f s ", bar, (long long)done,
+            (long long)total, mb, mb_total, 100 * frac, rate, eta);
+    if (last) fputc('\n', stderr);
+  } else if (last || el - c->last_line >= 10.0) {
+    c->last_line = el;
+    fprintf(stderr,
+            "progress: %lld/%lld tasks, %.1f/%.1f MB (%.1f%% of estimated work), %.1f MB/s, elapsed %.1f s, ETA %.0f s\n",
+            (long long)done, (long long)total, mb, mb_total, 100 * frac, rate, el, eta);
   }
   fflush(stderr);
 }
 
-/* Estimated cost of a file for the plan: bytes of text; gzip bytes weighted by 4
- * (about the inflate ratio of PDB entries). */
-static double file_cost(const char *root, const char *rel, int64_t bytes) {
+static int is_gzip_file(const char *root, const char *rel) {
   char full[4096];
   snprintf(full, sizeof full, "%s/%s", root, rel);
   unsigned char magic[2] = {0, 0};
@@ -130,8 +204,58 @@ static double file_cost(const char *root, const char *rel, int64_t bytes) {
     if (read(fd, magic, 2) != 2) magic[0] = 0;
     close(fd);
   }
-  double w = (magic[0] == 0x1f && magic[1] == 0x8b) ? 4.0 : 1.0;
-  return w * (double)(bytes > 0 ? bytes : 1);
+  return magic[0] == 0x1f && magic[1] == 0x8b;
+}
+
+/* Rank 0 -> all: the tasks of a phase. */
+static int bcast_tasks(run_ctx *c) {
+  uint64_t n = c->n_tasks;
+  MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  if (n > (uint64_t)INT32_MAX / 3) return -1;
+  int64_t *buf = malloc((n ? n : 1) * 3 * sizeof *buf);
+  int bad = buf == NULL;
+  if (c->rank != 0 && !bad) {
+    free(c->tasks);
+    c->tasks = malloc((n ? n : 1) * sizeof *c->tasks);
+    bad = c->tasks == NULL;
+  }
+  int any_bad = 0;
+  MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (any_bad) {
+    free(buf);
+    return -1;
+  }
+  if (c->rank == 0)
+    for (size_t t = 0; t < n; t++) {
+      buf[3 * t] = c->tasks[t].file_idx;
+      buf[3 * t + 1] = c->tasks[t].part;
+      buf[3 * t + 2] = c->tasks[t].n_parts;
+    }
+  if (n) MPI_Bcast(buf, (int)(3 * n), MPI_INT64_T, 0, MPI_COMM_WORLD);
+  c->n_tasks = (size_t)n;
+  for (size_t t = 0; t < n; t++) {
+    c->tasks[t].file_idx = buf[3 * t];
+    c->tasks[t].part = (int32_t)buf[3 * t + 1];
+    c->tasks[t].n_parts = (int32_t)buf[3 * t + 2];
+  }
+  free(buf);
+  return 0;
+}
+
+/* Add one phase's statistics to the running per-rank totals. */
+static void add_stats(sp_sched_stats *sum, const sp_sched_stats *s) {
+  sum->rank = s->rank;
+  sum->tasks_planned += s->tasks_planned;
+  sum->cost_planned += s->cost_planned;
+  sum->tasks_done += s->tasks_done;
+  sum->cost_done += s->cost_done;
+  sum->steals += s->steals;
+  sum->stolen += s->stolen;
+  sum->steal_attempts += s->steal_attempts;
+  sum->polls += s->polls;
+  sum->busy_s += s->busy_s;
+  sum->idle_s += s->idle_s;
+  sum->wall_s += s->wall_s;
 }
 
 /* mkdir -p: create @p path and its missing parents. */
@@ -204,9 +328,46 @@ static long peak_rss_kib(void) {
   return ru.ru_maxrss;
 }
 
+static cJSON *model_json(const sp_cost_model *m) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "intercept_s", m->intercept);
+  cJSON_AddNumberToObject(o, "per_plain_byte_s", m->per_plain_byte);
+  cJSON_AddNumberToObject(o, "per_gz_byte_s", m->per_gz_byte);
+  cJSON_AddNumberToObject(o, "per_atom_s", m->per_atom);
+  cJSON_AddNumberToObject(o, "per_ligand_s", m->per_ligand);
+  cJSON_AddNumberToObject(o, "bytes_only_intercept_s", m->bo_intercept);
+  cJSON_AddNumberToObject(o, "bytes_only_per_plain_byte_s", m->bo_per_plain_byte);
+  cJSON_AddNumberToObject(o, "bytes_only_per_gz_byte_s", m->bo_per_gz_byte);
+  cJSON_AddNumberToObject(o, "n_samples", (double)m->n_samples);
+  if (isfinite(m->r2)) cJSON_AddNumberToObject(o, "r2", m->r2);
+  else cJSON_AddNullToObject(o, "r2");
+  if (isfinite(m->r2_bytes_only)) cJSON_AddNumberToObject(o, "r2_bytes_only", m->r2_bytes_only);
+  else cJSON_AddNullToObject(o, "r2_bytes_only");
+  return o;
+}
+
+static cJSON *stats_json(const sp_sched_stats *s) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "tasks_planned", (double)s->tasks_planned);
+  cJSON_AddNumberToObject(o, "tasks", (double)s->tasks_done);
+  cJSON_AddNumberToObject(o, "cost_planned_s", s->cost_planned);
+  cJSON_AddNumberToObject(o, "cost_done_s", s->cost_done);
+  cJSON_AddNumberToObject(o, "busy_seconds", s->busy_s);
+  cJSON_AddNumberToObject(o, "idle_seconds", s->idle_s);
+  cJSON_AddNumberToObject(o, "wall_seconds", s->wall_s);
+  cJSON_AddNumberToObject(o, "steals", (double)s->steals);
+  cJSON_AddNumberToObject(o, "stolen", (double)s->stolen);
+  cJSON_AddNumberToObject(o, "steal_attempts", (double)s->steal_attempts);
+  cJSON_AddNumberToObject(o, "polls", (double)s->polls);
+  return o;
+}
+
+/* Rank 0's report. `sched` (ownership taken) is the "schedule" object; per_rank[i] the
+   per-phase objects of rank i (ownership taken). */
 static int write_report(const sp_job *job, int P, const sp_sched_stats *all, const long *rss_kib,
-                        const int64_t *counts, const int64_t *by_class, const char *fails, size_t n_files,
-                        double wall, double merge_s, double makespan_lb_ratio, const char *ccd_sha) {
+                        const double *rank_bytes, cJSON **per_rank, const int64_t *counts, const int64_t *by_class,
+                        const char *fails, size_t n_files, double wall, double merge_s, cJSON *sched,
+                        const char *ccd_sha) {
   cJSON *r = cJSON_CreateObject();
   cJSON_AddStringToObject(r, "tool", "sitepack");
   cJSON_AddStringToObject(r, "version", SP_VERSION);
@@ -256,13 +417,16 @@ static int write_report(const sp_job *job, int P, const sp_sched_stats *all, con
   cJSON_AddNumberToObject(r, "bytes_read", (double)counts[C_BYTES]);
   cJSON_AddNumberToObject(r, "text_bytes", (double)counts[C_TEXT_BYTES]);
   cJSON_AddNumberToObject(r, "files_per_second", wall > 0 ? (double)n_files / wall : 0);
-  cJSON_AddNumberToObject(r, "makespan_over_lower_bound", makespan_lb_ratio);
+  cJSON *ms = cJSON_GetObjectItem(sched, "makespan_over_lower_bound");
+  cJSON_AddNumberToObject(r, "makespan_over_lower_bound", ms ? ms->valuedouble : 0);
+  cJSON_AddItemToObject(r, "schedule", sched);
   cJSON *ranks = cJSON_AddArrayToObject(r, "ranks");
   for (int i = 0; i < P; ++i) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "rank", all[i].rank);
     cJSON_AddNumberToObject(o, "tasks_planned", (double)all[i].tasks_planned);
     cJSON_AddNumberToObject(o, "tasks", (double)all[i].tasks_done);
+    cJSON_AddNumberToObject(o, "bytes", rank_bytes[i]);
     cJSON_AddNumberToObject(o, "cost_done", all[i].cost_done);
     cJSON_AddNumberToObject(o, "busy_seconds", all[i].busy_s);
     cJSON_AddNumberToObject(o, "idle_seconds", all[i].idle_s);
@@ -271,6 +435,8 @@ static int write_report(const sp_job *job, int P, const sp_sched_stats *all, con
     cJSON_AddNumberToObject(o, "stolen", (double)all[i].stolen);
     cJSON_AddNumberToObject(o, "steal_attempts", (double)all[i].steal_attempts);
     cJSON_AddNumberToObject(o, "peak_rss_bytes", rss_kib[i] >= 0 ? (double)rss_kib[i] * 1024.0 : -1);
+    if (per_rank[i]) cJSON_AddItemToObject(o, "phases", per_rank[i]);
+    per_rank[i] = NULL;
     cJSON_AddItemToArray(ranks, o);
   }
   char *text = cJSON_Print(r);
@@ -284,6 +450,42 @@ static int write_report(const sp_job *job, int P, const sp_sched_stats *all, con
     if (fclose(f)) rc = -1;
   }
   cJSON_free(text);
+  return rc;
+}
+
+/* Rank 0: the plan of the current phase from c->tasks and their costs; weights (progress) = bytes. */
+static int plan_phase(run_ctx *c, const double *cost, int P, sp_plan *plan, double **weight) {
+  sp_err err = {0};
+  *weight = malloc((c->n_tasks ? c->n_tasks : 1) * sizeof **weight);
+  if (!*weight) return SP_E_NOMEM;
+  for (size_t t = 0; t < c->n_tasks; t++) {
+    const sp_task_ref *tr = &c->tasks[t];
+    (*weight)[t] = tr->part == 0 ? (double)c->bytes[tr->file_idx] : 0; /* MB done: a file counts with its part 0 */
+  }
+  int rc = sp_plan_lpt(cost, c->n_tasks, P, plan, &err);
+  if (rc) fprintf(stderr, "sitepack run: plan: %s\n", err.msg);
+  return rc;
+}
+
+/* Run one phase (collective): broadcast rank 0's tasks, run its plan with work stealing. */
+static int run_phase(run_ctx *c, const sp_plan *plan, const double *weight, sp_sched_stats *stats, double *t_phase) {
+  sp_err err = {0};
+  if (bcast_tasks(c)) {
+    fprintf(stderr, "sitepack: rank %d: out of memory (task list)\n", c->rank);
+    return SP_E_NOMEM;
+  }
+  sp_sched_opts so;
+  sp_sched_opts_default(&so);
+  so.progress = progress;
+  so.progress_user = c;
+  so.progress_interval_s = c->tty ? 0.2 : 1.0;
+  so.no_steal = c->job->no_steal;
+  so.weight = weight;
+  memset(stats, 0, sizeof *stats);
+  double t0 = MPI_Wtime();
+  int rc = sp_sched_run_ex(MPI_COMM_WORLD, c->rank == 0 ? plan : NULL, do_task, c, &so, stats, &err);
+  *t_phase = MPI_Wtime() - t0;
+  if (rc && c->rank == 0) fprintf(stderr, "sitepack run: %s\n", err.msg);
   return rc;
 }
 
@@ -314,14 +516,24 @@ int sp_cmd_run(int argc, char **argv) {
   c.job = &job;
   c.rank = rank;
   c.tty = isatty(2);
+  c.rng = 2654435761u * (unsigned)(rank + 1);
+  {
+    const char *d = getenv("SITEPACK_TEST_TASK_DELAY_MS");
+    c.delay_ms = d ? atoi(d) : 0;
+    if (c.delay_ms < 0 || c.delay_ms > 10000) c.delay_ms = 0;
+  }
   sp_result_init(&c.result);
   sp_scan_list scan = {0};
-  sp_plan plan = {0};
+  sp_plan plan_a = {0}, plan_b = {0};
+  double *cost_a = NULL, *weight_a = NULL, *weight_b = NULL;
+  uint8_t *gz = NULL;
   char parts_dir[4096] = "";
   char ccd_sha[65] = "";
   sp_err err = {0};
+  sp_cost_model model;
+  sp_cost_model_default(&model);
 
-  /* rank 0: output policy, scan, CCD check, plan */
+  /* rank 0: output policy, scan, gzip flags */
   if (rank == 0) {
     struct stat sb;
     snprintf(parts_dir, sizeof parts_dir, "%s.parts", job.output);
@@ -349,22 +561,17 @@ int sp_cmd_run(int argc, char **argv) {
       c.n = scan.n;
       c.paths = calloc(c.n, sizeof *c.paths);
       c.bytes = calloc(c.n, sizeof *c.bytes);
-      double *cost = calloc(c.n, sizeof *cost);
-      if (!c.paths || !c.bytes || !cost) {
+      gz = calloc(c.n, 1);
+      if (!c.paths || !c.bytes || !gz) {
         fprintf(stderr, "sitepack run: out of memory\n");
         status = SP_EXIT_RUNTIME;
       } else {
         for (size_t i = 0; i < c.n; ++i) {
           c.paths[i] = scan.files[i].path;
           c.bytes[i] = scan.files[i].bytes;
-          cost[i] = file_cost(job.input, c.paths[i], c.bytes[i]);
-        }
-        if (sp_plan_lpt(cost, c.n, P, &plan, &err)) {
-          fprintf(stderr, "sitepack run: plan: %s\n", err.msg);
-          status = SP_EXIT_RUNTIME;
+          gz[i] = (uint8_t)is_gzip_file(job.input, c.paths[i]);
         }
       }
-      free(cost);
     }
     if (!job.quiet && !status)
       fprintf(stderr, "sitepack %s: %zu files under %s, %d ranks\n", SP_VERSION, c.n, job.input, P);
@@ -412,24 +619,123 @@ int sp_cmd_run(int argc, char **argv) {
   snprintf(part_path, sizeof part_path, "%s/rank-%05d.h5", parts_dir, rank);
   c.worker = sp_worker_new();
   c.writer = c.worker ? sp_rank_writer_open(part_path, &err) : NULL;
+  c.parts_found = calloc(c.n ? c.n : 1, sizeof *c.parts_found);
+  c.ligs_found = malloc((c.n ? c.n : 1) * sizeof *c.ligs_found);
+  c.atoms_found = malloc((c.n ? c.n : 1) * sizeof *c.atoms_found);
   int open_rc = c.writer ? 0 : 1;
   if (open_rc) fprintf(stderr, "sitepack: rank %d: cannot create %s: %s\n", rank, part_path, err.msg);
+  if (!c.parts_found || !c.ligs_found || !c.atoms_found) {
+    fprintf(stderr, "sitepack: rank %d: out of memory\n", rank);
+    open_rc = 1;
+  }
   MPI_Allreduce(MPI_IN_PLACE, &open_rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (open_rc) {
     status = SP_EXIT_RUNTIME;
     goto done;
   }
+  for (size_t f = 0; f < c.n; f++) c.ligs_found[f] = c.atoms_found[f] = -1;
 
-  /* the run */
-  sp_sched_opts so;
-  sp_sched_opts_default(&so);
-  so.progress = progress;
-  so.progress_user = &c;
-  so.progress_interval_s = c.tty ? 0.2 : 1.0;
-  sp_sched_stats stats;
-  memset(&stats, 0, sizeof stats);
-  int run_rc = sp_sched_run_ex(MPI_COMM_WORLD, rank == 0 ? &plan : NULL, do_task, &c, &so, &stats, &err);
-  if (run_rc && rank == 0) fprintf(stderr, "sitepack run: %s\n", err.msg);
+  /* Phase A: files large enough to be split (same decision on every rank: bytes and job are
+     shared). Each runs as part 0 with the split decided after its survey (task.h). */
+  size_t n_big = 0;
+  for (size_t f = 0; f < c.n; f++)
+    if (job.split.enabled && c.bytes[f] >= job.split.min_bytes) n_big++;
+  double bytes_total = 0, cost_est_total = 0;
+  if (rank == 0)
+    for (size_t f = 0; f < c.n; f++) {
+      bytes_total += (double)c.bytes[f];
+      cost_est_total += sp_cost_estimate(&model, c.bytes[f], gz[f], -1, -1);
+    }
+  c.prog_tasks_total = (int64_t)c.n;
+  c.prog_bytes_total = bytes_total;
+  c.prog_cost_total = cost_est_total;
+  sp_sched_stats st_a, st_b;
+  memset(&st_a, 0, sizeof st_a);
+  memset(&st_b, 0, sizeof st_b);
+  int run_rc = 0, phase_a_ran = n_big > 0;
+  double t_phase_a = 0, t_phase_b = 0, big_bytes = 0;
+  size_t n_split = 0, n_parts_added = 0;
+  if (phase_a_ran) {
+    c.phase = 0;
+    if (rank == 0) {
+      c.tasks = malloc(n_big * sizeof *c.tasks);
+      cost_a = malloc(n_big * sizeof *cost_a);
+      int prc = !c.tasks || !cost_a ? SP_E_NOMEM : 0;
+      size_t k = 0;
+      for (size_t f = 0; !prc && f < c.n; f++)
+        if (c.bytes[f] >= job.split.min_bytes) {
+          c.tasks[k] = (sp_task_ref){(int64_t)f, 0, 1};
+          cost_a[k] = sp_cost_estimate(&model, c.bytes[f], gz[f], -1, -1);
+          big_bytes += (double)c.bytes[f];
+          k++;
+        }
+      c.n_tasks = n_big;
+      if (!prc) prc = plan_phase(&c, cost_a, P, &plan_a, &weight_a);
+      if (prc) status = SP_EXIT_RUNTIME;
+    }
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (status) goto done;
+    run_rc = run_phase(&c, &plan_a, weight_a, &st_a, &t_phase_a);
+    MPI_Allreduce(MPI_IN_PLACE, &run_rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    /* the split decisions, from the ranks that ran each large file */
+    MPI_Allreduce(MPI_IN_PLACE, c.parts_found, (int)c.n, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, c.ligs_found, (int)c.n, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, c.atoms_found, (int)c.n, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    if (rank == 0) {
+      c.prog_tasks_base = (int64_t)n_big;
+      c.prog_bytes_base = big_bytes;
+      for (size_t t = 0; t < n_big; t++) c.prog_cost_base += cost_a[t];
+      c.prog_time_base = t_phase_a;
+    }
+  }
+
+  /* Phase B: every other file, and parts 1.. of the files split in phase A */
+  if (!run_rc) {
+    c.phase = 1;
+    if (rank == 0) {
+      sp_task_ref *all_t = NULL;
+      double *all_c = NULL, *cost_b = NULL;
+      size_t n_all = 0;
+      int prc = sp_tasks_expand(c.n, c.bytes, gz, c.atoms_found, c.ligs_found, &job.split, &model, &all_t, &all_c,
+                                &n_all, &err);
+      if (prc) fprintf(stderr, "sitepack run: tasks: %s\n", err.msg);
+      free(c.tasks);
+      c.tasks = prc ? NULL : malloc((n_all ? n_all : 1) * sizeof *c.tasks);
+      cost_b = prc ? NULL : malloc((n_all ? n_all : 1) * sizeof *cost_b);
+      if (!prc && (!c.tasks || !cost_b)) prc = SP_E_NOMEM;
+      size_t k = 0;
+      for (size_t t = 0; !prc && t < n_all; t++) {
+        size_t f = (size_t)all_t[t].file_idx;
+        int big = job.split.enabled && c.bytes[f] >= job.split.min_bytes;
+        if (big && all_t[t].n_parts != (c.parts_found[f] > 0 ? c.parts_found[f] : 1)) {
+          fprintf(stderr, "sitepack run: %s changed during the run (split into %d, then %d parts)\n", c.paths[f],
+                  c.parts_found[f], all_t[t].n_parts);
+          prc = SP_E_INVALID;
+          break;
+        }
+        if (big && all_t[t].part == 0) continue; /* ran in phase A */
+        if (big && all_t[t].part == 1) n_split++;
+        if (big) n_parts_added++;
+        c.tasks[k] = all_t[t];
+        cost_b[k] = all_c[t];
+        k++;
+      }
+      c.n_tasks = k;
+      if (!prc) prc = plan_phase(&c, cost_b, P, &plan_b, &weight_b);
+      if (!prc) {
+        c.prog_tasks_total = (int64_t)(n_big + k);
+        c.prog_cost_total = c.prog_cost_base;
+        for (size_t t = 0; t < k; t++) c.prog_cost_total += cost_b[t];
+      }
+      free(all_t);
+      free(all_c);
+      free(cost_b);
+      if (prc) status = SP_EXIT_RUNTIME;
+    }
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (status) goto done;
+    run_rc = run_phase(&c, &plan_b, weight_b, &st_b, &t_phase_b);
+  }
   if (sp_rank_writer_close(c.writer, &err)) {
     fprintf(stderr, "sitepack: rank %d: closing %s: %s\n", rank, part_path, err.msg);
     if (!run_rc) run_rc = SP_E_HDF5;
@@ -437,12 +743,18 @@ int sp_cmd_run(int argc, char **argv) {
   c.writer = NULL;
   MPI_Allreduce(MPI_IN_PLACE, &run_rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 
-  /* gather statistics, counters and failures */
+  /* gather statistics, counters, task timings and failures */
   sp_sched_stats *all = rank == 0 ? calloc((size_t)P, sizeof *all) : NULL;
+  sp_sched_stats *all_a = rank == 0 ? calloc((size_t)P, sizeof *all_a) : NULL;
+  sp_sched_stats *all_b = rank == 0 ? calloc((size_t)P, sizeof *all_b) : NULL;
   long *rss = rank == 0 ? calloc((size_t)P, sizeof *rss) : NULL;
-  sp_sched_gather_stats(MPI_COMM_WORLD, &stats, all, &err);
+  double *rank_bytes = rank == 0 ? calloc((size_t)P, sizeof *rank_bytes) : NULL;
+  if (rank == 0 && (!all || !all_a || !all_b || !rss || !rank_bytes)) MPI_Abort(MPI_COMM_WORLD, SP_EXIT_RUNTIME);
+  sp_sched_gather_stats(MPI_COMM_WORLD, &st_a, all_a, &err);
+  sp_sched_gather_stats(MPI_COMM_WORLD, &st_b, all_b, &err);
   long my_rss = peak_rss_kib();
   MPI_Gather(&my_rss, 1, MPI_LONG, rss, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  MPI_Gather(&c.bytes_done, 1, MPI_DOUBLE, rank_bytes, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   int64_t counts[C_N], by_class[SP_ERRCLASS_COUNT];
   MPI_Reduce(c.counts, counts, C_N, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Reduce(c.fail_by_class, by_class, SP_ERRCLASS_COUNT, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -460,10 +772,31 @@ int sp_cmd_run(int argc, char **argv) {
     fails = calloc((size_t)tot + 1, 1);
   }
   MPI_Gatherv(c.fail_lines ? c.fail_lines : "", my_len, MPI_CHAR, fails, lens, displ, MPI_CHAR, 0, MPI_COMM_WORLD);
+  /* task timings (S_N doubles per task) */
+  int my_ns = (int)(c.n_samples * S_N);
+  MPI_Gather(&my_ns, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  double *samples = NULL;
+  size_t n_samples = 0;
+  if (rank == 0) {
+    int tot = 0;
+    for (int i = 0; i < P; ++i) {
+      displ[i] = tot;
+      tot += lens[i];
+    }
+    n_samples = (size_t)tot / S_N;
+    samples = malloc(((size_t)tot ? (size_t)tot : 1) * sizeof *samples);
+    if (!samples) MPI_Abort(MPI_COMM_WORLD, SP_EXIT_RUNTIME);
+  }
+  MPI_Gatherv(c.samples ? c.samples : (double *)&c.bytes_done, my_ns, MPI_DOUBLE, samples, lens, displ, MPI_DOUBLE,
+              0, MPI_COMM_WORLD);
   double t_run = MPI_Wtime() - t_start;
 
   /* rank 0: merge, report, summary */
   if (rank == 0) {
+    for (int i = 0; i < P; ++i) {
+      add_stats(&all[i], &all_a[i]);
+      add_stats(&all[i], &all_b[i]);
+    }
     if (run_rc) {
       status = SP_EXIT_RUNTIME;
     } else {
@@ -497,15 +830,60 @@ int sp_cmd_run(int argc, char **argv) {
       free(inputs);
       double merge_s = MPI_Wtime() - t_m0;
       double wall = MPI_Wtime() - t_start;
-      double lb = sp_plan_lower_bound(&plan), span = 0;
-      for (int i = 0; i < P; ++i)
-        if (all[i].cost_done > span) span = all[i].cost_done;
-      if (!status &&
-          write_report(&job, P, all, rss, counts, by_class, fails, c.n, wall, merge_s, lb > 0 ? span / lb : 0,
+
+      /* measured makespan of the scheduled phases against max(largest task, total / P) */
+      sp_cost_sample *cs = calloc(n_samples ? n_samples : 1, sizeof *cs);
+      double largest = 0, total = 0;
+      for (size_t i = 0; i < n_samples; i++) {
+        const double *v = samples + i * S_N;
+        if (v[S_SECONDS] > largest) largest = v[S_SECONDS];
+        total += v[S_SECONDS];
+        if (cs) cs[i] = (sp_cost_sample){v[S_SECONDS], (int64_t)v[S_BYTES], (int)v[S_GZIP], (int64_t)v[S_ATOMS],
+                                         (int64_t)v[S_LIGANDS]};
+      }
+      sp_cost_model fitted;
+      sp_cost_fit(cs, cs ? n_samples : 0, &fitted, &err);
+      free(cs);
+      double lb = total / P > largest ? total / P : largest;
+      double makespan = t_phase_a + t_phase_b;
+      cJSON *sched = cJSON_CreateObject();
+      cJSON_AddStringToObject(sched, "policy", job.no_steal ? "lpt" : "lpt+steal");
+      cJSON *sp = cJSON_AddObjectToObject(sched, "split");
+      cJSON_AddBoolToObject(sp, "enabled", job.split.enabled);
+      cJSON_AddNumberToObject(sp, "min_bytes", (double)job.split.min_bytes);
+      cJSON_AddNumberToObject(sp, "min_ligands", (double)job.split.min_ligands);
+      cJSON_AddNumberToObject(sp, "max_parts", job.split.max_parts);
+      cJSON_AddNumberToObject(sp, "large_files", (double)n_big);
+      cJSON_AddNumberToObject(sp, "files_split", (double)n_split);
+      cJSON_AddNumberToObject(sp, "extra_parts", (double)n_parts_added);
+      cJSON_AddNumberToObject(sched, "tasks", (double)n_samples);
+      cJSON_AddNumberToObject(sched, "phase_a_seconds", t_phase_a);
+      cJSON_AddNumberToObject(sched, "phase_b_seconds", t_phase_b);
+      cJSON_AddNumberToObject(sched, "makespan_seconds", makespan);
+      cJSON_AddNumberToObject(sched, "largest_task_seconds", largest);
+      cJSON_AddNumberToObject(sched, "total_task_seconds", total);
+      cJSON_AddNumberToObject(sched, "lower_bound_seconds", lb);
+      cJSON_AddNumberToObject(sched, "makespan_over_lower_bound", lb > 0 ? makespan / lb : 0);
+      if (c.delay_ms) cJSON_AddNumberToObject(sched, "test_task_delay_ms", c.delay_ms);
+      cJSON_AddItemToObject(sched, "cost_model_used", model_json(&model));
+      cJSON_AddItemToObject(sched, "cost_model_fitted", model_json(&fitted));
+      cJSON **per_rank = calloc((size_t)P, sizeof *per_rank);
+      for (int i = 0; per_rank && i < P; ++i) {
+        per_rank[i] = cJSON_CreateObject();
+        if (phase_a_ran) cJSON_AddItemToObject(per_rank[i], "a", stats_json(&all_a[i]));
+        cJSON_AddItemToObject(per_rank[i], "b", stats_json(&all_b[i]));
+      }
+      if (!status && per_rank &&
+          write_report(&job, P, all, rss, rank_bytes, per_rank, counts, by_class, fails, c.n, wall, merge_s, sched,
                        ccd_sha[0] ? ccd_sha : NULL))
         fprintf(stderr, "sitepack run: cannot write report %s\n", job.report);
+      else if (status || !per_rank)
+        cJSON_Delete(sched);
+      for (int i = 0; per_rank && i < P; ++i) cJSON_Delete(per_rank[i]);
+      free(per_rank);
       if (!status) {
-        printf("sitepack: %zu files in %.2f s (%.1f files/s) on %d ranks\n", c.n, wall, (double)c.n / wall, P);
+        printf("sitepack: %zu files in %.2f s (%.1f files/s, %.1f MB/s) on %d ranks\n", c.n, wall,
+               (double)c.n / wall, bytes_total / 1e6 / wall, P);
         printf("  files ok %lld, failed %lld", (long long)counts[C_FILES_OK], (long long)counts[C_FILES_FAILED]);
         int first = 1;
         for (int k = 1; k < SP_ERRCLASS_COUNT; ++k)
@@ -516,9 +894,11 @@ int sp_cmd_run(int argc, char **argv) {
         printf("%s\n", first ? "" : ")");
         printf("  ligands %lld, sites %lld, site atoms %lld\n", (long long)counts[C_LIGANDS],
                (long long)counts[C_SITES], (long long)counts[C_SITE_ATOMS]);
+        if (n_split) printf("  split %zu large files into %zu extra tasks\n", n_split, n_parts_added);
         int64_t steals = 0;
         for (int i = 0; i < P; ++i) steals += all[i].steals;
-        printf("  steals %lld; busy/wall per rank:", (long long)steals);
+        printf("  %zu tasks, steals %lld, makespan %.2f s = %.3f x max(largest task, total/P); busy/wall per rank:",
+               n_samples, (long long)steals, makespan, lb > 0 ? makespan / lb : 0);
         for (int i = 0; i < P && i < 32; ++i) printf(" %.2f/%.2f", all[i].busy_s, all[i].wall_s);
         printf("\n  output %s\n  report %s\n", job.output, job.report);
         if (counts[C_FILES_FAILED] && fails) {
@@ -538,10 +918,14 @@ int sp_cmd_run(int argc, char **argv) {
     }
   }
   free(all);
+  free(all_a);
+  free(all_b);
   free(rss);
+  free(rank_bytes);
   free(lens);
   free(displ);
   free(fails);
+  free(samples);
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
 
 done:
@@ -550,6 +934,11 @@ done:
   sp_result_free(&c.result);
   if (c.ccd) sp_ccd_close(c.ccd);
   free(c.fail_lines);
+  free(c.samples);
+  free(c.tasks);
+  free(c.parts_found);
+  free(c.ligs_found);
+  free(c.atoms_found);
   if (rank == 0) {
     free(c.paths); /* the strings belong to scan */
     sp_scan_list_free(&scan);
@@ -558,7 +947,12 @@ done:
     free(c.paths);
   }
   free(c.bytes);
-  sp_plan_free(&plan);
+  free(gz);
+  free(cost_a);
+  free(weight_a);
+  free(weight_b);
+  sp_plan_free(&plan_a);
+  sp_plan_free(&plan_b);
   sp_job_free(&job);
   MPI_Finalize();
   return status;

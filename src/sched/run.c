@@ -17,6 +17,7 @@ enum {
   SLOT_ABORT = 3,     /* int64, rank 0 only: > 0 once some rank's task failed */
   SLOT_DONE = 4,      /* int64, rank 0 only: tasks finished, all ranks */
   SLOT_COST_DONE = 5, /* double, rank 0 only: cost of the finished tasks */
+  SLOT_WEIGHT_DONE = 6, /* double, rank 0 only: sp_sched_opts.weight of the finished tasks */
   SLOT_HDR = 8
 };
 
@@ -31,6 +32,8 @@ typedef struct ctx {
   const sp_sched_opts *opts;
   double last_progress;
   double cost_total;  /* sum of plan.cost */
+  double *weight;     /* [n_tasks] copy of rank 0's opts->weight, or NULL */
+  double weight_total;
   int abort_seen;
   sp_task_fn fn;
   void *user;
@@ -107,17 +110,20 @@ static int report_progress(ctx *c, int final, sp_err *err) {
   double now = MPI_Wtime();
   if (!final && c->last_progress >= 0 && now - c->last_progress < c->opts->progress_interval_s) return 0;
   int64_t zero = 0, done = 0;
-  double dzero = 0, cost_done = 0;
+  double dzero = 0, cost_done = 0, weight_done = 0;
   int rc;
   if ((rc = fao_i64(c, &zero, &done, 0, SLOT_DONE, MPI_NO_OP, err))) return rc;
   if ((rc = fao_dbl(c, &dzero, &cost_done, 0, SLOT_COST_DONE, MPI_NO_OP, err))) return rc;
+  if ((rc = fao_dbl(c, &dzero, &weight_done, 0, SLOT_WEIGHT_DONE, MPI_NO_OP, err))) return rc;
   if ((rc = flush(c, 0, err))) return rc;
   sp_progress p = {.tasks_done = done,
                    .tasks_total = (int64_t)c->plan.n_tasks,
                    .cost_done = cost_done,
                    .cost_total = c->cost_total,
                    .elapsed_s = now - c->t_start,
-                   .final = final};
+                   .final = final,
+                   .weight_done = weight_done,
+                   .weight_total = c->weight_total};
   c->last_progress = now;
   c->opts->progress(&p, c->opts->progress_user);
   return 0;
@@ -138,6 +144,7 @@ static int run_task(ctx *c, size_t task, int *task_rc, sp_err *err) {
   if ((rc = acc_dbl(c, &neg, c->rank, SLOT_LOAD, err))) return rc;
   if ((rc = acc_i64(c, &one, 0, SLOT_DONE, err))) return rc;
   if ((rc = acc_dbl(c, &cost, 0, SLOT_COST_DONE, err))) return rc;
+  if (c->weight && (rc = acc_dbl(c, &c->weight[task], 0, SLOT_WEIGHT_DONE, err))) return rc;
   if (frc != 0) {
     if ((rc = acc_i64(c, &one, 0, SLOT_ABORT, err))) return rc;
     *task_rc = frc;
@@ -259,6 +266,7 @@ static int steal_loop(ctx *c, int *task_rc, sp_err *err) {
     int victim = -1, any = 0, got = 0;
     if ((rc = choose_victim(c, head, tail, load, &victim, &any, err))) break;
     if (c->abort_seen || !any) break;
+    if (c->opts->no_steal) victim = -1; /* static plan only: wait for the owners */
     if (victim >= 0) {
       if ((rc = steal_from(c, victim, &got, task_rc, err))) break;
       if (got) {
@@ -344,6 +352,20 @@ static int bcast_plan(ctx *c, const sp_plan *plan, int fn_ok, sp_err *err) {
   for (size_t k = 0; k < n; k++) p->queue[k] = (size_t)tmp[k];
   free(tmp);
   if (mrc != MPI_SUCCESS) return mpi_fail("MPI_Bcast of the plan", mrc, err);
+  /* optional per-task weights (progress only) */
+  int has_w = c->rank == 0 && c->opts->weight != NULL, w_nomem = 0, any_w_nomem = 0;
+  MPICHECK(MPI_Bcast(&has_w, 1, MPI_INT, 0, c->comm));
+  if (!has_w) return 0;
+  c->weight = malloc((n ? n : 1) * sizeof *c->weight);
+  w_nomem = c->weight == NULL;
+  MPICHECK(MPI_Allreduce(&w_nomem, &any_w_nomem, 1, MPI_INT, MPI_MAX, c->comm));
+  if (any_w_nomem) return sp_err_set(err, SP_E_NOMEM, "sched: out of memory for %zu task weights (some rank)", n);
+  if (c->rank == 0 && n) memcpy(c->weight, c->opts->weight, n * sizeof *c->weight);
+  if (n) MPICHECK(MPI_Bcast(c->weight, (int)n, MPI_DOUBLE, 0, c->comm));
+  for (size_t k = 0; k < n; k++) {
+    if (!(c->weight[k] >= 0) || c->weight[k] > 1e300) c->weight[k] = 0; /* NaN / negative / inf: ignored */
+    c->weight_total += c->weight[k];
+  }
   return 0;
 }
 
@@ -443,6 +465,7 @@ int sp_sched_run_ex(MPI_Comm comm, const sp_plan *plan, sp_task_fn fn, void *use
   if (c.st.idle_s < 0) c.st.idle_s = 0;
   if (stats) *stats = c.st;
   sp_plan_free(&c.plan);
+  free(c.weight);
   if (c.comm != MPI_COMM_NULL) MPI_Comm_free(&c.comm);
   return rc;
 }

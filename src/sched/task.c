@@ -9,6 +9,7 @@
 #include "sitepack/io.h"
 #include "sitepack/model.h"
 #include "sitepack/read.h"
+#include "sitepack/sched.h"
 #include "sitepack/site.h"
 #include "sitepack/survey.h"
 
@@ -149,14 +150,39 @@ static void fill_ligand_row(const sp_structure *s, const sp_survey *sv, const sp
 
 int sp_worker_process(sp_worker *w, const char *root, const char *relpath, int64_t file_idx, sp_ccd *ccd,
                       const sp_task_opts *opts, sp_result *out, sp_err *err) {
+  return sp_worker_process_part(w, root, relpath, file_idx, 0, 1, ccd, opts, out, err);
+}
+
+/* One task; with @p split, part must be 0 and n_parts is decided after the survey. */
+static int process(sp_worker *w, const char *root, const char *relpath, int64_t file_idx, int part, int n_parts,
+                   const sp_split_opts *split, sp_ccd *ccd, const sp_task_opts *opts, sp_result *out, sp_err *err);
+
+int sp_worker_process_part(sp_worker *w, const char *root, const char *relpath, int64_t file_idx, int part,
+                           int n_parts, sp_ccd *ccd, const sp_task_opts *opts, sp_result *out, sp_err *err) {
+  return process(w, root, relpath, file_idx, part, n_parts, NULL, ccd, opts, out, err);
+}
+
+int sp_worker_process_first(sp_worker *w, const char *root, const char *relpath, int64_t file_idx,
+                            const sp_split_opts *split, sp_ccd *ccd, const sp_task_opts *opts, sp_result *out,
+                            sp_err *err) {
+  if (!split) return sp_err_set(err, SP_E_INVALID, "worker: NULL split options");
+  return process(w, root, relpath, file_idx, 0, 1, split, ccd, opts, out, err);
+}
+
+static int process(sp_worker *w, const char *root, const char *relpath, int64_t file_idx, int part, int n_parts,
+                   const sp_split_opts *split, sp_ccd *ccd, const sp_task_opts *opts, sp_result *out, sp_err *err) {
   sp_task_opts dflt;
   if (!opts) {
     sp_task_opts_default(&dflt);
     opts = &dflt;
   }
+  if (!w || !root || !relpath || !out || n_parts < 1 || part < 0 || part >= n_parts)
+    return sp_err_set(err, SP_E_INVALID, "worker: bad argument (part %d of %d)", part, n_parts);
   sp_result_clear(out);
   out->file_idx = file_idx;
-  out->has_structure_row = 1;
+  out->part = part;
+  out->n_parts = n_parts;
+  out->has_structure_row = part == 0;
   sp_structure_row *st = &out->st;
   copy_str(st->path, sizeof st->path, relpath);
   st->resolution = NAN;
@@ -205,7 +231,12 @@ int sp_worker_process(sp_worker *w, const char *root, const char *relpath, int64
     if (rc == SP_E_NOMEM) return sp_err_set(err, rc, "%s: %s", relpath, ferr.msg);
     goto failed;
   }
-  for (size_t k = 0; k < sv.n_comps; ++k) {
+  if (split) {
+    n_parts = sp_split_parts(split, st->bytes, (int64_t)sv.n_ligands);
+    out->n_parts = n_parts;
+  }
+  /* the components of the file: once, with its structure row (the merge takes the union) */
+  for (size_t k = 0; part == 0 && k < sv.n_comps; ++k) {
     sp_component_row *cr = sp_result_add_component(out);
     if (!cr) {
       sp_survey_free(&sv);
@@ -216,7 +247,9 @@ int sp_worker_process(sp_worker *w, const char *root, const char *relpath, int64
 
   /* sites */
   sp_site_opts sopt = {.cutoff = opts->cutoff, .max_atoms = opts->max_site_atoms};
-  for (size_t li = 0; li < sv.n_ligands; ++li) {
+  int64_t lo, hi;
+  sp_split_range((int64_t)sv.n_ligands, part, n_parts, &lo, &hi);
+  for (size_t li = (size_t)lo; li < (size_t)hi; ++li) {
     sp_ligand_row *lr = sp_result_add_ligand(out);
     if (!lr) {
       sp_survey_free(&sv);
@@ -227,18 +260,24 @@ int sp_worker_process(sp_worker *w, const char *root, const char *relpath, int64
     if (rc) {
       sp_survey_free(&sv);
       if (rc == SP_E_NOMEM) return sp_err_set(err, rc, "%s: %s", relpath, ferr.msg);
+      /* a split file cannot fail in one part only: the other parts' rows are written already */
+      if (n_parts > 1)
+        return sp_err_set(err, SP_E_INTERNAL, "%s part %d/%d: site of ligand %zu failed: %s", relpath, part,
+                          n_parts, li, ferr.msg);
       goto failed;
     }
-    out->ligands[li].site_idx = (int64_t)out->n_sites;
-    rc = fill_site(&w->s, &w->site, (int64_t)li, sopt.cutoff, out, err);
+    size_t local = li - (size_t)lo;
+    out->ligands[local].site_idx = (int64_t)out->n_sites;
+    rc = fill_site(&w->s, &w->site, (int64_t)local, sopt.cutoff, out, err);
     if (rc) {
       sp_survey_free(&sv);
       return rc;
     }
   }
   st->t_site = sp_now() - t2;
-  st->n_ligands = (int32_t)out->n_ligands;
-  st->n_sites = (int32_t)out->n_sites;
+  /* the whole file's counts (a part holds a range of them): one site per ligand */
+  st->n_ligands = (int32_t)sv.n_ligands;
+  st->n_sites = (int32_t)sv.n_ligands;
   sp_survey_free(&sv);
   copy_str(st->status, sizeof st->status, "ok");
   return 0;
