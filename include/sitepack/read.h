@@ -28,8 +28,9 @@ enum { SP_FMT_UNKNOWN = 0, SP_FMT_MMCIF = 1, SP_FMT_PDB = 2 };
  *    SPLIT, CAVEAT, COMPND, SOURCE, KEYWDS, EXPDTA, NUMMDL, MDLTYP, AUTHOR, REVDAT,
  *    SPRSDE, JRNL, REMARK, DBREF, DBREF1, DBREF2, SEQADV, SEQRES, MODRES, HET, HETNAM,
  *    HETSYN, FORMUL, HELIX, SHEET, SSBOND, LINK, CISPEP, SITE, CRYST1, ORIGXn, SCALEn,
- *    MTRIXn, MODEL, ATOM, ANISOU, TER, HETATM, ENDMDL, CONECT, MASTER, END), followed by
- *    a blank, a digit (ORIGX1...) or the end of the line -> SP_FMT_PDB;
+ *    MTRIXn, MODEL, ATOM, ANISOU, TER, HETATM, ENDMDL, CONECT, MASTER, END; and FTNOTE,
+ *    HYDBND, SLTBRG, TURN, SIGATM, SIGUIJ of format v2.3, and USER of MolProbity/Reduce),
+ *    followed by a blank, a digit (ORIGX1...) or the end of the line -> SP_FMT_PDB;
  *  - anything else (including an empty or all-blank text) -> SP_FMT_UNKNOWN.
  * @return SP_FMT_UNKNOWN, SP_FMT_MMCIF or SP_FMT_PDB.
  */

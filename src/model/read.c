@@ -7,8 +7,11 @@
 #include "sitepack/mmcif.h"
 #include "sitepack/pdb.h"
 
-/* PDB record names, wwPDB format v3.3 (ORIGXn, SCALEn, MTRIXn by their stem). */
+/* PDB record names, wwPDB format v3.3 (ORIGXn, SCALEn, MTRIXn by their stem), then records
+ * of format v2.3 that old files still carry (FTNOTE HYDBND SLTBRG TURN SIGATM SIGUIJ) and
+ * USER, written by MolProbity/Reduce at the top of their PDB output. */
 static const char *const k_pdb_records[] = {
+    "FTNOTE", "HYDBND", "SLTBRG", "TURN",   "SIGATM", "SIGUIJ", "USER",
     "HEADER", "OBSLTE", "TITLE",  "SPLIT",  "CAVEAT", "COMPND", "SOURCE", "KEYWDS", "EXPDTA", "NUMMDL",
     "MDLTYP", "AUTHOR", "REVDAT", "SPRSDE", "JRNL",   "REMARK", "DBREF1", "DBREF2", "DBREF",  "SEQADV",
     "SEQRES", "MODRES", "HETNAM", "HETSYN", "HETATM", "HET",    "FORMUL", "HELIX",  "SHEET",  "SSBOND",

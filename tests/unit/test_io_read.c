@@ -38,6 +38,8 @@ static void test_detect(void) {
   CHECK(DET("TITLE     X\n") == SP_FMT_PDB, "TITLE");
   CHECK(DET("ORIGX1      1.000000  0.000000  0.000000        0.00000\n") == SP_FMT_PDB, "ORIGX1");
   CHECK(DET("END\n") == SP_FMT_PDB, "END");
+  CHECK(DET("USER  MOD reduce.3.24.130724 H: found=0, std=0, add=115, rem=0, adj=1\n") == SP_FMT_PDB, "USER");
+  CHECK(DET("USERNAME x\n") == SP_FMT_UNKNOWN, "USERNAME is no record");
   CHECK(DET("ATOMIC STRUCTURE\n") == SP_FMT_UNKNOWN, "ATOMIC is no record");
   CHECK(DET("  ATOM      1  N   ALA A   1\n") == SP_FMT_UNKNOWN, "indented record");
   CHECK(DET("hello world\n") == SP_FMT_UNKNOWN, "other text");
