@@ -136,6 +136,41 @@ int sp_merge(const char *out_path, const char *const *inputs, size_t n_inputs, c
  */
 int sp_dump(const char *h5_path, const char *table, FILE *out, sp_err *err);
 
+/** What sp_check() saw (filled as far as it got, also on failure). */
+typedef struct sp_check_summary {
+  int64_t n_structures, n_ligands, n_components, n_sites, n_residues, n_atoms; /**< table rows */
+  int64_t n_datasets;      /**< datasets whose type, shape, layout and placement were checked */
+  int64_t n_spot_checked;  /**< sites spot-checked (atom flags, structure status) */
+  uint64_t file_bytes;     /**< size of the file, bytes */
+  uint64_t data_bytes;     /**< bytes of all checked datasets (their raw data) */
+} sp_check_summary;
+
+/**
+ * Validate a merged file against docs/format.md ("sitepack check"). Stops at the first problem.
+ *
+ * Checks, in order: the file exists and opens (HDF5 refuses a truncated file); root attributes
+ * format = "sitepack", format_version = 1; every dataset of docs/format.md exists with its exact
+ * file type (little-endian, fixed-size NUL-padded strings), shape ((n,) or (n,3); all columns of a
+ * table with the same rows; CSR pointers n+1), contiguous, unfiltered, with a file offset
+ * (H5Dget_offset) when non-empty, lying inside the file, and 4096-aligned when 64 KiB or larger;
+ * /sites/atom_ptr, /sites/residue_ptr, /structures/ligand_ptr, /structures/site_ptr start at 0, never
+ * decrease and end at the row count they index; sites' n_atoms / n_residues equal the pointer
+ * differences and 0 <= n_ligand <= n_atoms; structures' n_ligands / n_sites equal theirs; every
+ * index in range and pointing back (ligand.structure_idx in the structure's ligand block,
+ * site.structure_idx in its site block, site.ligand_idx's site_idx == the site, every residue's
+ * site_idx == its block's site, every atom's residue_idx inside its site's residue block); and for
+ * @p n_spot sites drawn with a seeded generator (splitmix64 from @p seed; all sites when N <= n_spot):
+ * the first n_ligand atoms of the block and no others carry the ligand flag (bit 0), and the site's
+ * structure has status "ok".
+ *
+ * Memory: O(sites + ligands + residues + structures) plus 8 MiB for scanning atoms.
+ * @param sum  filled with counts (may be NULL)
+ * @return 0 (valid); SP_E_INVALID (NULL path); SP_E_NOT_FOUND (no such file); SP_E_IO (stat failed);
+ *         SP_E_FORMAT (any check failed, or HDF5 cannot open the file: damaged or truncated; the
+ *         message names the dataset and row); SP_E_NOMEM; SP_E_HDF5 (a read failed).
+ */
+int sp_check(const char *path, size_t n_spot, uint64_t seed, sp_check_summary *sum, sp_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "app/cmd_store.h"
 #include "sitepack/version.h"
 
 static void usage(FILE *f) {
@@ -15,6 +16,8 @@ static void usage(FILE *f) {
           "                            [--report FILE.json] [--force] [--quiet] [--keep-parts]\n"
           "  sitepack dump FILE.h5 TABLE      print a table as TSV (structures, ligands, sites,\n"
           "                                   components, residues)\n"
+          "  sitepack check FILE.h5           validate a merged file (docs/format.md), print a summary\n"
+          "  sitepack bench read [options]    read/write benchmark (docs/reading.md)\n"
           "  sitepack --help | --version | help run\n"
           "\n"
           "exit status: 0 the run completed (files that failed are listed in /structures with their\n"
@@ -48,6 +51,8 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(cmd, "run")) return sp_cmd_run(argc - 1, argv + 1);
   if (!strcmp(cmd, "dump")) return sp_cmd_dump(argc - 1, argv + 1);
+  if (!strcmp(cmd, "check")) return sp_cmd_check(argc - 1, argv + 1);
+  if (!strcmp(cmd, "bench")) return sp_cmd_bench(argc - 1, argv + 1);
   fprintf(stderr, "sitepack: unknown command '%s' (try: sitepack --help)\n", cmd);
   return SP_EXIT_USAGE;
 }

@@ -166,41 +166,11 @@ static int open_input(merge_ctx *c, size_t i, task_ref **tasks, size_t *n_tasks,
 
 /* ---- writing the output ---- */
 
-static hid_t create_out(hid_t loc, const char *name, hid_t ftype, int64_t n, int three) {
-  hsize_t dims[2] = {(hsize_t)n, 3};
-  hid_t sp = H5Screate_simple(three ? 2 : 1, dims, NULL);
-  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-  hid_t d = -1;
-  if (sp >= 0 && dcpl >= 0 && H5Pset_layout(dcpl, H5D_CONTIGUOUS) >= 0 &&
-      H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) >= 0 && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0 &&
-      H5Pset_obj_track_times(dcpl, 0) >= 0)
-    d = H5Dcreate2(loc, name, ftype, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-  if (dcpl >= 0) H5Pclose(dcpl);
-  if (sp >= 0) H5Sclose(sp);
-  return d;
-}
-
-static int write_slab(hid_t d, hid_t mtype, int64_t start, size_t n, int three, const void *buf) {
-  if (n == 0) return 0;
-  hsize_t st[2] = {(hsize_t)start, 0}, cnt[2] = {n, 3};
-  int rank = three ? 2 : 1;
-  hid_t fs = H5Dget_space(d);
-  hid_t ms = H5Screate_simple(rank, cnt, NULL);
-  int ok = fs >= 0 && ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, st, NULL, cnt, NULL) >= 0 &&
-           H5Dwrite(d, mtype, ms, fs, H5P_DEFAULT, buf) >= 0;
-  /* keep the HDF5 error stack for the caller's sp_h5_fail: H5Sclose would reset it */
-  hid_t saved = ok ? -1 : H5Eget_current_stack();
-  if (ms >= 0) H5Sclose(ms);
-  if (fs >= 0) H5Sclose(fs);
-  if (saved >= 0) H5Eset_current_stack(saved);
-  return ok ? 0 : -1;
-}
-
 static int create_table(merge_ctx *c, int t, int64_t n) {
   const sp_table *tb = &sp_tables[t];
   for (size_t k = 0; k < tb->n_cols; k++) {
     hid_t ft = sp_h5_col_filetype(&tb->cols[k]);
-    c->out_dset[t][k] = ft >= 0 ? create_out(c->gr[t], tb->cols[k].name, ft, n, tb->cols[k].kind == SP_COL_F32X3) : -1;
+    c->out_dset[t][k] = ft >= 0 ? sp_h5_create_final(c->gr[t], tb->cols[k].name, ft, n, tb->cols[k].kind == SP_COL_F32X3) : -1;
     if (ft >= 0) H5Tclose(ft);
     if (c->out_dset[t][k] < 0) return sp_h5_fail(c->err, "cannot create output dataset", tb->cols[k].name);
   }
@@ -214,7 +184,7 @@ static int flush_rows(merge_ctx *c, int t, const void *rows, size_t n, int64_t s
     const sp_col *col = &tb->cols[k];
     sp_col_gather(col, rows, tb->row_size, n, colbuf);
     hid_t mt = sp_h5_col_memtype(col);
-    int rc = mt >= 0 ? write_slab(c->out_dset[t][k], mt, start, n, col->kind == SP_COL_F32X3, colbuf) : -1;
+    int rc = mt >= 0 ? sp_h5_write_slab(c->out_dset[t][k], mt, start, n, col->kind == SP_COL_F32X3, colbuf) : -1;
     if (mt >= 0) H5Tclose(mt);
     if (rc < 0) return sp_h5_fail(c->err, "cannot write output dataset", col->name);
   }
@@ -303,7 +273,7 @@ static int copy_table(merge_ctx *c, int t, extra_col *ex) {
       if (!rc && fill == cap) {
         rc = flush_rows(c, t, rows, fill, written, colbuf);
         for (int e = 0; e < nex && !rc; e++)
-          if (write_slab(ex[e].dset, H5T_NATIVE_INT64, written, fill, 0, ex[e].buf) < 0)
+          if (sp_h5_write_slab(ex[e].dset, H5T_NATIVE_INT64, written, fill, 0, ex[e].buf) < 0)
             rc = sp_h5_fail(c->err, "cannot write output dataset", tb->name);
         written += (int64_t)fill;
         fill = 0;
@@ -319,7 +289,7 @@ static int copy_table(merge_ctx *c, int t, extra_col *ex) {
   if (!rc && fill) {
     rc = flush_rows(c, t, rows, fill, written, colbuf);
     for (int e = 0; e < nex && !rc; e++)
-      if (write_slab(ex[e].dset, H5T_NATIVE_INT64, written, fill, 0, ex[e].buf) < 0)
+      if (sp_h5_write_slab(ex[e].dset, H5T_NATIVE_INT64, written, fill, 0, ex[e].buf) < 0)
         rc = sp_h5_fail(c->err, "cannot write output dataset", tb->name);
     written += (int64_t)fill;
   }
@@ -327,7 +297,7 @@ static int copy_table(merge_ctx *c, int t, extra_col *ex) {
     /* the closing element of the CSR pointers: atom_ptr[N] = atoms, residue_ptr[N] = residues */
     int64_t last[2] = {acc_atoms, acc_res};
     for (int e = 0; e < 2 && !rc; e++)
-      if (write_slab(ex[e].dset, H5T_NATIVE_INT64, written, 1, 0, &last[e]) < 0)
+      if (sp_h5_write_slab(ex[e].dset, H5T_NATIVE_INT64, written, 1, 0, &last[e]) < 0)
         rc = sp_h5_fail(c->err, "cannot write output dataset", "sites CSR pointer");
   }
 out:
@@ -497,12 +467,12 @@ static int merge_body(merge_ctx *c, const char *const *inputs, const sp_merge_in
     }
   extra_col st_ex[2] = {{-1, NULL}, {-1, NULL}}, site_ex[2] = {{-1, NULL}, {-1, NULL}};
   hid_t st_ptr[2] = {-1, -1};
-  st_ex[0].dset = create_out(c->gr[SP_T_STRUCTURES], "file_idx", H5T_STD_I64LE, n_st, 0);
-  st_ex[1].dset = create_out(c->gr[SP_T_STRUCTURES], "n_parts", H5T_STD_I32LE, n_st, 0);
-  st_ptr[0] = create_out(c->gr[SP_T_STRUCTURES], "ligand_ptr", H5T_STD_I64LE, n_st + 1, 0);
-  st_ptr[1] = create_out(c->gr[SP_T_STRUCTURES], "site_ptr", H5T_STD_I64LE, n_st + 1, 0);
-  site_ex[0].dset = create_out(c->gr[SP_T_SITES], "atom_ptr", H5T_STD_I64LE, c->total[SP_T_SITES] + 1, 0);
-  site_ex[1].dset = create_out(c->gr[SP_T_SITES], "residue_ptr", H5T_STD_I64LE, c->total[SP_T_SITES] + 1, 0);
+  st_ex[0].dset = sp_h5_create_final(c->gr[SP_T_STRUCTURES], "file_idx", H5T_STD_I64LE, n_st, 0);
+  st_ex[1].dset = sp_h5_create_final(c->gr[SP_T_STRUCTURES], "n_parts", H5T_STD_I32LE, n_st, 0);
+  st_ptr[0] = sp_h5_create_final(c->gr[SP_T_STRUCTURES], "ligand_ptr", H5T_STD_I64LE, n_st + 1, 0);
+  st_ptr[1] = sp_h5_create_final(c->gr[SP_T_STRUCTURES], "site_ptr", H5T_STD_I64LE, n_st + 1, 0);
+  site_ex[0].dset = sp_h5_create_final(c->gr[SP_T_SITES], "atom_ptr", H5T_STD_I64LE, c->total[SP_T_SITES] + 1, 0);
+  site_ex[1].dset = sp_h5_create_final(c->gr[SP_T_SITES], "residue_ptr", H5T_STD_I64LE, c->total[SP_T_SITES] + 1, 0);
   int bad = st_ex[0].dset < 0 || st_ex[1].dset < 0 || st_ptr[0] < 0 || st_ptr[1] < 0 || site_ex[0].dset < 0 ||
             site_ex[1].dset < 0;
   if (bad) rc = sp_h5_fail(c->err, "cannot create output pointer datasets", c->out_path);
@@ -533,8 +503,8 @@ static int merge_body(merge_ctx *c, const char *const *inputs, const sp_merge_in
     if (!rc) {
       lp[n_st] = c->total[SP_T_LIGANDS];
       sp_[n_st] = c->total[SP_T_SITES];
-      if (write_slab(st_ptr[0], H5T_NATIVE_INT64, 0, (size_t)n_st + 1, 0, lp) < 0 ||
-          write_slab(st_ptr[1], H5T_NATIVE_INT64, 0, (size_t)n_st + 1, 0, sp_) < 0)
+      if (sp_h5_write_slab(st_ptr[0], H5T_NATIVE_INT64, 0, (size_t)n_st + 1, 0, lp) < 0 ||
+          sp_h5_write_slab(st_ptr[1], H5T_NATIVE_INT64, 0, (size_t)n_st + 1, 0, sp_) < 0)
         rc = sp_h5_fail(c->err, "cannot write structure pointers", c->out_path);
     }
     free(lp);

@@ -368,3 +368,35 @@ int sp_h5_read_attr_i64(hid_t obj, const char *name, int64_t *value) {
   H5Aclose(a);
   return rc;
 }
+
+/* ---- datasets of the final (merged) layout, shared by sp_merge and the read benchmark ---- */
+
+hid_t sp_h5_create_final(hid_t loc, const char *name, hid_t ftype, int64_t n, int three) {
+  hsize_t dims[2] = {(hsize_t)n, 3};
+  hid_t sp = H5Screate_simple(three ? 2 : 1, dims, NULL);
+  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  hid_t d = -1;
+  if (sp >= 0 && dcpl >= 0 && H5Pset_layout(dcpl, H5D_CONTIGUOUS) >= 0 &&
+      H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) >= 0 && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0 &&
+      H5Pset_obj_track_times(dcpl, 0) >= 0)
+    d = H5Dcreate2(loc, name, ftype, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  if (dcpl >= 0) H5Pclose(dcpl);
+  if (sp >= 0) H5Sclose(sp);
+  return d;
+}
+
+int sp_h5_write_slab(hid_t d, hid_t mtype, int64_t start, size_t n, int three, const void *buf) {
+  if (n == 0) return 0;
+  hsize_t st[2] = {(hsize_t)start, 0}, cnt[2] = {n, 3};
+  int rank = three ? 2 : 1;
+  hid_t fs = H5Dget_space(d);
+  hid_t ms = H5Screate_simple(rank, cnt, NULL);
+  int ok = fs >= 0 && ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, st, NULL, cnt, NULL) >= 0 &&
+           H5Dwrite(d, mtype, ms, fs, H5P_DEFAULT, buf) >= 0;
+  /* keep the HDF5 error stack for the caller's sp_h5_fail: H5Sclose would reset it */
+  hid_t saved = ok ? -1 : H5Eget_current_stack();
+  if (ms >= 0) H5Sclose(ms);
+  if (fs >= 0) H5Sclose(fs);
+  if (saved >= 0) H5Eset_current_stack(saved);
+  return ok ? 0 : -1;
+}

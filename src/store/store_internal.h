@@ -70,6 +70,14 @@ void sp_col_scatter(const sp_col *c, void *rows, size_t row_size, size_t n, cons
  *  of 64 KiB or more start at multiples of 4096 bytes. Caller closes with H5Pclose; < 0 on failure. */
 hid_t sp_h5_fapl(int aligned);
 
+/** Create a dataset of the final layout (docs/format.md): contiguous, unfiltered, allocated early,
+ *  never filled, no modification times; shape (n,) or, with @p three, (n, 3); file type @p ftype.
+ *  Alignment comes from the file's access list (sp_h5_fapl(1)). Returns the dataset or < 0. */
+hid_t sp_h5_create_final(hid_t loc, const char *name, hid_t ftype, int64_t n, int three);
+/** Write rows [start, start+n) of a (n,) or (n,3) dataset from @p buf of native type @p mtype.
+ *  0, or -1 with the HDF5 error stack kept for sp_h5_fail(). */
+int sp_h5_write_slab(hid_t d, hid_t mtype, int64_t start, size_t n, int three, const void *buf);
+
 /* Error helpers: silence HDF5's automatic stack printing inside our calls. */
 typedef struct sp_h5_quiet { H5E_auto2_t func; void *data; } sp_h5_quiet;
 void sp_h5_quiet_begin(sp_h5_quiet *q);

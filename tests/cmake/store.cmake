@@ -6,3 +6,6 @@ set_tests_properties(test_store PROPERTIES FIXTURES_SETUP store_h5_files)
 add_test(NAME test_store_h5 COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_store_h5.py ${SP_STORE_TEST_OUT}
   ${CMAKE_SOURCE_DIR}/docs/format.md)
 set_tests_properties(test_store_h5 PROPERTIES FIXTURES_REQUIRED store_h5_files LABELS "peer;store")
+# Reader (reader.h) and `sitepack check` (sp_check) on test_store's merged files and corrupted copies.
+sp_add_unit_test(test_reader SOURCES ${SP_TEST_DIR}/unit/test_reader.c ARGS ${SP_STORE_TEST_OUT} LABELS "unit;store")
+set_tests_properties(test_reader PROPERTIES FIXTURES_REQUIRED store_h5_files)

@@ -1,0 +1,332 @@
+/* sp_check(): validate a merged sitepack file against docs/format.md (store.h). */
+#include "sitepack/store.h"
+#include "store_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Rows read at a time when scanning the atoms table. */
+#define CK_CHUNK ((size_t)1 << 20)
+
+typedef struct ck {
+  const char *path;
+  sp_err *err;
+  hid_t file;
+  uint64_t file_size;
+  sp_check_summary *sum;
+  int64_t rows[SP_T_COUNT];
+} ck;
+
+/* Check one dataset's presence, type, shape, layout and placement. @p rows: expected first
+ * dimension, or -1 to learn it (stored in *rows). */
+static int ck_dataset(ck *c, const char *group, const char *name, hid_t want_type, int three, int64_t *rows) {
+  char full[128];
+  snprintf(full, sizeof full, "/%s/%s", group, name);
+  char gpath[64];
+  snprintf(gpath, sizeof gpath, "/%s", group);
+  if (H5Lexists(c->file, gpath, H5P_DEFAULT) <= 0)
+    return sp_err_set(c->err, SP_E_FORMAT, "%s: missing group %s", c->path, gpath);
+  if (H5Lexists(c->file, full, H5P_DEFAULT) <= 0)
+    return sp_err_set(c->err, SP_E_FORMAT, "%s: missing dataset %s", c->path, full);
+  hid_t d = H5Dopen2(c->file, full, H5P_DEFAULT);
+  if (d < 0) return sp_err_set(c->err, SP_E_FORMAT, "%s: %s is not a dataset", c->path, full);
+  hid_t ft = H5Dget_type(d), sp = H5Dget_space(d), dcpl = H5Dget_create_plist(d);
+  int rc = 0;
+  hsize_t dims[2] = {0, 0};
+  int nd = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+  if (nd >= 1 && nd <= 2) H5Sget_simple_extent_dims(sp, dims, NULL);
+  if (ft < 0 || sp < 0 || dcpl < 0) {
+    rc = sp_h5_fail(c->err, "cannot inspect dataset", full);
+  } else if (H5Tequal(ft, want_type) <= 0) {
+    rc = sp_err_set(c->err, SP_E_FORMAT, "%s: %s has the wrong type (class %d, %zu bytes; docs/format.md)", c->path,
+                    full, (int)H5Tget_class(ft), H5Tget_size(ft));
+  } else if (nd != (three ? 2 : 1) || (three && dims[1] != 3)) {
+    rc = sp_err_set(c->err, SP_E_FORMAT, "%s: %s has shape rank %d, expected %s", c->path, full, nd,
+                    three ? "(n, 3)" : "(n,)");
+  } else if (*rows >= 0 && (int64_t)dims[0] != *rows) {
+    rc = sp_err_set(c->err, SP_E_FORMAT, "%s: %s has %llu rows, expected %lld like the rest of /%s", c->path, full,
+                    (unsigned long long)dims[0], (long long)*rows, group);
+  } else if (H5Pget_layout(dcpl) != H5D_CONTIGUOUS) {
+    rc = sp_err_set(c->err, SP_E_FORMAT, "%s: %s is not contiguous", c->path, full);
+  } else if (H5Pget_nfilters(dcpl) != 0) {
+    rc = sp_err_set(c->err, SP_E_FORMAT, "%s: %s is filtered (compressed)", c->path, full);
+  } else {
+    uint64_t bytes = (uint64_t)dims[0] * (three ? 3u : 1u) * H5Tget_size(ft);
+    haddr_t off = H5Dget_offset(d);
+    if (bytes > 0 && off == HADDR_UNDEF)
+      rc = sp_err_set(c->err, SP_E_FORMAT, "%s: %s has no file offset (not allocated)", c->path, full);
+    else if (bytes > 0 && (off > c->file_size || bytes > c->file_size - off))
+      rc = sp_err_set(c->err, SP_E_FORMAT, "%s: %s ends at byte %llu, past the end of the file (%llu bytes): truncated",
+                      c->path, full, (unsigned long long)(off + bytes), (unsigned long long)c->file_size);
+    else if (bytes >= 65536 && off % 4096 != 0)
+      rc = sp_err_set(c->err, SP_E_FORMAT, "%s: %s (%llu bytes) starts at %llu, not a multiple of 4096", c->path, full,
+                      (unsigned long long)bytes, (unsigned long long)off);
+    if (!rc) {
+      *rows = (int64_t)dims[0];
+      c->sum->n_datasets++;
+      c->sum->data_bytes += bytes;
+    }
+  }
+  if (dcpl >= 0) H5Pclose(dcpl);
+  if (sp >= 0) H5Sclose(sp);
+  if (ft >= 0) H5Tclose(ft);
+  H5Dclose(d);
+  H5Eclear2(H5E_DEFAULT);
+  return rc;
+}
+
+static int ck_layout(ck *c) {
+  for (int t = 0; t < SP_T_COUNT; t++) {
+    const sp_table *tb = &sp_tables[t];
+    c->rows[t] = -1;
+    for (size_t k = 0; k < tb->n_cols; k++) {
+      hid_t ft = sp_h5_col_filetype(&tb->cols[k]);
+      if (ft < 0) return sp_h5_fail(c->err, "cannot build a type", NULL);
+      int rc = ck_dataset(c, tb->name, tb->cols[k].name, ft, tb->cols[k].kind == SP_COL_F32X3, &c->rows[t]);
+      H5Tclose(ft);
+      if (rc) return rc;
+    }
+  }
+  int64_t s = c->rows[SP_T_STRUCTURES], s1 = s + 1, n1 = c->rows[SP_T_SITES] + 1;
+  int rc = 0;
+  if (!rc) rc = ck_dataset(c, "structures", "file_idx", H5T_STD_I64LE, 0, &s);
+  if (!rc) rc = ck_dataset(c, "structures", "n_parts", H5T_STD_I32LE, 0, &s);
+  if (!rc) rc = ck_dataset(c, "structures", "ligand_ptr", H5T_STD_I64LE, 0, &s1);
+  if (!rc) rc = ck_dataset(c, "structures", "site_ptr", H5T_STD_I64LE, 0, &s1);
+  if (!rc) rc = ck_dataset(c, "sites", "atom_ptr", H5T_STD_I64LE, 0, &n1);
+  if (!rc) rc = ck_dataset(c, "sites", "residue_ptr", H5T_STD_I64LE, 0, &n1);
+  if (!rc && H5Lexists(c->file, "/run", H5P_DEFAULT) <= 0)
+    rc = sp_err_set(c->err, SP_E_FORMAT, "%s: missing group /run", c->path);
+  return rc;
+}
+
+/* Read rows [start, start+n) of a 1-D dataset as native @p mt. */
+static int ck_read(ck *c, const char *full, hid_t mt, int64_t start, size_t n, void *buf) {
+  if (n == 0) return 0;
+  hid_t d = H5Dopen2(c->file, full, H5P_DEFAULT);
+  hid_t fs = d >= 0 ? H5Dget_space(d) : -1;
+  hsize_t st = (hsize_t)start, cnt = n;
+  hid_t ms = H5Screate_simple(1, &cnt, NULL);
+  int ok = fs >= 0 && ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, &st, NULL, &cnt, NULL) >= 0 &&
+           H5Dread(d, mt, ms, fs, H5P_DEFAULT, buf) >= 0;
+  int rc = ok ? 0 : sp_h5_fail(c->err, "cannot read", full);
+  if (ms >= 0) H5Sclose(ms);
+  if (fs >= 0) H5Sclose(fs);
+  if (d >= 0) H5Dclose(d);
+  return rc;
+}
+
+/* A whole 1-D int64 / int32 dataset into a new array. */
+static int ck_load(ck *c, const char *full, hid_t mt, size_t esz, int64_t n, void **out) {
+  *out = malloc((size_t)(n > 0 ? n : 1) * esz);
+  if (!*out) return sp_err_set(c->err, SP_E_NOMEM, "out of memory reading %s (%lld rows)", full, (long long)n);
+  return ck_read(c, full, mt, 0, (size_t)n, *out);
+}
+
+/* CSR pointer: ptr[0] = 0, non-decreasing, ptr[n] = total. */
+static int ck_ptr(ck *c, const char *full, const int64_t *p, int64_t n, int64_t total, const char *what) {
+  if (p[0] != 0) return sp_err_set(c->err, SP_E_FORMAT, "%s: %s[0] = %lld, expected 0", c->path, full, (long long)p[0]);
+  for (int64_t i = 0; i < n; i++)
+    if (p[i + 1] < p[i])
+      return sp_err_set(c->err, SP_E_FORMAT, "%s: %s decreases at row %lld (%lld then %lld)", c->path, full,
+                        (long long)i, (long long)p[i], (long long)p[i + 1]);
+  if (p[n] != total)
+    return sp_err_set(c->err, SP_E_FORMAT, "%s: %s ends at %lld, but there are %lld %s", c->path, full,
+                      (long long)p[n], (long long)total, what);
+  return 0;
+}
+
+/* A simple seeded generator (splitmix64) for the spot check: reproducible across platforms. */
+static uint64_t splitmix64(uint64_t *s) {
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+typedef struct ck_arrays {
+  int64_t *atom_ptr, *res_ptr, *lig_ptr, *site_ptr;
+  int64_t *site_st, *site_lig, *lig_st, *lig_site, *res_site;
+  int32_t *n_lig, *n_at, *n_res, *st_nlig, *st_nsite;
+  int64_t *chunk;
+  uint16_t *flags;
+} ck_arrays;
+
+static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
+  const int64_t S = c->rows[SP_T_STRUCTURES], L = c->rows[SP_T_LIGANDS], N = c->rows[SP_T_SITES],
+                R = c->rows[SP_T_RESIDUES], A = c->rows[SP_T_ATOMS];
+  int rc = 0;
+  hid_t I64 = H5T_NATIVE_INT64, I32 = H5T_NATIVE_INT32;
+  if ((rc = ck_load(c, "/sites/atom_ptr", I64, 8, N + 1, (void **)&a->atom_ptr)) ||
+      (rc = ck_ptr(c, "/sites/atom_ptr", a->atom_ptr, N, A, "atoms")))
+    return rc;
+  if ((rc = ck_load(c, "/sites/residue_ptr", I64, 8, N + 1, (void **)&a->res_ptr)) ||
+      (rc = ck_ptr(c, "/sites/residue_ptr", a->res_ptr, N, R, "residues")))
+    return rc;
+  if ((rc = ck_load(c, "/structures/ligand_ptr", I64, 8, S + 1, (void **)&a->lig_ptr)) ||
+      (rc = ck_ptr(c, "/structures/ligand_ptr", a->lig_ptr, S, L, "ligands")))
+    return rc;
+  if ((rc = ck_load(c, "/structures/site_ptr", I64, 8, S + 1, (void **)&a->site_ptr)) ||
+      (rc = ck_ptr(c, "/structures/site_ptr", a->site_ptr, S, N, "sites")))
+    return rc;
+  if ((rc = ck_load(c, "/sites/structure_idx", I64, 8, N, (void **)&a->site_st)) ||
+      (rc = ck_load(c, "/sites/ligand_idx", I64, 8, N, (void **)&a->site_lig)) ||
+      (rc = ck_load(c, "/sites/n_ligand", I32, 4, N, (void **)&a->n_lig)) ||
+      (rc = ck_load(c, "/sites/n_atoms", I32, 4, N, (void **)&a->n_at)) ||
+      (rc = ck_load(c, "/sites/n_residues", I32, 4, N, (void **)&a->n_res)) ||
+      (rc = ck_load(c, "/ligands/structure_idx", I64, 8, L, (void **)&a->lig_st)) ||
+      (rc = ck_load(c, "/ligands/site_idx", I64, 8, L, (void **)&a->lig_site)) ||
+      (rc = ck_load(c, "/residues/site_idx", I64, 8, R, (void **)&a->res_site)) ||
+      (rc = ck_load(c, "/structures/n_ligands", I32, 4, S, (void **)&a->st_nlig)) ||
+      (rc = ck_load(c, "/structures/n_sites", I32, 4, S, (void **)&a->st_nsite)))
+    return rc;
+  for (int64_t s = 0; s < S; s++)
+    if (a->lig_ptr[s + 1] - a->lig_ptr[s] != a->st_nlig[s] || a->site_ptr[s + 1] - a->site_ptr[s] != a->st_nsite[s])
+      return sp_err_set(c->err, SP_E_FORMAT,
+                        "%s: structure %lld: n_ligands %d / n_sites %d disagree with ligand_ptr / site_ptr (%lld / %lld)",
+                        c->path, (long long)s, a->st_nlig[s], a->st_nsite[s],
+                        (long long)(a->lig_ptr[s + 1] - a->lig_ptr[s]), (long long)(a->site_ptr[s + 1] - a->site_ptr[s]));
+  for (int64_t l = 0; l < L; l++) {
+    if (a->lig_st[l] < 0 || a->lig_st[l] >= S || l < a->lig_ptr[a->lig_st[l]] || l >= a->lig_ptr[a->lig_st[l] + 1])
+      return sp_err_set(c->err, SP_E_FORMAT, "%s: /ligands/structure_idx[%lld] = %lld is out of range or not the "
+                        "structure whose ligand_ptr block holds the row", c->path, (long long)l, (long long)a->lig_st[l]);
+    if (a->lig_site[l] < -1 || a->lig_site[l] >= N)
+      return sp_err_set(c->err, SP_E_FORMAT, "%s: /ligands/site_idx[%lld] = %lld is out of range [-1, %lld)", c->path,
+                        (long long)l, (long long)a->lig_site[l], (long long)N);
+  }
+  for (int64_t i = 0; i < N; i++) {
+    int64_t na = a->atom_ptr[i + 1] - a->atom_ptr[i], nr = a->res_ptr[i + 1] - a->res_ptr[i];
+    if (na != a->n_at[i] || nr != a->n_res[i])
+      return sp_err_set(c->err, SP_E_FORMAT, "%s: site %lld: n_atoms %d / n_residues %d disagree with atom_ptr / "
+                        "residue_ptr (%lld / %lld)", c->path, (long long)i, a->n_at[i], a->n_res[i], (long long)na,
+                        (long long)nr);
+    if (a->n_lig[i] < 0 || a->n_lig[i] > a->n_at[i])
+      return sp_err_set(c->err, SP_E_FORMAT, "%s: site %lld: n_ligand %d outside [0, n_atoms %d]", c->path,
+                        (long long)i, a->n_lig[i], a->n_at[i]);
+    int64_t s = a->site_st[i], l = a->site_lig[i];
+    if (s < 0 || s >= S || i < a->site_ptr[s] || i >= a->site_ptr[s + 1])
+      return sp_err_set(c->err, SP_E_FORMAT, "%s: /sites/structure_idx[%lld] = %lld is out of range or not the "
+                        "structure whose site_ptr block holds the site", c->path, (long long)i, (long long)s);
+    if (l < 0 || l >= L || a->lig_site[l] != i || a->lig_st[l] != s)
+      return sp_err_set(c->err, SP_E_FORMAT, "%s: /sites/ligand_idx[%lld] = %lld: out of range, or that ligand's "
+                        "site_idx / structure_idx do not point back", c->path, (long long)i, (long long)l);
+    for (int64_t j = a->res_ptr[i]; j < a->res_ptr[i + 1]; j++)
+      if (a->res_site[j] != i)
+        return sp_err_set(c->err, SP_E_FORMAT, "%s: /residues/site_idx[%lld] = %lld, but the row is in site %lld's block",
+                          c->path, (long long)j, (long long)a->res_site[j], (long long)i);
+  }
+  /* every atom's residue_idx lies in its site's residue block (scanned in chunks) */
+  a->chunk = malloc(CK_CHUNK * sizeof *a->chunk);
+  if (!a->chunk) return sp_err_set(c->err, SP_E_NOMEM, "out of memory scanning /atoms");
+  int64_t site = 0;
+  for (int64_t a0 = 0; a0 < A; a0 += (int64_t)CK_CHUNK) {
+    size_t n = (size_t)(A - a0) < CK_CHUNK ? (size_t)(A - a0) : CK_CHUNK;
+    if ((rc = ck_read(c, "/atoms/residue_idx", I64, a0, n, a->chunk))) return rc;
+    for (size_t k = 0; k < n; k++) {
+      int64_t at = a0 + (int64_t)k;
+      while (site < N && a->atom_ptr[site + 1] <= at) site++;
+      int64_t ri = a->chunk[k];
+      if (ri < a->res_ptr[site] || ri >= a->res_ptr[site + 1])
+        return sp_err_set(c->err, SP_E_FORMAT, "%s: /atoms/residue_idx[%lld] = %lld is outside site %lld's residues "
+                          "[%lld, %lld)", c->path, (long long)at, (long long)ri, (long long)site,
+                          (long long)a->res_ptr[site], (long long)a->res_ptr[site + 1]);
+    }
+  }
+  /* spot check: random sites' atom flags (ligand atoms first and flagged) and structure status */
+  size_t k_max = n_spot < (size_t)N ? n_spot : (size_t)N;
+  int32_t maxat = 0;
+  for (int64_t i = 0; i < N; i++)
+    if (a->n_at[i] > maxat) maxat = a->n_at[i];
+  a->flags = malloc((size_t)(maxat ? maxat : 1) * sizeof *a->flags);
+  if (!a->flags) return sp_err_set(c->err, SP_E_NOMEM, "out of memory for the spot check");
+  uint64_t st = seed;
+  for (size_t k = 0; k < k_max; k++) {
+    int64_t i = k_max == (size_t)N ? (int64_t)k : (int64_t)(splitmix64(&st) % (uint64_t)N);
+    if ((rc = ck_read(c, "/atoms/flags", H5T_NATIVE_UINT16, a->atom_ptr[i], (size_t)a->n_at[i], a->flags))) return rc;
+    for (int32_t j = 0; j < a->n_at[i]; j++) {
+      int lig = a->flags[j] & 1u;
+      if (lig != (j < a->n_lig[i]))
+        return sp_err_set(c->err, SP_E_FORMAT, "%s: site %lld: atom %d of the block (row %lld) %s the ligand flag, but "
+                          "n_ligand = %d (ligand atoms come first)", c->path, (long long)i, j,
+                          (long long)(a->atom_ptr[i] + j), lig ? "has" : "lacks", a->n_lig[i]);
+    }
+    char status[25];
+    hid_t t24 = sp_h5_str_type(24);
+    rc = t24 < 0 ? SP_E_HDF5 : ck_read(c, "/structures/status", t24, a->site_st[i], 1, status);
+    if (t24 >= 0) H5Tclose(t24);
+    if (rc) return rc;
+    status[24] = '\0';
+    if (strcmp(status, "ok") != 0)
+      return sp_err_set(c->err, SP_E_FORMAT, "%s: site %lld belongs to structure %lld whose status is '%s' (a failed "
+                        "file has no sites)", c->path, (long long)i, (long long)a->site_st[i], status);
+    c->sum->n_spot_checked++;
+  }
+  return 0;
+}
+
+static int check_body(ck *c, size_t n_spot, uint64_t seed) {
+  struct stat stb;
+  if (stat(c->path, &stb) != 0)
+    return sp_err_set(c->err, errno == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "cannot open %s: %s", c->path,
+                      strerror(errno));
+  c->file_size = (uint64_t)stb.st_size;
+  c->sum->file_bytes = c->file_size;
+  if (H5Fis_hdf5(c->path) <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return sp_err_set(c->err, SP_E_FORMAT, "%s is not an HDF5 file (no HDF5 signature)", c->path);
+  }
+  hid_t fapl = sp_h5_fapl(0);
+  c->file = fapl >= 0 ? H5Fopen(c->path, H5F_ACC_RDONLY, fapl) : -1;
+  int rc = 0;
+  if (c->file < 0) {
+    sp_err e = {0};
+    sp_h5_fail(&e, "cannot open", c->path);
+    rc = sp_err_set(c->err, SP_E_FORMAT, "%s (the file is damaged or truncated)", e.msg);
+  }
+  if (fapl >= 0) H5Pclose(fapl);
+  if (rc) return rc;
+  char fmt[32];
+  int64_t ver = 0;
+  if (sp_h5_read_attr_str(c->file, "format", fmt, sizeof fmt) < 0 || strcmp(fmt, SP_FORMAT_NAME) != 0)
+    return sp_err_set(c->err, SP_E_FORMAT, "%s: root attribute format is not \"%s\" (not a complete merged file)",
+                      c->path, SP_FORMAT_NAME);
+  if (sp_h5_read_attr_i64(c->file, "format_version", &ver) < 0 || ver != SP_FORMAT_VERSION)
+    return sp_err_set(c->err, SP_E_FORMAT, "%s: root attribute format_version is not %d", c->path, SP_FORMAT_VERSION);
+  if ((rc = ck_layout(c))) return rc;
+  c->sum->n_structures = c->rows[SP_T_STRUCTURES];
+  c->sum->n_ligands = c->rows[SP_T_LIGANDS];
+  c->sum->n_components = c->rows[SP_T_COMPONENTS];
+  c->sum->n_sites = c->rows[SP_T_SITES];
+  c->sum->n_residues = c->rows[SP_T_RESIDUES];
+  c->sum->n_atoms = c->rows[SP_T_ATOMS];
+  ck_arrays a;
+  memset(&a, 0, sizeof a);
+  rc = ck_content(c, n_spot, seed, &a);
+  free(a.atom_ptr); free(a.res_ptr); free(a.lig_ptr); free(a.site_ptr);
+  free(a.site_st); free(a.site_lig); free(a.lig_st); free(a.lig_site); free(a.res_site);
+  free(a.n_lig); free(a.n_at); free(a.n_res); free(a.st_nlig); free(a.st_nsite);
+  free(a.chunk); free(a.flags);
+  return rc;
+}
+
+int sp_check(const char *path, size_t n_spot, uint64_t seed, sp_check_summary *sum, sp_err *err) {
+  sp_check_summary dummy;
+  if (!sum) sum = &dummy;
+  memset(sum, 0, sizeof *sum);
+  if (!path) return sp_err_set(err, SP_E_INVALID, "sp_check: NULL path");
+  ck c;
+  memset(&c, 0, sizeof c);
+  c.path = path;
+  c.err = err;
+  c.file = -1;
+  c.sum = sum;
+  sp_h5_quiet q;
+  sp_h5_quiet_begin(&q);
+  int rc = check_body(&c, n_spot, seed);
+  if (c.file >= 0) H5Fclose(c.file);
+  H5Eclear2(H5E_DEFAULT);
+  sp_h5_quiet_end(&q);
+  return rc;
+}
