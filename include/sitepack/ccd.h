@@ -49,7 +49,7 @@ typedef struct sp_component {
   char type[40];                 /**< _chem_comp.type, e.g. "NON-POLYMER", "L-peptide linking" */
   char name[128];                /**< _chem_comp.name (truncated) */
   char formula[64];              /**< _chem_comp.formula */
-  char release_status[8];        /**< _chem_comp.pdbx_release_status: REL, OBS, REF_ONLY, ... */
+  char release_status[12];       /**< _chem_comp.pdbx_release_status: REL, OBS, REF_ONLY, ... */
   char replaced_by[SP_ID_LEN];   /**< _chem_comp.pdbx_replaced_by, "" when '?' */
   char parent_comp_id[SP_ID_LEN];/**< _chem_comp.mon_nstd_parent_comp_id, "" when '?' */
   float formal_charge;           /**< _chem_comp.pdbx_formal_charge, 0 when '?' */
@@ -72,7 +72,9 @@ int sp_component_atom_index(const sp_component *c, const char *name);
  * Parse one CCD data block (text from "data_XXX" up to the next "data_" or EOF).
  * @param text,len the block (need not be NUL-terminated)
  * @return 0; SP_E_SYNTAX / SP_E_ROW_COUNT on malformed CIF; SP_E_MISSING_ITEM when the
- *         block has no _chem_comp.id; SP_E_NOMEM.
+ *         block has no _chem_comp.id (nor _chem_comp_atom.comp_id, as in monomer-library
+ *         files); SP_E_BAD_VALUE when a bond names an atom absent from the block;
+ *         SP_E_TOO_LARGE above 65,535 atoms; SP_E_NOMEM.
  */
 int sp_component_parse(const char *text, size_t len, sp_component *out, sp_err *err);
 

@@ -232,7 +232,8 @@ void sp_structure_clear(sp_structure *s);
  * a new chain when (label_asym_id, auth_asym_id) differ, and a new residue when
  * (comp_id, label_seq_id, auth_seq_id, ins_code) differ, or when an atom with the
  * same (atom_name, altloc) already exists in the current residue (two adjacent
- * residues with identical identifiers, case B16).
+ * residues with identical identifiers, case B16; checked in residues of up to 512 atoms,
+ * which bounds the work per atom — no CCD component is that large).
  * Identifiers longer than SP_ID_LEN-1 are truncated with a warning.
  * @return 0, or SP_E_NOMEM, SP_E_TOO_LARGE (more than UINT32_MAX-1 atoms).
  */

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Largest residue (atoms) scanned for a repeated atom name; see sp_structure_add_atom. */
+#define SP_RESIDUE_REPEAT_SCAN 512
+
 int sp_sv_copy(char *dst, size_t cap, sp_sv v) {
   size_t n = v.n < cap - 1 ? v.n : cap - 1;
   if (n) memcpy(dst, v.p, n);
@@ -95,10 +98,24 @@ const char *sp_structure_warning(const sp_structure *s, size_t i) {
   return p;
 }
 
-static bool id_eq(const char *fixed, sp_sv v) {
+/* Identifier fields are SP_ID_LEN (8) bytes, NUL-padded by sp_sv_copy, so an identifier
+ * compares as one 64-bit word: the view packed the same way (truncated to 7 characters). */
+static inline uint64_t pack_sv(sp_sv v) {
+  char b[SP_ID_LEN] = {0};
   size_t n = v.n < SP_ID_LEN - 1 ? v.n : SP_ID_LEN - 1;
-  return strncmp(fixed, v.p ? v.p : "", n) == 0 && fixed[n] == 0;
+  if (n) memcpy(b, v.p, n);
+  uint64_t w;
+  memcpy(&w, b, sizeof w);
+  return w;
 }
+
+static inline uint64_t pack_fixed(const char *fixed) {
+  uint64_t w;
+  memcpy(&w, fixed, sizeof w);
+  return w;
+}
+
+static bool id_eq(const char *fixed, sp_sv v) { return pack_fixed(fixed) == pack_sv(v); }
 
 static void copy_id(sp_structure *s, char *dst, sp_sv v, const char *what) {
   if (sp_sv_copy(dst, SP_ID_LEN, v))
@@ -145,10 +162,13 @@ int sp_structure_add_atom(sp_structure *s, const sp_atom_in *a, sp_err *err) {
   sp_residue *r = (!new_chain && s->n_residues) ? &s->residues[s->n_residues - 1] : NULL;
   bool new_res = !r || !id_eq(r->comp_id, a->comp_id) || r->label_seq_id != a->label_seq_id ||
                  r->auth_seq_id != a->auth_seq_id || r->ins_code != a->ins_code;
-  if (!new_res) {
-    /* identical identifiers: a repeated (atom name, altloc) starts the next residue (B16) */
+  if (!new_res && r->n_atoms <= SP_RESIDUE_REPEAT_SCAN) {
+    /* identical identifiers: a repeated (atom name, altloc) starts the next residue (B16).
+     * Only residues of up to SP_RESIDUE_REPEAT_SCAN atoms are scanned, which bounds the cost
+     * per atom; larger residues (no CCD component has that many atoms) are kept whole. */
+    uint64_t name = pack_sv(a->atom_name);
     for (uint32_t k = r->first_atom; k < i; ++k)
-      if (s->altloc[k] == a->altloc && id_eq(s->atom_name[k], a->atom_name)) {
+      if (s->altloc[k] == a->altloc && pack_fixed(s->atom_name[k]) == name) {
         new_res = true;
         break;
       }
