@@ -155,22 +155,24 @@ int sp_worker_process(sp_worker *w, const char *root, const char *relpath, int64
 
 /* One task; with @p split, part must be 0 and n_parts is decided after the survey. */
 static int process(sp_worker *w, const char *root, const char *relpath, int64_t file_idx, int part, int n_parts,
-                   const sp_split_opts *split, sp_ccd *ccd, const sp_task_opts *opts, sp_result *out, sp_err *err);
+                   const sp_split_opts *split, const sp_cost_model *model, sp_ccd *ccd, const sp_task_opts *opts,
+                   sp_result *out, sp_err *err);
 
 int sp_worker_process_part(sp_worker *w, const char *root, const char *relpath, int64_t file_idx, int part,
                            int n_parts, sp_ccd *ccd, const sp_task_opts *opts, sp_result *out, sp_err *err) {
-  return process(w, root, relpath, file_idx, part, n_parts, NULL, ccd, opts, out, err);
+  return process(w, root, relpath, file_idx, part, n_parts, NULL, NULL, ccd, opts, out, err);
 }
 
 int sp_worker_process_first(sp_worker *w, const char *root, const char *relpath, int64_t file_idx,
-                            const sp_split_opts *split, sp_ccd *ccd, const sp_task_opts *opts, sp_result *out,
-                            sp_err *err) {
+                            const sp_split_opts *split, const sp_cost_model *model, sp_ccd *ccd,
+                            const sp_task_opts *opts, sp_result *out, sp_err *err) {
   if (!split) return sp_err_set(err, SP_E_INVALID, "worker: NULL split options");
-  return process(w, root, relpath, file_idx, 0, 1, split, ccd, opts, out, err);
+  return process(w, root, relpath, file_idx, 0, 1, split, model, ccd, opts, out, err);
 }
 
 static int process(sp_worker *w, const char *root, const char *relpath, int64_t file_idx, int part, int n_parts,
-                   const sp_split_opts *split, sp_ccd *ccd, const sp_task_opts *opts, sp_result *out, sp_err *err) {
+                   const sp_split_opts *split, const sp_cost_model *model, sp_ccd *ccd, const sp_task_opts *opts,
+                   sp_result *out, sp_err *err) {
   sp_task_opts dflt;
   if (!opts) {
     sp_task_opts_default(&dflt);
@@ -197,6 +199,7 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
 
   /* read + parse */
   sp_structure_clear(&w->s);
+  sp_buf_free(&w->buf); /* the previous file's text: sp_file_read does not free its output */
   double t0 = sp_now();
   int fmt = 0;
   int rc = sp_read_structure_file(full, opts->max_text_bytes, &w->buf, &w->s, &fmt, &ferr);
@@ -232,7 +235,7 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
     goto failed;
   }
   if (split) {
-    n_parts = sp_split_parts(split, st->bytes, (int64_t)sv.n_ligands);
+    n_parts = sp_split_parts_model(split, model, st->bytes, st->gzip, st->n_atoms, (int64_t)sv.n_ligands);
     out->n_parts = n_parts;
   }
   /* the components of the file: once, with its structure row (the merge takes the union) */
