@@ -304,9 +304,12 @@ typedef struct sp_split_opts {
                               (default 24) */
   int max_parts;         /**< at most this many parts per file (default 16) */
   int enabled;           /**< 0: never split (default 1) */
+  int cost_guard;        /**< 1 (default): at most floor(ligand work / re-parse work) parts, by the cost
+                              model, so that each part saves at least what its extra parse costs
+                              (sp_split_parts_model()); 0: the size and ligand thresholds alone */
 } sp_split_opts;
 
-/** Defaults: enabled, 2000000 bytes, 24 ligands, 16 parts. */
+/** Defaults: enabled, 2000000 bytes, 24 ligands, 16 parts, cost guard on. */
 void sp_split_opts_default(sp_split_opts *o);
 
 /**
@@ -316,6 +319,17 @@ void sp_split_opts_default(sp_split_opts *o);
  * does not depend on P.
  */
 int sp_split_parts(const sp_split_opts *o, int64_t bytes, int64_t n_ligands);
+
+/**
+ * sp_split_parts() with the cost guard of @p o (when o->cost_guard and @p m is not NULL): the
+ * number of parts is also at most floor(m->per_ligand * n_ligands / base), base being the
+ * model's estimate of the file without its ligand term (sp_cost_estimate(m, bytes, gzip,
+ * atoms, 0)), and at least 1. Every part re-parses the whole file, so a part that computes
+ * less ligand work than one parse makes the run slower. @p atoms < 0: unknown (the bytes-only
+ * estimate is the base).
+ */
+int sp_split_parts_model(const sp_split_opts *o, const sp_cost_model *m, int64_t bytes, int gzip, int64_t atoms,
+                         int64_t n_ligands);
 
 /**
  * Ligands [*lo, *hi) of part @p part of @p n_parts for a file of @p n_ligands ligands:
@@ -333,7 +347,8 @@ typedef struct sp_task_ref {
 
 /**
  * Expand files into tasks and estimate each task's cost (used by `sitepack run` and by the
- * benchmark's simulations alike). Tasks come in file order, parts in order. A split file's
+ * benchmark's simulations alike). Tasks come in file order, parts in order. The number of
+ * parts of a file is sp_split_parts_model(split, model, ...). A split file's
  * part k costs the file's estimate without its ligand term, plus per_ligand times the
  * ligands of the part (sp_split_range()): every part parses the whole file again.
  *

@@ -71,15 +71,16 @@ int sp_worker_process_part(sp_worker *w, const char *root, const char *relpath, 
 
 /**
  * Part 0 of a file whose split is decided here: read, parse and survey it, set
- * out->n_parts = sp_split_parts(split, stored bytes, ligands) (1 when the file fails), and
+ * out->n_parts = sp_split_parts_model(split, model, stored bytes, gzip, atoms, ligands)
+ * (1 when the file fails; @p model may be NULL: no cost guard), and
  * compute part 0 of that many parts exactly as sp_worker_process_part() does. The caller
  * then runs parts 1 .. out->n_parts-1 (this is how `sitepack run` learns the ligand count of
  * a large file without parsing it twice: docs/scheduling.md "Splitting").
  * @return as sp_worker_process_part(); SP_E_INVALID also for a NULL @p split.
  */
 int sp_worker_process_first(sp_worker *w, const char *root, const char *relpath, int64_t file_idx,
-                            const sp_split_opts *split, sp_ccd *ccd, const sp_task_opts *opts, sp_result *out,
-                            sp_err *err);
+                            const sp_split_opts *split, const sp_cost_model *model, sp_ccd *ccd,
+                            const sp_task_opts *opts, sp_result *out, sp_err *err);
 
 /** Peak bytes held by the worker's structure arrays so far (memory report). */
 size_t sp_worker_peak_bytes(const sp_worker *w);

@@ -34,9 +34,11 @@ void sp_print_run_help(FILE *f) {
           "  --split-min-bytes N   split files of at least N stored bytes (default 2000000) ...\n"
           "  --split-min-ligands N ... with more than N ligands, into parts of about N (default 24)\n"
           "  --split-max-parts N   at most N parts per file (default 16)\n"
+          "  --split-no-guard      split by the thresholds alone (default: only as many parts as the\n"
+          "                        cost model says save more than their extra parse costs)\n"
           "\n"
           "job file keys: input, ccd, output, report, ph, model, site: {cutoff, max_atoms},\n"
-          "               split: {min_bytes, min_ligands, max_parts, enabled}, steal (true/false)\n"
+          "               split: {min_bytes, min_ligands, max_parts, enabled, cost_guard}, steal (true/false)\n"
           "\n"
           "environment: SITEPACK_TEST_TASK_DELAY_MS=N (test hook) sleeps a random 0..N ms after each task\n");
 }
@@ -148,8 +150,9 @@ static int load_job_file(const char *path, sp_job *job) {
         else if (!strcmp(s->string, "max_parts") && num && s->valuedouble >= 1 && s->valuedouble <= 1024)
           job->split.max_parts = (int)s->valuedouble;
         else if (!strcmp(s->string, "enabled") && cJSON_IsBool(s)) job->split.enabled = cJSON_IsTrue(s);
+        else if (!strcmp(s->string, "cost_guard") && cJSON_IsBool(s)) job->split.cost_guard = cJSON_IsTrue(s);
         else rc = bad("job file: unknown or bad key in split (min_bytes >= 0, min_ligands >= 1, "
-                      "max_parts 1..1024, enabled true/false)", s->string);
+                      "max_parts 1..1024, enabled, cost_guard true/false)", s->string);
       }
     } else if (!strcmp(k, "steal")) {
       if (!cJSON_IsBool(it)) rc = bad("job file: steal must be true or false", NULL);
@@ -201,6 +204,8 @@ int sp_job_from_args(int argc, char **argv, sp_job *job) {
       job->no_steal = true;
     } else if (!strcmp(a, "--no-split")) {
       job->split.enabled = 0;
+    } else if (!strcmp(a, "--split-no-guard")) {
+      job->split.cost_guard = 0;
     } else if (!v) {
       return bad("missing value for", a);
     } else if (!strcmp(a, "--input") || !strcmp(a, "--ccd") || !strcmp(a, "--out") || !strcmp(a, "--output") ||

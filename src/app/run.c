@@ -50,6 +50,7 @@ typedef struct run_ctx {
   int32_t *parts_found;  /* [n] phase A: n_parts decided for each file this rank ran (0 = not run here) */
   int64_t *ligs_found;   /* [n] phase A: ligands of those files */
   int64_t *atoms_found;  /* [n] phase A: atoms of those files */
+  const sp_cost_model *model; /* the planner's constants (also the split's cost guard) */
   sp_ccd *ccd;
   sp_worker *worker;
   sp_result result;
@@ -117,8 +118,8 @@ static int do_task(size_t task, void *user) {
   const sp_task_ref *tr = &c->tasks[task];
   size_t f = (size_t)tr->file_idx;
   int rc = c->phase == 0
-               ? sp_worker_process_first(c->worker, c->job->input, c->paths[f], tr->file_idx, &c->job->split, c->ccd,
-                                         &c->job->opts, &c->result, &err)
+               ? sp_worker_process_first(c->worker, c->job->input, c->paths[f], tr->file_idx, &c->job->split, c->model,
+                                         c->ccd, &c->job->opts, &c->result, &err)
                : sp_worker_process_part(c->worker, c->job->input, c->paths[f], tr->file_idx, tr->part, tr->n_parts,
                                         c->ccd, &c->job->opts, &c->result, &err);
   if (rc) {
@@ -532,6 +533,7 @@ int sp_cmd_run(int argc, char **argv) {
   sp_err err = {0};
   sp_cost_model model;
   sp_cost_model_default(&model);
+  c.model = &model;
 
   /* rank 0: output policy, scan, gzip flags */
   if (rank == 0) {
@@ -853,6 +855,7 @@ int sp_cmd_run(int argc, char **argv) {
       cJSON_AddNumberToObject(sp, "min_bytes", (double)job.split.min_bytes);
       cJSON_AddNumberToObject(sp, "min_ligands", (double)job.split.min_ligands);
       cJSON_AddNumberToObject(sp, "max_parts", job.split.max_parts);
+      cJSON_AddBoolToObject(sp, "cost_guard", job.split.cost_guard);
       cJSON_AddNumberToObject(sp, "large_files", (double)n_big);
       cJSON_AddNumberToObject(sp, "files_split", (double)n_split);
       cJSON_AddNumberToObject(sp, "extra_parts", (double)n_parts_added);

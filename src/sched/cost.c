@@ -185,6 +185,7 @@ void sp_split_opts_default(sp_split_opts *o) {
   o->min_ligands = 24;
   o->max_parts = 16;
   o->enabled = 1;
+  o->cost_guard = 1;
 }
 
 int sp_split_parts(const sp_split_opts *o, int64_t bytes, int64_t n_ligands) {
@@ -194,6 +195,17 @@ int sp_split_parts(const sp_split_opts *o, int64_t bytes, int64_t n_ligands) {
   int64_t cap = o->max_parts > 0 ? o->max_parts : 1;
   if (k > cap) k = cap;
   return k < 1 ? 1 : (int)k;
+}
+
+int sp_split_parts_model(const sp_split_opts *o, const sp_cost_model *m, int64_t bytes, int gzip, int64_t atoms,
+                         int64_t n_ligands) {
+  int k = sp_split_parts(o, bytes, n_ligands);
+  if (k <= 1 || !o->cost_guard || !m) return k;
+  double base = sp_cost_estimate(m, bytes, gzip, atoms, atoms >= 0 ? 0 : -1);
+  double lig = m->per_ligand * (double)n_ligands;
+  double kmax = base > 0 ? floor(lig / base) : (double)k;
+  if (!(kmax >= 1)) return 1;
+  return kmax < (double)k ? (int)kmax : k;
 }
 
 void sp_split_range(int64_t n_ligands, int part, int n_parts, int64_t *lo, int64_t *hi) {
@@ -220,7 +232,8 @@ int sp_tasks_expand(size_t n_files, const int64_t *bytes, const uint8_t *gzip, c
   }
   size_t n = 0;
   for (size_t f = 0; f < n_files; f++) {
-    int k = sp_split_parts(split, bytes[f], ligands ? ligands[f] : -1);
+    int k = sp_split_parts_model(split, model, bytes[f], gzip ? gzip[f] != 0 : 0, atoms ? atoms[f] : -1,
+                                 ligands ? ligands[f] : -1);
     if (n > SIZE_MAX / 2 - (size_t)k) return sp_err_set(err, SP_E_TOO_LARGE, "tasks: too many tasks");
     n += (size_t)k;
   }
@@ -237,7 +250,7 @@ int sp_tasks_expand(size_t n_files, const int64_t *bytes, const uint8_t *gzip, c
   for (size_t f = 0; f < n_files; f++) {
     int64_t nl = ligands ? ligands[f] : -1, na = atoms ? atoms[f] : -1;
     int gz = gzip ? gzip[f] != 0 : 0;
-    int k = sp_split_parts(split, bytes[f], nl);
+    int k = sp_split_parts_model(split, model, bytes[f], gz, na, nl);
     double whole = sp_cost_estimate(model, bytes[f], gz, na, nl);
     for (int p = 0; p < k; p++, t++) {
       (*tasks)[t].file_idx = (int64_t)f;

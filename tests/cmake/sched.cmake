@@ -38,3 +38,10 @@ sp_sched_mpi_test(sched_mpi_crossing_np4 4 crossing 300)
 # a failing task stops the run on every rank with its error class; a bad plan is refused
 sp_sched_mpi_test(sched_mpi_abort_np3 3 abort 60)
 sp_sched_mpi_test(sched_mpi_badplan_np2 2 badplan 10)
+
+# Through the real CLI on tests/data: exactly once at -np 1..6 with random per-task delays
+# (SITEPACK_TEST_TASK_DELAY_MS), --no-steal, and split-vs-unsplit equality.
+add_test(NAME sched_cli_exactly_once_split
+  COMMAND bash ${CMAKE_SOURCE_DIR}/tests/integration/sched_cli.sh $<TARGET_FILE:sitepack_cli> ${MPIEXEC_EXECUTABLE}
+          ${CMAKE_BINARY_DIR}/it_sched ${CMAKE_SOURCE_DIR})
+set_tests_properties(sched_cli_exactly_once_split PROPERTIES TIMEOUT 300 LABELS "sched;integration")
