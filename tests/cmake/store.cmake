@@ -9,3 +9,9 @@ set_tests_properties(test_store_h5 PROPERTIES FIXTURES_REQUIRED store_h5_files L
 # Reader (reader.h) and `sitepack check` (sp_check) on test_store's merged files and corrupted copies.
 sp_add_unit_test(test_reader SOURCES ${SP_TEST_DIR}/unit/test_reader.c ARGS ${SP_STORE_TEST_OUT} LABELS "unit;store")
 set_tests_properties(test_reader PROPERTIES FIXTURES_REQUIRED store_h5_files)
+# docs/reading.md's Python blocks (h5py, numpy.memmap) against the C reader, and `sitepack check` on damaged copies.
+add_executable(test_reader_dump ${SP_TEST_DIR}/unit/test_reader_dump.c)
+target_link_libraries(test_reader_dump PRIVATE sitepack)
+add_test(NAME test_reader_h5 COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_reader_h5.py ${SP_STORE_TEST_OUT}
+  ${CMAKE_SOURCE_DIR}/docs/reading.md $<TARGET_FILE:test_reader_dump> $<TARGET_FILE:sitepack_cli>)
+set_tests_properties(test_reader_h5 PROPERTIES FIXTURES_REQUIRED store_h5_files LABELS "peer;store")
