@@ -45,3 +45,8 @@ add_test(NAME sched_cli_exactly_once_split
   COMMAND bash ${CMAKE_SOURCE_DIR}/tests/integration/sched_cli.sh $<TARGET_FILE:sitepack_cli> ${MPIEXEC_EXECUTABLE}
           ${CMAKE_BINARY_DIR}/it_sched ${CMAKE_SOURCE_DIR})
 set_tests_properties(sched_cli_exactly_once_split PROPERTIES TIMEOUT 300 LABELS "sched;integration")
+
+# Cost model (NNLS fit), split rules and ranges, and parts of a real file equal to the whole.
+sp_add_unit_test(test_sched_cost SOURCES ${SP_TEST_DIR}/unit/test_sched_cost.c
+  ARGS ${CMAKE_SOURCE_DIR}/tests/data LABELS "sched;unit")
+set_tests_properties(test_sched_cost PROPERTIES TIMEOUT 30)
