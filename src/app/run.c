@@ -25,6 +25,7 @@
 
 #include "app/app.h"
 #include "sitepack/ccd.h"
+#include "sitepack/ccd_shared.h"
 #include "sitepack/io.h"
 #include "sitepack/sched.h"
 #include "sitepack/store.h"
@@ -178,7 +179,7 @@ static void progress(const sp_progress *p, void *user) {
   double rate = el > 0 ? mb / el : 0;
   /* ETA from the estimated cost left (the cost model is in seconds of one rank) */
   double eta = frac > 0 && frac < 1 ? el * (1 - frac) / frac : 0;
-  int last = p->final && c->phase == 1;
+  int last = p->final; /* the end of a phase (phase B, when it runs, starts a new line) */
   if (c->tty) {
     int w = 24, k = (int)(frac * w + 0.5);
     char bar[32];
@@ -530,6 +531,7 @@ int sp_cmd_run(int argc, char **argv) {
   uint8_t *gz = NULL;
   char parts_dir[4096] = "";
   char ccd_sha[65] = "";
+  sp_ccd_shared *ccd_shared = NULL; /* issue 4 (ccd2): one CCD text per node */
   sp_err err = {0};
   sp_cost_model model;
   sp_cost_model_default(&model);
@@ -596,18 +598,14 @@ int sp_cmd_run(int argc, char **argv) {
     MPI_Abort(MPI_COMM_WORLD, SP_EXIT_RUNTIME);
   }
 
-  /* CCD: every rank reads its own copy (a node-shared copy is future work, issue 4) */
+  /* CCD (issue 4, ccd2): one copy of the text per node (ccd_shared.h: a mapped plain file, or a
+   * gzip file inflated once per node into an MPI shared window); index and cache per rank.
+   * Collective; ccd_sha = SHA-256 of the file as stored (provenance). */
   int ccd_rc = 0;
   if (job.ccd) {
-    ccd_rc = sp_ccd_open(job.ccd, &c.ccd, &err);
+    ccd_rc = sp_ccd_open_shared(MPI_COMM_WORLD, job.ccd, &ccd_shared, ccd_sha, &err);
     if (ccd_rc && rank == 0) fprintf(stderr, "sitepack run: CCD %s: %s\n", job.ccd, err.msg);
-    if (!ccd_rc && rank == 0) {
-      sp_buf b = {0};
-      sp_err e2 = {0};
-      /* provenance: hash of the CCD file as stored */
-      if (!sp_file_read(job.ccd, 0, &b, &e2)) memcpy(ccd_sha, b.sha256, sizeof ccd_sha);
-      sp_buf_free(&b);
-    }
+    c.ccd = sp_ccd_shared_get(ccd_shared);
   }
   MPI_Allreduce(MPI_IN_PLACE, &ccd_rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (ccd_rc) {
@@ -637,67 +635,54 @@ int sp_cmd_run(int argc, char **argv) {
   }
   for (size_t f = 0; f < c.n; f++) c.ligs_found[f] = c.atoms_found[f] = -1;
 
-  /* Phase A: files large enough to be split (same decision on every rank: bytes and job are
-     shared). Each runs as part 0 with the split decided after its survey (task.h). */
+  /* Phase A: every file, as part 0 of a split that the file's own task decides after its survey
+     (task.h sp_worker_process_first(); files under the size threshold never split). Phase B:
+     parts 1.. of the files split in phase A; skipped (no barrier) when no file split. */
   size_t n_big = 0;
   for (size_t f = 0; f < c.n; f++)
     if (job.split.enabled && c.bytes[f] >= job.split.min_bytes) n_big++;
-  double bytes_total = 0, cost_est_total = 0;
-  if (rank == 0)
-    for (size_t f = 0; f < c.n; f++) {
-      bytes_total += (double)c.bytes[f];
-      cost_est_total += sp_cost_estimate(&model, c.bytes[f], gz[f], -1, -1);
-    }
-  c.prog_tasks_total = (int64_t)c.n;
-  c.prog_bytes_total = bytes_total;
-  c.prog_cost_total = cost_est_total;
+  double bytes_total = 0;
   sp_sched_stats st_a, st_b;
   memset(&st_a, 0, sizeof st_a);
   memset(&st_b, 0, sizeof st_b);
-  int run_rc = 0, phase_a_ran = n_big > 0;
-  double t_phase_a = 0, t_phase_b = 0, big_bytes = 0;
+  int run_rc = 0, phase_b_ran = 0;
+  double t_phase_a = 0, t_phase_b = 0;
   size_t n_split = 0, n_parts_added = 0;
-  if (phase_a_ran) {
-    c.phase = 0;
-    if (rank == 0) {
-      c.tasks = malloc(n_big * sizeof *c.tasks);
-      cost_a = malloc(n_big * sizeof *cost_a);
-      int prc = !c.tasks || !cost_a ? SP_E_NOMEM : 0;
-      size_t k = 0;
-      for (size_t f = 0; !prc && f < c.n; f++)
-        if (c.bytes[f] >= job.split.min_bytes) {
-          c.tasks[k] = (sp_task_ref){(int64_t)f, 0, 1};
-          cost_a[k] = sp_cost_estimate(&model, c.bytes[f], gz[f], -1, -1);
-          big_bytes += (double)c.bytes[f];
-          k++;
-        }
-      c.n_tasks = n_big;
-      if (!prc) prc = plan_phase(&c, cost_a, P, &plan_a, &weight_a);
-      if (prc) status = SP_EXIT_RUNTIME;
+  c.phase = 0;
+  if (rank == 0) {
+    c.tasks = malloc((c.n ? c.n : 1) * sizeof *c.tasks);
+    cost_a = malloc((c.n ? c.n : 1) * sizeof *cost_a);
+    int prc = !c.tasks || !cost_a ? SP_E_NOMEM : 0;
+    for (size_t f = 0; !prc && f < c.n; f++) {
+      c.tasks[f] = (sp_task_ref){(int64_t)f, 0, 1};
+      cost_a[f] = sp_cost_estimate(&model, c.bytes[f], gz[f], -1, -1); /* bytes only: nothing parsed yet */
+      bytes_total += (double)c.bytes[f];
+      c.prog_cost_total += cost_a[f];
     }
-    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (status) goto done;
-    run_rc = run_phase(&c, &plan_a, weight_a, &st_a, &t_phase_a);
-    MPI_Allreduce(MPI_IN_PLACE, &run_rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    c.n_tasks = c.n;
+    c.prog_tasks_total = (int64_t)c.n;
+    c.prog_bytes_total = bytes_total;
+    if (!prc) prc = plan_phase(&c, cost_a, P, &plan_a, &weight_a);
+    if (prc) status = SP_EXIT_RUNTIME;
+  }
+  MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (status) goto done;
+  run_rc = run_phase(&c, &plan_a, weight_a, &st_a, &t_phase_a);
+  MPI_Allreduce(MPI_IN_PLACE, &run_rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (!run_rc && n_big > 0) {
     /* the split decisions, from the ranks that ran each large file */
     MPI_Allreduce(MPI_IN_PLACE, c.parts_found, (int)c.n, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, c.ligs_found, (int)c.n, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, c.atoms_found, (int)c.n, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
     if (rank == 0) {
-      c.prog_tasks_base = (int64_t)n_big;
-      c.prog_bytes_base = big_bytes;
-      for (size_t t = 0; t < n_big; t++) c.prog_cost_base += cost_a[t];
+      c.prog_tasks_base = (int64_t)c.n;
+      c.prog_bytes_base = bytes_total;
+      c.prog_cost_base = c.prog_cost_total;
       c.prog_time_base = t_phase_a;
-    }
-  }
-
-  /* Phase B: every other file, and parts 1.. of the files split in phase A */
-  if (!run_rc) {
-    c.phase = 1;
-    if (rank == 0) {
       sp_task_ref *all_t = NULL;
       double *all_c = NULL, *cost_b = NULL;
       size_t n_all = 0;
+      /* the same expansion as the planner of any run: only large files have known ligands */
       int prc = sp_tasks_expand(c.n, c.bytes, gz, c.atoms_found, c.ligs_found, &job.split, &model, &all_t, &all_c,
                                 &n_all, &err);
       if (prc) fprintf(stderr, "sitepack run: tasks: %s\n", err.msg);
@@ -708,35 +693,39 @@ int sp_cmd_run(int argc, char **argv) {
       size_t k = 0;
       for (size_t t = 0; !prc && t < n_all; t++) {
         size_t f = (size_t)all_t[t].file_idx;
-        int big = job.split.enabled && c.bytes[f] >= job.split.min_bytes;
-        if (big && all_t[t].n_parts != (c.parts_found[f] > 0 ? c.parts_found[f] : 1)) {
+        int found = c.parts_found[f] > 0 ? c.parts_found[f] : 1;
+        if (all_t[t].n_parts != found) {
           fprintf(stderr, "sitepack run: %s changed during the run (split into %d, then %d parts)\n", c.paths[f],
-                  c.parts_found[f], all_t[t].n_parts);
+                  found, all_t[t].n_parts);
           prc = SP_E_INVALID;
           break;
         }
-        if (big && all_t[t].part == 0) continue; /* ran in phase A */
-        if (big && all_t[t].part == 1) n_split++;
-        if (big) n_parts_added++;
+        if (all_t[t].part == 0) continue; /* ran in phase A */
+        if (all_t[t].part == 1) n_split++;
+        n_parts_added++;
         c.tasks[k] = all_t[t];
         cost_b[k] = all_c[t];
         k++;
       }
       c.n_tasks = k;
-      if (!prc) prc = plan_phase(&c, cost_b, P, &plan_b, &weight_b);
+      if (!prc && k) prc = plan_phase(&c, cost_b, P, &plan_b, &weight_b);
       if (!prc) {
-        c.prog_tasks_total = (int64_t)(n_big + k);
-        c.prog_cost_total = c.prog_cost_base;
+        c.prog_tasks_total = (int64_t)(c.n + k);
         for (size_t t = 0; t < k; t++) c.prog_cost_total += cost_b[t];
       }
       free(all_t);
       free(all_c);
       free(cost_b);
       if (prc) status = SP_EXIT_RUNTIME;
+      phase_b_ran = !prc && k > 0;
     }
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (status) goto done;
-    run_rc = run_phase(&c, &plan_b, weight_b, &st_b, &t_phase_b);
+    MPI_Bcast(&phase_b_ran, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (phase_b_ran) {
+      c.phase = 1;
+      run_rc = run_phase(&c, &plan_b, weight_b, &st_b, &t_phase_b);
+    }
   }
   if (sp_rank_writer_close(c.writer, &err)) {
     fprintf(stderr, "sitepack: rank %d: closing %s: %s\n", rank, part_path, err.msg);
@@ -873,8 +862,8 @@ int sp_cmd_run(int argc, char **argv) {
       cJSON **per_rank = calloc((size_t)P, sizeof *per_rank);
       for (int i = 0; per_rank && i < P; ++i) {
         per_rank[i] = cJSON_CreateObject();
-        if (phase_a_ran) cJSON_AddItemToObject(per_rank[i], "a", stats_json(&all_a[i]));
-        cJSON_AddItemToObject(per_rank[i], "b", stats_json(&all_b[i]));
+        cJSON_AddItemToObject(per_rank[i], "a", stats_json(&all_a[i]));
+        if (phase_b_ran) cJSON_AddItemToObject(per_rank[i], "b", stats_json(&all_b[i]));
       }
       if (!status && per_rank &&
           write_report(&job, P, all, rss, rank_bytes, per_rank, counts, by_class, fails, c.n, wall, merge_s, sched,
@@ -935,7 +924,7 @@ done:
   if (c.writer) sp_rank_writer_close(c.writer, NULL);
   sp_worker_free(c.worker);
   sp_result_free(&c.result);
-  if (c.ccd) sp_ccd_close(c.ccd);
+  sp_ccd_shared_close(ccd_shared); /* collective (MPI_Win_free); closes c.ccd */
   free(c.fail_lines);
   free(c.samples);
   free(c.tasks);

@@ -50,3 +50,11 @@ set_tests_properties(sched_cli_exactly_once_split PROPERTIES TIMEOUT 300 LABELS 
 sp_add_unit_test(test_sched_cost SOURCES ${SP_TEST_DIR}/unit/test_sched_cost.c
   ARGS ${CMAKE_SOURCE_DIR}/tests/data LABELS "sched;unit")
 set_tests_properties(test_sched_cost PROPERTIES TIMEOUT 30)
+
+# The scheduling benchmark's simulator (bench/sched.sh, docs/scaling.md): same planning,
+# splitting and stealing functions as the run. Smoke test: a small synthetic replay.
+add_executable(sitepack_bench_sched ${CMAKE_SOURCE_DIR}/bench/sched_sim.c)
+target_link_libraries(sitepack_bench_sched PRIVATE sitepack m)
+set_target_properties(sitepack_bench_sched PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
+add_test(NAME sched_bench_smoke COMMAND sitepack_bench_sched synthetic 3000 1)
+set_tests_properties(sched_bench_smoke PROPERTIES TIMEOUT 60 LABELS "sched" PASS_REGULAR_EXPRESSION "\"P\": 1024")
