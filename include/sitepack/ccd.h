@@ -109,11 +109,34 @@ typedef struct sp_ccd sp_ccd;
 int sp_ccd_open(const char *path, sp_ccd **out, sp_err *err);
 /** Build a CCD from text already in memory (copied). Same errors as sp_ccd_open. */
 int sp_ccd_open_text(const char *text, size_t len, sp_ccd **out, sp_err *err);
+/**
+ * Build a CCD on text the caller keeps (no copy): for text in a node-shared memory window
+ * (sched's sp_ccd_open_shared) or any other buffer that outlives the CCD. The text is only
+ * read, never written or freed; it must stay valid and unchanged until sp_ccd_close().
+ * The index and the component cache are this CCD's own (per process).
+ * @param text,len the CCD text (plain, not gzip; need not be NUL-terminated)
+ * @return 0; SP_E_INVALID (text NULL with len > 0), SP_E_FORMAT (no data_ blocks), SP_E_NOMEM.
+ */
+int sp_ccd_open_text_borrowed(const char *text, size_t len, sp_ccd **out, sp_err *err);
+/**
+ * Open a plain CCD file as a read-only shared file mapping (mmap PROT_READ, MAP_SHARED):
+ * the processes of one host that map the same file share one copy of its pages (the page
+ * cache), so the text costs no private memory. A gzip file (magic 1F 8B), an empty file or
+ * one that is not a regular file is read as by sp_ccd_open (inflated, private copy).
+ * The file must not be truncated while open (reading a mapped page past a new end of file
+ * raises SIGBUS): the wwPDB CCD is replaced by a new file, not rewritten in place.
+ * @return as sp_ccd_open; SP_E_IO also when mmap fails.
+ */
+int sp_ccd_open_mapped(const char *path, sp_ccd **out, sp_err *err);
+/** Close the CCD: its cache, index, and its text when owned (sp_ccd_open, sp_ccd_open_text)
+ *  or mapped (sp_ccd_open_mapped); borrowed text is left to its owner. Safe with NULL. */
 void sp_ccd_close(sp_ccd *ccd);
 /** The index (valid until sp_ccd_close). */
 const sp_ccd_index *sp_ccd_get_index(const sp_ccd *ccd);
 /** Bytes of CCD text held. */
 size_t sp_ccd_text_bytes(const sp_ccd *ccd);
+/** The CCD text (sp_ccd_text_bytes() bytes, read-only; valid until sp_ccd_close()). */
+const char *sp_ccd_text(const sp_ccd *ccd);
 /**
  * The component @p id, parsed on first use and cached.
  * @return a pointer owned by @p ccd (valid until sp_ccd_close), or NULL when @p id is not

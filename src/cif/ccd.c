@@ -2,10 +2,15 @@
 #define _GNU_SOURCE 1 /* memmem */
 #include "sitepack/ccd.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cif_internal.h"
 #include "sitepack/cif.h"
@@ -323,8 +328,12 @@ long sp_ccd_index_find(const sp_ccd_index *idx, const char *id) {
 
 /* ------------------------------------------------------------ open CCD + cache */
 
+enum { TEXT_OWNED = 0, TEXT_BORROWED = 1, TEXT_MAPPED = 2 };
+
 struct sp_ccd {
-  sp_buf buf;              /* the text (owned) */
+  sp_buf buf;              /* the text: owned (malloc), borrowed (caller's) or mapped (mmap) */
+  int text_kind;           /* TEXT_* */
+  size_t map_len;          /* TEXT_MAPPED: bytes mapped */
   sp_ccd_index idx;
   uint32_t *slots;         /* open-addressing hash: block number + 1, 0 = empty */
   size_t n_slots;          /* power of two */
@@ -365,18 +374,138 @@ static long ccd_lookup(const sp_ccd *c, const char *id) {
   return -1;
 }
 
+/* Read a whole file into malloc'd memory without hashing it (sp_file_read also computes
+ * SHA-256, which the CCD does not need and which costs as much as the index). Regular files:
+ * st_size bytes, then until EOF. Errors as sp_file_read. */
+static int read_raw(const char *path, unsigned char **data, size_t *len, sp_err *err) {
+  *data = NULL;
+  *len = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    return sp_err_set(err, e == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "%s: cannot open: %s", path, strerror(e));
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
+    close(fd);
+    return sp_err_set(err, SP_E_IO, "%s: cannot read: %s", path, strerror(e));
+  }
+  size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536, n = 0;
+  unsigned char *raw = malloc(cap);
+  if (!raw) {
+    close(fd);
+    return sp_err_set(err, SP_E_NOMEM, "%s: out of memory (%zu bytes)", path, cap);
+  }
+  for (;;) {
+    if (n + 1 >= cap) {
+      size_t nc = cap * 2;
+      unsigned char *nr = nc > cap ? realloc(raw, nc) : NULL;
+      if (!nr) {
+        free(raw);
+        close(fd);
+        return sp_err_set(err, SP_E_NOMEM, "%s: out of memory (%zu bytes)", path, nc);
+      }
+      raw = nr;
+      cap = nc;
+    }
+    size_t want = cap - 1 - n;
+    if (want > ((size_t)1 << 30)) want = (size_t)1 << 30;
+    ssize_t r = read(fd, raw + n, want);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      free(raw);
+      close(fd);
+      return sp_err_set(err, SP_E_IO, "%s: read error: %s", path, strerror(e));
+    }
+    if (r == 0) break;
+    n += (size_t)r;
+  }
+  close(fd);
+  raw[n] = 0;
+  *data = raw;
+  *len = n;
+  return 0;
+}
+
+static int ccd_open_fail(sp_ccd *c, const char *path, int rc, sp_err *err) {
+  if (rc == SP_E_FORMAT && err) {
+    char m[SP_ERR_MSG_LEN];
+    memcpy(m, err->msg, sizeof m);
+    sp_err_set(err, rc, "%s: %s", path, m);
+  }
+  sp_ccd_close(c);
+  return rc;
+}
+
 int sp_ccd_open(const char *path, sp_ccd **out, sp_err *err) {
   *out = NULL;
   sp_ccd *c = calloc(1, sizeof *c);
   if (!c) return sp_err_set(err, SP_E_NOMEM, "out of memory (CCD)");
-  int rc = sp_file_read(path, 0, &c->buf, err);
+  unsigned char *raw = NULL;
+  size_t n = 0;
+  int rc = read_raw(path, &raw, &n, err);
+  if (!rc && n >= 2 && raw[0] == 0x1f && raw[1] == 0x8b) {
+    rc = sp_gunzip(raw, n, 0, &c->buf, err);
+    free(raw);
+  } else if (!rc) {
+    c->buf.data = (char *)raw;
+    c->buf.len = c->buf.stored_bytes = n;
+  }
   if (!rc) rc = ccd_finish(c, err);
+  if (rc) return ccd_open_fail(c, path, rc, err);
+  *out = c;
+  return 0;
+}
+
+int sp_ccd_open_mapped(const char *path, sp_ccd **out, sp_err *err) {
+  *out = NULL;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    return sp_err_set(err, e == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "%s: cannot open: %s", path, strerror(e));
+  }
+  struct stat st;
+  unsigned char magic[2] = {0, 0};
+  bool plain = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+               pread(fd, magic, 2, 0) >= 1 && !(magic[0] == 0x1f && magic[1] == 0x8b);
+  if (!plain) { /* gzip, empty, pipe, directory...: the reading path decides and reports */
+    close(fd);
+    return sp_ccd_open(path, out, err);
+  }
+  sp_ccd *c = calloc(1, sizeof *c);
+  if (!c) {
+    close(fd);
+    return sp_err_set(err, SP_E_NOMEM, "out of memory (CCD)");
+  }
+  void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+  int e = errno;
+  close(fd);
+  if (m == MAP_FAILED) {
+    free(c);
+    return sp_err_set(err, SP_E_IO, "%s: cannot map: %s", path, strerror(e));
+  }
+  c->text_kind = TEXT_MAPPED;
+  c->map_len = (size_t)st.st_size;
+  c->buf.data = m;
+  c->buf.len = c->buf.stored_bytes = (size_t)st.st_size;
+  int rc = ccd_finish(c, err);
+  if (rc) return ccd_open_fail(c, path, rc, err);
+  *out = c;
+  return 0;
+}
+
+int sp_ccd_open_text_borrowed(const char *text, size_t len, sp_ccd **out, sp_err *err) {
+  *out = NULL;
+  if (!text && len) return sp_err_set(err, SP_E_INVALID, "CCD text is NULL");
+  sp_ccd *c = calloc(1, sizeof *c);
+  if (!c) return sp_err_set(err, SP_E_NOMEM, "out of memory (CCD)");
+  c->text_kind = TEXT_BORROWED;
+  c->buf.data = (char *)(uintptr_t)text; /* never written through: see text_kind */
+  c->buf.len = c->buf.stored_bytes = len;
+  int rc = ccd_finish(c, err);
   if (rc) {
-    if (rc == SP_E_FORMAT && err) {
-      char m[SP_ERR_MSG_LEN];
-      memcpy(m, err->msg, sizeof m);
-      sp_err_set(err, rc, "%s: %s", path, m);
-    }
     sp_ccd_close(c);
     return rc;
   }
@@ -416,13 +545,16 @@ void sp_ccd_close(sp_ccd *ccd) {
   free(ccd->cache);
   free(ccd->slots);
   sp_ccd_index_free(&ccd->idx);
-  free(ccd->buf.data);
+  if (ccd->text_kind == TEXT_OWNED) free(ccd->buf.data);
+  else if (ccd->text_kind == TEXT_MAPPED && ccd->buf.data) munmap(ccd->buf.data, ccd->map_len);
   free(ccd);
 }
 
 const sp_ccd_index *sp_ccd_get_index(const sp_ccd *ccd) { return &ccd->idx; }
 
 size_t sp_ccd_text_bytes(const sp_ccd *ccd) { return ccd->buf.len; }
+
+const char *sp_ccd_text(const sp_ccd *ccd) { return ccd->buf.data; }
 
 const sp_component *sp_ccd_get(sp_ccd *ccd, const char *id, sp_err *err) {
   if (!id || !*id || strlen(id) >= SP_ID_LEN) {

@@ -1,0 +1,82 @@
+/**
+ * @file ccd_shared.h
+ * @brief One copy of the CCD text per node, shared by the MPI ranks of that node
+ *        (issue 4; implemented in src/sched/ccd_shared.c, the only CCD code that calls MPI).
+ *
+ * The ranks of a node are those of MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED).
+ *  - plain CCD file: every rank maps the file read-only (sp_ccd_open_mapped): the node holds
+ *    one copy of the text, in the page cache; no MPI transfer at all.
+ *  - gzip CCD file: the node's rank 0 reads and inflates it once, into an MPI-3 shared memory
+ *    window (MPI_Win_allocate_shared, Open MPI backs it with a file in /dev/shm); the other
+ *    ranks of the node point at the same memory (MPI_Win_shared_query). The inflated private
+ *    buffer of rank 0 is freed once copied in, so rank 0 holds two copies for the time of
+ *    that copy only.
+ * Each rank then builds its own index (sp_ccd_open_text_borrowed: about 40 k block offsets,
+ * a few MB) and keeps its own cache of parsed components, so lookups need no locking.
+ *
+ * Environment: SITEPACK_CCD_PRIVATE=1 (read on the node's rank 0 and applied to the whole
+ * node) makes every rank read its own private copy (sp_ccd_open): the behaviour before
+ * sharing, kept for comparison (memory measurements) and as a fallback. When the shared
+ * window cannot be allocated (e.g. /dev/shm too small), the ranks fall back to private
+ * copies too, and sp_ccd_shared_mode() says so.
+ */
+#ifndef SITEPACK_CCD_SHARED_H
+#define SITEPACK_CCD_SHARED_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "sitepack/ccd.h"
+#include "sitepack/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A node-shared CCD. Opaque; sp_ccd_open_shared() / sp_ccd_shared_close(). */
+typedef struct sp_ccd_shared sp_ccd_shared;
+
+/** How the text is held (sp_ccd_shared_mode()). */
+enum {
+  SP_CCD_PRIVATE = 0, /**< one private copy per rank (SITEPACK_CCD_PRIVATE=1, or fallback) */
+  SP_CCD_MAPPED = 1,  /**< plain file, read-only mapping shared through the page cache */
+  SP_CCD_WINDOW = 2,  /**< gzip file inflated once per node into an MPI shared memory window */
+};
+
+/**
+ * Open the CCD at @p path for every rank of @p comm. Collective over @p comm (every rank
+ * calls it with the same path); returns the same status on every rank.
+ * @param comm     the communicator of the run (e.g. MPI_COMM_WORLD); split by node inside
+ * @param path     CCD file, plain or gzip (detected by the magic bytes 1F 8B)
+ * @param out      receives the handle (NULL on error)
+ * @param sha256   if not NULL, receives on every rank the hex SHA-256 (64 digits + NUL) of the
+ *                 file's bytes as stored (computed once, by rank 0 of @p comm), "" on error
+ * @return 0; the errors of sp_ccd_open (SP_E_NOT_FOUND, SP_E_IO, SP_E_TRUNCATED_GZIP, SP_E_GZIP,
+ *         SP_E_FORMAT, SP_E_NOMEM) on every rank when any rank failed (the message of a rank
+ *         that did not fail itself says that another did); SP_E_MPI when an MPI call failed.
+ */
+int sp_ccd_open_shared(MPI_Comm comm, const char *path, sp_ccd_shared **out, char *sha256, sp_err *err);
+
+/** The CCD to use on this rank (lookups, cache: per rank). Valid until sp_ccd_shared_close(). */
+sp_ccd *sp_ccd_shared_get(sp_ccd_shared *s);
+
+/** SP_CCD_PRIVATE, SP_CCD_MAPPED or SP_CCD_WINDOW (the same on every rank of a node). */
+int sp_ccd_shared_mode(const sp_ccd_shared *s);
+
+/** "private", "mapped" or "window". */
+const char *sp_ccd_shared_mode_name(int mode);
+
+/** Number of ranks of this node (size of the node communicator). */
+int sp_ccd_shared_node_ranks(const sp_ccd_shared *s);
+
+/**
+ * Close the CCD and release the window and the node communicator. Collective over the
+ * communicator given to sp_ccd_open_shared() (MPI_Win_free); call before MPI_Finalize.
+ * Safe with NULL (then not collective).
+ */
+void sp_ccd_shared_close(sp_ccd_shared *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
