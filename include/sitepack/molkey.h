@@ -90,6 +90,47 @@ int sp_molkey_component(const sp_component *c, bool drop_leaving, char out[SP_KE
 /** Format a key from its parts into @p out (SP_KEY_LEN bytes). */
 void sp_molkey_format(uint64_t hash, long h, char out[SP_KEY_LEN]);
 
+/** Verdicts of the exact confirmation (sp_molkey_isomorphic). */
+enum {
+  SP_ISO_NO = 0,        /**< the heavy-atom graphs are not isomorphic (a WL collision if keys match) */
+  SP_ISO_YES = 1,       /**< isomorphic: a key match is confirmed */
+  SP_ISO_UNDECIDED = 2, /**< the search hit max_steps before deciding */
+};
+
+/** Default bound on candidate tries for sp_molkey_isomorphic (enough for every CCD component
+ *  tried, including symmetric ones such as C60 and long alkyl chains; docs/ligands.md). */
+#define SP_ISO_DEFAULT_STEPS 1000000u
+
+/**
+ * Exact confirmation of a key match: are the heavy-atom graphs of A and B isomorphic, as
+ * element-labelled graphs? The graphs are those the key hashes (molkey.h: non-H atoms, bonds
+ * between them, bonds to metals removed, duplicates and self-bonds ignored, bond orders
+ * ignored); the H count part of the key is not compared here (equal keys already have
+ * equal N). Method: WL colour refinement run jointly on both graphs (the key's label
+ * function, same rounds, so colours compare across graphs; different colour histograms
+ * decide "no" at once), then depth-first matching in breadth-first order of A starting at
+ * its rarest colour, candidates restricted to B nodes of the same colour adjacent to the
+ * image of the BFS parent, with VF2-style feasibility (adjacency to every matched node
+ * agrees both ways). Iterative (explicit stack): no recursion.
+ * Arguments as sp_molkey_hash for each graph (n_*, el_*, nb_*, b_*).
+ * @param max_steps bound on candidate tries (SP_ISO_DEFAULT_STEPS is a reasonable value)
+ * @param verdict   receives SP_ISO_YES, SP_ISO_NO or SP_ISO_UNDECIDED
+ * @param steps     receives the candidate tries spent (may be NULL)
+ * @return 0 (the answer is in *verdict); SP_E_INVALID (NULL verdict, NULL arrays with
+ *         nonzero counts, bond index out of range, more than UINT32_MAX-1 atoms); SP_E_NOMEM.
+ */
+int sp_molkey_isomorphic(size_t n_a, const uint8_t *el_a, size_t nb_a, const uint32_t (*b_a)[2], size_t n_b,
+                         const uint8_t *el_b, size_t nb_b, const uint32_t (*b_b)[2], uint64_t max_steps, int *verdict,
+                         uint64_t *steps, sp_err *err);
+
+/**
+ * sp_molkey_isomorphic on the graphs of two component definitions (all atoms, or without
+ * leaving atoms when @p drop_leaving), i.e. the graphs sp_molkey_component hashes.
+ * @return as sp_molkey_isomorphic; SP_E_INVALID also for a NULL component or a bond out of range.
+ */
+int sp_molkey_component_isomorphic(const sp_component *a, const sp_component *b, bool drop_leaving,
+                                   uint64_t max_steps, int *verdict, uint64_t *steps, sp_err *err);
+
 #ifdef __cplusplus
 }
 #endif

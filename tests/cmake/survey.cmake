@@ -14,3 +14,6 @@ add_test(NAME peer_molkey_inchikey
   COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_molkey_inchikey.py $<TARGET_FILE:test_molkey_dump>
           ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif)
 set_tests_properties(peer_molkey_inchikey PROPERTIES TIMEOUT 60 LABELS "survey;peer")
+# Exact confirmation of key matches (graph isomorphism) on every component of the real excerpt.
+sp_add_unit_test(test_molkey_iso SOURCES ${SP_TEST_DIR}/unit/test_molkey_iso.c
+  ARGS ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif LABELS "survey;unit")

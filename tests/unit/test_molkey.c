@@ -152,6 +152,50 @@ int main(void) {
     CHECK(sp_molkey_component(NULL, false, k1, &e) == SP_E_INVALID);
   }
 
+  /* exact confirmation (sp_molkey_isomorphic) on the WL blind spots */
+  {
+    sp_err e = {0};
+    int v = -1;
+    uint64_t steps = 0;
+    /* cyclohexane vs two cyclopropanes: same wl1 key (above), not isomorphic */
+    CHECK(sp_molkey_isomorphic(6, c6, 6, ring6, 6, c6, 6, ring33, SP_ISO_DEFAULT_STEPS, &v, &steps, &e) == 0);
+    CHECK(v == SP_ISO_NO);
+    /* cyclohexane vs itself with atoms renumbered (ring 0-2-4-1-3-5) */
+    const uint32_t ring6p[][2] = {{0, 2}, {2, 4}, {4, 1}, {1, 3}, {3, 5}, {5, 0}};
+    CHECK(sp_molkey_isomorphic(6, c6, 6, ring6, 6, c6, 6, ring6p, SP_ISO_DEFAULT_STEPS, &v, &steps, &e) == 0);
+    CHECK(v == SP_ISO_YES && steps >= 6);
+    /* the bound: one candidate try cannot decide a 6-node match */
+    CHECK(sp_molkey_isomorphic(6, c6, 6, ring6, 6, c6, 6, ring6p, 1, &v, &steps, &e) == 0);
+    CHECK(v == SP_ISO_UNDECIDED && steps == 1);
+    /* decalin vs bicyclopentyl (both C10H18): 1-WL gives both the same colours, so the same key;
+     * decalin = two fused 6-rings (bridgeheads 0,1), bicyclopentyl = two 5-rings joined by 0-1 */
+    const uint8_t c10[] = {6, 6, 6, 6, 6, 6, 6, 6, 6, 6};
+    const uint32_t decalin[][2] = {{0, 1}, {0, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 1},
+                                   {0, 6}, {6, 7}, {7, 8}, {8, 9}, {9, 1}};
+    const uint32_t bicp[][2] = {{0, 1}, {0, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 0},
+                                {1, 6}, {6, 7}, {7, 8}, {8, 9}, {9, 1}};
+    char kd[SP_KEY_LEN], kb[SP_KEY_LEN];
+    key(10, c10, NULL, 11, decalin, kd);
+    key(10, c10, NULL, 11, bicp, kb);
+    CHECK(strcmp(kd, kb) == 0);
+    CHECK(sp_molkey_isomorphic(10, c10, 11, decalin, 10, c10, 11, bicp, SP_ISO_DEFAULT_STEPS, &v, &steps, &e) == 0);
+    CHECK(v == SP_ISO_NO);
+    /* H atoms and bonds to metals are not part of the compared graph (as in the key) */
+    const uint8_t eth_h[] = {6, 6, 8, 1, 1};
+    const uint32_t eth_hb[][2] = {{0, 1}, {1, 2}, {0, 3}, {2, 4}};
+    CHECK(sp_molkey_isomorphic(5, eth_h, 4, eth_hb, 3, eth_heavy, 2, dme_b, 100, &v, NULL, &e) == 0 && v == SP_ISO_YES);
+    const uint8_t mg_w[] = {12, 8, 8};
+    const uint32_t mg_b[][2] = {{0, 1}, {0, 2}};
+    CHECK(sp_molkey_isomorphic(3, mg_w, 2, mg_b, 3, mg_w, 0, NULL, 100, &v, NULL, &e) == 0 && v == SP_ISO_YES);
+    /* ethanol is not dimethyl ether; different sizes are not isomorphic */
+    CHECK(sp_molkey_isomorphic(3, eth_heavy, 2, dme_b, 3, dme, 2, dme_b, 100, &v, NULL, &e) == 0 && v == SP_ISO_NO);
+    CHECK(sp_molkey_isomorphic(6, c6, 6, ring6, 3, dme, 2, dme_b, 100, &v, NULL, &e) == 0 && v == SP_ISO_NO);
+    /* errors */
+    const uint32_t bad2[][2] = {{0, 7}};
+    CHECK(sp_molkey_isomorphic(3, eth_heavy, 1, bad2, 3, dme, 2, dme_b, 100, &v, NULL, &e) == SP_E_INVALID);
+    CHECK(sp_molkey_isomorphic(3, eth_heavy, 2, dme_b, 3, dme, 2, dme_b, 100, NULL, NULL, &e) == SP_E_INVALID);
+  }
+
   if (failures) {
     fprintf(stderr, "%d failure(s)\n", failures);
     return 1;
