@@ -17,3 +17,14 @@ set_tests_properties(peer_molkey_inchikey PROPERTIES TIMEOUT 60 LABELS "survey;p
 # Exact confirmation of key matches (graph isomorphism) on every component of the real excerpt.
 sp_add_unit_test(test_molkey_iso SOURCES ${SP_TEST_DIR}/unit/test_molkey_iso.c
   ARGS ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif LABELS "survey;unit")
+# Node-shared CCD under mpirun (mapped plain, shared window for gzip, private copies; errors).
+add_executable(test_ccd_shared ${SP_TEST_DIR}/unit/test_ccd_shared.c)
+target_link_libraries(test_ccd_shared PRIVATE sitepack)
+foreach(np 1 3)
+  add_test(NAME test_ccd_shared_np${np}
+    COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS}
+            --allow-run-as-root --oversubscribe --mca osc sm $<TARGET_FILE:test_ccd_shared> ${MPIEXEC_POSTFLAGS}
+            ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif.gz
+            ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(test_ccd_shared_np${np} PROPERTIES TIMEOUT 60 LABELS "survey;mpi")
+endforeach()
