@@ -5,6 +5,7 @@
 #   make demo    deps + build + run jobs/demo.json under mpirun -np 2 on the bundled sample
 #   make test    deps + build + ctest
 #   make sanitize  ASan+UBSan build (build-asan/) and the parser/reader tests under it
+#   make bench-read  read benchmark of the merged layout (results/read-DATE.json)
 
 BUILD     ?= build
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
@@ -19,7 +20,7 @@ DEB_PKGS := build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-
 MPIRUN_FLAGS := --oversubscribe --mca osc sm $(if $(filter 0,$(shell id -u)),--allow-run-as-root,)
 export OMPI_MCA_rmaps_base_oversubscribe := 1
 
-.PHONY: all deps build demo test sanitize clean
+.PHONY: all deps build demo test sanitize clean bench-read
 
 all: build
 
@@ -53,6 +54,17 @@ sanitize: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSP_SANITIZE=ON -DCMAKE_C_COMPILER=clang
 	cmake --build build-asan -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=0 ctest --test-dir build-asan --output-on-failure -j $(JOBS) -L parser
+
+SHARED ?= ../shared
+BENCH_DIR ?= /tmp/sitepack-bench
+
+# atompack's method on our layout vs a chunked SoA baseline (docs/reading.md, issue 7)
+bench-read: build
+	mkdir -p $(BENCH_DIR)
+	mpirun $(MPIRUN_FLAGS) -np $(NP) $(BUILD)/bin/sitepack run --input $(SHARED)/data/structures \
+	  --ccd $(SHARED)/data/ccd/components_excerpt.cif.gz --out $(BENCH_DIR)/real.h5 --force --quiet
+	$(BUILD)/bin/sitepack bench read --dir $(BENCH_DIR) --real $(BENCH_DIR)/real.h5 --cold \
+	  --out results/read-$$(date -u +%F).json
 
 clean:
 	rm -rf $(BUILD) build-asan out
