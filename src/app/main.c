@@ -4,6 +4,7 @@
 
 #include "app/app.h"
 #include "app/cmd_store.h"
+#include "app/cmd_survey.h"
 #include "sitepack/version.h"
 
 static void usage(FILE *f) {
@@ -18,6 +19,7 @@ static void usage(FILE *f) {
           "                                   components, residues)\n"
           "  sitepack check FILE.h5           validate a merged file (docs/format.md), print a summary\n"
           "  sitepack bench read [options]    read/write benchmark (docs/reading.md)\n"
+          "  sitepack survey FILE.h5 [--ccd FILE] [--per-comp]  ligand survey summary (docs/ligands.md)\n"
           "  sitepack --help | --version | help run\n"
           "\n"
           "exit status: 0 the run completed (files that failed are listed in /structures with their\n"
@@ -53,6 +55,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "dump")) return sp_cmd_dump(argc - 1, argv + 1);
   if (!strcmp(cmd, "check")) return sp_cmd_check(argc - 1, argv + 1);
   if (!strcmp(cmd, "bench")) return sp_cmd_bench(argc - 1, argv + 1);
+  if (!strcmp(cmd, "survey")) return sp_cmd_survey(argc - 1, argv + 1);
   fprintf(stderr, "sitepack: unknown command '%s' (try: sitepack --help)\n", cmd);
   return SP_EXIT_USAGE;
 }

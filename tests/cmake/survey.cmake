@@ -28,3 +28,8 @@ foreach(np 1 3)
             ${CMAKE_CURRENT_BINARY_DIR})
   set_tests_properties(test_ccd_shared_np${np} PROPERTIES TIMEOUT 60 LABELS "survey;mpi")
 endforeach()
+# `sitepack survey` on 19HC + 1C4Q (18 haems = one molecule; key group confirmed; totals vs h5py).
+add_test(NAME test_survey_cmd
+  COMMAND bash ${SP_TEST_DIR}/unit/test_survey_cmd.sh $<TARGET_FILE:sitepack_cli> ${MPIEXEC_EXECUTABLE}
+          ${SP_SHARED_DIR}/data ${CMAKE_CURRENT_BINARY_DIR}/survey_cmd)
+set_tests_properties(test_survey_cmd PROPERTIES TIMEOUT 60 LABELS "survey;integration")
