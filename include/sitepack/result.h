@@ -92,6 +92,14 @@ typedef struct sp_site_row {
   uint32_t flags;                /**< SP_SITE_* bits (site.h) */
   float center[3];               /**< mean of ligand heavy-atom positions, Å */
   float cutoff;                  /**< Å */
+  /* site chemistry (sitechem.h, docs/sites.md "Site chemistry") */
+  float ph;                      /**< pH of the protonation states */
+  float sasa_free;               /**< Å², SASA of the ligand's heavy atoms, ligand alone (NaN: not computed) */
+  float sasa_complex;            /**< Å², the same in the complex */
+  int32_t ligand_charge;         /**< most probable net charge of the ligand's groups at ph */
+  int32_t site_charge;           /**< ... of every titratable/charged group of the site, ligand included */
+  int32_t n_interactions;        /**< typed interactions found (sp_site_chem.n_ix) */
+  uint32_t chem_flags;           /**< SP_CHEMF_* (sitechem.h) */
 } sp_site_row;
 
 /** /residues row: residues of site blocks, in site order. */
@@ -105,6 +113,7 @@ typedef struct sp_residue_row {
   char ins_code[4];
   uint8_t kind;                  /**< SP_RES_KIND_* */
   float min_distance;            /**< Å, closest atom to any ligand heavy atom; 0 for the ligand itself */
+  uint8_t contact;               /**< 1: a heavy atom within r_vdw + r_vdw + 0.5 Å of a ligand heavy atom */
 } sp_residue_row;
 
 enum {
@@ -126,6 +135,13 @@ typedef struct sp_atom_row {
   int8_t charge;
   char altloc;
   uint16_t flags;                /**< SP_SITE_ATOM_* bits (site.h) */
+  /* site chemistry (sitechem.h) */
+  uint16_t chem;                 /**< SP_CHEM_* bits */
+  int8_t charge_ph;              /**< most probable charge of the atom's group at pH, on its head atom */
+  float pka;                     /**< model pKa of the atom's titratable group, NaN if none */
+  float frac_protonated;         /**< Henderson–Hasselbalch fraction of that group, NaN if none */
+  float sasa_free;               /**< Å², ligand heavy atoms: ligand alone; NaN otherwise */
+  float sasa_complex;            /**< Å², ligand heavy atoms: in the complex; NaN otherwise */
 } sp_atom_row;
 
 /** Everything a task produced. Arrays are owned; sp_result_free() releases them. */

@@ -11,6 +11,7 @@
 #include "sitepack/read.h"
 #include "sitepack/sched.h"
 #include "sitepack/site.h"
+#include "sitepack/sitechem.h"
 #include "sitepack/survey.h"
 
 struct sp_worker {
@@ -19,6 +20,8 @@ struct sp_worker {
   sp_site_ws *ws;
   sp_site site;
   size_t peak_bytes;
+  sp_chem_ws *cws;      /* site chemistry (sitechem.h): see fill_site_chem */
+  sp_site_chem chem;
 };
 
 void sp_task_opts_default(sp_task_opts *o) {
@@ -33,7 +36,10 @@ sp_worker *sp_worker_new(void) {
   if (!w) return NULL;
   sp_structure_init(&w->s);
   w->ws = sp_site_ws_new();
-  if (!w->ws) {
+  w->cws = sp_chem_ws_new();
+  if (!w->ws || !w->cws) {
+    sp_site_ws_free(w->ws);
+    sp_chem_ws_free(w->cws);
     free(w);
     return NULL;
   }
@@ -46,6 +52,8 @@ void sp_worker_free(sp_worker *w) {
   sp_buf_free(&w->buf);
   sp_site_ws_free(w->ws);
   sp_site_free(&w->site);
+  sp_chem_ws_free(w->cws);
+  sp_site_chem_free(&w->chem);
   free(w);
 }
 
@@ -111,6 +119,40 @@ static int fill_site(const sp_structure *s, const sp_site *site, int64_t lig_idx
     ar->charge = s->charge[ai];
     ar->altloc = s->altloc[ai];
     ar->flags = site->atom_flags[k];
+  }
+  return 0;
+}
+
+/* Site chemistry (engineer sitechem, docs/sites.md "Site chemistry"): contacts, protonation at the
+ * job's pH, interactions and burial of the site just written by fill_site (the last site row, its
+ * residue rows and atom rows, which are the last rows of their tables). */
+static int fill_site_chem(sp_worker *w, const sp_survey *sv, size_t li, sp_ccd *ccd, const sp_task_opts *opts,
+                          sp_result *out, sp_err *err) {
+  sp_chem_opts co;
+  sp_chem_opts_default(&co);
+  co.ph = opts->ph;
+  sp_err cerr = {0};
+  int rc = sp_site_chem_compute(&w->s, sv, li, &w->site, ccd, &co, w->cws, &w->chem, &cerr);
+  if (rc) return sp_err_set(err, rc, "site chemistry of ligand %zu: %s", li, cerr.msg);
+  const sp_site_chem *c = &w->chem;
+  sp_site_row *row = &out->sites[out->n_sites - 1];
+  row->ph = (float)co.ph;
+  row->sasa_free = c->sasa_free_total;
+  row->sasa_complex = c->sasa_complex_total;
+  row->ligand_charge = c->ligand_charge;
+  row->site_charge = c->site_charge;
+  row->n_interactions = (int32_t)c->n_ix;
+  row->chem_flags = c->flags;
+  sp_residue_row *rr = &out->residues[out->n_residues - w->site.n_res];
+  for (size_t k = 0; k < c->n_res; k++) rr[k].contact = c->res_contact[k];
+  sp_atom_row *ar = &out->atoms[out->n_atoms - w->site.n_atoms];
+  for (size_t k = 0; k < c->n_atoms; k++) {
+    ar[k].chem = c->atom_chem[k];
+    ar[k].charge_ph = c->charge_ph[k];
+    ar[k].pka = c->pka[k];
+    ar[k].frac_protonated = c->frac_protonated[k];
+    ar[k].sasa_free = c->sasa_free[k];
+    ar[k].sasa_complex = c->sasa_complex[k];
   }
   return 0;
 }
@@ -272,6 +314,7 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
     size_t local = li - (size_t)lo;
     out->ligands[local].site_idx = (int64_t)out->n_sites;
     rc = fill_site(&w->s, &w->site, (int64_t)local, sopt.cutoff, out, err);
+    if (!rc) rc = fill_site_chem(w, &sv, li, ccd, opts, out, err);
     if (rc) {
       sp_survey_free(&sv);
       return rc;

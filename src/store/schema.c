@@ -77,6 +77,14 @@ static const sp_col cols_sites[] = {
     COL(sp_site_row, flags, SP_COL_U32),
     {"center", offsetof(sp_site_row, center), SP_COL_F32X3, 12, 12},
     COL(sp_site_row, cutoff, SP_COL_F32),
+    /* site chemistry (docs/sites.md "Site chemistry") */
+    COL(sp_site_row, ph, SP_COL_F32),
+    COL(sp_site_row, sasa_free, SP_COL_F32),
+    COL(sp_site_row, sasa_complex, SP_COL_F32),
+    COL(sp_site_row, ligand_charge, SP_COL_I32),
+    COL(sp_site_row, site_charge, SP_COL_I32),
+    COL(sp_site_row, n_interactions, SP_COL_I32),
+    COL(sp_site_row, chem_flags, SP_COL_U32),
 };
 
 static const sp_col cols_residues[] = {
@@ -89,6 +97,7 @@ static const sp_col cols_residues[] = {
     STR(sp_residue_row, ins_code),
     COL(sp_residue_row, kind, SP_COL_U8),
     COL(sp_residue_row, min_distance, SP_COL_F32),
+    COL(sp_residue_row, contact, SP_COL_U8),
 };
 
 static const sp_col cols_atoms[] = {
@@ -101,6 +110,13 @@ static const sp_col cols_atoms[] = {
     COL(sp_atom_row, charge, SP_COL_I8),
     {"altloc", offsetof(sp_atom_row, altloc), SP_COL_CHAR, 1, 1},
     STR(sp_atom_row, atom_name),
+    /* site chemistry */
+    COL(sp_atom_row, chem, SP_COL_U16),
+    COL(sp_atom_row, charge_ph, SP_COL_I8),
+    COL(sp_atom_row, pka, SP_COL_F32),
+    COL(sp_atom_row, frac_protonated, SP_COL_F32),
+    COL(sp_atom_row, sasa_free, SP_COL_F32),
+    COL(sp_atom_row, sasa_complex, SP_COL_F32),
 };
 
 #define NCOLS(a) (sizeof(a) / sizeof((a)[0]))

@@ -1,0 +1,1299 @@
+/* Site chemistry: contacts, titratable groups at pH, PLIP-style interactions, burial.
+ * See include/sitepack/sitechem.h and docs/sites.md ("Site chemistry"). */
+#include "sitepack/sitechem.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sitepack/elements.h"
+#include "sitepack/result.h"
+
+#define MAXNB 8      /* neighbours kept per ligand atom */
+#define RAD2DEG 57.29577951308232
+
+/* ------------------------------------------------------------------ names, tables */
+
+const char *sp_ix_type_name(int t) {
+  static const char *n[SP_IX_COUNT] = {"unknown", "hydrophobic", "hbond", "salt_bridge", "pi_stack_parallel",
+                                       "pi_stack_t", "pi_cation", "halogen", "water_bridge", "metal"};
+  return t > 0 && t < SP_IX_COUNT ? n[t] : "unknown";
+}
+
+const char *sp_geometry_name(int g) {
+  static const char *n[SP_GEOM_COUNT] = {"none", "linear", "trigonal.planar", "trigonal.pyramidal", "tetrahedral",
+                                         "square.planar", "trigonal.bipyramidal", "square.pyramidal", "octahedral"};
+  return g >= 0 && g < SP_GEOM_COUNT ? n[g] : "none";
+}
+
+const char *sp_tg_name(int k) {
+  static const char *n[SP_TG_COUNT] = {"none", "asp", "glu", "his", "cys", "tyr", "lys", "arg", "n_term", "c_term",
+                                       "carboxyl", "amine", "quaternary_ammonium", "phosphate", "sulfonate",
+                                       "guanidine", "amidine", "aromatic_n", "thiol"};
+  return k > 0 && k < SP_TG_COUNT ? n[k] : "none";
+}
+
+/* PROPKA3 propka.cfg model_pkas (Olsson et al. 2011). */
+double sp_tg_model_pka(int k) {
+  switch (k) {
+    case SP_TG_ASP: return 3.80;
+    case SP_TG_GLU: return 4.50;
+    case SP_TG_HIS: return 6.50;
+    case SP_TG_CYS: return 9.00;
+    case SP_TG_TYR: return 10.00;
+    case SP_TG_LYS: return 10.50;
+    case SP_TG_ARG: return 12.50;
+    case SP_TG_NTERM: return 8.00;
+    case SP_TG_CTERM: return 3.20;
+    case SP_TG_L_CARBOXYL: return 4.50;   /* OCO */
+    case SP_TG_L_AMINE: return 10.00;     /* N30-N33 */
+    case SP_TG_L_PHOSPHATE: return 6.00;  /* OP */
+    case SP_TG_L_GUANIDINE: return 11.50; /* CG */
+    case SP_TG_L_AMIDINE: return 11.50;   /* C2N */
+    case SP_TG_L_AROM_N: return 5.00;     /* NAR */
+    case SP_TG_L_THIOL: return 10.00;     /* SH */
+    default: return NAN;
+  }
+}
+
+void sp_chem_opts_default(sp_chem_opts *o) {
+  o->ph = 7.4;
+  o->sasa_points = 960;
+  o->probe = 1.4f;
+}
+
+/* ------------------------------------------------------------------ workspace */
+
+typedef struct lnode {      /* one ligand heavy atom */
+  uint8_t el, deg, nh, arom;
+  int8_t fcharge;
+  uint8_t has_def;          /* bonds known from a definition: 1 CCD, 2 the file's _chem_comp_bond */
+  uint8_t explicit_h;       /* H counted from H atoms present in the file */
+  int32_t nb[MAXNB];        /* ligand-local indices */
+  uint8_t ord[MAXNB];       /* 1, 2, 3; 4 aromatic / delocalised */
+} lnode;
+
+typedef struct ring {
+  int32_t atoms[6];         /* site atom indices */
+  uint8_t n, ligand;
+  float c[3], nrm[3];
+} ring;
+
+struct sp_chem_ws {
+  lnode *ln; size_t cap_ln;
+  int32_t *lmap; size_t cap_lmap;      /* ligand site index -> node, -1 for H */
+  int32_t *nsite; size_t cap_nsite;    /* node -> site index */
+  int32_t *dmap; size_t cap_dmap;      /* definition atom -> node */
+  ring *rings; size_t n_rings, cap_rings;
+  int32_t *cand; size_t cap_cand;      /* non-ligand heavy site atoms within the cutoff */
+  int32_t *res_first, *res_n; size_t cap_resr;
+  float (*sx)[3]; size_t cap_sx;       /* SASA input: ligand heavy atoms, then the environment */
+  float *sr; size_t cap_sr;
+  uint8_t *sq; size_t cap_sq;
+  float *so; size_t cap_so;
+  int32_t *coord; size_t cap_coord;
+};
+
+sp_chem_ws *sp_chem_ws_new(void) { return calloc(1, sizeof(sp_chem_ws)); }
+
+void sp_chem_ws_free(sp_chem_ws *w) {
+  if (!w) return;
+  free(w->ln); free(w->lmap); free(w->nsite); free(w->dmap); free(w->rings); free(w->cand);
+  free(w->res_first); free(w->res_n); free(w->sx); free(w->sr); free(w->sq); free(w->so); free(w->coord);
+  free(w);
+}
+
+void sp_site_chem_free(sp_site_chem *c) {
+  if (!c) return;
+  free(c->atom_chem); free(c->pka); free(c->frac_protonated); free(c->charge_ph);
+  free(c->sasa_free); free(c->sasa_complex); free(c->res_contact); free(c->groups); free(c->ix);
+  memset(c, 0, sizeof *c);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap) return 0;
+  size_t n = *cap ? *cap : 16;
+  while (n < need) n = n > SIZE_MAX / 4 ? need : n * 2;
+  if (n > SIZE_MAX / elem) return -1;
+  void *q = realloc(*p, n * elem);
+  if (!q) return -1;
+  *p = q;
+  *cap = n;
+  return 0;
+}
+#define GROW(p, cap, need) grow((void **)&(p), &(cap), (need), sizeof *(p))
+
+/* ------------------------------------------------------------------ geometry */
+
+static inline float d2f(const float *a, const float *b) {
+  float x = a[0] - b[0], y = a[1] - b[1], z = a[2] - b[2];
+  return x * x + y * y + z * z;
+}
+static inline float df(const float *a, const float *b) { return sqrtf(d2f(a, b)); }
+/* angle a-b-c at b, degrees; NaN when degenerate */
+static float angle3(const float *a, const float *b, const float *c) {
+  double u[3], v[3], nu = 0, nv = 0, dot = 0;
+  for (int k = 0; k < 3; k++) {
+    u[k] = a[k] - b[k];
+    v[k] = c[k] - b[k];
+    nu += u[k] * u[k];
+    nv += v[k] * v[k];
+    dot += u[k] * v[k];
+  }
+  if (nu <= 0 || nv <= 0) return NAN;
+  double x = dot / sqrt(nu * nv);
+  if (x > 1) x = 1;
+  if (x < -1) x = -1;
+  return (float)(acos(x) * RAD2DEG);
+}
+static float vangle(const float *u, const float *v) { /* 0..180 */
+  double dot = 0, nu = 0, nv = 0;
+  for (int k = 0; k < 3; k++) {
+    dot += u[k] * v[k];
+    nu += u[k] * u[k];
+    nv += v[k] * v[k];
+  }
+  if (nu <= 0 || nv <= 0) return NAN;
+  double x = dot / sqrt(nu * nv);
+  if (x > 1) x = 1;
+  if (x < -1) x = -1;
+  return (float)(acos(x) * RAD2DEG);
+}
+/* distance from ring centre c to the projection of point p onto the ring plane */
+static float plane_offset(const float *c, const float *nrm, const float *p) {
+  float v[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
+  float h = v[0] * nrm[0] + v[1] * nrm[1] + v[2] * nrm[2];
+  float o2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] - h * h;
+  return o2 > 0 ? sqrtf(o2) : 0.0f;
+}
+/* centre and unit normal (Newell's method) of a ring; max deviation from the plane (Å) */
+static float ring_plane(const sp_structure *s, const sp_site *site, ring *r) {
+  float c[3] = {0, 0, 0}, n[3] = {0, 0, 0};
+  for (int k = 0; k < r->n; k++)
+    for (int d = 0; d < 3; d++) c[d] += s->xyz[site->atoms[r->atoms[k]]][d];
+  for (int d = 0; d < 3; d++) c[d] /= r->n;
+  for (int k = 0; k < r->n; k++) {
+    const float *a = s->xyz[site->atoms[r->atoms[k]]], *b = s->xyz[site->atoms[r->atoms[(k + 1) % r->n]]];
+    n[0] += (a[1] - b[1]) * (a[2] + b[2]);
+    n[1] += (a[2] - b[2]) * (a[0] + b[0]);
+    n[2] += (a[0] - b[0]) * (a[1] + b[1]);
+  }
+  float l = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+  if (!(l > 0)) l = 1, n[2] = 1;
+  float dev = 0;
+  for (int d = 0; d < 3; d++) {
+    r->c[d] = c[d];
+    r->nrm[d] = n[d] / l;
+  }
+  for (int k = 0; k < r->n; k++) {
+    const float *a = s->xyz[site->atoms[r->atoms[k]]];
+    float h = fabsf((a[0] - c[0]) * r->nrm[0] + (a[1] - c[1]) * r->nrm[1] + (a[2] - c[2]) * r->nrm[2]);
+    if (h > dev) dev = h;
+  }
+  return dev;
+}
+
+/* ------------------------------------------------------------------ protein templates */
+
+typedef struct aa_atom {
+  const char *res, *atom;
+  uint16_t chem;     /* SP_CHEM_HYDROPHOBIC / DONOR / ACCEPTOR */
+} aa_atom;
+#define HY SP_CHEM_HYDROPHOBIC
+#define DO SP_CHEM_DONOR
+#define AC SP_CHEM_ACCEPTOR
+/* Carbon bonded only to C/H (PLIP's hydrophobic rule applied to the residue graphs);
+ * donors/acceptors of the side chains (backbone: N donor except PRO, O/OXT acceptor). */
+static const aa_atom aa_atoms[] = {
+    {"ALA", "CB", HY}, {"VAL", "CB", HY}, {"VAL", "CG1", HY}, {"VAL", "CG2", HY}, {"LEU", "CB", HY},
+    {"LEU", "CG", HY}, {"LEU", "CD1", HY}, {"LEU", "CD2", HY}, {"ILE", "CB", HY}, {"ILE", "CG1", HY},
+    {"ILE", "CG2", HY}, {"ILE", "CD1", HY}, {"MET", "CB", HY}, {"PHE", "CB", HY}, {"PHE", "CG", HY},
+    {"PHE", "CD1", HY}, {"PHE", "CD2", HY}, {"PHE", "CE1", HY}, {"PHE", "CE2", HY}, {"PHE", "CZ", HY},
+    {"TRP", "CB", HY}, {"TRP", "CG", HY}, {"TRP", "CD2", HY}, {"TRP", "CE3", HY}, {"TRP", "CZ2", HY},
+    {"TRP", "CZ3", HY}, {"TRP", "CH2", HY}, {"TYR", "CB", HY}, {"TYR", "CG", HY}, {"TYR", "CD1", HY},
+    {"TYR", "CD2", HY}, {"TYR", "CE1", HY}, {"TYR", "CE2", HY}, {"PRO", "CB", HY}, {"PRO", "CG", HY},
+    {"LYS", "CB", HY}, {"LYS", "CG", HY}, {"LYS", "CD", HY}, {"ARG", "CB", HY}, {"ARG", "CG", HY},
+    {"GLU", "CB", HY}, {"GLU", "CG", HY}, {"GLN", "CB", HY}, {"GLN", "CG", HY}, {"ASP", "CB", HY},
+    {"ASN", "CB", HY}, {"HIS", "CB", HY}, {"THR", "CG2", HY},
+    {"ARG", "NE", DO}, {"ARG", "NH1", DO}, {"ARG", "NH2", DO}, {"ASN", "ND2", DO}, {"ASN", "OD1", AC},
+    {"GLN", "NE2", DO}, {"GLN", "OE1", AC}, {"HIS", "ND1", DO | AC}, {"HIS", "NE2", DO | AC}, {"LYS", "NZ", DO},
+    {"SER", "OG", DO | AC}, {"THR", "OG1", DO | AC}, {"TYR", "OH", DO | AC}, {"TRP", "NE1", DO},
+    {"ASP", "OD1", AC}, {"ASP", "OD2", AC}, {"GLU", "OE1", AC}, {"GLU", "OE2", AC}, {"CYS", "SG", 0},
+    {"MET", "SD", 0},
+};
+#undef HY
+#undef DO
+#undef AC
+
+static const char *const std_aa[] = {"ALA", "ARG", "ASN", "ASP", "CYS", "GLN", "GLU", "GLY", "HIS", "ILE",
+                                     "LEU", "LYS", "MET", "PHE", "PRO", "SER", "THR", "TRP", "TYR", "VAL"};
+static int is_std_aa(const char *c) {
+  for (size_t i = 0; i < sizeof std_aa / sizeof *std_aa; i++)
+    if (!strcmp(c, std_aa[i])) return 1;
+  return 0;
+}
+
+static uint16_t aa_chem(const char *res, const char *atom) {
+  if (!strcmp(atom, "N")) return strcmp(res, "PRO") ? SP_CHEM_DONOR : 0;
+  if (!strcmp(atom, "O") || !strcmp(atom, "OXT")) return SP_CHEM_ACCEPTOR;
+  for (size_t i = 0; i < sizeof aa_atoms / sizeof *aa_atoms; i++)
+    if (!strcmp(aa_atoms[i].res, res) && !strcmp(aa_atoms[i].atom, atom)) return aa_atoms[i].chem;
+  return 0;
+}
+
+/* aromatic rings of the standard residues */
+typedef struct aa_ring {
+  const char *res;
+  int n;
+  const char *atoms[6];
+} aa_ring;
+static const aa_ring aa_rings[] = {
+    {"PHE", 6, {"CG", "CD1", "CE1", "CZ", "CE2", "CD2"}},
+    {"TYR", 6, {"CG", "CD1", "CE1", "CZ", "CE2", "CD2"}},
+    {"TRP", 5, {"CG", "CD1", "NE1", "CE2", "CD2", NULL}},
+    {"TRP", 6, {"CD2", "CE2", "CZ2", "CH2", "CZ3", "CE3"}},
+    {"HIS", 5, {"CG", "ND1", "CE1", "NE2", "CD2", NULL}},
+};
+
+/* ------------------------------------------------------------------ context */
+
+typedef struct ctx {
+  const sp_structure *s;
+  const sp_survey *sv;
+  const sp_site *site;
+  sp_chem_ws *w;
+  sp_site_chem *out;
+  sp_err *err;
+  double ph;
+  size_t nl;          /* ligand heavy nodes */
+} ctx;
+
+static const float *X(const ctx *c, int32_t k) { return c->s->xyz[c->site->atoms[k]]; }
+static uint8_t EL(const ctx *c, int32_t k) { return c->s->element[c->site->atoms[k]]; }
+static const char *ANAME(const ctx *c, int32_t k) { return c->s->atom_name[c->site->atoms[k]]; }
+static const char *RNAME(const ctx *c, int32_t k) {
+  return c->s->residues[c->s->atom_residue[c->site->atoms[k]]].comp_id;
+}
+static int is_polymer_atom(const ctx *c, int32_t k) { return (c->site->atom_flags[k] & SP_SITE_ATOM_POLYMER) != 0; }
+
+/* site atom index of atom @p name in site residue slot @p rs, -1 if absent */
+static int32_t res_atom(const ctx *c, size_t rs, const char *name) {
+  int32_t f = c->w->res_first[rs], n = c->w->res_n[rs];
+  for (int32_t k = f; k < f + n; k++)
+    if (!strcmp(ANAME(c, k), name)) return k;
+  return -1;
+}
+
+static int add_ix(ctx *c, const sp_interaction *ix) {
+  sp_site_chem *o = c->out;
+  if (GROW(o->ix, o->cap_ix, o->n_ix + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  o->ix[o->n_ix++] = *ix;
+  return 0;
+}
+
+static int add_group_pka(ctx *c, int kind, int ligand, int8_t qp, int8_t qd, int32_t head, const int32_t *atoms, int na,
+                         double pka) {
+  sp_site_chem *o = c->out;
+  if (GROW(o->groups, o->cap_groups, o->n_groups + 1))
+    return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  sp_titr_group *g = &o->groups[o->n_groups++];
+  memset(g, 0, sizeof *g);
+  g->kind = (uint8_t)kind;
+  g->ligand = (uint8_t)ligand;
+  g->charge_prot = qp;
+  g->charge_deprot = qd;
+  g->head = head;
+  if (na > 4) na = 4;
+  g->n_atoms = (uint8_t)na;
+  float cc[3] = {0, 0, 0};
+  for (int i = 0; i < na; i++) {
+    g->atoms[i] = atoms[i];
+    for (int d = 0; d < 3; d++) cc[d] += X(c, atoms[i])[d];
+  }
+  for (int d = 0; d < 3; d++) g->center[d] = na ? cc[d] / na : X(c, head)[d];
+  g->pka = (float)pka;
+  if (isnan(pka)) {
+    g->frac_protonated = NAN;
+    g->charge = qp; /* permanent: qp == qd */
+    g->ambiguous = 0;
+  } else {
+    double f = 1.0 / (1.0 + pow(10.0, c->ph - pka));
+    g->frac_protonated = (float)f;
+    g->charge = f >= 0.5 ? qp : qd;
+    g->ambiguous = fabs(c->ph - pka) < 1.0;
+  }
+  return 0;
+}
+
+static int add_group(ctx *c, int kind, int ligand, int8_t qp, int8_t qd, int32_t head, const int32_t *atoms, int na) {
+  return add_group_pka(c, kind, ligand, qp, qd, head, atoms, na, sp_tg_model_pka(kind));
+}
+
+/* can the group carry a charge of sign @p sign (+1/-1) at this pH: its most probable charge,
+ * or, when ambiguous, the other state. */
+static int group_sign(const sp_titr_group *g, int sign) {
+  if (sign > 0) return g->charge > 0 || (g->ambiguous && (g->charge_prot > 0 || g->charge_deprot > 0));
+  return g->charge < 0 || (g->ambiguous && (g->charge_prot < 0 || g->charge_deprot < 0));
+}
+
+/* ------------------------------------------------------------------ ligand graph */
+
+static int lig_add_bond(lnode *ln, int32_t a, int32_t b, uint8_t ord) {
+  if (a == b) return 0;
+  for (int k = 0; k < ln[a].deg; k++)
+    if (ln[a].nb[k] == b) return 0;
+  if (ln[a].deg >= MAXNB || ln[b].deg >= MAXNB) return 0;
+  ln[a].nb[ln[a].deg] = b;
+  ln[a].ord[ln[a].deg++] = ord;
+  ln[b].nb[ln[b].deg] = a;
+  ln[b].ord[ln[b].deg++] = ord;
+  return 0;
+}
+
+static int valence(uint8_t el) {
+  switch (el) {
+    case 6: return 4;
+    case 7: return 3;
+    case 8: return 2;
+    case 16: return 2;
+    case 15: return 3;
+    case 5: return 3;
+    default: return 0;
+  }
+}
+
+static int build_ligand_graph(ctx *c, sp_ccd *ccd) {
+  const sp_structure *s = c->s;
+  const sp_site *site = c->site;
+  sp_chem_ws *w = c->w;
+  size_t nlig = site->n_ligand;
+  if (GROW(w->lmap, w->cap_lmap, nlig + 1) || GROW(w->ln, w->cap_ln, nlig + 1) ||
+      GROW(w->nsite, w->cap_nsite, nlig + 1))
+    return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  size_t nl = 0;
+  for (size_t k = 0; k < nlig; k++) {
+    uint8_t el = s->element[site->atoms[k]];
+    if (el == 1) {
+      w->lmap[k] = -1;
+      continue;
+    }
+    w->lmap[k] = (int32_t)nl;
+    w->nsite[nl] = (int32_t)k;
+    lnode *n = &w->ln[nl];
+    memset(n, 0, sizeof *n);
+    n->el = el;
+    n->fcharge = s->charge[site->atoms[k]];
+    nl++;
+  }
+  c->nl = nl;
+  /* per ligand residue: CCD definition, else the file's bonds */
+  size_t k0 = 0;
+  while (k0 < nlig) {
+    uint32_t r = s->atom_residue[site->atoms[k0]];
+    size_t k1 = k0;
+    while (k1 < nlig && s->atom_residue[site->atoms[k1]] == r) k1++;
+    const char *comp = s->residues[r].comp_id;
+    const sp_component *def = ccd ? sp_ccd_get(ccd, comp, NULL) : NULL;
+    if (def && def->n_atoms) {
+      if (GROW(w->dmap, w->cap_dmap, def->n_atoms)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+      for (size_t i = 0; i < def->n_atoms; i++) w->dmap[i] = -1;
+      for (size_t k = k0; k < k1; k++) {
+        if (w->lmap[k] < 0) continue;
+        int di = sp_component_atom_index(def, s->atom_name[site->atoms[k]]);
+        if (di >= 0) {
+          w->dmap[di] = w->lmap[k];
+          lnode *n = &w->ln[w->lmap[k]];
+          n->has_def = 1;
+          if (def->atoms[di].charge_known) n->fcharge = def->atoms[di].charge;
+          if (def->atoms[di].aromatic) n->arom = 1;
+        }
+      }
+      for (size_t b = 0; b < def->n_bonds; b++) {
+        const sp_comp_bond *cb = &def->bonds[b];
+        if (cb->a >= def->n_atoms || cb->b >= def->n_atoms) continue;
+        int32_t ia = w->dmap[cb->a], ib = w->dmap[cb->b];
+        uint8_t ea = def->atoms[cb->a].element, eb = def->atoms[cb->b].element;
+        if (ia >= 0 && eb == 1) w->ln[ia].nh++;
+        else if (ib >= 0 && ea == 1) w->ln[ib].nh++;
+        else if (ia >= 0 && ib >= 0) lig_add_bond(w->ln, ia, ib, cb->aromatic ? 4 : cb->order);
+      }
+      c->out->flags |= SP_CHEMF_GRAPH_CCD;
+    } else {
+      int any = 0;
+      for (size_t b = 0; b < s->n_file_bonds; b++) {
+        const sp_file_bond *fb = &s->file_bonds[b];
+        if (strcmp(fb->comp_id, comp)) continue;
+        int32_t ia = -1, ib = -1, ha = 0, hb = 0;
+        for (size_t k = k0; k < k1; k++) {
+          const char *nm = s->atom_name[site->atoms[k]];
+          if (!strcmp(nm, fb->atom1)) ia = (int32_t)k;
+          if (!strcmp(nm, fb->atom2)) ib = (int32_t)k;
+        }
+        ha = fb->atom1[0] == 'H';
+        hb = fb->atom2[0] == 'H';
+        any = 1;
+        if (ia >= 0 && w->lmap[ia] >= 0 && (ib >= 0 ? w->lmap[ib] < 0 : hb)) w->ln[w->lmap[ia]].nh++;
+        else if (ib >= 0 && w->lmap[ib] >= 0 && (ia >= 0 ? w->lmap[ia] < 0 : ha)) w->ln[w->lmap[ib]].nh++;
+        else if (ia >= 0 && ib >= 0 && w->lmap[ia] >= 0 && w->lmap[ib] >= 0) {
+          lig_add_bond(w->ln, w->lmap[ia], w->lmap[ib], fb->aromatic ? 4 : fb->order);
+        }
+        if (ia >= 0 && w->lmap[ia] >= 0) w->ln[w->lmap[ia]].has_def = 2;
+        if (ib >= 0 && w->lmap[ib] >= 0) w->ln[w->lmap[ib]].has_def = 2;
+      }
+      if (any) c->out->flags |= SP_CHEMF_GRAPH_FILE;
+    }
+    k0 = k1;
+  }
+  /* distance bonds: pairs where an atom has no definition, and pairs of different residues
+   * (covalent radii + 0.4 Å, DESIGN.md's distance rule as in the survey) */
+  int used_dist = 0;
+  for (size_t i = 0; i < nl; i++) {
+    const float *a = X(c, w->nsite[i]);
+    uint32_t ra = s->atom_residue[site->atoms[w->nsite[i]]];
+    float rca = sp_element_covalent_radius(w->ln[i].el);
+    for (size_t j = i + 1; j < nl; j++) {
+      uint32_t rb = s->atom_residue[site->atoms[w->nsite[j]]];
+      if (ra == rb && w->ln[i].has_def && w->ln[j].has_def) continue;
+      if (sp_element_is_metal(w->ln[i].el) || sp_element_is_metal(w->ln[j].el)) continue;
+      float lim = rca + sp_element_covalent_radius(w->ln[j].el) + 0.4f;
+      float d2 = d2f(a, X(c, w->nsite[j]));
+      if (d2 <= lim * lim && d2 > 0.16f) {
+        /* bond order from the length where it is unambiguous: C=O < 1.30 Å (C-O 1.43), C=N < 1.30 Å
+         * (amide 1.33, amine 1.47), C=S < 1.70 Å (C-S 1.82) */
+        uint8_t ei = w->ln[i].el, ej = w->ln[j].el, ord = 1;
+        uint8_t other = ei == 6 ? ej : ej == 6 ? ei : 0;
+        if ((other == 8 || other == 7) && d2 < 1.30f * 1.30f) ord = 2;
+        if (other == 16 && d2 < 1.70f * 1.70f) ord = 2;
+        lig_add_bond(w->ln, (int32_t)i, (int32_t)j, ord);
+        used_dist = 1;
+      }
+    }
+  }
+  if (used_dist) c->out->flags |= SP_CHEMF_GRAPH_DISTANCE;
+  /* hydrogens: explicit H atoms of the file bonded by distance where no definition counted them;
+   * else implicit from valence for atoms without a definition */
+  for (size_t i = 0; i < nl; i++) {
+    lnode *n = &w->ln[i];
+    if (n->has_def == 1) continue;
+    int explicit_h = 0;
+    for (size_t k = 0; k < nlig; k++)
+      if (w->lmap[k] < 0 && d2f(X(c, (int32_t)k), X(c, w->nsite[i])) < 1.3f * 1.3f) explicit_h++;
+    if (explicit_h) {
+      n->nh = (uint8_t)explicit_h;
+      n->explicit_h = 1;
+      continue;
+    }
+    if (n->has_def == 2 && n->nh) continue;
+    double sum = 0;
+    for (int k = 0; k < n->deg; k++) sum += n->ord[k] == 4 ? 1.5 : n->ord[k];
+    int v = valence(n->el) + (n->el == 7 && n->fcharge > 0 ? 1 : 0);
+    int h = v - (int)(sum + 0.5);
+    n->nh = (uint8_t)(h > 0 ? h : 0);
+  }
+  return 0;
+}
+
+/* rings of 5 and 6 ligand heavy atoms (simple cycles through the smallest atom index) */
+static int add_ring(ctx *c, const int32_t *path, int n, int ligand) {
+  sp_chem_ws *w = c->w;
+  /* duplicate? compare atom sets */
+  for (size_t r = 0; r < w->n_rings; r++) {
+    if (w->rings[r].n != n || w->rings[r].ligand != ligand) continue;
+    int same = 1;
+    for (int i = 0; i < n && same; i++) {
+      int f = 0;
+      for (int j = 0; j < n; j++) f |= w->rings[r].atoms[j] == path[i];
+      same = f;
+    }
+    if (same) return 0;
+  }
+  if (GROW(w->rings, w->cap_rings, w->n_rings + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  ring *rg = &w->rings[w->n_rings];
+  memset(rg, 0, sizeof *rg);
+  rg->n = (uint8_t)n;
+  rg->ligand = (uint8_t)ligand;
+  for (int i = 0; i < n; i++) rg->atoms[i] = path[i];
+  w->n_rings++;
+  return 0;
+}
+
+static int ligand_rings(ctx *c) {
+  sp_chem_ws *w = c->w;
+  lnode *ln = w->ln;
+  size_t nl = c->nl;
+  /* iterative DFS of depth <= 6 from each start atom s over atoms > s */
+  for (size_t s0 = 0; s0 < nl; s0++) {
+    int32_t path[6];
+    int it[6];
+    int depth = 0;
+    path[0] = (int32_t)s0;
+    it[0] = 0;
+    while (depth >= 0) {
+      lnode *cur = &ln[path[depth]];
+      if (it[depth] >= cur->deg) {
+        depth--;
+        continue;
+      }
+      int32_t nx = cur->nb[it[depth]++];
+      if (nx == (int32_t)s0 && depth >= 4) {
+        int32_t sp[6];
+        for (int i = 0; i <= depth; i++) sp[i] = w->nsite[path[i]];
+        if (add_ring(c, sp, depth + 1, 1)) return SP_E_NOMEM;
+        continue;
+      }
+      if (nx <= (int32_t)s0 || depth >= 5) continue;
+      int seen = 0;
+      for (int i = 1; i <= depth; i++) seen |= path[i] == nx;
+      if (seen) continue;
+      path[++depth] = nx;
+      it[depth] = 0;
+    }
+  }
+  /* keep aromatic rings: every atom flagged aromatic by its definition, or (no flags) every
+   * atom C/N/O/S with at most 3 heavy neighbours and the ring planar within 0.15 Å */
+  size_t keep = 0;
+  for (size_t r = 0; r < w->n_rings; r++) {
+    ring *rg = &w->rings[r];
+    int all_flag = 1, sp2 = 1, any_def = 0;
+    for (int i = 0; i < rg->n; i++) {
+      lnode *n = &ln[w->lmap[rg->atoms[i]]];
+      all_flag &= n->arom;
+      any_def |= n->has_def == 1;
+      sp2 &= (n->el == 6 || n->el == 7 || n->el == 8 || n->el == 16) && n->deg <= 3;
+      if (n->has_def && n->el == 6 && n->deg + n->nh > 3) sp2 = 0; /* sp3 carbon by its definition */
+    }
+    float dev = ring_plane(c->s, c->site, rg);
+    int arom = any_def ? all_flag : (sp2 && dev <= 0.15f);
+    if (arom) w->rings[keep++] = *rg;
+  }
+  w->n_rings = keep;
+  for (size_t r = 0; r < keep; r++)
+    for (int i = 0; i < w->rings[r].n; i++) ln[w->lmap[w->rings[r].atoms[i]]].arom = 2; /* 2: in an aromatic ring */
+  for (size_t i = 0; i < nl; i++) {
+    if (ln[i].arom == 1) ln[i].arom = 0; /* flagged but in no 5/6 ring: not used as aromatic */
+    /* implicit H of aromatic atoms without a definition: one ring bond counted double */
+    if (ln[i].arom == 2 && ln[i].has_def != 1 && !ln[i].explicit_h) {
+      int h = valence(ln[i].el) - 1 - ln[i].deg;
+      ln[i].nh = (uint8_t)(h > 0 ? h : 0);
+    }
+  }
+  return 0;
+}
+
+static int n_terminal(const ctx *c, int32_t i, uint8_t el) { /* neighbours of element el with one heavy neighbour */
+  const lnode *n = &c->w->ln[i];
+  int t = 0;
+  for (int k = 0; k < n->deg; k++) {
+    const lnode *m = &c->w->ln[n->nb[k]];
+    if (m->el == el && m->deg == 1) t++;
+  }
+  return t;
+}
+static int n_el(const ctx *c, int32_t i, uint8_t el) {
+  const lnode *n = &c->w->ln[i];
+  int t = 0;
+  for (int k = 0; k < n->deg; k++) t += c->w->ln[n->nb[k]].el == el;
+  return t;
+}
+
+/* ligand groups from the graph (docs/sites.md "Ligand groups") */
+static int ligand_groups(ctx *c, uint8_t *used) {
+  sp_chem_ws *w = c->w;
+  lnode *ln = w->ln;
+  size_t nl = c->nl;
+  for (size_t i = 0; i < nl; i++) {
+    lnode *n = &ln[i];
+    int32_t at[4];
+    int na = 0;
+    int rc = 0;
+    if (n->el == 6 && !used[i]) {
+      int to = n_terminal(c, (int32_t)i, 8), nn = n_el(c, (int32_t)i, 7), no = n_el(c, (int32_t)i, 8);
+      if (to == 2 && n->deg == 3 && nn == 0) { /* carboxylic acid / carboxylate */
+        for (int k = 0; k < n->deg; k++)
+          if (ln[n->nb[k]].el == 8) at[na++] = w->nsite[n->nb[k]], used[n->nb[k]] = 1;
+        used[i] = 1;
+        rc = add_group(c, SP_TG_L_CARBOXYL, 1, 0, -1, w->nsite[i], at, na);
+      } else if (nn == 3 && no == 0 && !n->arom) { /* guanidine */
+        for (int k = 0; k < n->deg && na < 4; k++) {
+          at[na++] = w->nsite[n->nb[k]];
+          used[n->nb[k]] = 1;
+        }
+        used[i] = 1;
+        rc = add_group(c, SP_TG_L_GUANIDINE, 1, 1, 0, w->nsite[i], at, na);
+      } else if (nn == 2 && no == 0 && n->deg == 3 && !n->arom) { /* amidine: C(=N)N, both N not aromatic */
+        int ok = 1;
+        for (int k = 0; k < n->deg; k++) {
+          lnode *m = &ln[n->nb[k]];
+          if (m->el == 7 && (m->arom || m->deg > 2)) ok = 0;
+        }
+        if (ok) {
+          for (int k = 0; k < n->deg; k++)
+            if (ln[n->nb[k]].el == 7) at[na++] = w->nsite[n->nb[k]], used[n->nb[k]] = 1;
+          used[i] = 1;
+          rc = add_group(c, SP_TG_L_AMIDINE, 1, 1, 0, w->nsite[i], at, na);
+        }
+      }
+    } else if (n->el == 15) { /* phosphate: P with >= 2 terminal O */
+      int to = n_terminal(c, (int32_t)i, 8);
+      if (to >= 2) {
+        for (int k = 0; k < n->deg && na < 4; k++)
+          if (ln[n->nb[k]].el == 8 && ln[n->nb[k]].deg == 1) at[na++] = w->nsite[n->nb[k]], used[n->nb[k]] = 1;
+        used[i] = 1;
+        if (to >= 3) rc = add_group(c, SP_TG_L_PHOSPHATE, 1, -1, -2, w->nsite[i], at, na);
+        else rc = add_group_pka(c, SP_TG_L_PHOSPHATE, 1, -1, -1, w->nsite[i], at, na, NAN); /* diester: -1 */
+      }
+    } else if (n->el == 16) {
+      int to = n_terminal(c, (int32_t)i, 8);
+      if (to >= 3) { /* sulfonate / sulfate */
+        for (int k = 0; k < n->deg && na < 4; k++)
+          if (ln[n->nb[k]].el == 8 && ln[n->nb[k]].deg == 1) at[na++] = w->nsite[n->nb[k]], used[n->nb[k]] = 1;
+        used[i] = 1;
+        rc = add_group(c, SP_TG_L_SULFONATE, 1, -1, -1, w->nsite[i], at, na);
+      } else if (n->deg == 1 && ln[n->nb[0]].el == 6 && n->ord[0] == 1) { /* thiol */
+        at[na++] = w->nsite[i];
+        used[i] = 1;
+        rc = add_group(c, SP_TG_L_THIOL, 1, 0, -1, w->nsite[i], at, na);
+      }
+    }
+    if (rc) return rc;
+  }
+  /* nitrogens not in a group yet */
+  for (size_t i = 0; i < nl; i++) {
+    lnode *n = &ln[i];
+    if (n->el != 7 || used[i]) continue;
+    int32_t at[1] = {w->nsite[i]};
+    int rc = 0;
+    if (n->arom) {
+      /* pyridine-like: two ring neighbours, no H, no third substituent */
+      if (n->deg == 2 && n->nh == 0 && n->fcharge <= 0) rc = add_group(c, SP_TG_L_AROM_N, 1, 1, 0, at[0], at, 1);
+      else if (n->deg == 3 && n->fcharge > 0 && n->nh == 0) rc = add_group(c, SP_TG_L_QUAT, 1, 1, 1, at[0], at, 1);
+    } else {
+      int single = 1, conj = 0;
+      for (int k = 0; k < n->deg; k++) {
+        lnode *m = &ln[n->nb[k]];
+        if (n->ord[k] != 1) single = 0;
+        if (m->arom || m->el == 16 || m->el == 15) conj = 1;
+        if (m->el == 6) /* carbonyl / imine / thiocarbonyl carbon, sp2 by topology */
+          for (int q = 0; q < m->deg; q++) {
+            lnode *o = &ln[m->nb[q]];
+            if (m->nb[q] != (int32_t)i && (o->el == 8 || o->el == 16 || o->el == 7) && (m->ord[q] == 2 || (o->deg == 1 && o->el != 7 && m->deg <= 3)))
+              conj = 1;
+          }
+      }
+      if (single && !conj) {
+        if (n->deg == 4) rc = add_group(c, SP_TG_L_QUAT, 1, 1, 1, at[0], at, 1);
+        else if (n->deg >= 1) rc = add_group(c, SP_TG_L_AMINE, 1, 1, 0, at[0], at, 1);
+      }
+    }
+    used[i] = 1;
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------ protein groups & rings */
+
+static int protein_groups_rings(ctx *c) {
+  const sp_site *site = c->site;
+  const sp_structure *s = c->s;
+  for (size_t rs = 0; rs < site->n_res; rs++) {
+    if (site->res[rs].kind != SP_RES_KIND_POLYMER || c->w->res_n[rs] == 0) continue;
+    uint32_t r = site->res[rs].residue;
+    const char *comp = s->residues[r].comp_id;
+    int32_t at[4];
+    int rc = 0;
+#define A(nm) res_atom(c, rs, nm)
+    if (is_std_aa(comp)) {
+      if (!strcmp(comp, "ASP") && (at[0] = A("OD1")) >= 0 && (at[1] = A("OD2")) >= 0)
+        rc = add_group(c, SP_TG_ASP, 0, 0, -1, A("CG") >= 0 ? A("CG") : at[0], at, 2);
+      else if (!strcmp(comp, "GLU") && (at[0] = A("OE1")) >= 0 && (at[1] = A("OE2")) >= 0)
+        rc = add_group(c, SP_TG_GLU, 0, 0, -1, A("CD") >= 0 ? A("CD") : at[0], at, 2);
+      else if (!strcmp(comp, "LYS") && (at[0] = A("NZ")) >= 0)
+        rc = add_group(c, SP_TG_LYS, 0, 1, 0, at[0], at, 1);
+      else if (!strcmp(comp, "ARG") && (at[0] = A("NE")) >= 0 && (at[1] = A("NH1")) >= 0 && (at[2] = A("NH2")) >= 0)
+        rc = add_group(c, SP_TG_ARG, 0, 1, 0, A("CZ") >= 0 ? A("CZ") : at[0], at, 3);
+      else if (!strcmp(comp, "HIS") && (at[0] = A("ND1")) >= 0 && (at[1] = A("NE2")) >= 0 && (at[2] = A("CE1")) >= 0 &&
+               (at[3] = A("CG")) >= 0)
+        rc = add_group(c, SP_TG_HIS, 0, 1, 0, at[2], at, 4);
+      else if (!strcmp(comp, "TYR") && (at[0] = A("OH")) >= 0)
+        rc = add_group(c, SP_TG_TYR, 0, 0, -1, at[0], at, 1);
+      else if (!strcmp(comp, "CYS") && (at[0] = A("SG")) >= 0) {
+        /* a disulfide-bonded cysteine is not titratable: another SG within 2.5 Å */
+        int ss = 0;
+        for (size_t k = site->n_ligand; k < site->n_atoms; k++)
+          if ((int32_t)k != at[0] && EL(c, (int32_t)k) == 16 && !strcmp(ANAME(c, (int32_t)k), "SG") &&
+              d2f(X(c, (int32_t)k), X(c, at[0])) < 2.5f * 2.5f)
+            ss = 1;
+        if (!ss) rc = add_group(c, SP_TG_CYS, 0, 0, -1, at[0], at, 1);
+      }
+      if (rc) return rc;
+      /* termini: N of the first residue of its chain; C-terminus where OXT is present */
+      const sp_chain *ch = &s->chains[s->residues[r].chain];
+      if (r == ch->first_residue && (at[0] = A("N")) >= 0 && (rc = add_group(c, SP_TG_NTERM, 0, 1, 0, at[0], at, 1)))
+        return rc;
+      if ((at[1] = A("OXT")) >= 0 && (at[0] = A("O")) >= 0 &&
+          (rc = add_group(c, SP_TG_CTERM, 0, 0, -1, A("C") >= 0 ? A("C") : at[0], at, 2)))
+        return rc;
+      for (size_t q = 0; q < sizeof aa_rings / sizeof *aa_rings; q++) {
+        if (strcmp(aa_rings[q].res, comp)) continue;
+        int32_t ra[6];
+        int ok = 1;
+        for (int i = 0; i < aa_rings[q].n && ok; i++) ok = (ra[i] = A(aa_rings[q].atoms[i])) >= 0;
+        if (ok && add_ring(c, ra, aa_rings[q].n, 0)) return SP_E_NOMEM;
+      }
+    }
+#undef A
+  }
+  for (size_t r = 0; r < c->w->n_rings; r++)
+    if (!c->w->rings[r].ligand) ring_plane(s, site, &c->w->rings[r]);
+  return 0;
+}
+
+/* ------------------------------------------------------------------ per-atom typing */
+
+static void type_atoms(ctx *c) {
+  const sp_site *site = c->site;
+  sp_site_chem *o = c->out;
+  sp_chem_ws *w = c->w;
+  for (size_t k = 0; k < site->n_atoms; k++) {
+    uint16_t f = 0;
+    uint8_t el = EL(c, (int32_t)k);
+    if (sp_element_is_metal(el)) f |= SP_CHEM_METAL;
+    if (k < site->n_ligand) {
+      int32_t i = w->lmap[k];
+      if (i >= 0) {
+        lnode *n = &w->ln[i];
+        if (n->el == 6) {
+          int hyd = 1;
+          for (int q = 0; q < n->deg; q++) hyd &= w->ln[n->nb[q]].el == 6;
+          if (hyd) f |= SP_CHEM_HYDROPHOBIC;
+        }
+        if ((n->el == 7 || n->el == 8) && n->nh > 0) f |= SP_CHEM_DONOR;
+        if (n->el == 8) f |= SP_CHEM_ACCEPTOR;
+        if (n->el == 7 && n->nh == 0 && n->fcharge <= 0 && n->deg <= 3) {
+          /* amide N (bonded to a carbonyl carbon) or sulfonamide N has no lone pair to give;
+           * aromatic amines stay acceptors, as in OpenBabel's typing that PLIP uses */
+          int conj = 0;
+          for (int q = 0; q < n->deg; q++) {
+            lnode *m = &w->ln[n->nb[q]];
+            if (!n->arom && (m->el == 6 || m->el == 16) && n_terminal(c, n->nb[q], 8) > 0) conj = 1;
+          }
+          if (!conj) f |= SP_CHEM_ACCEPTOR;
+        }
+        if ((n->el == 9 || n->el == 17 || n->el == 35 || n->el == 53) && n->deg == 1 && w->ln[n->nb[0]].el == 6)
+          f |= SP_CHEM_HALOGEN_DONOR;
+        if (n->arom == 2) f |= SP_CHEM_AROMATIC;
+      }
+    } else if (site->atom_flags[k] & SP_SITE_ATOM_WATER) {
+      if (el == 8) f |= SP_CHEM_DONOR | SP_CHEM_ACCEPTOR;
+    } else if (is_polymer_atom(c, (int32_t)k)) {
+      const char *rn = RNAME(c, (int32_t)k), *an = ANAME(c, (int32_t)k);
+      if (is_std_aa(rn)) f |= aa_chem(rn, an);
+      else if (!strcmp(an, "N")) f |= SP_CHEM_DONOR;
+      else if (!strcmp(an, "O") || !strcmp(an, "OXT")) f |= SP_CHEM_ACCEPTOR;
+    }
+    o->atom_chem[k] = f;
+  }
+  for (size_t r = 0; r < w->n_rings; r++)
+    for (int i = 0; i < w->rings[r].n; i++) o->atom_chem[w->rings[r].atoms[i]] |= SP_CHEM_AROMATIC;
+  /* groups: protonation-dependent donor/acceptor, charges */
+  for (size_t g = 0; g < o->n_groups; g++) {
+    sp_titr_group *G = &o->groups[g];
+    uint16_t q = SP_CHEM_TITRATABLE;
+    if (G->ambiguous) q |= SP_CHEM_AMBIGUOUS;
+    if (G->charge > 0) q |= SP_CHEM_POSITIVE;
+    if (G->charge < 0) q |= SP_CHEM_NEGATIVE;
+    int prot = G->charge == G->charge_prot;
+    for (int i = 0; i < G->n_atoms; i++) {
+      int32_t a = G->atoms[i];
+      o->atom_chem[a] |= q;
+      o->pka[a] = G->pka;
+      o->frac_protonated[a] = G->frac_protonated;
+      uint8_t el = EL(c, a);
+      if (isnan(G->pka)) continue;
+      /* acids: the protonated form donates; bases: the protonated form donates, the neutral accepts */
+      if (G->charge_prot > G->charge_deprot && G->charge_prot > 0) { /* base */
+        if (prot && (el == 7 || el == 8)) {
+          o->atom_chem[a] |= SP_CHEM_DONOR;
+          if (G->kind == SP_TG_L_AMINE || G->kind == SP_TG_L_AROM_N || G->kind == SP_TG_NTERM || G->kind == SP_TG_LYS)
+            o->atom_chem[a] &= (uint16_t)~SP_CHEM_ACCEPTOR;
+        }
+      } else if (el == 8 || el == 16) { /* acid: only the protonated form donates */
+        if (prot) o->atom_chem[a] |= SP_CHEM_DONOR;
+        else o->atom_chem[a] &= (uint16_t)~SP_CHEM_DONOR;
+      }
+    }
+    o->pka[G->head] = G->pka;
+    o->frac_protonated[G->head] = G->frac_protonated;
+    o->charge_ph[G->head] = G->charge;
+  }
+}
+
+/* ------------------------------------------------------------------ metal geometry */
+
+static int cmpf(const void *a, const void *b) {
+  float x = *(const float *)a, y = *(const float *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* best ideal geometry for n coordination vectors: sorted pairwise angles against the ideal's */
+static int metal_geometry(const float (*v)[3], int n, float *rms_out) {
+  static const struct { int geom, n; float ang[15]; } ideal[] = {
+      {SP_GEOM_LINEAR, 2, {180}},
+      {SP_GEOM_TRIGONAL_PLANAR, 3, {120, 120, 120}},
+      {SP_GEOM_TRIGONAL_PYRAMIDAL, 3, {109.5f, 109.5f, 109.5f}},
+      {SP_GEOM_TETRAHEDRAL, 4, {109.5f, 109.5f, 109.5f, 109.5f, 109.5f, 109.5f}},
+      {SP_GEOM_SQUARE_PLANAR, 4, {90, 90, 90, 90, 180, 180}},
+      {SP_GEOM_TRIGONAL_BIPYRAMIDAL, 5, {90, 90, 90, 90, 90, 90, 120, 120, 120, 180}},
+      {SP_GEOM_SQUARE_PYRAMIDAL, 5, {90, 90, 90, 90, 90, 90, 90, 90, 180, 180}},
+      {SP_GEOM_OCTAHEDRAL, 6, {90, 90, 90, 90, 90, 90, 90, 90, 90, 90, 90, 90, 180, 180, 180}},
+  };
+  *rms_out = NAN;
+  if (n < 2 || n > 6) return SP_GEOM_NONE;
+  float obs[15];
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++) obs[m++] = vangle(v[i], v[j]);
+  qsort(obs, (size_t)m, sizeof *obs, cmpf);
+  int best = SP_GEOM_NONE;
+  float best_rms = INFINITY;
+  for (size_t g = 0; g < sizeof ideal / sizeof *ideal; g++) {
+    if (ideal[g].n != n) continue;
+    float id[15];
+    memcpy(id, ideal[g].ang, sizeof id);
+    qsort(id, (size_t)m, sizeof *id, cmpf);
+    double ss = 0;
+    for (int k = 0; k < m; k++) ss += (obs[k] - id[k]) * (obs[k] - id[k]);
+    float rms = (float)sqrt(ss / m);
+    if (rms < best_rms) best_rms = rms, best = ideal[g].geom;
+  }
+  *rms_out = best_rms;
+  return best;
+}
+
+/* may this atom coordinate a metal (PLIP's choice: side-chain O of ASP GLU SER THR TYR, HIS ring N,
+ * CYS S, main-chain O; water O; any O/N/S of ligands) */
+static int metal_partner(const ctx *c, int32_t k) {
+  uint8_t el = EL(c, k);
+  if (el != 7 && el != 8 && el != 16) return 0;
+  uint16_t f = c->site->atom_flags[k];
+  if (f & SP_SITE_ATOM_WATER) return el == 8;
+  if (f & (SP_SITE_ATOM_LIGAND | SP_SITE_ATOM_OTHER_LIGAND)) return 1;
+  if (!(f & SP_SITE_ATOM_POLYMER)) return 0;
+  const char *rn = RNAME(c, k), *an = ANAME(c, k);
+  if (!strcmp(an, "O") || !strcmp(an, "OXT")) return 1;
+  if (el == 8 && (!strcmp(rn, "ASP") || !strcmp(rn, "GLU") || !strcmp(rn, "SER") || !strcmp(rn, "THR") || !strcmp(rn, "TYR")))
+    return 1;
+  if (el == 7 && !strcmp(rn, "HIS") && (!strcmp(an, "ND1") || !strcmp(an, "NE2"))) return 1;
+  if (el == 16 && !strcmp(rn, "CYS")) return 1;
+  if (!is_std_aa(rn) && (el == 8 || el == 16)) return 1;
+  return 0;
+}
+
+static int metals(ctx *c) {
+  const sp_site *site = c->site;
+  sp_chem_ws *w = c->w;
+  if (GROW(w->coord, w->cap_coord, site->n_atoms + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  for (size_t m = 0; m < site->n_atoms; m++) {
+    if (!sp_element_is_metal(EL(c, (int32_t)m))) continue;
+    int lig_metal = m < site->n_ligand;
+    if (!lig_metal && !(site->atom_flags[m] & (SP_SITE_ATOM_ION | SP_SITE_ATOM_OTHER_LIGAND | SP_SITE_ATOM_POLYMER)))
+      continue;
+    /* a site metal matters only when it is within reach of the ligand */
+    size_t nc = 0;
+    int touches_ligand = 0;
+    for (size_t k = 0; k < site->n_atoms; k++) {
+      if (k == m || !metal_partner(c, (int32_t)k)) continue;
+      if (lig_metal && k < site->n_ligand) continue;
+      float d2 = d2f(X(c, (int32_t)m), X(c, (int32_t)k));
+      if (d2 > SP_PLIP_METAL_DIST_MAX * SP_PLIP_METAL_DIST_MAX || d2 < SP_PLIP_MIN_DIST * SP_PLIP_MIN_DIST) continue;
+      w->coord[nc++] = (int32_t)k;
+      if (k < site->n_ligand) touches_ligand = 1;
+    }
+    if (!lig_metal && !touches_ligand) continue;
+    float v[6][3], rms = NAN;
+    int geom = SP_GEOM_NONE;
+    if (nc >= 2 && nc <= 6) {
+      for (size_t q = 0; q < nc; q++)
+        for (int d = 0; d < 3; d++) v[q][d] = X(c, w->coord[q])[d] - X(c, (int32_t)m)[d];
+      geom = metal_geometry((const float(*)[3])v, (int)nc, &rms);
+    }
+    for (size_t q = 0; q < nc; q++) {
+      int32_t k = w->coord[q];
+      if (!lig_metal && k >= (int32_t)site->n_ligand) continue; /* site metal: rows for ligand atoms only */
+      sp_interaction ix = {0};
+      ix.type = SP_IX_METAL;
+      ix.flags = lig_metal ? SP_IXF_LIG_METAL : 0;
+      ix.geometry = (uint8_t)geom;
+      ix.coordination = (uint8_t)(nc > 255 ? 255 : nc);
+      ix.lig_atom = lig_metal ? (int32_t)m : k;
+      ix.site_atom = lig_metal ? k : (int32_t)m;
+      ix.water_atom = -1;
+      ix.distance = df(X(c, (int32_t)m), X(c, k));
+      ix.angle = rms;
+      ix.angle2 = NAN;
+      ix.offset = NAN;
+      if (add_ix(c, &ix)) return SP_E_NOMEM;
+    }
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------ interactions */
+
+/* smallest angle neighbour–D···A over the heavy neighbours of donor d; NaN when none known */
+static float donor_angle(const ctx *c, int32_t d, int32_t a) {
+  float best = NAN;
+  if (d < (int32_t)c->site->n_ligand) {
+    int32_t i = c->w->lmap[d];
+    if (i < 0) return NAN;
+    const lnode *n = &c->w->ln[i];
+    for (int k = 0; k < n->deg; k++) {
+      float ang = angle3(X(c, c->w->nsite[n->nb[k]]), X(c, d), X(c, a));
+      if (isnan(best) || ang < best) best = ang;
+    }
+    return best;
+  }
+  size_t rs = c->site->atom_res[d];
+  int32_t f = c->w->res_first[rs], nn = c->w->res_n[rs];
+  for (int32_t k = f; k < f + nn; k++) {
+    if (k == d || EL(c, k) == 1) continue;
+    if (d2f(X(c, k), X(c, d)) > 1.9f * 1.9f) continue;
+    float ang = angle3(X(c, k), X(c, d), X(c, a));
+    if (isnan(best) || ang < best) best = ang;
+  }
+  return best;
+}
+
+/* heavy neighbour of a site atom inside its residue (for halogen-bond acceptors), -1 if none */
+static int32_t site_neighbour(const ctx *c, int32_t a) {
+  size_t rs = c->site->atom_res[a];
+  int32_t f = c->w->res_first[rs], nn = c->w->res_n[rs];
+  for (int32_t k = f; k < f + nn; k++)
+    if (k != a && EL(c, k) != 1 && d2f(X(c, k), X(c, a)) < 1.9f * 1.9f) return k;
+  return -1;
+}
+
+static int interactions(ctx *c) {
+  const sp_site *site = c->site;
+  sp_site_chem *o = c->out;
+  sp_chem_ws *w = c->w;
+  size_t ncand = 0;
+  if (GROW(w->cand, w->cap_cand, site->n_atoms + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  for (size_t k = site->n_ligand; k < site->n_atoms; k++)
+    if ((site->atom_flags[k] & SP_SITE_ATOM_WITHIN_CUTOFF) && EL(c, (int32_t)k) != 1) w->cand[ncand++] = (int32_t)k;
+  /* contacts + atom-pair interactions */
+  for (size_t li = 0; li < site->n_ligand; li++) {
+    if (w->lmap[li] < 0) continue;
+    const float *a = X(c, (int32_t)li);
+    uint8_t ela = EL(c, (int32_t)li);
+    float ra = sp_element_vdw_radius(ela);
+    uint16_t fa = o->atom_chem[li];
+    for (size_t q = 0; q < ncand; q++) {
+      int32_t k = w->cand[q];
+      float d2 = d2f(a, X(c, k));
+      float lim = ra + sp_element_vdw_radius(EL(c, k)) + SP_CONTACT_TOLERANCE;
+      if (d2 <= lim * lim) {
+        o->atom_chem[k] |= SP_CHEM_CONTACT;
+        o->res_contact[site->atom_res[k]] = 1;
+      }
+      if (d2 > SP_PLIP_HBOND_DIST_MAX * SP_PLIP_HBOND_DIST_MAX || d2 <= SP_PLIP_MIN_DIST * SP_PLIP_MIN_DIST) continue;
+      if (!is_polymer_atom(c, k)) continue;
+      float d = sqrtf(d2);
+      uint16_t fk = o->atom_chem[k];
+      sp_interaction ix = {0};
+      ix.lig_atom = (int32_t)li;
+      ix.site_atom = k;
+      ix.water_atom = -1;
+      ix.distance = d;
+      ix.angle = ix.angle2 = ix.offset = NAN;
+      if ((fa & SP_CHEM_HYDROPHOBIC) && (fk & SP_CHEM_HYDROPHOBIC) && d <= SP_PLIP_HYDROPH_DIST_MAX) {
+        ix.type = SP_IX_HYDROPHOBIC;
+        if (add_ix(c, &ix)) return SP_E_NOMEM;
+      }
+      if ((fa & SP_CHEM_DONOR) && (fk & SP_CHEM_ACCEPTOR)) {
+        float ang = donor_angle(c, (int32_t)li, k);
+        if (isnan(ang) || ang >= SP_HBOND_HEAVY_ANGLE_MIN) {
+          ix.type = SP_IX_HBOND;
+          ix.flags = SP_IXF_LIG_DONOR;
+          ix.angle = ang;
+          if (add_ix(c, &ix)) return SP_E_NOMEM;
+        }
+      }
+      if ((fa & SP_CHEM_ACCEPTOR) && (fk & SP_CHEM_DONOR)) {
+        float ang = donor_angle(c, k, (int32_t)li);
+        if (isnan(ang) || ang >= SP_HBOND_HEAVY_ANGLE_MIN) {
+          ix.type = SP_IX_HBOND;
+          ix.flags = SP_IXF_LIG_ACCEPTOR;
+          ix.angle = ang;
+          if (add_ix(c, &ix)) return SP_E_NOMEM;
+        }
+      }
+      if ((fa & SP_CHEM_HALOGEN_DONOR) && d <= SP_PLIP_HALOGEN_DIST_MAX && (EL(c, k) == 8 || EL(c, k) == 7 || EL(c, k) == 16)) {
+        int32_t cx = w->nsite[w->ln[w->lmap[li]].nb[0]];
+        int32_t y = site_neighbour(c, k);
+        float a1 = angle3(X(c, cx), a, X(c, k));
+        float a2 = y >= 0 ? angle3(a, X(c, k), X(c, y)) : NAN;
+        if (fabsf(a1 - SP_PLIP_HALOGEN_DON_ANGLE) <= SP_PLIP_HALOGEN_ANGLE_DEV &&
+            (isnan(a2) || fabsf(a2 - SP_PLIP_HALOGEN_ACC_ANGLE) <= SP_PLIP_HALOGEN_ANGLE_DEV)) {
+          ix.type = SP_IX_HALOGEN;
+          ix.flags = 0;
+          ix.angle = a1;
+          ix.angle2 = a2;
+          if (add_ix(c, &ix)) return SP_E_NOMEM;
+        }
+      }
+    }
+  }
+  /* salt bridges and pi-cation: groups */
+  for (size_t gi = 0; gi < o->n_groups; gi++) {
+    const sp_titr_group *L = &o->groups[gi];
+    if (!L->ligand) continue;
+    for (size_t gj = 0; gj < o->n_groups; gj++) {
+      const sp_titr_group *P = &o->groups[gj];
+      if (P->ligand) continue;
+      int lp = group_sign(L, +1) && group_sign(P, -1), ln_ = group_sign(L, -1) && group_sign(P, +1);
+      if (!lp && !ln_) continue;
+      float d = df(L->center, P->center);
+      if (d <= SP_PLIP_MIN_DIST || d > SP_PLIP_SALTBRIDGE_DIST_MAX) continue;
+      sp_interaction ix = {0};
+      ix.type = SP_IX_SALT_BRIDGE;
+      ix.flags = (uint8_t)((lp ? SP_IXF_LIG_POSITIVE : SP_IXF_LIG_NEGATIVE) |
+                           (L->ambiguous || P->ambiguous ? SP_IXF_AMBIGUOUS : 0));
+      ix.lig_atom = L->head;
+      ix.site_atom = P->head;
+      ix.water_atom = -1;
+      ix.distance = d;
+      ix.angle = ix.angle2 = ix.offset = NAN;
+      if (add_ix(c, &ix)) return SP_E_NOMEM;
+    }
+  }
+  for (size_t r = 0; r < w->n_rings; r++) {
+    const ring *R = &w->rings[r];
+    for (size_t g = 0; g < o->n_groups; g++) {
+      const sp_titr_group *G = &o->groups[g];
+      if (G->ligand == R->ligand || !group_sign(G, +1)) continue;
+      float d = df(R->c, G->center);
+      if (d <= SP_PLIP_MIN_DIST || d > SP_PLIP_PICATION_DIST_MAX) continue;
+      float off = plane_offset(R->c, R->nrm, G->center);
+      if (off > SP_PLIP_PISTACK_OFFSET_MAX) continue;
+      sp_interaction ix = {0};
+      ix.type = SP_IX_PI_CATION;
+      ix.flags = (uint8_t)((R->ligand ? SP_IXF_LIG_RING : SP_IXF_LIG_POSITIVE) | (G->ambiguous ? SP_IXF_AMBIGUOUS : 0));
+      ix.lig_atom = R->ligand ? R->atoms[0] : G->head;
+      ix.site_atom = R->ligand ? G->head : R->atoms[0];
+      ix.water_atom = -1;
+      ix.distance = d;
+      ix.angle = ix.angle2 = NAN;
+      ix.offset = off;
+      if (add_ix(c, &ix)) return SP_E_NOMEM;
+    }
+  }
+  /* pi-stacking */
+  for (size_t r = 0; r < w->n_rings; r++) {
+    const ring *L = &w->rings[r];
+    if (!L->ligand) continue;
+    for (size_t q = 0; q < w->n_rings; q++) {
+      const ring *P = &w->rings[q];
+      if (P->ligand) continue;
+      float d = df(L->c, P->c);
+      if (d <= SP_PLIP_MIN_DIST || d > SP_PLIP_PISTACK_DIST_MAX) continue;
+      float ang = vangle(L->nrm, P->nrm);
+      if (ang > 90) ang = 180 - ang;
+      float off = fminf(plane_offset(L->c, L->nrm, P->c), plane_offset(P->c, P->nrm, L->c));
+      int type = 0;
+      if (ang <= SP_PLIP_PISTACK_ANG_DEV && off <= SP_PLIP_PISTACK_OFFSET_MAX) type = SP_IX_PI_STACK_P;
+      else if (fabsf(90 - ang) <= SP_PLIP_PISTACK_ANG_DEV && off <= SP_PLIP_PISTACK_OFFSET_MAX) type = SP_IX_PI_STACK_T;
+      if (!type) continue;
+      sp_interaction ix = {0};
+      ix.type = (uint8_t)type;
+      ix.lig_atom = L->atoms[0];
+      ix.site_atom = P->atoms[0];
+      ix.water_atom = -1;
+      ix.distance = d;
+      ix.angle = ang;
+      ix.angle2 = NAN;
+      ix.offset = off;
+      if (add_ix(c, &ix)) return SP_E_NOMEM;
+    }
+  }
+  /* water bridges: ligand acceptor – water – site donor, ligand donor – water – site acceptor */
+  for (size_t k = site->n_ligand; k < site->n_atoms; k++) {
+    if (!(site->atom_flags[k] & SP_SITE_ATOM_WATER) || EL(c, (int32_t)k) != 8) continue;
+    const float *wo = X(c, (int32_t)k);
+    for (size_t li = 0; li < site->n_ligand; li++) {
+      uint16_t fa = o->atom_chem[li];
+      if (!(fa & (SP_CHEM_DONOR | SP_CHEM_ACCEPTOR)) || w->lmap[li] < 0) continue;
+      float d1 = df(X(c, (int32_t)li), wo);
+      if (d1 < SP_PLIP_WATER_BRIDGE_MINDIST || d1 > SP_PLIP_WATER_BRIDGE_MAXDIST) continue;
+      for (size_t q = 0; q < site->n_atoms; q++) {
+        if (q < site->n_ligand || !is_polymer_atom(c, (int32_t)q)) continue;
+        uint16_t fk = o->atom_chem[q];
+        int lacc = (fa & SP_CHEM_ACCEPTOR) && (fk & SP_CHEM_DONOR);
+        int ldon = (fa & SP_CHEM_DONOR) && (fk & SP_CHEM_ACCEPTOR);
+        if (!lacc && !ldon) continue;
+        float d2 = df(X(c, (int32_t)q), wo);
+        if (d2 < SP_PLIP_WATER_BRIDGE_MINDIST || d2 > SP_PLIP_WATER_BRIDGE_MAXDIST) continue;
+        sp_interaction ix = {0};
+        ix.type = SP_IX_WATER_BRIDGE;
+        ix.flags = (uint8_t)(lacc ? SP_IXF_LIG_ACCEPTOR : SP_IXF_LIG_DONOR);
+        ix.lig_atom = (int32_t)li;
+        ix.site_atom = (int32_t)q;
+        ix.water_atom = (int32_t)k;
+        ix.distance = d1;
+        ix.angle = angle3(X(c, (int32_t)li), wo, X(c, (int32_t)q));
+        ix.angle2 = d2;
+        ix.offset = NAN;
+        if (add_ix(c, &ix)) return SP_E_NOMEM;
+      }
+    }
+  }
+  return metals(c);
+}
+
+/* ------------------------------------------------------------------ SASA */
+
+static int burial(ctx *c, const sp_chem_opts *opt, size_t lig) {
+  const sp_structure *s = c->s;
+  const sp_survey *sv = c->sv;
+  sp_site_chem *o = c->out;
+  sp_chem_ws *w = c->w;
+  size_t nl = c->nl;
+  o->sasa_free_total = o->sasa_complex_total = 0;
+  if (nl == 0) return 0;
+  const float probe = opt->probe;
+  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (size_t i = 0; i < nl; i++)
+    for (int d = 0; d < 3; d++) {
+      float v = X(c, w->nsite[i])[d];
+      if (v < lo[d]) lo[d] = v;
+      if (v > hi[d]) hi[d] = v;
+    }
+  const float reach = 2.0f * (3.0f + probe); /* > r_lig + r_other + 2 probe for every radius used */
+  const sp_model *m = &s->models[sv->ligands[lig].model];
+  size_t n = nl;
+  if (GROW(w->sx, w->cap_sx, nl + 1) || GROW(w->sr, w->cap_sr, nl + 1))
+    return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  for (size_t i = 0; i < nl; i++) {
+    memcpy(w->sx[i], X(c, w->nsite[i]), sizeof w->sx[i]);
+    w->sr[i] = sp_element_vdw_radius(w->ln[i].el);
+  }
+  /* the environment: chosen-conformer heavy atoms of the model, waters and the ligand itself
+   * excluded, inside the ligand's box grown by the largest possible reach */
+  for (size_t a = m->first_atom; a < (size_t)m->first_atom + m->n_atoms; a++) {
+    uint8_t el = s->element[a];
+    if (el == 1) continue;
+    const float *p = s->xyz[a];
+    if (!(p[0] >= lo[0] - reach && p[0] <= hi[0] + reach && p[1] >= lo[1] - reach && p[1] <= hi[1] + reach &&
+          p[2] >= lo[2] - reach && p[2] <= hi[2] + reach))
+      continue;
+    uint32_t r = s->atom_residue[a];
+    if (sv->res_ligand[r] == (int32_t)lig || sv->res_role[r] == SP_ROLE_WATER) continue;
+    if (!sp_survey_atom_chosen(s, sv, a)) continue;
+    if (GROW(w->sx, w->cap_sx, n + 1) || GROW(w->sr, w->cap_sr, n + 1))
+      return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+    memcpy(w->sx[n], p, sizeof w->sx[n]);
+    w->sr[n] = sp_element_vdw_radius(el);
+    n++;
+  }
+  if (GROW(w->sq, w->cap_sq, n + 1) || GROW(w->so, w->cap_so, n + 1))
+    return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  float *rad = w->sr, *res = w->so;
+  uint8_t *q = w->sq;
+  for (size_t i = 0; i < n; i++) q[i] = i < nl;
+  int rc = sp_sasa(nl, (const float(*)[3])w->sx, rad, NULL, probe, opt->sasa_points, res, c->err);
+  if (!rc)
+    for (size_t i = 0; i < nl; i++) {
+      o->sasa_free[w->nsite[i]] = res[i];
+      if (isfinite(res[i])) o->sasa_free_total += res[i];
+    }
+  if (!rc) rc = sp_sasa(n, (const float(*)[3])w->sx, rad, q, probe, opt->sasa_points, res, c->err);
+  if (!rc)
+    for (size_t i = 0; i < nl; i++) {
+      o->sasa_complex[w->nsite[i]] = res[i];
+      if (isfinite(res[i])) o->sasa_complex_total += res[i];
+    }
+  return rc;
+}
+
+/* ------------------------------------------------------------------ driver */
+
+int sp_site_chem_compute(const sp_structure *s, const sp_survey *sv, size_t lig, const sp_site *site, sp_ccd *ccd,
+                         const sp_chem_opts *opts, sp_chem_ws *w, sp_site_chem *out, sp_err *err) {
+  if (!s || !sv || !site || !w || !out) return sp_err_set(err, SP_E_INVALID, "site chemistry: NULL argument");
+  if (lig >= sv->n_ligands) return sp_err_set(err, SP_E_INVALID, "site chemistry: ligand %zu out of range", lig);
+  if (site->n_ligand > site->n_atoms) return sp_err_set(err, SP_E_INVALID, "site chemistry: bad site");
+  for (size_t k = 0; k < site->n_atoms; k++)
+    if (site->atoms[k] >= s->n_atoms || site->atom_res[k] >= site->n_res)
+      return sp_err_set(err, SP_E_INVALID, "site chemistry: site atom %zu out of range", k);
+  for (size_t r = 0; r < site->n_res; r++)
+    if (site->res[r].residue >= s->n_residues)
+      return sp_err_set(err, SP_E_INVALID, "site chemistry: site residue %zu out of range", r);
+  sp_chem_opts o;
+  sp_chem_opts_default(&o);
+  if (opts) {
+    if (isfinite(opts->ph)) o.ph = opts->ph;
+    if (opts->sasa_points > 0 && opts->sasa_points <= 100000) o.sasa_points = opts->sasa_points;
+    if (opts->probe > 0 && isfinite(opts->probe)) o.probe = opts->probe;
+  }
+  size_t na = site->n_atoms, nr = site->n_res;
+  if (GROW(out->atom_chem, out->cap_atoms, na + 1)) goto nomem;
+  {
+    size_t cap = out->cap_atoms;
+    size_t c0;
+    c0 = 0; if (grow((void **)&out->pka, &c0, cap, sizeof *out->pka)) goto nomem;
+    c0 = 0; if (grow((void **)&out->frac_protonated, &c0, cap, sizeof *out->frac_protonated)) goto nomem;
+    c0 = 0; if (grow((void **)&out->charge_ph, &c0, cap, sizeof *out->charge_ph)) goto nomem;
+    c0 = 0; if (grow((void **)&out->sasa_free, &c0, cap, sizeof *out->sasa_free)) goto nomem;
+    c0 = 0; if (grow((void **)&out->sasa_complex, &c0, cap, sizeof *out->sasa_complex)) goto nomem;
+  }
+  if (GROW(out->res_contact, out->cap_res, nr + 1)) goto nomem;
+  if (GROW(w->res_first, w->cap_resr, nr + 1)) goto nomem;
+  {
+    size_t c0 = 0;
+    if (grow((void **)&w->res_n, &c0, w->cap_resr, sizeof *w->res_n)) goto nomem;
+  }
+  out->n_atoms = na;
+  out->n_res = nr;
+  out->n_groups = out->n_ix = 0;
+  out->flags = 0;
+  out->ligand_charge = out->site_charge = 0;
+  for (size_t k = 0; k < na; k++) {
+    out->atom_chem[k] = 0;
+    out->pka[k] = out->frac_protonated[k] = out->sasa_free[k] = out->sasa_complex[k] = NAN;
+    out->charge_ph[k] = 0;
+  }
+  for (size_t r = 0; r < nr; r++) {
+    out->res_contact[r] = 0;
+    w->res_first[r] = 0;
+    w->res_n[r] = 0;
+  }
+  for (size_t k = na; k-- > 0;) {
+    w->res_first[site->atom_res[k]] = (int32_t)k;
+    w->res_n[site->atom_res[k]]++;
+  }
+  w->n_rings = 0;
+  ctx c = {s, sv, site, w, out, err, o.ph, 0};
+  int rc = build_ligand_graph(&c, ccd);
+  if (!rc) rc = ligand_rings(&c);
+  uint8_t *used = NULL;
+  if (!rc) {
+    used = calloc(c.nl + 1, 1);
+    if (!used) goto nomem;
+    rc = ligand_groups(&c, used);
+    free(used);
+  }
+  if (site->flags & SP_SITE_OVERSIZE) out->flags |= SP_CHEMF_OVERSIZE;
+  if (!rc && !(site->flags & SP_SITE_OVERSIZE)) rc = protein_groups_rings(&c);
+  if (!rc) type_atoms(&c);
+  if (!rc && !(site->flags & SP_SITE_OVERSIZE)) rc = interactions(&c);
+  if (!rc) rc = burial(&c, &o, lig);
+  if (rc) return rc;
+  for (size_t g = 0; g < out->n_groups; g++) {
+    out->site_charge += out->groups[g].charge;
+    if (out->groups[g].ligand) out->ligand_charge += out->groups[g].charge;
+  }
+  return 0;
+nomem:
+  return sp_err_set(err, SP_E_NOMEM, "site chemistry: out of memory (%zu atoms)", site->n_atoms);
+}
