@@ -27,7 +27,9 @@ typedef struct sp_buf {
 /**
  * Read a whole file; if it starts with the gzip magic bytes (1F 8B) inflate it
  * (concatenated gzip members are read in full), regardless of its name.
- * @param max_bytes refuse inflated content above this many bytes (0 = no limit)
+ * @param max_bytes refuse content above this many bytes (0 = no limit): a plain file larger
+ *        than that is refused from its size before anything is read; a gzip file once its
+ *        inflated content passes the limit (inflation stops there)
  * @return 0; SP_E_NOT_FOUND (no such file), SP_E_IO (open/read error, a directory, ...),
  *         SP_E_TRUNCATED_GZIP (stream ends early), SP_E_GZIP (corrupt data, CRC mismatch),
  *         SP_E_TOO_LARGE, SP_E_NOMEM. Messages name the file.

@@ -42,6 +42,8 @@ const char *sp_format_name(int fmt);
 /**
  * Detect the format of @p text and read it into @p s (initialised, normally empty; see
  * sp_pdb_read / sp_mmcif_read). @p fmt (may be NULL) receives the detected format.
+ * A leading UTF-8 byte order mark (EF BB BF) is skipped. Other bytes are taken as they are:
+ * no encoding is assumed (non-UTF-8 bytes in values and names are kept byte for byte).
  * @return 0; SP_E_NO_ATOMS (empty or all-blank text, or no atom records), SP_E_BINARY
  *         (NUL bytes), SP_E_FORMAT (neither mmCIF nor PDB), or any error of the format's
  *         reader.

@@ -192,6 +192,17 @@ int sp_file_read(const char *path, size_t max_bytes, sp_buf *out, sp_err *err) {
     close(fd);
     return sp_err_set(err, SP_E_IO, "%s: is a directory", path);
   }
+  /* A plain regular file above the limit is refused before any byte is read (a gzip file is
+   * checked on its inflated size below). */
+  if (max_bytes && S_ISREG(st.st_mode) && (uint64_t)st.st_size > (uint64_t)max_bytes) {
+    unsigned char magic[2] = {0, 0};
+    ssize_t r = pread(fd, magic, 2, 0);
+    if (!(r == 2 && magic[0] == 0x1f && magic[1] == 0x8b)) {
+      close(fd);
+      return sp_err_set(err, SP_E_TOO_LARGE, "%s: %lld bytes exceeds the limit of %zu bytes", path,
+                        (long long)st.st_size, max_bytes);
+    }
+  }
   /* Regular files: read st_size bytes (and notice growth); others (pipes): read until EOF. */
   size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536;
   unsigned char *raw = malloc(cap);

@@ -66,6 +66,12 @@ static bool all_blank(const char *t, size_t n) {
 
 int sp_read_structure_text(const char *text, size_t len, sp_structure *s, int *fmt, sp_err *err) {
   if (fmt) *fmt = SP_FMT_UNKNOWN;
+  /* a UTF-8 byte order mark (EF BB BF), written by some Windows editors, is skipped */
+  if (text && len >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
+      (unsigned char)text[2] == 0xBF) {
+    text += 3;
+    len -= 3;
+  }
   if (!text || all_blank(text, len)) return sp_err_set(err, SP_E_NO_ATOMS, "no atoms (empty file)");
   if (memchr(text, '\0', len)) return sp_err_set(err, SP_E_BINARY, "binary content (NUL bytes), not a structure file");
   int f = sp_detect_format(text, len);

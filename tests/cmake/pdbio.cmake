@@ -3,10 +3,10 @@
 
 # io: gzip multi-member / truncated / corrupt, magic bytes both ways (case B11),
 # sha256 against MANIFEST.tsv, scan of a temporary tree with a symlink loop.
-sp_add_unit_test(test_io SOURCES ${SP_TEST_DIR}/unit/test_io.c ARGS ${SP_SHARED_DIR} LABELS pdbio)
+sp_add_unit_test(test_io SOURCES ${SP_TEST_DIR}/unit/test_io.c ARGS ${SP_SHARED_DIR} LABELS "pdbio;parser")
 
 # Format detection by content and sp_read_structure_file dispatch (needs the mmCIF reader).
-sp_add_unit_test(test_io_read SOURCES ${SP_TEST_DIR}/unit/test_io_read.c ARGS ${SP_SHARED_DIR} LABELS pdbio)
+sp_add_unit_test(test_io_read SOURCES ${SP_TEST_DIR}/unit/test_io_read.c ARGS ${SP_SHARED_DIR} LABELS "pdbio;parser")
 
 # PDB reader: rules, cases (expected.json read from the case folder), real files.
 add_executable(test_pdb ${SP_TEST_DIR}/unit/test_pdb.c)
@@ -14,13 +14,13 @@ target_include_directories(test_pdb PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOUR
 target_link_libraries(test_pdb PRIVATE sitepack)
 add_test(NAME test_pdb_rules COMMAND test_pdb --rules)
 add_test(NAME test_pdb_real COMMAND test_pdb --real ${SP_SHARED_DIR})
-set_tests_properties(test_pdb_rules test_pdb_real PROPERTIES LABELS pdbio)
+set_tests_properties(test_pdb_rules test_pdb_real PROPERTIES LABELS "pdbio;parser")
 set(SP_PDB_CASES B05 B12 B18 B19 B20 B21 B24 B25 B37 B38)
 foreach(c ${SP_PDB_CASES})
   file(GLOB _dir LIST_DIRECTORIES true "${SP_SHARED_DIR}/cases/${c}_*")
   if(_dir)
     add_test(NAME test_pdb_case_${c} COMMAND test_pdb --case ${_dir})
-    set_tests_properties(test_pdb_case_${c} PROPERTIES LABELS pdbio)
+    set_tests_properties(test_pdb_case_${c} PROPERTIES LABELS "pdbio;parser")
   endif()
 endforeach()
 
@@ -31,4 +31,18 @@ target_link_libraries(sp_dump_atoms PRIVATE sitepack)
 add_test(NAME peer_gemmi_atoms
   COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/gemmi_atoms.py $<TARGET_FILE:sp_dump_atoms>
           ${SP_SHARED_DIR}/data/structures)
-set_tests_properties(peer_gemmi_atoms PROPERTIES LABELS "pdbio;peer" TIMEOUT 300)
+set_tests_properties(peer_gemmi_atoms PROPERTIES LABELS "pdbio;peer;parser" TIMEOUT 600)
+
+# The 27 entries present both as mmCIF and as PDB: same atoms from both readers
+# (modulo what PDB cannot hold; see the file comment).
+sp_add_unit_test(test_pdb_pairs SOURCES ${SP_TEST_DIR}/unit/test_pdb_pairs.c
+  ARGS ${SP_SHARED_DIR}/data/structures LABELS "pdbio;parser")
+
+# Hostile input: empty, truncated gzip (every cut), binary garbage, 1 GiB line, missing loop
+# value, other formats (SDF, PNG, JSON, ...), non-UTF-8 bytes, BOM, truncated texts.
+sp_add_unit_test(test_io_hostile SOURCES ${SP_TEST_DIR}/unit/test_io_hostile.c
+  ARGS ${SP_SHARED_DIR} LABELS "pdbio;parser")
+
+# Fuzz harnesses (CIF tokenizer + mmCIF reader, PDB reader, gzip): corpus replay always,
+# libFuzzer runs with -DSP_FUZZ=ON. See tests/fuzz/fuzz.cmake and docs/fuzzing.md.
+include(${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz.cmake)
