@@ -68,3 +68,9 @@ bench-read: build
 
 clean:
 	rm -rf $(BUILD) build-asan out
+
+# make bench-ccd: CCD index / lookup / node-shared memory benchmark on a generated >= 300 MB CCD
+# (bench/ccd_bench.py; writes results/ccd-<date>.json and .md)
+.PHONY: bench-ccd
+bench-ccd: build
+	/usr/bin/python3 bench/ccd_bench.py --build $(BUILD)
