@@ -33,3 +33,6 @@ add_test(NAME test_survey_cmd
   COMMAND bash ${SP_TEST_DIR}/unit/test_survey_cmd.sh $<TARGET_FILE:sitepack_cli> ${MPIEXEC_EXECUTABLE}
           ${SP_SHARED_DIR}/data ${CMAKE_CURRENT_BINARY_DIR}/survey_cmd)
 set_tests_properties(test_survey_cmd PROPERTIES TIMEOUT 60 LABELS "survey;integration")
+# CCD variety: every excerpt block flag by flag vs gemmi; inline 5-character id, UNL, bond spellings.
+sp_add_unit_test(test_ccd_variety SOURCES ${SP_TEST_DIR}/unit/test_ccd_variety.c
+  ARGS ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif ${SP_DEBIAN_PYTHON} LABELS "survey;unit")
