@@ -34,6 +34,10 @@ if(SP_FUZZ)
                            -fno-sanitize-recover=undefined)
     target_link_options(fuzz_${h} PRIVATE -fsanitize=fuzzer,address,undefined)
     target_link_libraries(fuzz_${h} PRIVATE ZLIB::ZLIB OpenSSL::Crypto ${MATH_LIBRARY})
+    if(LIBDEFLATE_INCLUDE_DIR AND LIBDEFLATE_LIBRARY) # the same inflate paths as libsitepack
+      target_compile_definitions(fuzz_${h} PRIVATE SP_HAVE_LIBDEFLATE=1)
+      target_link_libraries(fuzz_${h} PRIVATE ${LIBDEFLATE_LIBRARY})
+    endif()
     # fuzz from a scratch copy: new inputs go there, the checked-in corpus stays as it is
     add_test(NAME fuzz_run_${h}
       COMMAND ${CMAKE_COMMAND} -E env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1
