@@ -144,6 +144,24 @@ typedef struct sp_atom_row {
   float sasa_complex;            /**< Å², ligand heavy atoms: in the complex; NaN otherwise */
 } sp_atom_row;
 
+/** /interactions row: one typed ligand–site interaction (sitechem.h sp_interaction, docs/sites.md).
+ *  Atom fields are offsets inside the site's atom block (0 = the block's first atom, i.e. global
+ *  atom row = /sites/atom_ptr[site_idx] + offset), so only site_idx changes in the merge. */
+typedef struct sp_interaction_row {
+  int64_t site_idx;              /**< local site row within the result; global after merge */
+  uint8_t type;                  /**< SP_IX_* (sitechem.h): 1 hydrophobic .. 9 metal */
+  uint8_t flags;                 /**< SP_IXF_* bits */
+  uint8_t geometry;              /**< metal: SP_GEOM_*; 0 otherwise */
+  uint8_t coordination;          /**< metal: coordinating atoms of that metal; 0 otherwise */
+  int32_t lig_atom;              /**< ligand-side atom, offset in the site block */
+  int32_t site_atom;             /**< partner atom, offset in the site block */
+  int32_t water_atom;            /**< water bridge: the water oxygen's offset; -1 otherwise */
+  float distance;                /**< Å */
+  float angle;                   /**< degrees, NaN where not defined (sitechem.h sp_interaction.angle) */
+  float angle2;                  /**< degrees (halogen) or Å (water bridge: water–site distance); NaN otherwise */
+  float offset;                  /**< Å, pi-stack / pi-cation offset; NaN otherwise */
+} sp_interaction_row;
+
 /** Everything a task produced. Arrays are owned; sp_result_free() releases them. */
 typedef struct sp_result {
   int64_t file_idx;              /**< index of the file in the sorted input list */
@@ -155,6 +173,8 @@ typedef struct sp_result {
   size_t n_sites, cap_sites;       sp_site_row *sites;
   size_t n_residues, cap_residues; sp_residue_row *residues;
   size_t n_atoms, cap_atoms;       sp_atom_row *atoms;
+  /* added with the /interactions table (site chemistry): rows of all sites, in site order */
+  size_t n_interactions, cap_interactions; sp_interaction_row *interactions;
 } sp_result;
 
 void sp_result_init(sp_result *r);
@@ -168,6 +188,7 @@ sp_component_row *sp_result_add_component(sp_result *r);
 sp_site_row *sp_result_add_site(sp_result *r);
 sp_residue_row *sp_result_add_residue(sp_result *r);
 sp_atom_row *sp_result_add_atom(sp_result *r);
+sp_interaction_row *sp_result_add_interaction(sp_result *r);
 
 #ifdef __cplusplus
 }

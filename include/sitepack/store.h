@@ -56,7 +56,9 @@ sp_rank_writer *sp_rank_writer_open(const char *path, sp_err *err);
  * sites.ligand_idx < n_ligands, ligands.site_idx in [-1, n_sites), residues.site_idx <
  * n_sites, atoms.residue_idx < n_residues; the sum of sites.n_atoms equals n_atoms and the
  * sum of sites.n_residues equals n_residues; each site's residues carry its site_idx and
- * each site's atoms point at residues of that site; n_ligand <= n_atoms; file_idx >= 0;
+ * each site's atoms point at residues of that site; n_ligand <= n_atoms; the sum of
+ * sites.n_interactions equals n_interactions, each site's interaction rows follow in site order
+ * with its site_idx and atom offsets inside its block (water_atom -1 or inside); file_idx >= 0;
  * 0 <= part < n_parts); an invalid result is not written and leaves the file unchanged.
  * The /tasks index row is written last and the file is flushed (H5Fflush) before
  * returning, so a run killed later leaves a file holding every task appended before.
@@ -93,7 +95,8 @@ typedef struct sp_merge_info {
  *
  * Tasks of all inputs are ordered by (file_idx, part); rows are copied in that order and
  * local indices become global ones (structure_idx, ligand_idx, site_idx, residue_idx);
- * /sites/atom_ptr and /sites/residue_ptr are built as CSR pointers (int64, N+1); components
+ * /sites/atom_ptr, /sites/residue_ptr and /sites/interaction_ptr are built as CSR pointers
+ * (int64, N+1; interaction atom fields stay offsets inside the site's atom block); components
  * are the union over all tasks, one row per comp_id sorted by strcmp (the first row in merge
  * order wins). Datasets are contiguous, unfiltered, allocated early, little-endian, aligned
  * to 4096 bytes when 64 KiB or larger. Large tables are copied task by task through bounded
@@ -121,7 +124,8 @@ int sp_merge(const char *out_path, const char *const *inputs, size_t n_inputs, c
  * label_seq_id equal to SP_SEQ_NONE print as "."; strings as stored with tab, CR and LF
  * replaced by spaces; NaN prints as "nan".
  *
- * Tables: "structures", "ligands", "components", "residues", and "sites" (one row per site
+ * Tables: "structures", "ligands", "components", "residues", "interactions" (columns of
+ * docs/format.md, then type_name: sp_ix_type_name() of type), and "sites" (one row per site
  * joined with its ligand and structure: site_idx, path, comp_id, auth_asym_id,
  * auth_seq_id, ins_code, label_asym_id, altloc, class, n_ligand, n_atoms, n_residues,
  * flags, cutoff, center x y z, residues, other_residues; residues lists the site's polymer
@@ -143,6 +147,7 @@ typedef struct sp_check_summary {
   int64_t n_spot_checked;  /**< sites spot-checked (atom flags, structure status) */
   uint64_t file_bytes;     /**< size of the file, bytes */
   uint64_t data_bytes;     /**< bytes of all checked datasets (their raw data) */
+  int64_t n_interactions;  /**< rows of /interactions (added with that table) */
 } sp_check_summary;
 
 /**
@@ -158,7 +163,10 @@ typedef struct sp_check_summary {
  * differences and 0 <= n_ligand <= n_atoms; structures' n_ligands / n_sites equal theirs; every
  * index in range and pointing back (ligand.structure_idx in the structure's ligand block,
  * site.structure_idx in its site block, site.ligand_idx's site_idx == the site, every residue's
- * site_idx == its block's site, every atom's residue_idx inside its site's residue block); and for
+ * site_idx == its block's site, every atom's residue_idx inside its site's residue block;
+ * /sites/interaction_ptr a CSR pointer over /interactions equal to the prefix sum of n_interactions,
+ * every interaction's site_idx == its block's site, lig_atom / site_atom in [0, n_atoms of the site)
+ * and water_atom in [-1, n_atoms)); and for
  * @p n_spot sites drawn with a seeded generator (splitmix64 from @p seed; all sites when N <= n_spot):
  * the first n_ligand atoms of the block and no others carry the ligand flag (bit 0), and the site's
  * structure has status "ok".

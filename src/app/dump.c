@@ -8,11 +8,11 @@
 int sp_cmd_dump(int argc, char **argv) {
   if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
     printf("usage: sitepack dump FILE.h5 TABLE\n"
-           "TABLE: structures, ligands, sites, components, residues (columns: docs/format.md)\n");
+           "TABLE: structures, ligands, sites, components, residues, interactions (columns: docs/format.md)\n");
     return SP_EXIT_OK;
   }
   if (argc != 3) {
-    fprintf(stderr, "usage: sitepack dump FILE.h5 TABLE  (TABLE: structures, ligands, sites, components, residues)\n");
+    fprintf(stderr, "usage: sitepack dump FILE.h5 TABLE  (TABLE: structures, ligands, sites, components, residues, interactions)\n");
     return SP_EXIT_USAGE;
   }
   sp_err err = {0};

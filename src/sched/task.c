@@ -154,6 +154,24 @@ static int fill_site_chem(sp_worker *w, const sp_survey *sv, size_t li, sp_ccd *
     ar[k].sasa_free = c->sasa_free[k];
     ar[k].sasa_complex = c->sasa_complex[k];
   }
+  /* /interactions rows (engineer sitechem2): atom fields stay offsets inside the site's atom block */
+  for (size_t k = 0; k < c->n_ix; k++) {
+    sp_interaction_row *xr = sp_result_add_interaction(out);
+    if (!xr) return sp_err_set(err, SP_E_NOMEM, "out of memory (interaction rows)");
+    const sp_interaction *x = &c->ix[k];
+    xr->site_idx = (int64_t)out->n_sites - 1;
+    xr->type = x->type;
+    xr->flags = x->flags;
+    xr->geometry = x->geometry;
+    xr->coordination = x->coordination;
+    xr->lig_atom = x->lig_atom;
+    xr->site_atom = x->site_atom;
+    xr->water_atom = x->water_atom;
+    xr->distance = x->distance;
+    xr->angle = x->angle;
+    xr->angle2 = x->angle2;
+    xr->offset = x->offset;
+  }
   return 0;
 }
 
@@ -331,6 +349,7 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
 failed:
   /* the file's row says why; nothing else of it is kept */
   out->n_ligands = out->n_components = out->n_sites = out->n_residues = out->n_atoms = 0;
+  out->n_interactions = 0;
   st->n_ligands = st->n_sites = 0;
   copy_str(st->status, sizeof st->status, sp_errclass_name(ferr.cls));
   copy_str(st->error, sizeof st->error, ferr.msg);

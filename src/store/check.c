@@ -97,6 +97,7 @@ static int ck_layout(ck *c) {
   if (!rc) rc = ck_dataset(c, "structures", "site_ptr", H5T_STD_I64LE, 0, &s1);
   if (!rc) rc = ck_dataset(c, "sites", "atom_ptr", H5T_STD_I64LE, 0, &n1);
   if (!rc) rc = ck_dataset(c, "sites", "residue_ptr", H5T_STD_I64LE, 0, &n1);
+  if (!rc) rc = ck_dataset(c, "sites", "interaction_ptr", H5T_STD_I64LE, 0, &n1);
   if (!rc && H5Lexists(c->file, "/run", H5P_DEFAULT) <= 0)
     rc = sp_err_set(c->err, SP_E_FORMAT, "%s: missing group /run", c->path);
   return rc;
@@ -147,7 +148,8 @@ static uint64_t splitmix64(uint64_t *s) {
 }
 
 typedef struct ck_arrays {
-  int64_t *atom_ptr, *res_ptr, *lig_ptr, *site_ptr;
+  int64_t *atom_ptr, *res_ptr, *lig_ptr, *site_ptr, *ix_ptr;
+  int32_t *n_ix, *ix_atoms;
   int64_t *site_st, *site_lig, *lig_st, *lig_site, *res_site;
   int32_t *n_lig, *n_at, *n_res, *st_nlig, *st_nsite;
   int64_t *chunk;
@@ -164,6 +166,11 @@ static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
     return rc;
   if ((rc = ck_load(c, "/sites/residue_ptr", I64, 8, N + 1, (void **)&a->res_ptr)) ||
       (rc = ck_ptr(c, "/sites/residue_ptr", a->res_ptr, N, R, "residues")))
+    return rc;
+  const int64_t X = c->rows[SP_T_INTERACTIONS];
+  if ((rc = ck_load(c, "/sites/interaction_ptr", I64, 8, N + 1, (void **)&a->ix_ptr)) ||
+      (rc = ck_ptr(c, "/sites/interaction_ptr", a->ix_ptr, N, X, "interactions")) ||
+      (rc = ck_load(c, "/sites/n_interactions", H5T_NATIVE_INT32, 4, N, (void **)&a->n_ix)))
     return rc;
   if ((rc = ck_load(c, "/structures/ligand_ptr", I64, 8, S + 1, (void **)&a->lig_ptr)) ||
       (rc = ck_ptr(c, "/structures/ligand_ptr", a->lig_ptr, S, L, "ligands")))
@@ -202,6 +209,9 @@ static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
       return sp_err_set(c->err, SP_E_FORMAT, "%s: site %lld: n_atoms %d / n_residues %d disagree with atom_ptr / "
                         "residue_ptr (%lld / %lld)", c->path, (long long)i, a->n_at[i], a->n_res[i], (long long)na,
                         (long long)nr);
+    if (a->ix_ptr[i + 1] - a->ix_ptr[i] != a->n_ix[i])
+      return sp_err_set(c->err, SP_E_FORMAT, "%s: site %lld: n_interactions %d disagrees with interaction_ptr (%lld)",
+                        c->path, (long long)i, a->n_ix[i], (long long)(a->ix_ptr[i + 1] - a->ix_ptr[i]));
     if (a->n_lig[i] < 0 || a->n_lig[i] > a->n_at[i])
       return sp_err_set(c->err, SP_E_FORMAT, "%s: site %lld: n_ligand %d outside [0, n_atoms %d]", c->path,
                         (long long)i, a->n_lig[i], a->n_at[i]);
@@ -232,6 +242,33 @@ static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
         return sp_err_set(c->err, SP_E_FORMAT, "%s: /atoms/residue_idx[%lld] = %lld is outside site %lld's residues "
                           "[%lld, %lld)", c->path, (long long)at, (long long)ri, (long long)site,
                           (long long)a->res_ptr[site], (long long)a->res_ptr[site + 1]);
+    }
+  }
+  /* every interaction's site_idx is its block's site; its atom offsets lie inside that site's atoms */
+  a->ix_atoms = malloc(CK_CHUNK * sizeof *a->ix_atoms);
+  if (!a->ix_atoms) return sp_err_set(c->err, SP_E_NOMEM, "out of memory scanning /interactions");
+  static const char *const ix_cols[4] = {"/interactions/site_idx", "/interactions/lig_atom", "/interactions/site_atom",
+                                         "/interactions/water_atom"};
+  for (int col = 0; col < 4; col++) {
+    site = 0;
+    for (int64_t x0 = 0; x0 < X; x0 += (int64_t)CK_CHUNK) {
+      size_t n = (size_t)(X - x0) < CK_CHUNK ? (size_t)(X - x0) : CK_CHUNK;
+      rc = col == 0 ? ck_read(c, ix_cols[0], I64, x0, n, a->chunk) : ck_read(c, ix_cols[col], I32, x0, n, a->ix_atoms);
+      if (rc) return rc;
+      for (size_t k = 0; k < n; k++) {
+        int64_t x = x0 + (int64_t)k;
+        while (site < N && a->ix_ptr[site + 1] <= x) site++;
+        if (col == 0) {
+          if (a->chunk[k] != site)
+            return sp_err_set(c->err, SP_E_FORMAT, "%s: /interactions/site_idx[%lld] = %lld, but the row is in site "
+                              "%lld's block", c->path, (long long)x, (long long)a->chunk[k], (long long)site);
+        } else {
+          int32_t v = a->ix_atoms[k], lo = col == 3 ? -1 : 0;
+          if (v < lo || v >= a->n_at[site])
+            return sp_err_set(c->err, SP_E_FORMAT, "%s: %s[%lld] = %d is outside site %lld's %d atoms", c->path,
+                              ix_cols[col], (long long)x, v, (long long)site, a->n_at[site]);
+        }
+      }
     }
   }
   /* spot check: random sites' atom flags (ligand atoms first and flagged) and structure status */
@@ -301,6 +338,7 @@ static int check_body(ck *c, size_t n_spot, uint64_t seed) {
   c->sum->n_sites = c->rows[SP_T_SITES];
   c->sum->n_residues = c->rows[SP_T_RESIDUES];
   c->sum->n_atoms = c->rows[SP_T_ATOMS];
+  c->sum->n_interactions = c->rows[SP_T_INTERACTIONS];
   ck_arrays a;
   memset(&a, 0, sizeof a);
   rc = ck_content(c, n_spot, seed, &a);
@@ -308,6 +346,7 @@ static int check_body(ck *c, size_t n_spot, uint64_t seed) {
   free(a.site_st); free(a.site_lig); free(a.lig_st); free(a.lig_site); free(a.res_site);
   free(a.n_lig); free(a.n_at); free(a.n_res); free(a.st_nlig); free(a.st_nsite);
   free(a.chunk); free(a.flags);
+  free(a.ix_ptr); free(a.n_ix); free(a.ix_atoms);
   return rc;
 }
 

@@ -1,4 +1,5 @@
 /* sp_dump: print a table of a merged sitepack file as TSV (see store.h, docs/format.md). */
+#include "sitepack/sitechem.h"
 #include "sitepack/store.h"
 #include "store_internal.h"
 
@@ -149,7 +150,7 @@ static void put_header(FILE *out, const sp_col *c) {
 /* Generic table: index column, then (structures) file_idx and n_parts, then the schema columns. */
 static int dump_plain(dump_ctx *d, int t, FILE *out) {
   static const char *idx_names[SP_T_COUNT] = {"structure_idx", "ligand_idx", "component_idx", "site_idx",
-                                               "residue_idx", "atom_idx"};
+                                               "residue_idx", "atom_idx", "interaction_idx"};
   const sp_table *tb = &sp_tables[t];
   int64_t total = 0;
   int rc = table_rows(d, t, &total);
@@ -160,6 +161,7 @@ static int dump_plain(dump_ctx *d, int t, FILE *out) {
     fputc('\t', out);
     put_header(out, &tb->cols[k]);
   }
+  if (t == SP_T_INTERACTIONS) fputs("\ttype_name", out);
   fputc('\n', out);
   size_t cap = total < SLAB_ROWS ? (size_t)(total ? total : 1) : SLAB_ROWS;
   char *rows = malloc(cap * tb->row_size);
@@ -181,6 +183,7 @@ static int dump_plain(dump_ctx *d, int t, FILE *out) {
         fputc('\t', out);
         put_value(out, &tb->cols[k], row);
       }
+      if (t == SP_T_INTERACTIONS) fprintf(out, "\t%s", sp_ix_type_name(((const sp_interaction_row *)row)->type));
       fputc('\n', out);
     }
   }
@@ -314,7 +317,7 @@ static int dump_sites(dump_ctx *d, FILE *out) {
 }
 
 int sp_dump(const char *h5_path, const char *table, FILE *out, sp_err *err) {
-  static const char valid[] = "structures, ligands, components, sites, residues";
+  static const char valid[] = "structures, ligands, components, sites, residues, interactions";
   if (!h5_path || !table || !out) return sp_err_set(err, SP_E_INVALID, "sp_dump: NULL argument");
   int t = -1;
   if (!strcmp(table, "structures")) t = SP_T_STRUCTURES;
@@ -322,6 +325,7 @@ int sp_dump(const char *h5_path, const char *table, FILE *out, sp_err *err) {
   else if (!strcmp(table, "components")) t = SP_T_COMPONENTS;
   else if (!strcmp(table, "sites")) t = SP_T_SITES;
   else if (!strcmp(table, "residues")) t = SP_T_RESIDUES;
+  else if (!strcmp(table, "interactions")) t = SP_T_INTERACTIONS;
   if (t < 0) return sp_err_set(err, SP_E_INVALID, "unknown table '%s' (valid tables: %s)", table, valid);
   struct stat stb;
   if (stat(h5_path, &stb) != 0)

@@ -199,7 +199,7 @@ typedef struct extra_col {
 
 /* Turn local indices of rows [0, k) of task tr into global ones. Returns 0 or SP_E_FORMAT. */
 static int translate(merge_ctx *c, int t, const task_ref *tr, void *rows, size_t k, extra_col *ex, size_t fill,
-                     int64_t *acc_atoms, int64_t *acc_res) {
+                     int64_t *acc) {
   const sp_task_rec *r = &tr->rec;
   const char *path = c->in[tr->input].path;
   for (size_t j = 0; j < k; j++) {
@@ -214,14 +214,16 @@ static int translate(merge_ctx *c, int t, const task_ref *tr, void *rows, size_t
     } else if (t == SP_T_SITES) {
       sp_site_row *s = (sp_site_row *)rows + j;
       if (s->ligand_idx < 0 || s->ligand_idx >= r->n[SP_T_LIGANDS] || s->n_atoms < 0 || s->n_residues < 0 ||
-          s->n_ligand < 0 || s->n_ligand > s->n_atoms)
+          s->n_ligand < 0 || s->n_ligand > s->n_atoms || s->n_interactions < 0)
         goto bad;
       s->structure_idx = tr->st_global;
       s->ligand_idx += tr->off[SP_T_LIGANDS];
-      ex[0].buf[fill + j] = *acc_atoms;
-      ex[1].buf[fill + j] = *acc_res;
-      *acc_atoms += s->n_atoms;
-      *acc_res += s->n_residues;
+      ex[0].buf[fill + j] = acc[0];
+      ex[1].buf[fill + j] = acc[1];
+      ex[2].buf[fill + j] = acc[2];
+      acc[0] += s->n_atoms;
+      acc[1] += s->n_residues;
+      acc[2] += s->n_interactions;
     } else if (t == SP_T_RESIDUES) {
       sp_residue_row *s = (sp_residue_row *)rows + j;
       if (s->site_idx < 0 || s->site_idx >= r->n[SP_T_SITES]) goto bad;
@@ -230,6 +232,10 @@ static int translate(merge_ctx *c, int t, const task_ref *tr, void *rows, size_t
       sp_atom_row *a = (sp_atom_row *)rows + j;
       if (a->residue_idx < 0 || a->residue_idx >= r->n[SP_T_RESIDUES]) goto bad;
       a->residue_idx += tr->off[SP_T_RESIDUES];
+    } else if (t == SP_T_INTERACTIONS) {
+      sp_interaction_row *x = (sp_interaction_row *)rows + j;
+      if (x->site_idx < 0 || x->site_idx >= r->n[SP_T_SITES]) goto bad;
+      x->site_idx += tr->off[SP_T_SITES];
     }
   }
   return 0;
@@ -249,25 +255,25 @@ static int copy_table(merge_ctx *c, int t, extra_col *ex) {
     if (sp_col_elsize(&tb->cols[k]) > maxel) maxel = sp_col_elsize(&tb->cols[k]);
   char *rows = malloc(cap * tb->row_size);
   char *colbuf = malloc(cap * maxel);
-  int nex = (t == SP_T_STRUCTURES || t == SP_T_SITES) ? 2 : 0;
+  int nex = t == SP_T_STRUCTURES ? 2 : t == SP_T_SITES ? 3 : 0;
   int rc = 0;
   for (int e = 0; e < nex; e++) ex[e].buf = malloc((cap + 1) * sizeof(int64_t));
-  if (!rows || !colbuf || (nex && (!ex[0].buf || !ex[1].buf))) {
+  if (!rows || !colbuf || (nex && (!ex[0].buf || !ex[1].buf)) || (nex > 2 && !ex[2].buf)) {
     rc = sp_err_set(c->err, SP_E_NOMEM, "out of memory merging /%s", tb->name);
     goto out;
   }
   size_t fill = 0;
-  int64_t written = 0, acc_atoms = 0, acc_res = 0;
+  int64_t written = 0, acc[3] = {0, 0, 0};
   for (size_t i = 0; i < c->n_tasks && !rc; i++) {
     const task_ref *tr = &c->tasks[i];
     size_t n = (size_t)tr->rec.n[t], done = 0;
-    int64_t a0 = acc_atoms, r0 = acc_res;
+    int64_t a0 = acc[0], r0 = acc[1], x0 = acc[2];
     while (done < n && !rc) {
       size_t k = cap - fill < n - done ? cap - fill : n - done;
       char *dst = rows + fill * tb->row_size;
       memset(dst, 0, k * tb->row_size);
       rc = read_rows(c, tr->input, t, tr->rec.start[t] + (int64_t)done, k, dst);
-      if (!rc) rc = translate(c, t, tr, dst, k, ex, fill, &acc_atoms, &acc_res);
+      if (!rc) rc = translate(c, t, tr, dst, k, ex, fill, acc);
       fill += k;
       done += k;
       if (!rc && fill == cap) {
@@ -280,11 +286,14 @@ static int copy_table(merge_ctx *c, int t, extra_col *ex) {
       }
     }
     if (!rc && t == SP_T_SITES &&
-        (acc_atoms - a0 != tr->rec.n[SP_T_ATOMS] || acc_res - r0 != tr->rec.n[SP_T_RESIDUES]))
+        (acc[0] - a0 != tr->rec.n[SP_T_ATOMS] || acc[1] - r0 != tr->rec.n[SP_T_RESIDUES] ||
+         acc[2] - x0 != tr->rec.n[SP_T_INTERACTIONS]))
       rc = sp_err_set(c->err, SP_E_FORMAT,
-                      "%s: task file_idx %lld part %d: sites hold %lld atoms / %lld residues, the task has %lld / %lld",
-                      c->in[tr->input].path, (long long)tr->rec.file_idx, tr->rec.part, (long long)(acc_atoms - a0),
-                      (long long)(acc_res - r0), (long long)tr->rec.n[SP_T_ATOMS], (long long)tr->rec.n[SP_T_RESIDUES]);
+                      "%s: task file_idx %lld part %d: sites hold %lld atoms / %lld residues / %lld interactions, the task "
+                      "has %lld / %lld / %lld",
+                      c->in[tr->input].path, (long long)tr->rec.file_idx, tr->rec.part, (long long)(acc[0] - a0),
+                      (long long)(acc[1] - r0), (long long)(acc[2] - x0), (long long)tr->rec.n[SP_T_ATOMS],
+                      (long long)tr->rec.n[SP_T_RESIDUES], (long long)tr->rec.n[SP_T_INTERACTIONS]);
   }
   if (!rc && fill) {
     rc = flush_rows(c, t, rows, fill, written, colbuf);
@@ -294,10 +303,10 @@ static int copy_table(merge_ctx *c, int t, extra_col *ex) {
     written += (int64_t)fill;
   }
   if (!rc && t == SP_T_SITES) {
-    /* the closing element of the CSR pointers: atom_ptr[N] = atoms, residue_ptr[N] = residues */
-    int64_t last[2] = {acc_atoms, acc_res};
-    for (int e = 0; e < 2 && !rc; e++)
-      if (sp_h5_write_slab(ex[e].dset, H5T_NATIVE_INT64, written, 1, 0, &last[e]) < 0)
+    /* the closing element of the CSR pointers: atom_ptr[N] = atoms, residue_ptr[N] = residues,
+     * interaction_ptr[N] = interactions */
+    for (int e = 0; e < 3 && !rc; e++)
+      if (sp_h5_write_slab(ex[e].dset, H5T_NATIVE_INT64, written, 1, 0, &acc[e]) < 0)
         rc = sp_h5_fail(c->err, "cannot write output dataset", "sites CSR pointer");
   }
 out:
@@ -465,7 +474,7 @@ static int merge_body(merge_ctx *c, const char *const *inputs, const sp_merge_in
       free(comps);
       return rc;
     }
-  extra_col st_ex[2] = {{-1, NULL}, {-1, NULL}}, site_ex[2] = {{-1, NULL}, {-1, NULL}};
+  extra_col st_ex[2] = {{-1, NULL}, {-1, NULL}}, site_ex[3] = {{-1, NULL}, {-1, NULL}, {-1, NULL}};
   hid_t st_ptr[2] = {-1, -1};
   st_ex[0].dset = sp_h5_create_final(c->gr[SP_T_STRUCTURES], "file_idx", H5T_STD_I64LE, n_st, 0);
   st_ex[1].dset = sp_h5_create_final(c->gr[SP_T_STRUCTURES], "n_parts", H5T_STD_I32LE, n_st, 0);
@@ -473,8 +482,10 @@ static int merge_body(merge_ctx *c, const char *const *inputs, const sp_merge_in
   st_ptr[1] = sp_h5_create_final(c->gr[SP_T_STRUCTURES], "site_ptr", H5T_STD_I64LE, n_st + 1, 0);
   site_ex[0].dset = sp_h5_create_final(c->gr[SP_T_SITES], "atom_ptr", H5T_STD_I64LE, c->total[SP_T_SITES] + 1, 0);
   site_ex[1].dset = sp_h5_create_final(c->gr[SP_T_SITES], "residue_ptr", H5T_STD_I64LE, c->total[SP_T_SITES] + 1, 0);
+  site_ex[2].dset =
+      sp_h5_create_final(c->gr[SP_T_SITES], "interaction_ptr", H5T_STD_I64LE, c->total[SP_T_SITES] + 1, 0);
   int bad = st_ex[0].dset < 0 || st_ex[1].dset < 0 || st_ptr[0] < 0 || st_ptr[1] < 0 || site_ex[0].dset < 0 ||
-            site_ex[1].dset < 0;
+            site_ex[1].dset < 0 || site_ex[2].dset < 0;
   if (bad) rc = sp_h5_fail(c->err, "cannot create output pointer datasets", c->out_path);
 
   /* components: small, written at once */
@@ -515,6 +526,8 @@ static int merge_body(merge_ctx *c, const char *const *inputs, const sp_merge_in
   if (!rc) rc = copy_table(c, SP_T_SITES, site_ex);
   if (!rc) rc = copy_table(c, SP_T_RESIDUES, NULL);
   if (!rc) rc = copy_table(c, SP_T_ATOMS, NULL);
+  if (!rc) rc = copy_table(c, SP_T_INTERACTIONS, NULL);
+  if (site_ex[2].dset >= 0) H5Dclose(site_ex[2].dset);
   for (int e = 0; e < 2; e++) {
     if (st_ex[e].dset >= 0) H5Dclose(st_ex[e].dset);
     if (site_ex[e].dset >= 0) H5Dclose(site_ex[e].dset);

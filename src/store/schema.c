@@ -119,6 +119,21 @@ static const sp_col cols_atoms[] = {
     COL(sp_atom_row, sasa_complex, SP_COL_F32),
 };
 
+static const sp_col cols_interactions[] = {
+    COL(sp_interaction_row, site_idx, SP_COL_I64),
+    COL(sp_interaction_row, type, SP_COL_U8),
+    COL(sp_interaction_row, flags, SP_COL_U8),
+    COL(sp_interaction_row, geometry, SP_COL_U8),
+    COL(sp_interaction_row, coordination, SP_COL_U8),
+    COL(sp_interaction_row, lig_atom, SP_COL_I32),
+    COL(sp_interaction_row, site_atom, SP_COL_I32),
+    COL(sp_interaction_row, water_atom, SP_COL_I32),
+    COL(sp_interaction_row, distance, SP_COL_F32),
+    COL(sp_interaction_row, angle, SP_COL_F32),
+    COL(sp_interaction_row, angle2, SP_COL_F32),
+    COL(sp_interaction_row, offset, SP_COL_F32),
+};
+
 #define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
 const sp_table sp_tables[SP_T_COUNT] = {
     {"structures", sizeof(sp_structure_row), NCOLS(cols_structures), cols_structures},
@@ -127,6 +142,7 @@ const sp_table sp_tables[SP_T_COUNT] = {
     {"sites", sizeof(sp_site_row), NCOLS(cols_sites), cols_sites},
     {"residues", sizeof(sp_residue_row), NCOLS(cols_residues), cols_residues},
     {"atoms", sizeof(sp_atom_row), NCOLS(cols_atoms), cols_atoms},
+    {"interactions", sizeof(sp_interaction_row), NCOLS(cols_interactions), cols_interactions},
 };
 
 hid_t sp_h5_str_type(size_t size) {
@@ -199,7 +215,8 @@ hid_t sp_h5_row_type(int table) {
 }
 
 hid_t sp_h5_task_type(void) {
-  static const char *names[SP_T_COUNT] = {"structures", "ligands", "components", "sites", "residues", "atoms"};
+  static const char *names[SP_T_COUNT] = {"structures", "ligands", "components", "sites", "residues", "atoms",
+                                          "interactions"};
   hid_t ct = H5Tcreate(H5T_COMPOUND, sizeof(sp_task_rec));
   if (ct < 0) return -1;
   int bad = 0;

@@ -114,7 +114,7 @@ static int validate(const sp_result *r, sp_err *err) {
                       (long long)r->file_idx, r->part, r->n_parts);
   const long long fi = (long long)r->file_idx;
   if ((r->n_ligands && !r->ligands) || (r->n_components && !r->components) || (r->n_sites && !r->sites) ||
-      (r->n_residues && !r->residues) || (r->n_atoms && !r->atoms))
+      (r->n_residues && !r->residues) || (r->n_atoms && !r->atoms) || (r->n_interactions && !r->interactions))
     return sp_err_set(err, SP_E_INVALID, "result file_idx %lld: row count without rows", fi);
   for (size_t i = 0; i < r->n_ligands; i++) {
     int64_t s = r->ligands[i].site_idx;
@@ -151,6 +151,28 @@ static int validate(const sp_result *r, sp_err *err) {
   if (res != r->n_residues || atom != r->n_atoms)
     return sp_err_set(err, SP_E_INVALID, "result file_idx %lld: sites cover %zu of %zu residue rows and %zu of %zu atom rows",
                       fi, res, r->n_residues, atom, r->n_atoms);
+  /* interactions: each site's n_interactions rows, in site order, atoms inside the site's block */
+  size_t ix = 0;
+  for (size_t i = 0; i < r->n_sites; i++) {
+    const sp_site_row *s = &r->sites[i];
+    if (s->n_interactions < 0 || (size_t)s->n_interactions > r->n_interactions - ix)
+      return sp_err_set(err, SP_E_INVALID, "result file_idx %lld: site %zu n_interactions %d exceeds the %zu interaction rows",
+                        fi, i, s->n_interactions, r->n_interactions);
+    for (size_t k = ix; k < ix + (size_t)s->n_interactions; k++) {
+      const sp_interaction_row *x = &r->interactions[k];
+      if (x->site_idx != (int64_t)i)
+        return sp_err_set(err, SP_E_INVALID, "result file_idx %lld: interaction %zu has site_idx %lld, expected %zu", fi,
+                          k, (long long)x->site_idx, i);
+      if (x->lig_atom < 0 || x->lig_atom >= s->n_atoms || x->site_atom < 0 || x->site_atom >= s->n_atoms ||
+          x->water_atom < -1 || x->water_atom >= s->n_atoms)
+        return sp_err_set(err, SP_E_INVALID, "result file_idx %lld: interaction %zu of site %zu has an atom offset "
+                          "outside the site's %d atoms", fi, k, i, s->n_atoms);
+    }
+    ix += (size_t)s->n_interactions;
+  }
+  if (ix != r->n_interactions)
+    return sp_err_set(err, SP_E_INVALID, "result file_idx %lld: sites count %zu of %zu interaction rows", fi, ix,
+                      r->n_interactions);
   return 0;
 }
 
@@ -188,7 +210,9 @@ int sp_rank_writer_append(sp_rank_writer *w, const sp_result *r, sp_err *err) {
   tr.n[SP_T_SITES] = (int64_t)r->n_sites;
   tr.n[SP_T_RESIDUES] = (int64_t)r->n_residues;
   tr.n[SP_T_ATOMS] = (int64_t)r->n_atoms;
-  const void *rows[SP_T_COUNT] = {&r->st, r->ligands, r->components, r->sites, r->residues, r->atoms};
+  tr.n[SP_T_INTERACTIONS] = (int64_t)r->n_interactions;
+  const void *rows[SP_T_COUNT] = {&r->st, r->ligands, r->components, r->sites, r->residues, r->atoms,
+                                  r->interactions};
 
   sp_h5_quiet q;
   sp_h5_quiet_begin(&q);

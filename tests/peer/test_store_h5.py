@@ -58,7 +58,7 @@ def check_layout(path):
                 check(off is not None, f"{path}:{name} has no file offset (not allocated)")
             if nbytes >= 65536 and off is not None:
                 check(off % 4096 == 0, f"{path}:{name} offset {off} not aligned to 4096")
-        for g in ("structures", "ligands", "components", "sites", "residues", "atoms"):
+        for g in ("structures", "ligands", "components", "sites", "residues", "atoms", "interactions"):
             check(g in f, f"{path}: missing /{g}")
 
 
@@ -129,6 +129,24 @@ def check_content(path):
         check(np.all((res_idx >= rp[i]) & (res_idx < rp[i + 1])), "atom residue_idx within the site's residues")
         comps = f["residues/comp_id"][rp[i]:rp[i + 1]]
         check(comps[0] == b"ATP" and comps[1] == b"ALA", f"site 5 residues {comps[:3]}")
+        # interactions: CSR over /interactions, global site_idx, atom columns are offsets in the site block
+        ip = sites["interaction_ptr"][:]
+        ix = f["interactions"]
+        n_ix = ix["site_idx"].shape[0]
+        check(ip.dtype == np.dtype("<i8") and ip.shape == (n_sites + 1,), "interaction_ptr int64 N+1")
+        check(ip[0] == 0 and ip[-1] == n_ix == 10 and np.all(np.diff(ip) >= 0), f"interaction_ptr, {n_ix} rows")
+        check(np.array_equal(np.diff(ip), sites["n_interactions"][:]), "interaction_ptr vs n_interactions")
+        xs = ix["site_idx"][:]
+        check(np.array_equal(xs, np.repeat(np.arange(n_sites), np.diff(ip))), "interactions/site_idx")
+        la, sa, wa = ix["lig_atom"][:], ix["site_atom"][:], ix["water_atom"][:]
+        n_at, n_l = sites["n_atoms"][:], sites["n_ligand"][:]
+        check(np.all((la >= 0) & (la < n_l[xs]) & (sa >= n_l[xs]) & (sa < n_at[xs])), "interaction atom offsets")
+        check(np.all((wa >= -1) & (wa < n_at[xs])), "water_atom -1 or inside")
+        # the partner atom, found as atom_ptr[site] + offset, belongs to the site's file (x = file index)
+        pos_x = f["atoms/position"][:, 0]
+        check(np.all(pos_x[ap[xs] + sa] == s_st[xs]), "partner atoms in their site's block")
+        check(np.all((ix["distance"][:] // 100).astype(int) == s_st[xs]), "distance encodes the file")
+        check(set(ix["type"][:].tolist()) == {1, 2, 3}, "interaction types")
         # residues of every site carry the site's global index
         check(np.array_equal(f["residues/site_idx"][:], np.repeat(np.arange(n_sites), np.diff(rp))),
               "residues/site_idx")

@@ -173,8 +173,9 @@ static void check_check(const char *good) {
   sp_err e = {0};
   sp_check_summary s;
   CHECK(sp_check(good, 100, 1, &s, &e) == 0, "check %s: %s", good, e.msg);
-  /* every column of the schema plus file_idx, n_parts, ligand_ptr, site_ptr, atom_ptr, residue_ptr */
-  int64_t n_ds = 6;
+  /* every column of the schema plus file_idx, n_parts, ligand_ptr, site_ptr, atom_ptr, residue_ptr,
+   * interaction_ptr */
+  int64_t n_ds = 7;
   for (int t = 0; t < SP_T_COUNT; t++) n_ds += (int64_t)sp_tables[t].n_cols;
   CHECK(s.n_sites == 6 && s.n_atoms == 6140 && s.n_structures == 6 && s.n_ligands == 8 && s.n_components == 6 &&
             s.n_spot_checked == 6 && s.n_datasets == n_ds && n_ds >= 80,

@@ -181,6 +181,24 @@ static void make_result(const task_spec *ts, double timing, sp_result *r) {
     s->center[1] = (float)li;
     s->center[2] = -1.5f;
     s->cutoff = 6.0f;
+    /* interactions: n_polres % 4 rows; distance encodes (file, local site, row), atoms are block offsets */
+    int n_ix = ls->n_polres % 4;
+    for (int j = 0; j < n_ix && s->n_atoms > s->n_ligand; j++) {
+      sp_interaction_row *x = sp_result_add_interaction(r);
+      if (!x) abort();
+      s = &r->sites[r->n_sites - 1];
+      x->site_idx = (int64_t)site;
+      x->type = (uint8_t)(1 + j);
+      x->flags = (uint8_t)j;
+      x->lig_atom = j % s->n_ligand;
+      x->site_atom = s->n_atoms - 1 - j;
+      x->water_atom = j == 2 ? s->n_ligand : -1;
+      x->distance = (float)(ts->file_idx * 100 + ts->part * 10 + (int)site) + 0.25f * (float)j;
+      x->angle = j == 1 ? 120.0f : NAN;
+      x->angle2 = NAN;
+      x->offset = NAN;
+      s->n_interactions++;
+    }
     site++;
     r->st.n_sites += 1;
   }
@@ -407,6 +425,31 @@ static void check_content(const char *path) {
   int64_t *ares = read_ds(f, "atoms/residue_idx", H5T_NATIVE_INT64, &na);
   float *pos = read_ds(f, "atoms/position", H5T_NATIVE_FLOAT, &n2);
   uint16_t *aflags = read_ds(f, "atoms/flags", H5T_NATIVE_UINT16, &n2);
+  size_t nx = 0;
+  int64_t *ip = read_ds(f, "sites/interaction_ptr", H5T_NATIVE_INT64, &n2);
+  CHECK(n2 == nsi + 1, "interaction_ptr has %zu rows", n2);
+  int32_t *snix = read_ds(f, "sites/n_interactions", H5T_NATIVE_INT32, &n2);
+  int64_t *xsite = read_ds(f, "interactions/site_idx", H5T_NATIVE_INT64, &nx);
+  int32_t *xlig = read_ds(f, "interactions/lig_atom", H5T_NATIVE_INT32, &n2);
+  int32_t *xsat = read_ds(f, "interactions/site_atom", H5T_NATIVE_INT32, &n2);
+  float *xdist = read_ds(f, "interactions/distance", H5T_NATIVE_FLOAT, &n2);
+  /* fixture: n_polres % 4 rows per site: MG 2, NAG 3, NAG 2, A1BCD 3, ATP (4 and 100 residues) 0 */
+  CHECK(nx == 10 && ip[0] == 0 && ip[nsi] == (int64_t)nx, "%zu interactions, interaction_ptr ends %lld", nx,
+        (long long)ip[nsi]);
+  for (size_t s = 0; s < nsi; s++) {
+    CHECK(ip[s + 1] - ip[s] == snix[s], "site %zu interaction_ptr vs n_interactions", s);
+    for (int64_t k = ip[s]; k < ip[s + 1]; k++) {
+      CHECK(xsite[k] == (int64_t)s, "interaction %lld site %lld", (long long)k, (long long)xsite[k]);
+      CHECK(xlig[k] >= 0 && xlig[k] < snlig[s] && xsat[k] >= snlig[s] && xsat[k] < snat[s],
+            "interaction %lld atom offsets %d %d", (long long)k, xlig[k], xsat[k]);
+      /* offsets stay local: the partner atom's row is ap[s] + offset, in this site's block */
+      CHECK(pos[3 * (ap[s] + xsat[k])] == (float)sst[s], "interaction %lld partner in the site's file", (long long)k);
+      CHECK((int)(xdist[k] / 100.0f) == (int)sst[s], "interaction %lld distance %g encodes file %lld", (long long)k,
+            (double)xdist[k], (long long)sst[s]);
+      CHECK(k == ip[s] || xdist[k] > xdist[k - 1], "interaction %lld order", (long long)k);
+    }
+  }
+  free(ip); free(snix); free(xsite); free(xlig); free(xsat); free(xdist);
   CHECK((int64_t)nr == expected_total(2) && (int64_t)na == expected_total(3), "%zu residues %zu atoms", nr, na);
   CHECK(ap[0] == 0 && rp[0] == 0 && ap[nsi] == (int64_t)na && rp[nsi] == (int64_t)nr, "CSR ends %lld %lld",
         (long long)ap[nsi], (long long)rp[nsi]);
@@ -478,10 +521,10 @@ static void drop_timing(char *s) {
 }
 
 static void check_dumps(const char *a, const char *b) {
-  static const char *tables[] = {"structures", "ligands", "components", "sites", "residues"};
+  static const char *tables[] = {"structures", "ligands", "components", "sites", "residues", "interactions"};
   sp_err e = {0};
   int rc;
-  for (size_t i = 0; i < 5; i++) {
+  for (size_t i = 0; i < 6; i++) {
     char *x = dump_str(a, tables[i], &rc, &e);
     CHECK(rc == 0, "dump %s: %s", tables[i], e.msg);
     char *y = dump_str(b, tables[i], &rc, &e);
@@ -570,6 +613,16 @@ static void check_errors(void) {
   make_result(&TASKS[0], 0, &r);
   r.part = 1;
   CHECK(sp_rank_writer_append(w, &r, &e) == SP_E_INVALID, "part >= n_parts");
+  make_result(&TASKS[0], 0, &r);
+  CHECK(r.n_interactions > 0, "fixture task 0 has interactions");
+  r.interactions[0].site_atom = r.sites[r.interactions[0].site_idx].n_atoms; /* one past the site's block */
+  CHECK(sp_rank_writer_append(w, &r, &e) == SP_E_INVALID && strstr(e.msg, "offset"), "interaction atom: %s", e.msg);
+  make_result(&TASKS[0], 0, &r);
+  r.sites[0].n_interactions += 1;
+  CHECK(sp_rank_writer_append(w, &r, &e) == SP_E_INVALID, "interaction counts");
+  make_result(&TASKS[0], 0, &r);
+  r.interactions[0].water_atom = -2;
+  CHECK(sp_rank_writer_append(w, &r, &e) == SP_E_INVALID, "water atom -2");
   CHECK(sp_rank_writer_count(w) == 0, "refused results written");
   make_result(&TASKS[0], 0, &r);
   CHECK(sp_rank_writer_append(w, &r, &e) == 0, "%s", e.msg);
