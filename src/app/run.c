@@ -1,11 +1,11 @@
 /* `sitepack run`: the whole run under MPI (DESIGN.md "The run, end to end").
  *
  *   rank 0  scan input, open the CCD, estimate costs (cost model, sched.h)
- *   all     open the CCD; phase A (only when some file is large enough to split): the large
- *           files, each run as part 0 of a split decided after its survey; phase B: every other
- *           file and the remaining parts of split files. Each phase is one LPT plan run with
- *           work stealing (sched.h); every task goes through the worker stages (task.h) into
- *           this rank's HDF5 file (store.h)
+ *   all     open the CCD; phase A: every file, each large one (>= split.min_bytes) running as
+ *           part 0 of a split that its own task decides after the survey; phase B (only when some
+ *           file split): the remaining parts. Each phase is one LPT plan run with work stealing
+ *           (sched.h); every task goes through the worker stages (task.h) into this rank's HDF5
+ *           file (store.h)
  *   rank 0  merge the per-rank files (ordered by input path), fit the cost model to the measured
  *           task times, write the report, summarise
  */
