@@ -119,6 +119,17 @@ int sp_ccd_open_text(const char *text, size_t len, sp_ccd **out, sp_err *err);
  */
 int sp_ccd_open_text_borrowed(const char *text, size_t len, sp_ccd **out, sp_err *err);
 /**
+ * sp_ccd_open_text_borrowed with an index built elsewhere on the same text (e.g. by another
+ * rank of the node: then this process never touches the pages of blocks it does not parse).
+ * Takes ownership of @p idx's arrays (malloc'd, as sp_ccd_index_build makes them; @p idx is
+ * zeroed, also on error). Every row is checked against the text's bounds and the sort order
+ * (offset + length <= len, NUL-terminated ids, strictly increasing); the text at the offsets
+ * is not read.
+ * @return 0; SP_E_INVALID (NULL text/index, a row out of bounds or out of order),
+ *         SP_E_FORMAT (no rows), SP_E_NOMEM.
+ */
+int sp_ccd_open_text_borrowed_indexed(const char *text, size_t len, sp_ccd_index *idx, sp_ccd **out, sp_err *err);
+/**
  * Open a plain CCD file as a read-only shared file mapping (mmap PROT_READ, MAP_SHARED):
  * the processes of one host that map the same file share one copy of its pages (the page
  * cache), so the text costs no private memory. A gzip file (magic 1F 8B), an empty file or

@@ -11,8 +11,11 @@
  *    ranks of the node point at the same memory (MPI_Win_shared_query). The inflated private
  *    buffer of rank 0 is freed once copied in, so rank 0 holds two copies for the time of
  *    that copy only.
- * Each rank then builds its own index (sp_ccd_open_text_borrowed: about 40 k block offsets,
- * a few MB) and keeps its own cache of parsed components, so lookups need no locking.
+ * The node's rank 0 indexes the text once and broadcasts the index (about 40 k rows of 24
+ * bytes for the real CCD) to the other ranks of the node (sp_ccd_open_text_borrowed_indexed),
+ * so they never scan the text: a rank touches only the pages of the blocks it parses. Each
+ * rank keeps its own copy of the index and its own cache of parsed components, so lookups
+ * need no locking.
  *
  * Environment: SITEPACK_CCD_PRIVATE=1 (read on the node's rank 0 and applied to the whole
  * node) makes every rank read its own private copy (sp_ccd_open): the behaviour before

@@ -455,10 +455,11 @@ static int hg_isomorphic(const hgraph *A, const hgraph *B, uint64_t max_steps, i
       uint32_t w = p == UINT32_MAX ? iter[d] : B->adj[B->ptr[map_a[p]] + iter[d]];
       iter[d]++;
       if (map_b[w] != UINT32_MAX || cb[w] != ca[v]) continue;
-      if (++steps > max_steps) {
+      if (steps >= max_steps) { /* spent: steps never exceeds max_steps */
         *verdict = SP_ISO_UNDECIDED;
         goto done_steps;
       }
+      steps++;
       /* every matched neighbour of v maps onto a neighbour of w, and w has no other matched neighbour */
       size_t ma = 0, mb = 0;
       bool ok = true;

@@ -346,9 +346,8 @@ static uint64_t hash_id(const char *s) {
   return h;
 }
 
-static int ccd_finish(sp_ccd *c, sp_err *err) {
-  int rc = sp_ccd_index_build(c->buf.data, c->buf.len, &c->idx, NULL, err);
-  if (rc) return rc;
+/* hash table and cache over c->idx (already built) */
+static int ccd_tables(sp_ccd *c, sp_err *err) {
   size_t ns = 16;
   while (ns < 2 * c->idx.n) ns *= 2;
   c->slots = calloc(ns, sizeof *c->slots);
@@ -362,6 +361,11 @@ static int ccd_finish(sp_ccd *c, sp_err *err) {
     c->slots[h] = (uint32_t)(i + 1);
   }
   return 0;
+}
+
+static int ccd_finish(sp_ccd *c, sp_err *err) {
+  int rc = sp_ccd_index_build(c->buf.data, c->buf.len, &c->idx, NULL, err);
+  return rc ? rc : ccd_tables(c, err);
 }
 
 static long ccd_lookup(const sp_ccd *c, const char *id) {
@@ -455,6 +459,41 @@ int sp_ccd_open(const char *path, sp_ccd **out, sp_err *err) {
   }
   if (!rc) rc = ccd_finish(c, err);
   if (rc) return ccd_open_fail(c, path, rc, err);
+  *out = c;
+  return 0;
+}
+
+int sp_ccd_open_text_borrowed_indexed(const char *text, size_t len, sp_ccd_index *idx, sp_ccd **out, sp_err *err) {
+  *out = NULL;
+  if ((!text && len) || !idx) {
+    if (idx) sp_ccd_index_free(idx);
+    return sp_err_set(err, SP_E_INVALID, "CCD text or index is NULL");
+  }
+  /* bounds and order only: checking the text at each offset would touch every page of it */
+  for (size_t i = 0; i < idx->n; ++i) {
+    bool ok = idx->offset[i] <= len && idx->length[i] <= len - idx->offset[i] &&
+              memchr(idx->ids[i], 0, SP_ID_LEN) != NULL && (i == 0 || strcmp(idx->ids[i - 1], idx->ids[i]) < 0);
+    if (!ok) {
+      sp_ccd_index_free(idx);
+      return sp_err_set(err, SP_E_INVALID, "CCD index row %zu does not fit the text (%zu bytes) or is out of order", i,
+                        len);
+    }
+  }
+  sp_ccd *c = calloc(1, sizeof *c);
+  if (!c) {
+    sp_ccd_index_free(idx);
+    return sp_err_set(err, SP_E_NOMEM, "out of memory (CCD)");
+  }
+  c->text_kind = TEXT_BORROWED;
+  c->buf.data = (char *)(uintptr_t)text;
+  c->buf.len = c->buf.stored_bytes = len;
+  c->idx = *idx;
+  memset(idx, 0, sizeof *idx);
+  int rc = c->idx.n ? ccd_tables(c, err) : sp_err_set(err, SP_E_FORMAT, "no data_ block: not a CIF dictionary");
+  if (rc) {
+    sp_ccd_close(c);
+    return rc;
+  }
   *out = c;
   return 0;
 }

@@ -1,15 +1,22 @@
 /* One copy of the CCD text per node: see include/sitepack/ccd_shared.h. */
 #include "sitepack/ccd_shared.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sitepack/io.h"
+
+#include <zlib.h>
 
 struct sp_ccd_shared {
   sp_ccd *ccd;
@@ -17,6 +24,8 @@ struct sp_ccd_shared {
   int node_ranks;
   MPI_Comm node;      /* MPI_COMM_NULL when not split */
   MPI_Win win;        /* MPI_WIN_NULL unless mode == SP_CCD_WINDOW */
+  void *map;          /* mapped mode, node ranks other than 0: their mapping of the file */
+  size_t map_len;
 };
 
 const char *sp_ccd_shared_mode_name(int mode) {
@@ -45,6 +54,113 @@ static int agree(MPI_Comm comm, int rc, sp_err *err) {
     return sp_err_set(err, SP_E_MPI, "CCD: MPI_Allreduce failed");
   if (all && !mine) sp_err_set(err, all, "CCD: the open failed on another rank (%s)", sp_errclass_name(all));
   return all;
+}
+
+/* Whole file into malloc'd memory (no inflate, no hash). 0 or -1. */
+static int read_whole(const char *path, unsigned char **out, size_t *n_out) {
+  *out = NULL;
+  *n_out = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0) return -1;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+    close(fd);
+    return -1;
+  }
+  size_t cap = (size_t)st.st_size, n = 0;
+  unsigned char *b = malloc(cap);
+  while (b && n < cap) {
+    ssize_t r = read(fd, b + n, cap - n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    n += (size_t)r;
+  }
+  close(fd);
+  if (!b || n != cap) {
+    free(b);
+    return -1;
+  }
+  *out = b;
+  *n_out = n;
+  return 0;
+}
+
+/* Inflate one gzip member of in[0..n) into dst, which must come out exactly `len` bytes and use
+ * all the input; dst[len] = 0. 1 on success, 0 otherwise (the caller then takes the general
+ * path, which handles several members and reports errors with their classes). */
+static int inflate_exact(const unsigned char *in, size_t n, char *dst, size_t len) {
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return 0;
+  size_t in_pos = 0, out_pos = 0;
+  int zr = Z_OK;
+  while (zr == Z_OK) {
+    size_t il = n - in_pos, ol = len + 1 - out_pos; /* one spare byte: notices a longer stream */
+    z.next_in = (Bytef *)(uintptr_t)(in + in_pos);
+    z.avail_in = il > UINT_MAX ? UINT_MAX : (uInt)il;
+    z.next_out = (Bytef *)(dst + out_pos);
+    z.avail_out = ol > UINT_MAX ? UINT_MAX : (uInt)ol;
+    uInt ai = z.avail_in, ao = z.avail_out;
+    zr = inflate(&z, Z_NO_FLUSH);
+    in_pos += ai - z.avail_in;
+    out_pos += ao - z.avail_out;
+    if (zr == Z_OK && ai == z.avail_in && ao == z.avail_out) break; /* no progress */
+    if (out_pos > len) break;
+  }
+  inflateEnd(&z);
+  int ok = zr == Z_STREAM_END && out_pos == len && in_pos == n;
+  dst[len] = 0;
+  return ok;
+}
+
+/* MPI_Win_allocate_shared of `bytes` on node rank 0 (0 elsewhere); 1 when every rank of the
+ * node got it, else 0 with no window left. Collective over s->node. */
+static int alloc_window(sp_ccd_shared *s, int nrank, uint64_t bytes, char **base) {
+  *base = NULL;
+  int ok = 0, all_ok = 0;
+  if (bytes <= (uint64_t)PTRDIFF_MAX) {
+    MPI_Aint b = nrank == 0 ? (MPI_Aint)bytes : 0;
+    ok = MPI_Win_allocate_shared(b, 1, MPI_INFO_NULL, s->node, base, &s->win) == MPI_SUCCESS;
+  }
+  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, s->node);
+  if (!all_ok) {
+    if (ok) MPI_Win_free(&s->win);
+    s->win = MPI_WIN_NULL;
+  }
+  return all_ok;
+}
+
+/* Node rank 0's index to the other ranks of the node (so they never scan the text). Collective
+ * over s->node. Rank 0 passes its CCD; the others receive into *idx (malloc'd arrays). */
+static int bcast_index(sp_ccd_shared *s, int nrank, sp_ccd_index *idx, sp_err *err) {
+  uint64_t n = 0;
+  const sp_ccd_index *mine = nrank == 0 ? sp_ccd_get_index(s->ccd) : NULL;
+  if (mine) n = mine->n;
+  MPI_Bcast(&n, 1, MPI_UINT64_T, 0, s->node);
+  int rc = 0;
+  if (nrank != 0) {
+    memset(idx, 0, sizeof *idx);
+    idx->ids = malloc((n ? n : 1) * sizeof *idx->ids);
+    idx->offset = malloc((n ? n : 1) * sizeof *idx->offset);
+    idx->length = malloc((n ? n : 1) * sizeof *idx->length);
+    idx->n = (size_t)n;
+    if (!idx->ids || !idx->offset || !idx->length) rc = sp_err_set(err, SP_E_NOMEM, "out of memory (CCD index)");
+  }
+  int any = 0;
+  MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, s->node);
+  if (any) {
+    if (nrank != 0) sp_ccd_index_free(idx);
+    return rc ? rc : sp_err_set(err, SP_E_NOMEM, "CCD: another rank of the node is out of memory");
+  }
+  /* in chunks: MPI counts are int */
+  const uint64_t chunk = (uint64_t)1 << 24;
+  for (uint64_t o = 0; o < n; o += chunk) {
+    int k = (int)(n - o < chunk ? n - o : chunk);
+    MPI_Bcast(nrank == 0 ? (void *)mine->ids[o] : (void *)idx->ids[o], k * SP_ID_LEN, MPI_CHAR, 0, s->node);
+    MPI_Bcast(nrank == 0 ? (void *)(mine->offset + o) : (void *)(idx->offset + o), k, MPI_UINT64_T, 0, s->node);
+    MPI_Bcast(nrank == 0 ? (void *)(mine->length + o) : (void *)(idx->length + o), k, MPI_UINT64_T, 0, s->node);
+  }
+  return 0;
 }
 
 int sp_ccd_open_shared(MPI_Comm comm, const char *path, sp_ccd_shared **out, char *sha256, sp_err *err) {
@@ -78,57 +194,111 @@ int sp_ccd_open_shared(MPI_Comm comm, const char *path, sp_ccd_shared **out, cha
   }
   MPI_Bcast(&mode, 1, MPI_INT, 0, s->node);
 
-  sp_buf buf = {0}; /* window mode, node rank 0: the inflated text */
+  sp_buf buf = {0};         /* window mode, node rank 0: the inflated text */
   char stored_sha[65] = ""; /* SHA-256 of the stored bytes, when this rank read them */
+  const char *text = NULL;  /* the node's shared text */
+  uint64_t len = 0;
   if (mode == SP_CCD_WINDOW) {
-    uint64_t len = 0;
+    /* fast path: inflate straight into the window, sized by the gzip trailer's ISIZE, so that
+     * rank 0 never holds a second copy; when that does not fit exactly (several members, over
+     * 4 GiB, corrupt data) the window is dropped and the slow path below reports or reads it */
+    unsigned char *raw = NULL;
+    size_t n_raw = 0;
+    uint64_t hint = 0;
+    if (nrank == 0 && read_whole(path, &raw, &n_raw) == 0) {
+      sp_sha256_hex(raw, n_raw, stored_sha);
+      if (n_raw >= 18) {
+        const unsigned char *t = raw + n_raw - 4;
+        hint = (uint64_t)t[0] | (uint64_t)t[1] << 8 | (uint64_t)t[2] << 16 | (uint64_t)t[3] << 24;
+        /* plausible only between n/2 and deflate's maximum ratio 1032:1 (as io's reader):
+         * a cut or corrupt file has arbitrary bytes there */
+        if (hint < n_raw / 2 || hint / 1032 > n_raw) hint = 0;
+      }
+    }
+    MPI_Bcast(&hint, 1, MPI_UINT64_T, 0, s->node);
+    int fast = 0;
+    if (hint) {
+      char *base = NULL;
+      if (alloc_window(s, nrank, hint + 1, &base)) {
+        if (nrank == 0) fast = inflate_exact(raw, n_raw, base, (size_t)hint);
+        MPI_Bcast(&fast, 1, MPI_INT, 0, s->node);
+        if (fast) len = hint;
+        else MPI_Win_free(&s->win);
+      }
+    }
+    free(raw);
+    if (!fast) { /* slow path: the io reader (all gzip rules and error classes), then a copy */
+      if (nrank == 0) {
+        rc = sp_file_read(path, 0, &buf, err);
+        len = (uint64_t)buf.len;
+        if (!rc) memcpy(stored_sha, buf.sha256, sizeof stored_sha);
+      }
+      int rc0 = rc;
+      MPI_Bcast(&rc0, 1, MPI_INT, 0, s->node);
+      MPI_Bcast(&len, 1, MPI_UINT64_T, 0, s->node);
+      if (rc0 && !rc) rc = sp_err_set(err, rc0, "CCD %s: the node's rank 0 could not read it (%s)", path,
+                                      sp_errclass_name(rc0));
+      if (!rc) {
+        char *base = NULL;
+        if (!alloc_window(s, nrank, len + 1, &base)) {
+          mode = SP_CCD_PRIVATE; /* e.g. /dev/shm too small: private copies instead */
+        } else if (nrank == 0) {
+          memcpy(base, buf.data, (size_t)len);
+          sp_buf_free(&buf); /* the private copy is no longer needed */
+        }
+      }
+    }
+    if (!rc && mode == SP_CCD_WINDOW) {
+      MPI_Win_fence(0, s->win); /* rank 0's writes are visible to the node after this */
+      MPI_Aint qsize = 0;
+      int disp = 0;
+      char *q = NULL;
+      MPI_Win_shared_query(s->win, 0, &qsize, &disp, &q);
+      if (!q || (uint64_t)qsize < len + 1)
+        rc = sp_err_set(err, SP_E_MPI, "CCD: shared window of %zu bytes not visible", (size_t)len);
+      text = q;
+      if (!rc && nrank == 0) rc = sp_ccd_open_text_borrowed(text, (size_t)len, &s->ccd, err);
+    }
+  } else if (mode == SP_CCD_MAPPED) {
     if (nrank == 0) {
-      rc = sp_file_read(path, 0, &buf, err);
-      len = (uint64_t)buf.len;
-      if (!rc) memcpy(stored_sha, buf.sha256, sizeof stored_sha);
+      rc = sp_ccd_open_mapped(path, &s->ccd, err);
+      if (!rc) len = sp_ccd_text_bytes(s->ccd);
     }
     int rc0 = rc;
     MPI_Bcast(&rc0, 1, MPI_INT, 0, s->node);
     MPI_Bcast(&len, 1, MPI_UINT64_T, 0, s->node);
-    if (rc0 && !rc) rc = sp_err_set(err, rc0, "CCD %s: the node's rank 0 could not read it (%s)", path,
+    if (rc0 && !rc) rc = sp_err_set(err, rc0, "CCD %s: the node's rank 0 could not map it (%s)", path,
                                     sp_errclass_name(rc0));
-    if (!rc) {
-      char *base = NULL;
-      MPI_Aint bytes = nrank == 0 ? (MPI_Aint)(len + 1) : 0;
-      int wrc = MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, s->node, &base, &s->win);
-      int ok = wrc == MPI_SUCCESS, all_ok = 0;
-      MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, s->node);
-      if (!all_ok) { /* e.g. /dev/shm too small: private copies instead */
-        if (ok) MPI_Win_free(&s->win);
-        s->win = MPI_WIN_NULL;
-        mode = SP_CCD_PRIVATE;
+    if (!rc && nrank != 0) { /* map the same file: the page cache holds it once */
+      int fd = open(path, O_RDONLY | O_CLOEXEC);
+      struct stat st;
+      void *m = MAP_FAILED;
+      if (fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_size == len && len > 0)
+        m = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, fd, 0);
+      if (fd >= 0) close(fd);
+      if (m == MAP_FAILED) {
+        rc = sp_err_set(err, SP_E_IO, "CCD %s: cannot map it (or it changed size since rank 0 mapped it)", path);
       } else {
-        if (nrank == 0) {
-          memcpy(base, buf.data, (size_t)len);
-          base[len] = 0;
-        }
-        MPI_Win_fence(0, s->win); /* rank 0's copy is visible to the node after this */
-        MPI_Aint qsize = 0;
-        int disp = 0;
-        char *text = NULL;
-        MPI_Win_shared_query(s->win, 0, &qsize, &disp, &text);
-        if (!text || (uint64_t)qsize < len + 1)
-          rc = sp_err_set(err, SP_E_MPI, "CCD: shared window of %zu bytes not visible", (size_t)len);
-        else
-          rc = sp_ccd_open_text_borrowed(text, (size_t)len, &s->ccd, err);
+        s->map = m;
+        s->map_len = (size_t)len;
+        text = m;
       }
-      if (mode == SP_CCD_WINDOW) sp_buf_free(&buf); /* the private copy is no longer needed */
     }
   }
-  if (mode == SP_CCD_MAPPED) rc = sp_ccd_open_mapped(path, &s->ccd, err);
+  /* window and mapped: rank 0's index to the node (the others never scan the text) */
+  if (mode != SP_CCD_PRIVATE && agree(s->node, rc, err) == 0) {
+    sp_ccd_index idx;
+    rc = bcast_index(s, nrank, &idx, err);
+    if (!rc && nrank != 0) rc = sp_ccd_open_text_borrowed_indexed(text, (size_t)len, &idx, &s->ccd, err);
+  }
   if (mode == SP_CCD_PRIVATE && !rc) {
     if (nrank == 0 && buf.data) { /* window fallback: rank 0 already holds the text */
       rc = sp_ccd_open_text(buf.data, buf.len, &s->ccd, err);
-      sp_buf_free(&buf);
     } else {
       rc = sp_ccd_open(path, &s->ccd, err);
     }
   }
+  sp_buf_free(&buf);
   s->mode = mode;
   rc = agree(comm, rc, err);
 
@@ -150,7 +320,6 @@ int sp_ccd_open_shared(MPI_Comm comm, const char *path, sp_ccd_shared **out, cha
     MPI_Bcast(sha, 65, MPI_CHAR, 0, comm);
     memcpy(sha256, sha, 65);
   }
-  sp_buf_free(&buf);
   if (rc) {
     sp_ccd_shared_close(s);
     return rc;
@@ -168,6 +337,7 @@ int sp_ccd_shared_node_ranks(const sp_ccd_shared *s) { return s ? s->node_ranks 
 void sp_ccd_shared_close(sp_ccd_shared *s) {
   if (!s) return;
   sp_ccd_close(s->ccd); /* borrowed text: left to the window */
+  if (s->map) munmap(s->map, s->map_len);
   if (s->win != MPI_WIN_NULL) MPI_Win_free(&s->win);
   if (s->node != MPI_COMM_NULL) MPI_Comm_free(&s->node);
   free(s);
