@@ -196,9 +196,10 @@ def markdown(r):
              f"warm (cached) median **{pl['lookup_warm_us']['median']:.3f} µs** (p90 {pl['lookup_warm_us']['p90']:.3f} µs; "
              f"includes the clock read).\n")
     L.append("## Memory per rank, -np 2, one node (KiB)\n")
-    L.append("VmHWM is the peak RSS; it counts every shared page a rank touched (each rank scans the whole text to "
-             "build its own index), so the node's memory is the sum of Pss (shared pages divided among the ranks "
-             "that map them) or RssAnon + one copy of the shared pages.\n")
+    L.append("VmHWM is the peak RSS of the rank; it counts the shared pages the rank touched (shared modes: rank 0 "
+             "indexes the text and broadcasts the index, so rank 1 touches only the pages of the blocks it parses). "
+             "The node's memory is the sum of Pss (shared pages divided among the ranks that map them). Each rank "
+             "looks up 2000 random components.\n")
     L.append("| CCD | mode | rank | open s | VmHWM | RssAnon | RssFile | RssShmem | Pss |")
     L.append("|---|---|---|---|---|---|---|---|---|")
     for k, v in r["memory_np2"].items():
@@ -212,7 +213,7 @@ def markdown(r):
     for k, v in r["sitepack_run_np2_gz_ccd"].items():
         L.append(f"- {k}: wall {v['wall_s']:.2f} s, report peak_rss_bytes per rank "
                  + ", ".join(f"{(b or 0) / 2**20:.0f} MiB" for b in v["peak_rss_bytes"]))
-    L.append("\n(peak_rss_bytes is ru_maxrss: it includes the shared window pages each rank touched; see Pss above.)\n")
+    L.append("\n(peak_rss_bytes is ru_maxrss: it includes the shared pages the rank touched; see Pss above.)\n")
     L.append("Reproduce: `make bench-ccd` (or `bench/ccd_bench.py --build BUILD_DIR`).\n")
     return "\n".join(L)
 
