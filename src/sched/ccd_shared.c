@@ -17,6 +17,9 @@
 #include "sitepack/io.h"
 
 #include <zlib.h>
+#ifdef SP_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
 
 struct sp_ccd_shared {
   sp_ccd *ccd;
@@ -89,6 +92,17 @@ static int read_whole(const char *path, unsigned char **out, size_t *n_out) {
  * all the input; dst[len] = 0. 1 on success, 0 otherwise (the caller then takes the general
  * path, which handles several members and reports errors with their classes). */
 static int inflate_exact(const unsigned char *in, size_t n, char *dst, size_t len) {
+#ifdef SP_HAVE_LIBDEFLATE
+  /* libdeflate when the build has it (as io's reader: about 3x zlib) */
+  struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+  if (d) {
+    size_t in_used = 0, got = 0;
+    enum libdeflate_result r = libdeflate_gzip_decompress_ex(d, in, n, dst, len, &in_used, &got);
+    libdeflate_free_decompressor(d);
+    dst[len] = 0;
+    return r == LIBDEFLATE_SUCCESS && in_used == n && got == len;
+  }
+#endif
   z_stream z;
   memset(&z, 0, sizeof z);
   if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return 0;
