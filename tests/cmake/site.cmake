@@ -42,3 +42,11 @@ sp_add_unit_test(test_site_plinder
   ARGS ${SP_SITE_DATA}/reference/plinder/plinder_ligand_pockets.tsv ${SP_SITE_DATA}/ccd/components_excerpt.cif
        1NGX ${SP_SITE_STRUCT}/pdb_00001ngx_xyz-enrich.cif.gz
   LABELS real site)
+# wwPDB site records over the whole of shared/data (every record of struct_site.tsv): sitepack run on
+# structures/ (one process), then every miss classified with gemmi on the same file (symmetry mates
+# verified with the cell and space group). docs/sites.md "wwPDB site records" gives the figures.
+add_test(NAME site_wwpdb_all COMMAND bash -c
+  "set -e; o=\"$0/site_wwpdb_all.h5\"; \"$1\" run --input \"$2/structures\" --ccd \"$2/ccd/components_excerpt.cif.gz\" --out \"$o\" --force >/dev/null; \"$3\" \"$4\" \"$o\" \"$2/reference/wwpdb_sites/struct_site.tsv\" \"$2\" --min-pct 94.5 --min-pct-sym 99"
+  ${CMAKE_CURRENT_BINARY_DIR} $<TARGET_FILE:sitepack_cli> ${SP_SITE_DATA} ${SP_DEBIAN_PYTHON}
+  ${SP_TEST_DIR}/peer/test_site_wwpdb_h5.py)
+set_tests_properties(site_wwpdb_all PROPERTIES LABELS "peer;site" TIMEOUT 120)
