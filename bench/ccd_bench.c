@@ -3,12 +3,14 @@
  * bound it: a plain read of the file and zlib inflate alone (sp_gunzip).
  * Every timing is the median of REPS runs (default 5). Prints one JSON object on stdout.
  * usage: ccd_bench PLAIN.cif GZ.cif.gz [REPS] [N_LOOKUPS] */
+#define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sitepack/ccd.h"
@@ -25,6 +27,13 @@ static double median(double *v, int n) {
 static double pct(double *v, int n, double p) { /* v sorted */
   int i = (int)(p * (n - 1) + 0.5);
   return v[i];
+}
+
+/* CPU seconds of this process (user + system): less sensitive than wall time to other load */
+static double cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static void die(const char *what, const sp_err *e) {
@@ -61,7 +70,7 @@ int main(int argc, char **argv) {
   int reps = argc > 3 ? atoi(argv[3]) : 5;
   int nlook = argc > 4 ? atoi(argv[4]) : 2000;
   if (reps < 1 || reps > 100 || nlook < 1 || nlook > 1000000) return 2;
-  double *t = calloc((size_t)reps, sizeof *t);
+  double *t = calloc((size_t)reps, sizeof *t), *cpu = calloc((size_t)reps, sizeof *cpu);
   double *lc = calloc((size_t)nlook, sizeof *lc), *lw = calloc((size_t)nlook, sizeof *lw);
   sp_err err = {0};
   printf("{\n  \"reps\": %d,\n  \"n_lookups\": %d,\n", reps, nlook);
@@ -73,7 +82,7 @@ int main(int argc, char **argv) {
     for (int r = 0; r < reps; ++r) t[r] = time_read(path, &stored);
     double t_read = median(t, reps);
     /* inflate alone (gz): the bound of a gz open */
-    double t_inflate = 0;
+    double t_inflate = 0, c_inflate = 0;
     if (k) {
       int fd = open(path, O_RDONLY);
       char *raw = malloc(stored);
@@ -83,37 +92,42 @@ int main(int argc, char **argv) {
       if (fd >= 0) close(fd);
       for (int r = 0; r < reps; ++r) {
         sp_buf b = {0};
-        double t0 = sp_now();
+        double t0 = sp_now(), c0 = cpu_now();
         if (sp_gunzip(raw, n, 0, &b, &err)) die("gunzip", &err);
         t[r] = sp_now() - t0;
+        cpu[r] = cpu_now() - c0;
         sp_buf_free(&b);
       }
       t_inflate = median(t, reps);
+      c_inflate = median(cpu, reps);
       free(raw);
     }
     /* open = read (+ inflate) + index + hash table */
     size_t text = 0, nblocks = 0;
     for (int r = 0; r < reps; ++r) {
       sp_ccd *c = NULL;
-      double t0 = sp_now();
+      double t0 = sp_now(), c0 = cpu_now();
       if (sp_ccd_open(path, &c, &err)) die(path, &err);
       t[r] = sp_now() - t0;
+      cpu[r] = cpu_now() - c0;
       text = sp_ccd_text_bytes(c);
       nblocks = sp_ccd_get_index(c)->n;
       sp_ccd_close(c);
     }
-    double t_open = median(t, reps);
+    double t_open = median(t, reps), c_open = median(cpu, reps);
     /* mapped open (plain only; gz falls back to sp_ccd_open) */
-    double t_mapped = 0;
+    double t_mapped = 0, c_mapped = 0;
     if (!k) {
       for (int r = 0; r < reps; ++r) {
         sp_ccd *c = NULL;
-        double t0 = sp_now();
+        double t0 = sp_now(), c0 = cpu_now();
         if (sp_ccd_open_mapped(path, &c, &err)) die(path, &err);
         t[r] = sp_now() - t0;
+        cpu[r] = cpu_now() - c0;
         sp_ccd_close(c);
       }
       t_mapped = median(t, reps);
+      c_mapped = median(cpu, reps);
     }
     /* index alone, on the text in memory */
     sp_ccd *c = NULL;
@@ -121,21 +135,23 @@ int main(int argc, char **argv) {
     const char *txt = sp_ccd_text(c);
     for (int r = 0; r < reps; ++r) {
       sp_ccd_index idx;
-      double t0 = sp_now();
+      double t0 = sp_now(), c0 = cpu_now();
       if (sp_ccd_index_build(txt, text, &idx, NULL, &err)) die("index", &err);
       t[r] = sp_now() - t0;
+      cpu[r] = cpu_now() - c0;
       sp_ccd_index_free(&idx);
     }
-    double t_index = median(t, reps);
+    double t_index = median(t, reps), c_index = median(cpu, reps);
     /* borrowed open: index + hash table on text already in memory (what a rank of a node does) */
     for (int r = 0; r < reps; ++r) {
       sp_ccd *b = NULL;
-      double t0 = sp_now();
+      double t0 = sp_now(), c0 = cpu_now();
       if (sp_ccd_open_text_borrowed(txt, text, &b, &err)) die("borrowed", &err);
       t[r] = sp_now() - t0;
+      cpu[r] = cpu_now() - c0;
       sp_ccd_close(b);
     }
-    double t_borrowed = median(t, reps);
+    double t_borrowed = median(t, reps), c_borrowed = median(cpu, reps);
     /* lookups: nlook distinct blocks in a fixed pseudo-random order; cold = first sp_ccd_get
      * (hash lookup + parse), warm = second (cache) */
     const sp_ccd_index *ix = sp_ccd_get_index(c);
@@ -189,6 +205,9 @@ int main(int argc, char **argv) {
            "\"open_borrowed_gb_per_s\": %.3f, \"open_over_inflate\": %.3f, \"open_over_read\": %.3f,\n",
            gb / t_index, gb / t_open, t_mapped > 0 ? gb / t_mapped : 0.0, gb / t_borrowed,
            t_inflate > 0 ? t_open / t_inflate : 0.0, t_open / t_read);
+    printf("    \"cpu_s\": {\"inflate\": %.4f, \"open\": %.4f, \"open_mapped\": %.4f, \"index\": %.4f, "
+           "\"open_borrowed\": %.4f, \"index_gb_per_s\": %.3f, \"open_over_inflate\": %.3f},\n",
+           c_inflate, c_open, c_mapped, c_index, c_borrowed, gb / c_index, c_inflate > 0 ? c_open / c_inflate : 0.0);
     printf("    \"lookup_cold_us\": {\"median\": %.2f, \"mean\": %.2f, \"p90\": %.2f, \"max\": %.1f, \"mean_atoms\": %.1f},\n",
            cold_med, cold_mean, cold_p90, cold_max, (double)atoms / (double)nl);
     printf("    \"lookup_warm_us\": {\"median\": %.3f, \"p90\": %.3f}, \"hem_cold_us\": %.2f}%s\n", warm_med, warm_p90, hem,
@@ -196,6 +215,7 @@ int main(int argc, char **argv) {
   }
   printf("}\n");
   free(t);
+  free(cpu);
   free(lc);
   free(lw);
   return 0;

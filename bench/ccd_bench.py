@@ -191,6 +191,10 @@ def markdown(r):
     if "plain" in gm:
         L.append(f"| peer: gemmi {gm.get('version', '')} `cif.read` (full parse, incl. python start {gm['plain']['python_import_s']:.2f} s) | "
                  f"{gm['plain']['median_s']:.2f} s | {gm['gz']['median_s']:.2f} s |")
+    L.append(f"| CPU time (user + sys, this process), same medians: index / open / mapped open / inflate | "
+             f"{pl['cpu_s']['index']:.3f} / {pl['cpu_s']['open']:.3f} / {pl['cpu_s']['open_mapped']:.3f} s "
+             f"(index {pl['cpu_s']['index_gb_per_s']:.2f} GB/s) | {g['cpu_s']['index']:.3f} / {g['cpu_s']['open']:.3f} / "
+             f"- / {g['cpu_s']['inflate']:.3f} s (open / inflate = {g['cpu_s']['open_over_inflate']:.2f}) |")
     L.append("")
     L.append(f"Ratios: gz open / in-process inflate = **{g['open_over_inflate']:.2f}** (the gz open is bounded by inflate); "
              f"gz open / `zcat | wc -c` = {g['open_s'] / z['median_s']:.2f}; plain open / plain read = {pl['open_over_read']:.2f}; "
