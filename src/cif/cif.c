@@ -414,10 +414,17 @@ static int parse_loop(parser *P, const tok *loop_tok) {
      * (falls back to the per-token path) at any token that needs more than "plain or null" */
     if (P->pos + 64 <= len && IS_WS(t[P->pos])) {
       size_t pos = P->pos;
+      /* the value array and its count live in locals here (written back at the bail-out),
+       * so that the compiler keeps them in registers across the stores of the values */
+      sp_cif_value *vals = d->values;
+      size_t nv = d->n_values;
       while (pos + 64 <= len) {
-        if (d->cap_values - d->n_values < 65 &&
-            grow((void **)&d->values, &d->cap_values, d->n_values + 65, sizeof *d->values))
-          return perr(P, SP_E_NOMEM, NULL, "out of memory (CIF values)");
+        if (d->cap_values - nv < 65) {
+          d->n_values = nv;
+          if (grow((void **)&d->values, &d->cap_values, nv + 65, sizeof *d->values))
+            return perr(P, SP_E_NOMEM, NULL, "out of memory (CIF values)");
+          vals = d->values;
+        }
         uint64_t ws = (uint64_t)ws_mask16(t + pos) | (uint64_t)ws_mask16(t + pos + 16) << 16 |
                       (uint64_t)ws_mask16(t + pos + 32) << 32 | (uint64_t)ws_mask16(t + pos + 48) << 48;
         uint64_t starts = ~ws & ((ws << 1) | (uint64_t)IS_WS(t[pos - 1]));
@@ -436,8 +443,11 @@ static int parse_loop(parser *P, const tok *loop_tok) {
             pos += sb;
             goto block_bail;
           }
-          if (n > UINT32_MAX) return perr(P, SP_E_TOO_LARGE, tp, "value longer than 4 GiB");
-          sp_cif_value *w = &d->values[d->n_values++];
+          if (n > UINT32_MAX) {
+            d->n_values = nv;
+            return perr(P, SP_E_TOO_LARGE, tp, "value longer than 4 GiB");
+          }
+          sp_cif_value *w = &vals[nv++];
           w->p = tp;
           w->n = (uint32_t)n;
           w->kind = n != 1 ? SP_CIF_PLAIN : c0 == '?' ? SP_CIF_UNKNOWN : c0 == '.' ? SP_CIF_INAPPLICABLE : SP_CIF_PLAIN;
@@ -450,6 +460,7 @@ static int parse_loop(parser *P, const tok *loop_tok) {
         pos = next;
       }
     block_bail:
+      d->n_values = nv;
       P->pos = pos;
     }
 #endif

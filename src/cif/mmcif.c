@@ -87,6 +87,23 @@ static void copy_cell(char *dst, size_t cap, const rowctx *r, int ci) {
   sp_sv_copy(dst, cap, cell_sv(r, ci));
 }
 
+/* sp_cif_parse_int with an inline fast path for the common case: an optional '-' and 1 to 9
+ * digits (always fits int32); anything else goes to sp_cif_parse_int. */
+static inline bool parse_int_fast(const char *p, size_t n, int32_t *out) {
+  size_t i = n && p[0] == '-';
+  if (n - i >= 1 && n - i <= 9) {
+    int32_t v = 0;
+    for (size_t k = i; k < n; ++k) {
+      unsigned dg = (unsigned)(p[k] - '0');
+      if (dg > 9) return false;
+      v = v * 10 + (int32_t)dg;
+    }
+    *out = i ? -v : v;
+    return true;
+  }
+  return sp_cif_parse_int(p, n, out);
+}
+
 /* integer or SP_SEQ_NONE for nulls/absent; returns false on a non-integer value */
 static inline bool cell_seq(const rowctx *r, int ci, int32_t *out) {
   const sp_cif_value *v = cell(r, ci);
@@ -94,7 +111,7 @@ static inline bool cell_seq(const rowctx *r, int ci, int32_t *out) {
     *out = SP_SEQ_NONE;
     return true;
   }
-  return sp_cif_parse_int(v->p, v->n, out);
+  return parse_int_fast(v->p, v->n, out);
 }
 
 static inline char cell_char(const rowctx *r, int ci) {
@@ -273,7 +290,7 @@ static int read_atoms(const sp_cif_doc *d, const sp_cif_block *b, sp_structure *
     if (c_id >= 0) {
       const sp_cif_value *v = cell(&r, c_id);
       int32_t sv;
-      if (!sp_cif_is_null(v) && sp_cif_parse_int(v->p, v->n, &sv)) a.serial = sv;
+      if (!sp_cif_is_null(v) && parse_int_fast(v->p, v->n, &sv)) a.serial = sv;
     }
     int rc = sp_structure_add_atom(s, &a, err);
     if (rc) return rc;

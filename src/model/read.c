@@ -29,8 +29,8 @@ static bool is_pdb_record(const char *p, size_t n) {
   return false;
 }
 
-int sp_detect_format(const char *text, size_t len) {
-  if (!text || !len || memchr(text, '\0', len)) return SP_FMT_UNKNOWN;
+/* sp_detect_format without the NUL scan (the caller has done it) */
+static int detect_text(const char *text, size_t len) {
   const char *p = text, *end = text + len;
   while (p < end) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -48,6 +48,11 @@ int sp_detect_format(const char *text, size_t len) {
     p = nl ? nl + 1 : end;
   }
   return SP_FMT_UNKNOWN;
+}
+
+int sp_detect_format(const char *text, size_t len) {
+  if (!text || !len || memchr(text, '\0', len)) return SP_FMT_UNKNOWN;
+  return detect_text(text, len);
 }
 
 const char *sp_format_name(int fmt) {
@@ -74,7 +79,7 @@ int sp_read_structure_text(const char *text, size_t len, sp_structure *s, int *f
   }
   if (!text || all_blank(text, len)) return sp_err_set(err, SP_E_NO_ATOMS, "no atoms (empty file)");
   if (memchr(text, '\0', len)) return sp_err_set(err, SP_E_BINARY, "binary content (NUL bytes), not a structure file");
-  int f = sp_detect_format(text, len);
+  int f = detect_text(text, len); /* NUL bytes excluded just above */
   if (fmt) *fmt = f;
   switch (f) {
     case SP_FMT_MMCIF: return sp_mmcif_read(text, len, s, err);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(SP_ID_LEN == 8, "identifiers are compared and stored as one 64-bit word");
+
 /* Largest residue (atoms) scanned for a repeated atom name; see sp_structure_add_atom. */
 #define SP_RESIDUE_REPEAT_SCAN 512
 
@@ -101,12 +103,31 @@ const char *sp_structure_warning(const sp_structure *s, size_t i) {
 /* Identifier fields are SP_ID_LEN (8) bytes, NUL-padded by sp_sv_copy, so an identifier
  * compares as one 64-bit word: the view packed the same way (truncated to 7 characters). */
 static inline uint64_t pack_sv(sp_sv v) {
-  char b[SP_ID_LEN] = {0};
   size_t n = v.n < SP_ID_LEN - 1 ? v.n : SP_ID_LEN - 1;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  /* two overlapping loads that stay inside the view (the bytes they share are equal, so OR
+   * joins them): no byte beyond v.p[n-1] is read, no call to memcpy */
+  const unsigned char *p = (const unsigned char *)v.p;
+  if (n >= 4) {
+    uint32_t lo, hi;
+    memcpy(&lo, p, 4);
+    memcpy(&hi, p + n - 4, 4);
+    return (uint64_t)lo | (uint64_t)hi << ((n - 4) * 8);
+  }
+  if (n >= 2) {
+    uint16_t lo, hi;
+    memcpy(&lo, p, 2);
+    memcpy(&hi, p + n - 2, 2);
+    return (uint64_t)lo | (uint64_t)hi << ((n - 2) * 8);
+  }
+  return n ? p[0] : 0;
+#else
+  char b[SP_ID_LEN] = {0};
   if (n) memcpy(b, v.p, n);
   uint64_t w;
   memcpy(&w, b, sizeof w);
   return w;
+#endif
 }
 
 static inline uint64_t pack_fixed(const char *fixed) {
@@ -197,7 +218,12 @@ int sp_structure_add_atom(sp_structure *s, const sp_atom_in *a, sp_err *err) {
   s->xyz[i][2] = a->z;
   s->occupancy[i] = a->occupancy;
   s->b_iso[i] = a->b_iso;
-  copy_id(s, s->atom_name[i], a->atom_name, "atom name");
+  if (a->atom_name.n < SP_ID_LEN) { /* the common case: one 8-byte store, NUL-padded */
+    uint64_t w = pack_sv(a->atom_name);
+    memcpy(s->atom_name[i], &w, sizeof w);
+  } else {
+    copy_id(s, s->atom_name[i], a->atom_name, "atom name");
+  }
   s->serial[i] = a->serial;
   s->atom_residue[i] = (uint32_t)(s->n_residues - 1);
   s->element[i] = a->element;
