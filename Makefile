@@ -4,7 +4,9 @@
 #   make build   configure + build into build/
 #   make demo    deps + build + run jobs/demo.json under mpirun -np 2 on the bundled sample
 #   make test    deps + build + ctest
-#   make sanitize  ASan+UBSan build (build-asan/) and the parser/reader tests under it
+#   make sanitize  ASan+UBSan build (build-asan/, clang, warnings as errors) and the parser/reader tests under it
+#   make fuzz      libFuzzer build (build-fuzz/, clang) and a short run of each harness (FUZZ_SECONDS each)
+#   make bench-parse  reader speed and memory vs gemmi -> results/parse-<date>.json + .md (not a test)
 #   make bench-read  read benchmark of the merged layout (results/read-DATE.json)
 
 BUILD     ?= build
@@ -13,14 +15,15 @@ NP        ?= 2
 CMAKE_ARGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
 DEB_PKGS := build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev hdf5-tools \
-            libcjson-dev zlib1g-dev libssl-dev python3 python3-gemmi python3-rdkit python3-h5py python3-numpy
+            libcjson-dev zlib1g-dev libssl-dev python3 python3-gemmi python3-rdkit python3-h5py python3-numpy \
+            libdeflate-dev clang libclang-rt-dev
 
 # mpirun flags: root needs --allow-run-as-root; --oversubscribe lets tests use more ranks than cores;
 # osc sm: Open MPI 4.1's default osc rdma crashes on 64-bit atomics (docs/scheduling.md).
 MPIRUN_FLAGS := --oversubscribe --mca osc sm $(if $(filter 0,$(shell id -u)),--allow-run-as-root,)
 export OMPI_MCA_rmaps_base_oversubscribe := 1
 
-.PHONY: all deps build demo test sanitize clean bench-read
+.PHONY: all deps build demo test sanitize fuzz bench-parse clean bench-read
 
 all: build
 
@@ -51,7 +54,7 @@ test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 sanitize: deps
-	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSP_SANITIZE=ON -DCMAKE_C_COMPILER=clang
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSP_SANITIZE=ON -DCMAKE_C_COMPILER=clang -DSP_WERROR=ON
 	cmake --build build-asan -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=0 ctest --test-dir build-asan --output-on-failure -j $(JOBS) -L parser
 
@@ -66,8 +69,17 @@ bench-read: build
 	$(BUILD)/bin/sitepack bench read --dir $(BENCH_DIR) --real $(BENCH_DIR)/real.h5 --cold \
 	  --out results/read-$$(date -u +%F).json
 
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSP_FUZZ=ON -DCMAKE_C_COMPILER=clang -DSP_FUZZ_SECONDS=$(FUZZ_SECONDS)
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_cif fuzz_pdb fuzz_gzip fuzz_replay_cif fuzz_replay_pdb fuzz_replay_gzip
+	ctest --test-dir build-fuzz --output-on-failure -j $(JOBS) -L fuzz
+
+bench-parse: build
+	/usr/bin/python3 bench/parse_bench.py --build $(BUILD) --out results
+
 clean:
-	rm -rf $(BUILD) build-asan out
+	rm -rf $(BUILD) build-asan build-fuzz out
 
 # make bench-ccd: CCD index / lookup / node-shared memory benchmark on a generated >= 300 MB CCD
 # (bench/ccd_bench.py; writes results/ccd-<date>.json and .md)
