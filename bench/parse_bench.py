@@ -22,7 +22,6 @@ import gc
 import json
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -84,8 +83,11 @@ def gemmi_times(files, reps):
 
 
 def peak_rss_gemmi(path):
-    code = ("import resource,gemmi;b=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss;"
-            "s=gemmi.read_structure(%r);print(b, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)" % path)
+    # VmHWM (not ru_maxrss, which a child inherits from its parent across fork + exec)
+    code = ("import gemmi\n"
+            "def hwm():\n"
+            "    return int([l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1])\n"
+            "b=hwm();s=gemmi.read_structure(%r);print(b, hwm())" % path)
     base, peak = map(int, sh(["/usr/bin/python3", "-c", code]).split())
     return base, peak
 
