@@ -29,6 +29,8 @@ typedef struct sp_job {
   bool no_steal;         /* static plan only (benchmarks): --no-steal */
   sp_split_opts split;   /* splitting of large files: job file "split", --split-* flags. Not part of
                             json: the merged content does not depend on it (docs/scheduling.md) */
+  int shard_index;       /* --shard I/N (issue 8, docs/slurm.md): this run is shard I of N ... */
+  int shard_count;       /* ... N; 0: not a shard run */
 } sp_job;
 
 /* Parse `run` arguments (argv[0] = "run"). Fills job; on error prints to stderr and returns

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "app/cmd_merge.h"
 
 void sp_print_run_help(FILE *f) {
   fprintf(f,
@@ -36,6 +37,9 @@ void sp_print_run_help(FILE *f) {
           "  --split-max-parts N   at most N parts per file (default 16)\n"
           "  --split-no-guard      split by the thresholds alone (default: only as many parts as the\n"
           "                        cost model says save more than their extra parse costs)\n"
+          "  --shard I/N|auto      shard I of N of a SLURM array (auto: SLURM_ARRAY_TASK_*): run this\n"
+          "                        shard's share of the files, write a shard file to --out; then\n"
+          "                        `sitepack merge` (docs/slurm.md)\n"
           "\n"
           "job file keys: input, ccd, output, report, ph, model, site: {cutoff, max_atoms},\n"
           "               split: {min_bytes, min_ligands, max_parts, enabled, cost_guard}, steal (true/false)\n"
@@ -235,6 +239,10 @@ int sp_job_from_args(int argc, char **argv, sp_job *job) {
       if (is_parts) job->split.max_parts = (int)d;
       else if (is_lig) job->split.min_ligands = (int64_t)d;
       else job->split.min_bytes = (int64_t)d;
+      ++i;
+    } else if (!strcmp(a, "--shard")) { /* issue 8 (slurm): cmd_merge.h sp_shard_parse() */
+      char msg[256];
+      if (sp_shard_parse(v, &job->shard_index, &job->shard_count, msg, sizeof msg)) return bad(msg, NULL);
       ++i;
     } else if (!strcmp(a, "--model")) {
       if (strcmp(v, "first") && strcmp(v, "all")) return bad("--model must be first or all", v);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "app/cmd_merge.h"
 #include "app/cmd_store.h"
 #include "app/cmd_survey.h"
 #include "sitepack/version.h"
@@ -18,6 +19,7 @@ static void usage(FILE *f) {
           "  sitepack dump FILE.h5 TABLE      print a table as TSV (structures, ligands, sites,\n"
           "                                   components, residues)\n"
           "  sitepack check FILE.h5           validate a merged file (docs/format.md), print a summary\n"
+          "  sitepack merge OUT.h5 SHARD...   merge the shard files of run --shard I/N (docs/slurm.md)\n"
           "  sitepack bench read [options]    read/write benchmark (docs/reading.md)\n"
           "  sitepack survey FILE.h5 [--ccd FILE] [--per-comp]  ligand survey summary (docs/ligands.md)\n"
           "  sitepack --help | --version | help run\n"
@@ -54,6 +56,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "run")) return sp_cmd_run(argc - 1, argv + 1);
   if (!strcmp(cmd, "dump")) return sp_cmd_dump(argc - 1, argv + 1);
   if (!strcmp(cmd, "check")) return sp_cmd_check(argc - 1, argv + 1);
+  if (!strcmp(cmd, "merge")) return sp_cmd_merge(argc - 1, argv + 1);
   if (!strcmp(cmd, "bench")) return sp_cmd_bench(argc - 1, argv + 1);
   if (!strcmp(cmd, "survey")) return sp_cmd_survey(argc - 1, argv + 1);
   fprintf(stderr, "sitepack: unknown command '%s' (try: sitepack --help)\n", cmd);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "app/cmd_merge.h"
 #include "sitepack/ccd.h"
 #include "sitepack/ccd_shared.h"
 #include "sitepack/io.h"
@@ -536,6 +537,7 @@ int sp_cmd_run(int argc, char **argv) {
   sp_cost_model model;
   sp_cost_model_default(&model);
   c.model = &model;
+  sp_shard_meta shard = {0}; /* issue 8 (slurm): --shard I/N, rank 0 */
 
   /* rank 0: output policy, scan, gzip flags */
   if (rank == 0) {
@@ -660,7 +662,17 @@ int sp_cmd_run(int argc, char **argv) {
       c.prog_cost_total += cost_a[f];
     }
     c.n_tasks = c.n;
-    c.prog_tasks_total = (int64_t)c.n;
+    /* issue 8 (slurm): a shard keeps its LPT share of the files over the N shards (file_idx stays global) */
+    if (!prc && job.shard_count > 0) {
+      prc = sp_shard_plan(job.shard_index, job.shard_count, c.paths, c.bytes, gz, c.n, job.json, ccd_sha, &job.split,
+                          c.tasks, cost_a, &c.n_tasks, &bytes_total, &shard, &err);
+      if (prc) fprintf(stderr, "sitepack run: shard: %s\n", err.msg);
+      c.prog_cost_total = 0;
+      for (size_t t = 0; !prc && t < c.n_tasks; t++) c.prog_cost_total += cost_a[t];
+      if (!prc && !job.quiet)
+        fprintf(stderr, "sitepack: shard %d/%d: %zu of %zu files\n", job.shard_index, job.shard_count, c.n_tasks, c.n);
+    }
+    c.prog_tasks_total = (int64_t)c.n_tasks;
     c.prog_bytes_total = bytes_total;
     if (!prc) prc = plan_phase(&c, cost_a, P, &plan_a, &weight_a);
     if (prc) status = SP_EXIT_RUNTIME;
@@ -804,7 +816,10 @@ int sp_cmd_run(int argc, char **argv) {
       sp_merge_info info = {.tool_version = SP_VERSION, .git_sha = SP_GIT_SHA, .job_json = job.json,
                             .ccd_path = job.ccd, .ccd_sha256 = ccd_sha, .created = created,
                             .n_ranks = P, .wall_seconds = t_run};
-      int mrc = inputs ? sp_merge(tmp, (const char *const *)inputs, (size_t)P, &info, &err) : SP_E_NOMEM;
+      int mrc = !inputs ? SP_E_NOMEM
+                : job.shard_count > 0 /* issue 8 (slurm): one shard file for `sitepack merge` */
+                    ? sp_shard_pack(tmp, (const char *const *)inputs, (size_t)P, &info, &shard, &err)
+                    : sp_merge(tmp, (const char *const *)inputs, (size_t)P, &info, &err);
       if (mrc) {
         fprintf(stderr, "sitepack run: merge failed: %s: %s\n", sp_errclass_name(mrc), err.msg);
         status = SP_EXIT_RUNTIME;
@@ -945,6 +960,7 @@ done:
   free(weight_b);
   sp_plan_free(&plan_a);
   sp_plan_free(&plan_b);
+  sp_shard_meta_free(&shard);
   sp_job_free(&job);
   MPI_Finalize();
   return status;

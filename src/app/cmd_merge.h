@@ -1,0 +1,84 @@
+/* sitepack CLI: shards of a SLURM array (`sitepack run --shard I/N`) and `sitepack merge`.
+ * Not a public header. See docs/slurm.md.
+ *
+ * A shard run scans the same sorted input as a single run, keeps its share of the files (an LPT
+ * plan over the N shards with the run's own bytes-only cost estimates, sched.h sp_plan_lpt()),
+ * runs them with the usual phases (file_idx stays the index in the full sorted list), and packs
+ * its per-rank files into ONE shard file: a per-rank-format file (store.h: read by sp_merge())
+ * with these root attributes and one dataset added:
+ *
+ *   shard_index, shard_count   int64   this shard I of N (0 <= I < N)
+ *   n_files                    int64   files in the full sorted input list
+ *   job_fingerprint            string  hex SHA-256 of the input list (relative path, stored bytes and
+ *                                      gzip flag of every file, in order), the job JSON, the CCD's
+ *                                      SHA-256 and the split options: equal for shards of one job
+ *   job_json, ccd_path, ccd_sha256, tool_version, git_sha   strings, as the merged /run needs them
+ *   n_ranks                    int64   MPI ranks of this shard
+ *   wall_seconds               float64 wall time of the shard run up to the pack, s
+ *   /shard_files               int64 [k] the file indices planned for this shard, ascending
+ *
+ * `sitepack merge OUT.h5 SHARD...` checks a complete, consistent set and calls sp_merge(), so the
+ * merged file equals the one a single run over all inputs writes (timing fields excepted). */
+#ifndef SITEPACK_CMD_MERGE_H
+#define SITEPACK_CMD_MERGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sitepack/error.h"
+#include "sitepack/sched.h"
+#include "sitepack/store.h"
+
+/* Root attribute "format" of a shard file is the per-rank one; this attribute marks a shard. */
+#define SP_SHARD_ATTR "shard_count"
+
+/* What a shard run records (filled by sp_shard_plan(); free with sp_shard_meta_free()). */
+typedef struct sp_shard_meta {
+  int index, count;       /* shard I of N */
+  int64_t n_files;        /* files in the full sorted list */
+  int64_t *files;         /* [n_assigned] file indices of this shard, ascending (malloc'd) */
+  size_t n_assigned;
+  char fingerprint[65];   /* hex SHA-256, see above */
+} sp_shard_meta;
+
+/* Parse a --shard value: "I/N" (0 <= I < N <= 100000, decimal) or "auto" (SLURM array variables:
+ * I = SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN, N = SLURM_ARRAY_TASK_COUNT, which must equal
+ * SLURM_ARRAY_TASK_MAX - SLURM_ARRAY_TASK_MIN + 1: an array without steps). Returns 0, or -1 with
+ * a one-line reason in @p msg (cap bytes). */
+int sp_shard_parse(const char *spec, int *index, int *count, char *msg, size_t cap);
+
+/* Hex SHA-256 job fingerprint (see above). @p gz may be NULL (no gzip). @p split may be NULL. */
+void sp_shard_fingerprint(char *const *paths, const int64_t *bytes, const uint8_t *gz, size_t n,
+                          const char *job_json, const char *ccd_sha256, const sp_split_opts *split, char out[65]);
+
+/* Rank 0 of a shard run: plan the files over @p count shards (sp_plan_lpt() of @p cost, the
+ * [n] per-file estimates the run plans phase A with, in file order), fill @p meta (index, count,
+ * n_files, files, fingerprint from paths/bytes/gz/job_json/ccd_sha256/split), and keep only this
+ * shard's entries of the parallel arrays @p tasks and @p cost (compacted in place, file order kept,
+ * *n_tasks set to the kept count; tasks[f] must be file f, part 0). @p kept_bytes (may be NULL)
+ * gets the stored bytes of the kept files.
+ * Returns 0, SP_E_INVALID (index not in [0, count), NULL argument), SP_E_NOMEM, or sp_plan_lpt()'s error. */
+int sp_shard_plan(int index, int count, char *const *paths, const int64_t *bytes, const uint8_t *gz, size_t n,
+                  const char *job_json, const char *ccd_sha256, const sp_split_opts *split, sp_task_ref *tasks,
+                  double *cost, size_t *n_tasks, double *kept_bytes, sp_shard_meta *meta, sp_err *err);
+
+void sp_shard_meta_free(sp_shard_meta *meta);
+
+/* Pack @p n_parts per-rank files (sp_rank_writer_*) into the shard file @p out_path (created or
+ * truncated): every task of every input, re-appended with sp_rank_writer_append() (so validated
+ * again), then the shard attributes above from @p meta and @p info (n_ranks, wall_seconds, strings).
+ * No MPI. Returns 0, SP_E_INVALID (NULL argument), SP_E_NOT_FOUND (an input is missing),
+ * SP_E_FORMAT (an input is not a per-rank file of this build), SP_E_NOMEM, SP_E_HDF5. */
+int sp_shard_pack(const char *out_path, const char *const *parts, size_t n_parts, const sp_merge_info *info,
+                  const sp_shard_meta *meta, sp_err *err);
+
+/* `sitepack merge OUT.h5 SHARD... [--force] [--quiet]` (argv[0] = "merge"). A SHARD argument with
+ * a wildcard (* ? [) is expanded with glob(3) (sorted; quote it so the shell leaves it alone).
+ * Refuses, with a one-line reason: a file that is not a shard file; shards of different jobs
+ * (job fingerprint, shard count or file count differ); a shard given twice; a missing shard; file
+ * plans that do not partition the input list; a shard whose tasks do not match its planned files.
+ * Writes OUT.h5.tmp and renames it. Returns 0, 1 (merge or write failed, or the shard set was
+ * refused), 2 (bad command line, no shard given, output exists without --force). */
+int sp_cmd_merge(int argc, char **argv);
+
+#endif
