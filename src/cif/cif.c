@@ -16,7 +16,12 @@
 
 /* first characters that end the block fast path of a loop body: quotes, comment, text
  * field, tag, frame reference */
-static const unsigned char k_special[256] = {['\''] = 1, ['"'] = 1, ['#'] = 1, [';'] = 1, ['_'] = 1, ['$'] = 1};
+static const unsigned char k_special[256] = {['\''] = 1, ['"'] = 1, ['#'] = 1, [';'] = 1, ['_'] = 1, ['$'] = 1,
+                                             /* 2: first letters of data_ loop_ save_ stop_ global_ */
+                                             ['d'] = 2, ['D'] = 2, ['l'] = 2, ['L'] = 2, ['s'] = 2, ['S'] = 2,
+                                             ['g'] = 2, ['G'] = 2};
+/* kind of a one-character plain value */
+static const unsigned char k_kind1[256] = {['?'] = SP_CIF_UNKNOWN, ['.'] = SP_CIF_INAPPLICABLE};
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -433,13 +438,14 @@ static int parse_loop(parser *P, const tok *loop_tok) {
           unsigned sb = (unsigned)__builtin_ctzll(starts);
           const char *tp = t + pos + sb;
           unsigned char c0 = (unsigned char)*tp;
-          if (k_special[c0]) {
+          unsigned sp = k_special[c0];
+          if (sp == 1) {
             pos += sb;
             goto block_bail;
           }
           uint64_t rest = ws >> sb;
           size_t n = rest ? (size_t)__builtin_ctzll(rest) : skip_token(t, pos + sb, len) - (pos + sb);
-          if (n >= 5 && (tp[4] == '_' || (n == 7 && tp[6] == '_'))) {
+          if (sp && n >= 5 && (tp[4] == '_' || (n == 7 && tp[6] == '_'))) { /* maybe a reserved word */
             pos += sb;
             goto block_bail;
           }
@@ -450,7 +456,7 @@ static int parse_loop(parser *P, const tok *loop_tok) {
           sp_cif_value *w = &vals[nv++];
           w->p = tp;
           w->n = (uint32_t)n;
-          w->kind = n != 1 ? SP_CIF_PLAIN : c0 == '?' ? SP_CIF_UNKNOWN : c0 == '.' ? SP_CIF_INAPPLICABLE : SP_CIF_PLAIN;
+          w->kind = k_kind1[c0] & (0u - (uint32_t)(n == 1)); /* '?' / '.' alone are nulls */
           if (!rest) { /* the token runs past this block */
             next = pos + sb + n;
             break;
