@@ -44,6 +44,7 @@ extern "C" {
 #define SP_PLIP_MIN_DIST 0.5f
 #define SP_PLIP_HYDROPH_DIST_MAX 4.0f
 #define SP_PLIP_HBOND_DIST_MAX 4.1f
+#define SP_PLIP_HBOND_DON_ANGLE_MIN 100.0f /**< D–H···A, degrees; used where H is placed from geometry (main-chain amide N–H) */
 #define SP_PLIP_PISTACK_DIST_MAX 5.5f
 #define SP_PLIP_PISTACK_ANG_DEV 30.0f
 #define SP_PLIP_PISTACK_OFFSET_MAX 2.0f

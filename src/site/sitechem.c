@@ -810,7 +810,12 @@ static void type_atoms(ctx *c) {
       o->pka[a] = G->pka;
       o->frac_protonated[a] = G->frac_protonated;
       uint8_t el = EL(c, a);
-      if (isnan(G->pka)) continue;
+      if (isnan(G->pka)) {
+        /* fixed negative charge (phosphodiester, sulfonate / sulfate): the charged O carry no H,
+         * whatever H atoms the CCD definition (the neutral acid) lists */
+        if (G->charge < 0 && (el == 8 || el == 16)) o->atom_chem[a] &= (uint16_t)~SP_CHEM_DONOR;
+        continue;
+      }
       /* acids: the protonated form donates; bases: the protonated form donates, the neutral accepts */
       if (G->charge_prot > G->charge_deprot && G->charge_prot > 0) { /* base */
         if (prot && (el == 7 || el == 8)) {
@@ -1024,6 +1029,33 @@ static float donor_angle(const ctx *c, int32_t d, int32_t a) {
   return best;
 }
 
+/* Main-chain amide N of a polymer residue: its H lies in the peptide plane on the bisector opposite
+ * C(i-1) and CA (sp2 N, N–H 1.01 Å). Returns 1 and the H position when both neighbours are found
+ * (previous residue of the same chain, its C within 2.0 Å of N); 0 otherwise (proline, N-terminus). */
+static int amide_h(const ctx *c, int32_t d, float h[3]) {
+  const sp_structure *s = c->s;
+  uint32_t ai = c->site->atoms[d];
+  if (!(c->site->atom_flags[d] & SP_SITE_ATOM_POLYMER) || strcmp(s->atom_name[ai], "N")) return 0;
+  uint32_t r = c->site->res[c->site->atom_res[d]].residue;
+  const sp_residue *R = &s->residues[r];
+  if (!strcmp(R->comp_id, "PRO") || r == 0 || s->residues[r - 1].chain != R->chain) return 0;
+  const sp_residue *P = &s->residues[r - 1];
+  const float *n = s->xyz[ai], *ca = NULL, *cp = NULL;
+  for (uint32_t k = R->first_atom; k < R->first_atom + R->n_atoms; k++)
+    if (!strcmp(s->atom_name[k], "CA") && d2f(s->xyz[k], n) < 2.0f * 2.0f) ca = s->xyz[k];
+  for (uint32_t k = P->first_atom; k < P->first_atom + P->n_atoms; k++)
+    if (!strcmp(s->atom_name[k], "C") && d2f(s->xyz[k], n) < 2.0f * 2.0f) cp = s->xyz[k];
+  if (!ca || !cp) return 0;
+  float u[3], len = 0;
+  float l1 = df(ca, n), l2 = df(cp, n);
+  for (int q = 0; q < 3; q++) u[q] = (n[q] - ca[q]) / l1 + (n[q] - cp[q]) / l2;
+  for (int q = 0; q < 3; q++) len += u[q] * u[q];
+  len = sqrtf(len);
+  if (!(len > 1e-3f)) return 0;
+  for (int q = 0; q < 3; q++) h[q] = n[q] + 1.01f * u[q] / len;
+  return 1;
+}
+
 /* heavy neighbour of a site atom inside its residue (for halogen-bond acceptors), -1 if none */
 static int32_t site_neighbour(const ctx *c, int32_t a) {
   size_t rs = c->site->atom_res[a];
@@ -1031,6 +1063,35 @@ static int32_t site_neighbour(const ctx *c, int32_t a) {
   for (int32_t k = f; k < f + nn; k++)
     if (k != a && EL(c, k) != 1 && d2f(X(c, k), X(c, a)) < 1.9f * 1.9f) return k;
   return -1;
+}
+
+/* PLIP's refine_hbonds_ldon / refine_hbonds_pdon (pharmai/plip, plip/structure/preparation.py): each
+ * donor atom keeps one H-bond. PLIP keeps the one with the larger D–H···A angle; without hydrogen
+ * positions sitepack keeps the shortest D···A (ties: the larger heavy-atom angle), the criterion of
+ * PLIP's RDKit port for the same step. PLIP's other refinement, dropping an H-bond whose donor and
+ * acceptor belong to the two groups of a salt bridge, is not applied: a charge-assisted H-bond is
+ * reported as both (docs/sites.md, "PLIP agreement"). */
+static void refine_hbonds(ctx *c) {
+  sp_site_chem *o = c->out;
+  for (size_t i = 0; i < o->n_ix; i++) {
+    sp_interaction *h = &o->ix[i];
+    if (h->type != SP_IX_HBOND) continue;
+    int32_t don = (h->flags & SP_IXF_LIG_DONOR) ? h->lig_atom : h->site_atom;
+    for (size_t j = i + 1; j < o->n_ix; j++) {
+      sp_interaction *g = &o->ix[j];
+      if (g->type != SP_IX_HBOND || ((g->flags & SP_IXF_LIG_DONOR) ? g->lig_atom : g->site_atom) != don) continue;
+      float ah = isnan(h->angle) ? -1 : h->angle, ag = isnan(g->angle) ? -1 : g->angle;
+      int g_better = g->distance < h->distance || (g->distance == h->distance && ag > ah);
+      if (g_better) {
+        *h = *g; /* keep the better one in the earlier slot */
+      }
+      g->type = 0;
+    }
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < o->n_ix; i++)
+    if (o->ix[i].type) o->ix[n++] = o->ix[i];
+  o->n_ix = n;
 }
 
 static int interactions(ctx *c) {
@@ -1080,8 +1141,11 @@ static int interactions(ctx *c) {
         }
       }
       if ((fa & SP_CHEM_ACCEPTOR) && (fk & SP_CHEM_DONOR)) {
-        float ang = donor_angle(c, k, (int32_t)li);
-        if (isnan(ang) || ang >= SP_HBOND_HEAVY_ANGLE_MIN) {
+        float ang = donor_angle(c, k, (int32_t)li), hpos[3];
+        /* main-chain amide: H placed from the backbone, PLIP's D–H···A > 100° */
+        int ok = amide_h(c, k, hpos) ? angle3(X(c, k), hpos, a) > SP_PLIP_HBOND_DON_ANGLE_MIN
+                                     : (isnan(ang) || ang >= SP_HBOND_HEAVY_ANGLE_MIN);
+        if (ok) {
           ix.type = SP_IX_HBOND;
           ix.flags = SP_IXF_LIG_ACCEPTOR;
           ix.angle = ang;
@@ -1207,6 +1271,7 @@ static int interactions(ctx *c) {
       }
     }
   }
+  refine_hbonds(c);
   return metals(c);
 }
 
