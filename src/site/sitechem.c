@@ -311,6 +311,10 @@ static int add_group_pka(ctx *c, int kind, int ligand, int8_t qp, int8_t qd, int
     for (int d = 0; d < 3; d++) cc[d] += X(c, atoms[i])[d];
   }
   for (int d = 0; d < 3; d++) g->center[d] = na ? cc[d] / na : X(c, head)[d];
+  /* phosphate / sulfonate / sulfate: the charge centre is the P or S atom, as PLIP's find_charged
+   * (plip/structure/preparation.py: center=a.coords for these groups) */
+  if (kind == SP_TG_L_PHOSPHATE || kind == SP_TG_L_SULFONATE)
+    for (int d = 0; d < 3; d++) g->center[d] = X(c, head)[d];
   g->pka = (float)pka;
   if (isnan(pka)) {
     g->frac_protonated = NAN;
@@ -741,6 +745,12 @@ static int protein_groups_rings(ctx *c) {
         for (int i = 0; i < aa_rings[q].n && ok; i++) ok = (ra[i] = A(aa_rings[q].atoms[i])) >= 0;
         if (ok && add_ring(c, ra, aa_rings[q].n, 0)) return SP_E_NOMEM;
       }
+    } else if ((at[2] = A("P")) >= 0) {
+      /* nucleic-acid backbone phosphodiester: -1 at any pH (pKa about 1; PLIP's DNA/RNA receptor
+       * mode types it negative too); kind "phosphate", not titratable */
+      if (((at[0] = A("OP1")) >= 0 || (at[0] = A("O1P")) >= 0) && ((at[1] = A("OP2")) >= 0 || (at[1] = A("O2P")) >= 0) &&
+          (rc = add_group_pka(c, SP_TG_L_PHOSPHATE, 0, -1, -1, at[2], at, 2, NAN)))
+        return rc;
     }
 #undef A
   }
