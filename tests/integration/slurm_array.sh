@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# On a real local SLURM (tests/integration/slurm_lib.sh): slurm/submit.sh submits a 4-task array
+# over the sample (mpirun -np 1 in each task) and the dependent merge; the merged file must equal
+# one run over all inputs. Prints the wall times of both paths (the SLURM path's overhead).
+# usage: slurm_array.sh SITEPACK_BIN SOURCE_DIR
+set -euo pipefail
+BIN=$(realpath "$1")
+SRC=$(realpath "$2")
+cd "$SRC"
+source tests/integration/slurm_lib.sh
+T=$(mktemp -d /tmp/sitepack-slurm-array.XXXXXX)
+slurm_start "$T/slurm"
+trap 'slurm_stop; rm -rf "$T"' EXIT
+now() { date +%s.%N; }
+MPI_ARGS="--mca osc sm --oversubscribe --allow-run-as-root"
+
+t0=$(now)
+mpirun $MPI_ARGS -np 2 "$BIN" run jobs/demo.json --out "$T/single.h5" --quiet >/dev/null
+t1=$(now)
+
+slurm/submit.sh --job jobs/demo.json --shards 4 --dir "$T/shards" --out "$T/merged.h5" \
+  --sitepack "$BIN" --launcher mpirun --np 1 --mpirun-args "$MPI_ARGS" >"$T/ids"
+aid=$(sed -n 's/^array //p' "$T/ids")
+mid=$(sed -n 's/^merge //p' "$T/ids")
+slurm_log "array $aid, merge $mid"
+slurm_wait_gone "$aid" "$mid" --timeout=180
+t2=$(now)
+for i in 0 1 2 3; do
+  st=$(slurm_state "${aid}_$i")
+  [ "$st" = COMPLETED ] || { cat "$T/shards/logs/"*; echo "FAIL: shard task $i: $st"; exit 1; }
+done
+st=$(slurm_state "$mid")
+[ "$st" = COMPLETED ] || { cat "$T/shards/logs/"*; echo "FAIL: merge job: $st"; exit 1; }
+ls "$T/shards"
+cat "$T/shards/logs/merge-$mid.out"
+/usr/bin/python3 tests/integration/compare_h5.py "$T/single.h5" "$T/merged.h5"
+/usr/bin/python3 - "$T/merged.h5" <<'PYEOF'
+import json, sys, h5py
+f = h5py.File(sys.argv[1])
+assert int(f["run"].attrs["n_ranks"]) == 4, f["run"].attrs["n_ranks"]  # 4 shards x 1 rank
+print("merged /run n_ranks = 4 (sum over the shards)")
+PYEOF
+python3 -c "import sys; a,b,c=map(float,sys.argv[1:]); print(f'TIMING single run (mpirun -np 2): {b-a:.2f} s; SLURM path (submit -> 4 shards -> merge done): {c-b:.2f} s; overhead {c-b-(b-a):.2f} s')" "$t0" "$t1" "$t2"
+echo "PASS: SLURM array + dependent merge equal the single run"
