@@ -12,5 +12,5 @@ sp_add_unit_test(test_site_chem
 # MIN_PASS: the number of rows documented in docs/sites.md ("PLIP agreement").
 sp_add_unit_test(test_plip
   SOURCES ${SP_TEST_DIR}/unit/test_plip.c
-  ARGS ${SP_SC_DATA}/reference/plip/plip_test_expectations.tsv ${SP_SC_DATA} ${SP_SC_DATA}/ccd/components_excerpt.cif 71
+  ARGS ${SP_SC_DATA}/reference/plip/plip_test_expectations.tsv ${SP_SC_DATA} ${SP_SC_DATA}/ccd/components_excerpt.cif 74
   LABELS real site)

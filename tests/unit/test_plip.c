@@ -1,7 +1,8 @@
 /* PLIP agreement: every row of shared/data/reference/plip/plip_test_expectations.tsv (expectations
  * of PLIP's own unit tests on its test structures) is one check of sitepack's typed interactions
  * (sp_site_chem_compute at pH 7.4, default options). Rows that cannot be evaluated (structure not in
- * the set, assertions about PLIP's own ligand grouping) count as failures with the reason.
+ * the set) count as failures with the reason; assertions about PLIP's ligand grouping (1TF6, 4GQL) are
+ * evaluated on sitepack's ligand instances (and differ by design, docs/sites.md).
  * The test prints every row (PASS/FAIL and why) and fails when fewer than MIN_PASS rows hold;
  * MIN_PASS is the number documented in docs/sites.md ("PLIP agreement").
  *
@@ -119,7 +120,7 @@ int main(int argc, char **argv) {
   sp_chem_opts co;
   sp_chem_opts_default(&co);
   static char line[8192];
-  int n_rows = 0, n_pass = 0;
+  int n_rows = 0, n_pass = 0, n_noeval = 0;
   int header = 1;
   while (fgets(line, sizeof line, f)) {
     if (header) {
@@ -145,11 +146,43 @@ int main(int argc, char **argv) {
     int pass = 0;
     char found_s[1024] = "";
     if (strncmp(file, "structures/", 11)) {
-      snprintf(why, sizeof why, "structure not in the set (%s)", file);
+      snprintf(why, sizeof why, "structure not in the set (%s): cannot be evaluated", file);
+      n_noeval++;
       goto report;
     }
     if (!bsid[0]) {
-      snprintf(why, sizeof why, "assertion on PLIP's own ligand grouping (%s), not on interactions", expected);
+      /* assertions on PLIP's ligand grouping: evaluated on sitepack's ligand instances of model 1 */
+      if (!load(argv[2], file, why, sizeof why)) goto report;
+      int n31 = 0, n_multi = 0, first_heavy = -1;
+      char comps[256] = "";
+      for (size_t l = 0; l < cur.sv.n_ligands; l++) {
+        if (sp_site_compute(&cur.s, &cur.sv, l, NULL, ws, &site, &err)) continue;
+        size_t nr = 0;
+        while (nr < site.n_res && site.res[nr].kind == SP_RES_KIND_LIGAND) nr++;
+        int heavy = 0;
+        for (size_t k = 0; k < site.n_ligand; k++) heavy += cur.s.element[site.atoms[k]] != 1;
+        n31 += nr == 31;
+        if (heavy > 1 && first_heavy < 0) first_heavy = heavy; /* PLIP's ligands[0]: the first non-ion ligand */
+        n_multi += nr > 1;
+        const char *comp = cur.s.residues[site.res[0].residue].comp_id;
+        char key[16];
+        snprintf(key, sizeof key, "%s,", comp);
+        if (!strstr(comps, key) && strlen(comps) + strlen(key) < sizeof comps) strcat(comps, key);
+      }
+      if (strstr(expected, ".count(31), 4)")) {
+        pass = n31 == 4;
+        snprintf(why, sizeof why, "%d sitepack ligands of 31 residues (PLIP: each DNA chain is a composite ligand; "
+                 "sitepack: DNA is polymer, ligand comp ids %s)", n31, comps);
+      } else if (strstr(expected, "ligset, {'DG', 'DC', 'DA', 'DT'}")) {
+        pass = !strcmp(comps, "DA,DC,DG,DT,");
+        snprintf(why, sizeof why, "sitepack ligand comp ids %s (PLIP: the DNA nucleotides; sitepack: DNA is polymer)", comps);
+      } else if (strstr(expected, "can_to_pdb), 53)")) {
+        pass = first_heavy == 53;
+        snprintf(why, sizeof why, "first non-ion ligand has %d heavy atoms (PLIP's composite merges the ZN that a "
+                 "LINK record bonds to R47 O2; sitepack keeps the ion a ligand of its own)", first_heavy);
+      } else {
+        snprintf(why, sizeof why, "assertion not evaluated: %s", expected);
+      }
       goto report;
     }
     if (!load(argv[2], file, why, sizeof why)) goto report;
@@ -289,8 +322,9 @@ int main(int argc, char **argv) {
   sp_site_ws_free(ws);
   sp_chem_ws_free(cw);
   sp_ccd_close(ccd);
-  printf("test_plip: %d of %d rows hold (%.1f%%), documented minimum %d\n", n_pass, n_rows,
-         n_rows ? 100.0 * n_pass / n_rows : 0.0, min_pass);
+  printf("test_plip: %d of %d rows hold (%.1f%%), documented minimum %d; %d rows cannot be evaluated: "
+         "%d of %d evaluable rows hold (%.1f%%)\n", n_pass, n_rows, n_rows ? 100.0 * n_pass / n_rows : 0.0, min_pass,
+         n_noeval, n_pass, n_rows - n_noeval, n_rows > n_noeval ? 100.0 * n_pass / (n_rows - n_noeval) : 0.0);
   if (n_pass < min_pass) {
     fprintf(stderr, "test_plip: %d < %d rows hold\n", n_pass, min_pass);
     return 1;
