@@ -63,6 +63,19 @@ static inline bool parse_float(const sp_cif_value *v, float *out) {
     while (q < e && (unsigned)(*q - '0') < 10) mant = mant * 10 + (unsigned)(*q++ - '0');
     fr = (size_t)(q - f0);
   }
+  if (q == e && ip + fr >= 1 && ip + fr <= 7 && fr <= 3) {
+    /* Up to 3 decimals (coordinates, occupancy, B): a double product instead of a division.
+     * Still the correctly rounded float: the product is within 2^-52 (relative) of the exact
+     * m / 10^fr, while that value lies at least 2^-35 (relative) from any midpoint between two
+     * floats (m < 10^7, so a midpoint k / 2^s with 25 significant bits differs from m / 10^fr
+     * by at least 1 / (10^fr 2^s) >= x / (10^3 2^25)), and is never a midpoint itself (if 5^fr
+     * divides m it is a float of at most 24 bits). Checked exhaustively against the division
+     * for every m < 10^7 and fr <= 3. */
+    static const double k_inv10[4] = {1.0, 0.1, 0.01, 0.001};
+    float f = (float)((double)mant * k_inv10[fr]);
+    *out = neg ? -f : f;
+    return true;
+  }
   if (q == e && ip + fr >= 1 && ip + fr <= 7 && fr <= 10) {
     float f = (float)mant / k_pow10f[fr];
     *out = neg ? -f : f;
