@@ -874,6 +874,7 @@ int sp_cmd_run(int argc, char **argv) {
       if (c.delay_ms) cJSON_AddNumberToObject(sched, "test_task_delay_ms", c.delay_ms);
       cJSON_AddItemToObject(sched, "cost_model_used", model_json(&model));
       cJSON_AddItemToObject(sched, "cost_model_fitted", model_json(&fitted));
+      size_t n_run_files = job.shard_count > 0 ? shard.n_assigned : c.n; /* issue 8: a shard's own files */
       cJSON **per_rank = calloc((size_t)P, sizeof *per_rank);
       for (int i = 0; per_rank && i < P; ++i) {
         per_rank[i] = cJSON_CreateObject();
@@ -881,7 +882,7 @@ int sp_cmd_run(int argc, char **argv) {
         if (phase_b_ran) cJSON_AddItemToObject(per_rank[i], "b", stats_json(&all_b[i]));
       }
       if (!status && per_rank &&
-          write_report(&job, P, all, rss, rank_bytes, per_rank, counts, by_class, fails, c.n, wall, merge_s, sched,
+          write_report(&job, P, all, rss, rank_bytes, per_rank, counts, by_class, fails, n_run_files, wall, merge_s, sched,
                        ccd_sha[0] ? ccd_sha : NULL))
         fprintf(stderr, "sitepack run: cannot write report %s\n", job.report);
       else if (status || !per_rank)
@@ -889,8 +890,8 @@ int sp_cmd_run(int argc, char **argv) {
       for (int i = 0; per_rank && i < P; ++i) cJSON_Delete(per_rank[i]);
       free(per_rank);
       if (!status) {
-        printf("sitepack: %zu files in %.2f s (%.1f files/s, %.1f MB/s) on %d ranks\n", c.n, wall,
-               (double)c.n / wall, bytes_total / 1e6 / wall, P);
+        printf("sitepack: %zu files in %.2f s (%.1f files/s, %.1f MB/s) on %d ranks\n", n_run_files, wall,
+               (double)n_run_files / wall, bytes_total / 1e6 / wall, P);
         printf("  files ok %lld, failed %lld", (long long)counts[C_FILES_OK], (long long)counts[C_FILES_FAILED]);
         int first = 1;
         for (int k = 1; k < SP_ERRCLASS_COUNT; ++k)
