@@ -4,11 +4,12 @@
 #include <string.h>
 
 #include "sitepack/sitechem.h"
+#include "sasa_internal.h"
 
 /* Points on the unit sphere, golden-section spiral (the construction of MDTraj's
  * shrake_rupley, so that results are directly comparable):
  * y_k = k*2/n - 1 + 1/n, r_k = sqrt(1 - y_k^2), phi_k = k*pi*(3 - sqrt 5). */
-static void sphere_points(int n, float (*p)[3]) {
+void sp_sasa_sphere_points(int n, float (*p)[3]) {
   const double inc = M_PI * (3.0 - sqrt(5.0));
   const double off = 2.0 / n;
   for (int k = 0; k < n; k++) {
@@ -52,7 +53,7 @@ int sp_sasa(size_t n, const float (*xyz)[3], const float *radii, const uint8_t *
     rc = sp_err_set(err, SP_E_NOMEM, "sasa: out of memory (%zu atoms)", n);
     goto done;
   }
-  sphere_points(n_points, pts);
+  sp_sasa_sphere_points(n_points, pts);
   const float cell = 2.0f * (rmax + probe);
   const float inv = 1.0f / cell;
   /* key: 21 bits per axis, offset; keys sorted with the atom index in the low bits is not
@@ -161,4 +162,107 @@ done:
   free(nbs);
   free(idx);
   return rc;
+}
+
+static inline int finite3(const float *p) { return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]); }
+
+/* Occluder lists in structure-of-arrays form, padded to a multiple of 8 with entries that never
+ * cover (r2 = -1), so that the test runs 8 occluders at a time (two 4-wide vectors with the GNU
+ * vector extension; a plain loop elsewhere). */
+typedef struct occ_list {
+  float *x, *y, *z, *r2;
+  size_t n, n8;
+  size_t last;
+} occ_list;
+
+static void occ_pad(occ_list *o) {
+  o->n8 = (o->n + 7) & ~(size_t)7;
+  for (size_t k = o->n; k < o->n8; k++) o->x[k] = o->y[k] = o->z[k] = 0.0f, o->r2[k] = -1.0f;
+  o->last = 0;
+}
+
+#if defined(__GNUC__)
+typedef float v4f __attribute__((vector_size(16)));
+typedef int v4i __attribute__((vector_size(16)));
+static inline v4f ld4(const float *p) {
+  v4f v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+#endif
+
+/* does any occluder cover the point (px, py, pz)? the last hit is tried first */
+static inline int covered(occ_list *o, float px, float py, float pz) {
+  if (!o->n) return 0;
+  size_t l = o->last;
+  float ex = px - o->x[l], ey = py - o->y[l], ez = pz - o->z[l];
+  if (ex * ex + ey * ey + ez * ez < o->r2[l]) return 1;
+#if defined(__GNUC__)
+  const v4f vx = {px, px, px, px}, vy = {py, py, py, py}, vz = {pz, pz, pz, pz};
+  for (size_t k = 0; k < o->n8; k += 8) {
+    v4f ax = vx - ld4(o->x + k), ay = vy - ld4(o->y + k), az = vz - ld4(o->z + k);
+    v4f bx = vx - ld4(o->x + k + 4), by = vy - ld4(o->y + k + 4), bz = vz - ld4(o->z + k + 4);
+    v4i ma = (ax * ax + ay * ay + az * az) < ld4(o->r2 + k);
+    v4i mb = (bx * bx + by * by + bz * bz) < ld4(o->r2 + k + 4);
+    v4i m = ma | mb;
+    if (m[0] | m[1] | m[2] | m[3]) {
+      for (size_t j = k; j < k + 8; j++) {
+        float fx = px - o->x[j], fy = py - o->y[j], fz = pz - o->z[j];
+        if (fx * fx + fy * fy + fz * fz < o->r2[j]) {
+          o->last = j;
+          return 1;
+        }
+      }
+      return 1;
+    }
+  }
+  return 0;
+#else
+  for (size_t k = 0; k < o->n; k++) {
+    float fx = px - o->x[k], fy = py - o->y[k], fz = pz - o->z[k];
+    if (fx * fx + fy * fy + fz * fz < o->r2[k]) {
+      o->last = k;
+      return 1;
+    }
+  }
+  return 0;
+#endif
+}
+
+void sp_sasa_two(size_t nq, size_t n, const float (*xyz)[3], const float *radii, float probe, int n_points,
+                 const float (*pts)[3], float *scratch, float *out_free, float *out_cplx) {
+  const size_t cap = (n + 8) & ~(size_t)7; /* per array, >= the padded length of either list */
+  occ_list lig = {scratch, scratch + cap, scratch + 2 * cap, scratch + 3 * cap, 0, 0, 0};
+  occ_list env = {scratch + 4 * cap, scratch + 5 * cap, scratch + 6 * cap, scratch + 7 * cap, 0, 0, 0};
+  for (size_t i = 0; i < nq; i++) {
+    out_free[i] = out_cplx[i] = NAN;
+    if (!finite3(xyz[i])) continue;
+    const float ri = radii[i] + probe;
+    lig.n = env.n = 0;
+    for (size_t j = 0; j < n; j++) {
+      if (j == i || !finite3(xyz[j])) continue;
+      float rj = radii[j] + probe;
+      float dx = xyz[j][0] - xyz[i][0], dy = xyz[j][1] - xyz[i][1], dz = xyz[j][2] - xyz[i][2];
+      float lim = ri + rj;
+      if (dx * dx + dy * dy + dz * dz >= lim * lim) continue;
+      occ_list *o = j < nq ? &lig : &env;
+      o->x[o->n] = dx;
+      o->y[o->n] = dy;
+      o->z[o->n] = dz;
+      o->r2[o->n] = rj * rj;
+      o->n++;
+    }
+    occ_pad(&lig);
+    occ_pad(&env);
+    int acc_free = 0, acc_cplx = 0;
+    for (int p = 0; p < n_points; p++) {
+      float px = pts[p][0] * ri, py = pts[p][1] * ri, pz = pts[p][2] * ri;
+      if (covered(&lig, px, py, pz)) continue;
+      acc_free++;
+      acc_cplx += !covered(&env, px, py, pz);
+    }
+    const double area = 4.0 * M_PI * (double)ri * (double)ri / (double)n_points;
+    out_free[i] = (float)(area * acc_free);
+    out_cplx[i] = (float)(area * acc_cplx);
+  }
 }

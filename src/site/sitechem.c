@@ -1,6 +1,7 @@
 /* Site chemistry: contacts, titratable groups at pH, PLIP-style interactions, burial.
  * See include/sitepack/sitechem.h and docs/sites.md ("Site chemistry"). */
 #include "sitepack/sitechem.h"
+#include "sasa_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -92,6 +93,19 @@ struct sp_chem_ws {
   uint8_t *sq; size_t cap_sq;
   float *so; size_t cap_so;
   int32_t *coord; size_t cap_coord;
+  /* SASA: sphere points (once per point count), neighbour scratch */
+  float (*pts)[3]; int n_pts;
+  float *snb; size_t cap_snb;
+  /* SASA environment of one model, built once per (structure, survey, model): chosen-conformer heavy
+   * non-water atoms with finite coordinates, sorted by packed cell key (cell ENV_CELL Å) */
+  const sp_structure *env_s; const sp_survey *env_sv; size_t env_model, env_first, env_natoms;
+  float env_fp[16][3];
+  size_t env_n, cap_env;
+  int64_t *env_key; float (*env_xyz)[3]; float *env_rad; uint32_t *env_res;
+  float env_rmax;
+  struct env_pair { int64_t key; uint32_t atom; uint32_t pad; } *env_tmp; size_t cap_env_tmp;
+  /* residue templates as packed names */
+  uint64_t aa_res[20], aa_key_res[128], aa_key_atom[128];
 };
 
 sp_chem_ws *sp_chem_ws_new(void) { return calloc(1, sizeof(sp_chem_ws)); }
@@ -100,6 +114,7 @@ void sp_chem_ws_free(sp_chem_ws *w) {
   if (!w) return;
   free(w->ln); free(w->lmap); free(w->nsite); free(w->dmap); free(w->rings); free(w->cand);
   free(w->res_first); free(w->res_n); free(w->sx); free(w->sr); free(w->sq); free(w->so); free(w->coord);
+  free(w->pts); free(w->snb); free(w->env_key); free(w->env_xyz); free(w->env_rad); free(w->env_res); free(w->env_tmp);
   free(w);
 }
 
@@ -227,17 +242,36 @@ static const aa_atom aa_atoms[] = {
 
 static const char *const std_aa[] = {"ALA", "ARG", "ASN", "ASP", "CYS", "GLN", "GLU", "GLY", "HIS", "ILE",
                                      "LEU", "LYS", "MET", "PHE", "PRO", "SER", "THR", "TRP", "TYR", "VAL"};
-static int is_std_aa(const char *c) {
-  for (size_t i = 0; i < sizeof std_aa / sizeof *std_aa; i++)
-    if (!strcmp(c, std_aa[i])) return 1;
+/* names packed into one word (up to 8 characters), so that template look-ups compare integers */
+static inline uint64_t pk8(const char *a) {
+  uint64_t k = 0;
+  for (int i = 0; i < 8 && a[i]; i++) k |= (uint64_t)(unsigned char)a[i] << (8 * i);
+  return k;
+}
+
+/* the workspace's packed copy of the templates (per workspace: no global state) */
+static void aa_tables(sp_chem_ws *w) {
+  if (w->aa_res[0]) return;
+  for (size_t i = 0; i < 20; i++) w->aa_res[i] = pk8(std_aa[i]);
+  for (size_t i = 0; i < sizeof aa_atoms / sizeof *aa_atoms && i < 128; i++) {
+    w->aa_key_res[i] = pk8(aa_atoms[i].res);
+    w->aa_key_atom[i] = pk8(aa_atoms[i].atom);
+  }
+}
+
+static int is_std_aa(const sp_chem_ws *w, const char *c) {
+  uint64_t k = pk8(c);
+  for (size_t i = 0; i < 20; i++)
+    if (w->aa_res[i] == k) return 1;
   return 0;
 }
 
-static uint16_t aa_chem(const char *res, const char *atom) {
-  if (!strcmp(atom, "N")) return strcmp(res, "PRO") ? SP_CHEM_DONOR : 0;
-  if (!strcmp(atom, "O") || !strcmp(atom, "OXT")) return SP_CHEM_ACCEPTOR;
+static uint16_t aa_chem(const sp_chem_ws *w, const char *res, const char *atom) {
+  uint64_t ka = pk8(atom), kr = pk8(res);
+  if (ka == 'N') return kr != pk8("PRO") ? SP_CHEM_DONOR : 0;
+  if (ka == 'O' || ka == pk8("OXT")) return SP_CHEM_ACCEPTOR;
   for (size_t i = 0; i < sizeof aa_atoms / sizeof *aa_atoms; i++)
-    if (!strcmp(aa_atoms[i].res, res) && !strcmp(aa_atoms[i].atom, atom)) return aa_atoms[i].chem;
+    if (w->aa_key_atom[i] == ka && w->aa_key_res[i] == kr) return aa_atoms[i].chem;
   return 0;
 }
 
@@ -279,8 +313,9 @@ static int is_polymer_atom(const ctx *c, int32_t k) { return (c->site->atom_flag
 /* site atom index of atom @p name in site residue slot @p rs, -1 if absent */
 static int32_t res_atom(const ctx *c, size_t rs, const char *name) {
   int32_t f = c->w->res_first[rs], n = c->w->res_n[rs];
+  uint64_t key = pk8(name);
   for (int32_t k = f; k < f + n; k++)
-    if (!strcmp(ANAME(c, k), name)) return k;
+    if (pk8(ANAME(c, k)) == key) return k;
   return -1;
 }
 
@@ -707,7 +742,7 @@ static int protein_groups_rings(ctx *c) {
     int32_t at[4];
     int rc = 0;
 #define A(nm) res_atom(c, rs, nm)
-    if (is_std_aa(comp)) {
+    if (is_std_aa(c->w, comp)) {
       if (!strcmp(comp, "ASP") && (at[0] = A("OD1")) >= 0 && (at[1] = A("OD2")) >= 0)
         rc = add_group(c, SP_TG_ASP, 0, 0, -1, A("CG") >= 0 ? A("CG") : at[0], at, 2);
       else if (!strcmp(comp, "GLU") && (at[0] = A("OE1")) >= 0 && (at[1] = A("OE2")) >= 0)
@@ -798,7 +833,7 @@ static void type_atoms(ctx *c) {
       if (el == 8) f |= SP_CHEM_DONOR | SP_CHEM_ACCEPTOR;
     } else if (is_polymer_atom(c, (int32_t)k)) {
       const char *rn = RNAME(c, (int32_t)k), *an = ANAME(c, (int32_t)k);
-      if (is_std_aa(rn)) f |= aa_chem(rn, an);
+      if (is_std_aa(w, rn)) f |= aa_chem(w, rn, an);
       else if (!strcmp(an, "N")) f |= SP_CHEM_DONOR;
       else if (!strcmp(an, "O") || !strcmp(an, "OXT")) f |= SP_CHEM_ACCEPTOR;
     }
@@ -952,7 +987,7 @@ static int metal_partner(const ctx *c, int32_t k) {
     return 1;
   if (el == 7 && !strcmp(rn, "HIS") && (!strcmp(an, "ND1") || !strcmp(an, "NE2"))) return 1;
   if (el == 16 && !strcmp(rn, "CYS")) return 1;
-  if (!is_std_aa(rn) && (el == 8 || el == 16)) return 1;
+  if (!is_std_aa(c->w, rn) && (el == 8 || el == 16)) return 1;
   return 0;
 }
 
@@ -1287,8 +1322,86 @@ static int interactions(ctx *c) {
 
 /* ------------------------------------------------------------------ SASA */
 
-static int burial(ctx *c, const sp_chem_opts *opt, size_t lig) {
+#define ENV_CELL 4.0f
+#define ENV_BIAS (1 << 20)
+
+static int64_t env_cell(float v) {
+  double q = floor((double)v / ENV_CELL);
+  if (q < -ENV_BIAS) q = -ENV_BIAS;
+  if (q > ENV_BIAS - 2) q = ENV_BIAS - 2;
+  return (int64_t)q + ENV_BIAS;
+}
+static int64_t env_pack(int64_t x, int64_t y, int64_t z) { return (x << 42) | (y << 21) | z; }
+
+static int cmp_env_pair(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* fingerprint of the model's atoms (16 samples): a structure object re-filled is not served a stale list */
+static void env_fingerprint(const sp_structure *s, const sp_model *m, float fp[16][3]) {
+  for (size_t q = 0; q < 16; q++) {
+    size_t a = m->n_atoms ? m->first_atom + (size_t)m->n_atoms * q / 16 : 0;
+    for (int d = 0; d < 3; d++) fp[q][d] = m->n_atoms ? s->xyz[a][d] : 0.0f;
+  }
+}
+
+/* the SASA environment of model @p mi, cached in the workspace */
+static int env_build(ctx *c, size_t mi) {
   const sp_structure *s = c->s;
+  const sp_survey *sv = c->sv;
+  sp_chem_ws *w = c->w;
+  const sp_model *m = &s->models[mi];
+  float fp[16][3];
+  env_fingerprint(s, m, fp);
+  if (w->env_s == s && w->env_sv == sv && w->env_model == mi && w->env_first == m->first_atom &&
+      w->env_natoms == m->n_atoms && !memcmp(fp, w->env_fp, sizeof fp))
+    return 0;
+  w->env_s = NULL;
+  size_t n = 0;
+  if (GROW(w->env_tmp, w->cap_env_tmp, (size_t)m->n_atoms + 1))
+    return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  float rmax = 0;
+  for (size_t a = m->first_atom; a < (size_t)m->first_atom + m->n_atoms; a++) {
+    uint8_t el = s->element[a];
+    const float *p = s->xyz[a];
+    if (el == 1 || !isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) continue;
+    if (sv->res_role[s->atom_residue[a]] == SP_ROLE_WATER || !sp_survey_atom_chosen(s, sv, a)) continue;
+    w->env_tmp[n].key = env_pack(env_cell(p[0]), env_cell(p[1]), env_cell(p[2]));
+    w->env_tmp[n].atom = (uint32_t)a;
+    n++;
+    float r = sp_element_vdw_radius(el);
+    if (r > rmax) rmax = r;
+  }
+  qsort(w->env_tmp, n, sizeof *w->env_tmp, cmp_env_pair);
+  if (GROW(w->env_key, w->cap_env, n + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  size_t cap = w->cap_env;
+  float(*x)[3] = realloc(w->env_xyz, cap * sizeof *x);
+  if (x) w->env_xyz = x;
+  float *r = realloc(w->env_rad, cap * sizeof *r);
+  if (r) w->env_rad = r;
+  uint32_t *re = realloc(w->env_res, cap * sizeof *re);
+  if (re) w->env_res = re;
+  if (!x || !r || !re) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  for (size_t k = 0; k < n; k++) {
+    uint32_t a = w->env_tmp[k].atom;
+    w->env_key[k] = w->env_tmp[k].key;
+    memcpy(w->env_xyz[k], s->xyz[a], sizeof w->env_xyz[k]);
+    w->env_rad[k] = sp_element_vdw_radius(s->element[a]);
+    w->env_res[k] = s->atom_residue[a];
+  }
+  w->env_n = n;
+  w->env_rmax = rmax;
+  w->env_s = s;
+  w->env_sv = sv;
+  w->env_model = mi;
+  w->env_first = m->first_atom;
+  w->env_natoms = m->n_atoms;
+  memcpy(w->env_fp, fp, sizeof fp);
+  return 0;
+}
+
+static int burial(ctx *c, const sp_chem_opts *opt, size_t lig) {
   const sp_survey *sv = c->sv;
   sp_site_chem *o = c->out;
   sp_chem_ws *w = c->w;
@@ -1296,58 +1409,73 @@ static int burial(ctx *c, const sp_chem_opts *opt, size_t lig) {
   o->sasa_free_total = o->sasa_complex_total = 0;
   if (nl == 0) return 0;
   const float probe = opt->probe;
+  int rc = env_build(c, sv->ligands[lig].model);
+  if (rc) return rc;
+  if (w->n_pts != opt->sasa_points) {
+    float(*p)[3] = realloc(w->pts, (size_t)opt->sasa_points * sizeof *p);
+    if (!p) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+    w->pts = p;
+    sp_sasa_sphere_points(opt->sasa_points, w->pts);
+    w->n_pts = opt->sasa_points;
+  }
   float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (size_t i = 0; i < nl; i++)
-    for (int d = 0; d < 3; d++) {
-      float v = X(c, w->nsite[i])[d];
-      if (v < lo[d]) lo[d] = v;
-      if (v > hi[d]) hi[d] = v;
-    }
-  const float reach = 2.0f * (3.0f + probe); /* > r_lig + r_other + 2 probe for every radius used */
-  const sp_model *m = &s->models[sv->ligands[lig].model];
-  size_t n = nl;
   if (GROW(w->sx, w->cap_sx, nl + 1) || GROW(w->sr, w->cap_sr, nl + 1))
     return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  float rlig = 0;
   for (size_t i = 0; i < nl; i++) {
-    memcpy(w->sx[i], X(c, w->nsite[i]), sizeof w->sx[i]);
+    const float *p = X(c, w->nsite[i]);
+    memcpy(w->sx[i], p, sizeof w->sx[i]);
     w->sr[i] = sp_element_vdw_radius(w->ln[i].el);
+    if (w->sr[i] > rlig) rlig = w->sr[i];
+    if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) continue;
+    for (int d = 0; d < 3; d++) {
+      if (p[d] < lo[d]) lo[d] = p[d];
+      if (p[d] > hi[d]) hi[d] = p[d];
+    }
   }
-  /* the environment: chosen-conformer heavy atoms of the model, waters and the ligand itself
-   * excluded, inside the ligand's box grown by the largest possible reach */
-  for (size_t a = m->first_atom; a < (size_t)m->first_atom + m->n_atoms; a++) {
-    uint8_t el = s->element[a];
-    if (el == 1) continue;
-    const float *p = s->xyz[a];
-    if (!(p[0] >= lo[0] - reach && p[0] <= hi[0] + reach && p[1] >= lo[1] - reach && p[1] <= hi[1] + reach &&
-          p[2] >= lo[2] - reach && p[2] <= hi[2] + reach))
-      continue;
-    uint32_t r = s->atom_residue[a];
-    if (sv->res_ligand[r] == (int32_t)lig || sv->res_role[r] == SP_ROLE_WATER) continue;
-    if (!sp_survey_atom_chosen(s, sv, a)) continue;
-    if (GROW(w->sx, w->cap_sx, n + 1) || GROW(w->sr, w->cap_sr, n + 1))
-      return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
-    memcpy(w->sx[n], p, sizeof w->sx[n]);
-    w->sr[n] = sp_element_vdw_radius(el);
-    n++;
+  size_t n = nl;
+  if (lo[0] <= hi[0]) {
+    /* every atom that can occlude a ligand atom's probe sphere: d < r_lig + r_env + 2 probe */
+    const float reach = rlig + w->env_rmax + 2.0f * probe;
+    int64_t c0[3], c1[3];
+    for (int d = 0; d < 3; d++) c0[d] = env_cell(lo[d] - reach), c1[d] = env_cell(hi[d] + reach);
+    for (int64_t cx = c0[0]; cx <= c1[0]; cx++)
+      for (int64_t cy = c0[1]; cy <= c1[1]; cy++) {
+        int64_t k0 = env_pack(cx, cy, c0[2]), k1 = env_pack(cx, cy, c1[2]);
+        size_t a = 0, b = w->env_n;
+        while (a < b) {
+          size_t mid = (a + b) / 2;
+          if (w->env_key[mid] < k0) a = mid + 1;
+          else b = mid;
+        }
+        for (size_t k = a; k < w->env_n && w->env_key[k] <= k1; k++) {
+          const float *p = w->env_xyz[k];
+          if (!(p[0] >= lo[0] - reach && p[0] <= hi[0] + reach && p[1] >= lo[1] - reach && p[1] <= hi[1] + reach &&
+                p[2] >= lo[2] - reach && p[2] <= hi[2] + reach))
+            continue;
+          if (sv->res_ligand[w->env_res[k]] == (int32_t)lig) continue;
+          if (GROW(w->sx, w->cap_sx, n + 1) || GROW(w->sr, w->cap_sr, n + 1))
+            return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+          memcpy(w->sx[n], p, sizeof w->sx[n]);
+          w->sr[n] = w->env_rad[k];
+          n++;
+        }
+      }
   }
-  if (GROW(w->sq, w->cap_sq, n + 1) || GROW(w->so, w->cap_so, n + 1))
+  if (GROW(w->snb, w->cap_snb, SP_SASA_SCRATCH(n)) || GROW(w->so, w->cap_so, 2 * nl + 2))
     return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
-  float *rad = w->sr, *res = w->so;
-  uint8_t *q = w->sq;
-  for (size_t i = 0; i < n; i++) q[i] = i < nl;
-  int rc = sp_sasa(nl, (const float(*)[3])w->sx, rad, NULL, probe, opt->sasa_points, res, c->err);
-  if (!rc)
-    for (size_t i = 0; i < nl; i++) {
-      o->sasa_free[w->nsite[i]] = res[i];
-      if (isfinite(res[i])) o->sasa_free_total += res[i];
-    }
-  if (!rc) rc = sp_sasa(n, (const float(*)[3])w->sx, rad, q, probe, opt->sasa_points, res, c->err);
-  if (!rc)
-    for (size_t i = 0; i < nl; i++) {
-      o->sasa_complex[w->nsite[i]] = res[i];
-      if (isfinite(res[i])) o->sasa_complex_total += res[i];
-    }
-  return rc;
+  for (size_t i = 0; i < n; i++)
+    if (!(w->sr[i] > 0.0f) || !isfinite(w->sr[i]))
+      return sp_err_set(c->err, SP_E_INVALID, "site chemistry: atom with radius %g", (double)w->sr[i]);
+  float *f = w->so, *cx = w->so + nl;
+  sp_sasa_two(nl, n, (const float(*)[3])w->sx, w->sr, probe, w->n_pts, (const float(*)[3])w->pts, w->snb, f, cx);
+  for (size_t i = 0; i < nl; i++) {
+    o->sasa_free[w->nsite[i]] = f[i];
+    o->sasa_complex[w->nsite[i]] = cx[i];
+    if (isfinite(f[i])) o->sasa_free_total += f[i];
+    if (isfinite(cx[i])) o->sasa_complex_total += cx[i];
+  }
+  return 0;
 }
 
 /* ------------------------------------------------------------------ driver */
@@ -1363,6 +1491,7 @@ int sp_site_chem_compute(const sp_structure *s, const sp_survey *sv, size_t lig,
   for (size_t r = 0; r < site->n_res; r++)
     if (site->res[r].residue >= s->n_residues)
       return sp_err_set(err, SP_E_INVALID, "site chemistry: site residue %zu out of range", r);
+  aa_tables(w);
   sp_chem_opts o;
   sp_chem_opts_default(&o);
   if (opts) {
