@@ -611,8 +611,10 @@ int sp_cif_parse(const char *text, size_t len, size_t max_blocks, sp_cif_doc *do
         cat.n == k.n) {
       if ((rc = push_cat(&P, cat, 0, k.p))) return rc;
       pair_cat = (ptrdiff_t)(doc->n_cats - 1);
-    } else {
-      /* duplicate item in the same run? */
+    } else if (doc->cats[pair_cat].n_cols <= 512) {
+      /* duplicate item in the same run? Checked in runs of up to 512 items (real categories have
+       * fewer than 100), which bounds the cost on hostile input; beyond, a duplicate is kept as
+       * a second column and look-ups still return the first (sp_cif_find_column). */
       sp_cif_category *c = &doc->cats[pair_cat];
       sp_sv item = tag_item(k.p, k.n);
       for (size_t i = 0; i < c->n_cols; ++i)

@@ -8,7 +8,7 @@
  *   - a 1 GiB line: in memory (1 GiB of address space backed by one 1 MiB page set mapped
  *     1024 times, so RSS stays small) through sp_read_structure_text as mmCIF value, PDB
  *     record and unknown text; and a 1 GiB sparse file refused by max_bytes before reading;
- *   - a loop with a missing value;
+ *   - a loop with a missing value; 300 000 pair items in one category (linear time);
  *   - other formats: SDF, MOL2, PNG, JSON, XML, FASTA, small-molecule CIF, UTF-16;
  *   - non-UTF-8 bytes (Latin-1, invalid sequences) in names, values, text fields: kept
  *     byte for byte; a UTF-8 byte order mark;
@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "sitepack/cif.h"
 #include "sitepack/io.h"
 #include "sitepack/read.h"
 
@@ -329,6 +330,38 @@ static void test_missing_value(void) {
   file_case("missing_pair_value.cif", t2, strlen(t2), 0, SP_E_SYNTAX);
 }
 
+/* 300 000 distinct pair items in one category (a quadratic duplicate check would take minutes),
+ * one duplicate among the first ones (warned, first value kept), then atoms. */
+static void test_many_items(void) {
+  size_t cap = (size_t)16 << 20, n = 0;
+  char *t = malloc(cap);
+  n += (size_t)snprintf(t + n, cap - n, "data_x\n_big.dup first\n_big.dup second\n");
+  for (int i = 0; i < 300000; ++i) n += (size_t)snprintf(t + n, cap - n, "_big.item%d %d\n", i, i);
+  n += (size_t)snprintf(t + n, cap - n,
+                        "loop_\n_atom_site.label_atom_id\n_atom_site.label_comp_id\n_atom_site.Cartn_x\n"
+                        "_atom_site.Cartn_y\n_atom_site.Cartn_z\nCA ALA 1.0 2.0 3.0\n");
+  sp_cif_doc d = {0};
+  sp_err e = {0};
+  int rc = sp_cif_parse(t, n, 0, &d, &e);
+  CHECK(rc == 0 && d.n_blocks == 1, "many items: %s", e.msg);
+  if (!rc) {
+    const sp_cif_value *v = sp_cif_find_value(&d, &d.blocks[0], "_big.dup", 0);
+    CHECK(v && v->n == 5 && !memcmp(v->p, "first", 5), "duplicate item: first value kept");
+    v = sp_cif_find_value(&d, &d.blocks[0], "_big.item299999", 0);
+    CHECK(v && v->n == 6 && !memcmp(v->p, "299999", 6), "last item");
+    CHECK(d.n_warnings >= 1 && strstr(sp_cif_warning(&d, 0), "duplicate"), "duplicate warned");
+  }
+  sp_cif_doc_free(&d);
+  sp_structure s;
+  sp_structure_init(&s);
+  int fmt;
+  rc = read_text(t, n, &s, &fmt, &e);
+  CHECK(rc == 0 && s.n_atoms == 1, "many items + atoms: %s", e.msg);
+  printf("300000 pair items in one category: %s\n", sp_errclass_name(rc));
+  sp_structure_free(&s);
+  free(t);
+}
+
 static void test_other_formats(void) {
   const char *sdf =
       "\n     RDKit          3D\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n"
@@ -457,6 +490,7 @@ int main(int argc, char **argv) {
   test_garbage();
   test_gib_line();
   test_missing_value();
+  test_many_items();
   test_other_formats();
   test_encoding();
   test_truncated_texts(argv[1]);
