@@ -24,7 +24,7 @@ DEB_PKGS := build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-
 MPIRUN_FLAGS := --oversubscribe --mca osc sm $(if $(filter 0,$(shell id -u)),--allow-run-as-root,)
 export OMPI_MCA_rmaps_base_oversubscribe := 1
 
-.PHONY: all deps build demo test sanitize fuzz bench-parse clean bench-read
+.PHONY: all deps build demo test sanitize fuzz bench-parse clean bench-read bench-sched
 
 all: build
 
@@ -63,6 +63,10 @@ SHARED ?= ../shared
 BENCH_DIR ?= /tmp/sitepack-bench
 
 # atompack's method on our layout vs a chunked SoA baseline (docs/reading.md, issue 7)
+# real -np 1/2 speed-up with and without stealing, and the simulated P = 1..1024 replay (issue 6)
+bench-sched: build
+	bench/sched.sh $(BUILD)
+
 bench-read: build
 	mkdir -p $(BENCH_DIR)
 	mpirun $(MPIRUN_FLAGS) -np $(NP) $(BUILD)/bin/sitepack run --input $(SHARED)/data/structures \
