@@ -5,7 +5,8 @@ set(SP_CLI_SLURM $<TARGET_FILE:sitepack_cli>)
 add_test(NAME slurm_shards_merge
   COMMAND bash ${CMAKE_SOURCE_DIR}/tests/integration/slurm_shards.sh ${SP_CLI_SLURM} ${CMAKE_SOURCE_DIR})
 # a private SLURM (munged, slurmctld, slurmd started and stopped by the test; as root). Exit 77
-# (skipped) only when slurm-wlm/munge cannot be installed. One at a time: both use munge.
+# (skipped) only when slurm-wlm/munge cannot be installed. Each test has its own munged socket and
+# ports (independent of other build trees); the lock only keeps the 2-core CI box from running both.
 add_test(NAME slurm_array_merge
   COMMAND bash ${CMAKE_SOURCE_DIR}/tests/integration/slurm_array.sh ${SP_CLI_SLURM} ${CMAKE_SOURCE_DIR})
 add_test(NAME slurm_shard_fail_rerun

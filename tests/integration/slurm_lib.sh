@@ -1,6 +1,6 @@
 # Sourced by tests/integration/slurm_*.sh: a private, single-node SLURM for one test.
 #
-#   slurm_start DIR     munged (unless one already answers), slurmctld -D -i, slurmd -D with a
+#   slurm_start DIR     munged (private socket in DIR), slurmctld -D -i, slurmd -D with a
 #                       minimal slurm.conf in DIR (free ports, spool and state in DIR); exports
 #                       SLURM_CONF; waits until the node is idle. Everything it starts is stopped
 #                       by PID in slurm_stop (installed as an EXIT trap).
@@ -55,24 +55,32 @@ slurm_start() {
   trap slurm_stop EXIT
   mkdir -p "$dir/spool" "$dir/state" "$dir/log"
 
-  # munge: one daemon per host; reuse one that answers, else start ours as the munge user
-  if ! munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then
-    if [ ! -s /etc/munge/munge.key ]; then
-      mkdir -p /etc/munge
-      mungekey --create --keyfile=/etc/munge/munge.key 2>/dev/null ||
-        dd if=/dev/urandom of=/etc/munge/munge.key bs=1024 count=1 status=none
-    fi
-    chown munge:munge /etc/munge /etc/munge/munge.key
-    chmod 0700 /etc/munge
-    chmod 0400 /etc/munge/munge.key
-    mkdir -p /run/munge /var/lib/munge /var/log/munge
-    chown munge:munge /run/munge /var/lib/munge /var/log/munge
-    chmod 0755 /run/munge
-    setpriv --reuid=munge --regid=munge --clear-groups munged -F >"$dir/log/munged.log" 2>&1 &
-    SLURM_PIDS+=($!)
-    for _ in $(seq 50); do munge -n 2>/dev/null | unmunge >/dev/null 2>&1 && break; sleep 0.1; done
-    munge -n | unmunge >/dev/null || { echo "FAIL: munged does not answer"; cat "$dir/log/munged.log"; exit 1; }
+  # munge: our own munged (as the munge user, with the system key) on a private socket in DIR, so
+  # that tests of several build trees never share or stop each other's daemon
+  if [ ! -s /etc/munge/munge.key ]; then
+    mkdir -p /etc/munge
+    mungekey --create --keyfile=/etc/munge/munge.key 2>/dev/null ||
+      dd if=/dev/urandom of=/etc/munge/munge.key bs=1024 count=1 status=none
   fi
+  chown munge:munge /etc/munge /etc/munge/munge.key
+  chmod 0700 /etc/munge
+  chmod 0400 /etc/munge/munge.key
+  mkdir -p /run/munge
+  chown munge:munge /run/munge
+  chmod 0755 /run/munge
+  local m=$dir/munge
+  mkdir -p "$m"
+  chmod 0755 "$dir" "$(dirname "$dir")"
+  chown munge:munge "$m"
+  chmod 0755 "$m"
+  MUNGE_SOCKET=$m/munge.socket
+  setpriv --reuid=munge --regid=munge --clear-groups munged -F --socket="$MUNGE_SOCKET" \
+    --pid-file="$m/munged.pid" --log-file="$m/munged.log" --seed-file="$m/munged.seed" \
+    >"$dir/log/munged.out" 2>&1 &
+  SLURM_PIDS+=($!)
+  for _ in $(seq 50); do munge -S "$MUNGE_SOCKET" -n 2>/dev/null | unmunge -S "$MUNGE_SOCKET" >/dev/null 2>&1 && break; sleep 0.1; done
+  munge -S "$MUNGE_SOCKET" -n | unmunge -S "$MUNGE_SOCKET" >/dev/null ||
+    { echo "FAIL: munged does not answer"; cat "$dir/log/munged.out" "$m/munged.log"; exit 1; }
 
   local host cpus cport dport
   host=$(hostname -s)
@@ -88,6 +96,7 @@ SlurmdPort=$dport
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
+AuthInfo=socket=$MUNGE_SOCKET
 CredType=cred/munge
 MpiDefault=none
 ProctrackType=proctrack/linuxproc
