@@ -65,6 +65,7 @@ int main(int argc, char **argv) {
   so.max_atoms = cutoff > 6.0 ? 1000000 : 12000; /* the scaling run stores whole segments */
   static double w_site[MAXREP], w_chem[MAXREP], c_all[MAXREP];
   long n_sites = 0, n_atoms = 0, n_files = 0;
+  double sasa_sum = 0; /* checksum: sum of the per-site SASA totals (free + complex), first pass */
   for (int fi = ai + 2; fi < argc; fi++) {
     char path[2048];
     snprintf(path, sizeof path, "%s/%s", argv[ai + 1], argv[fi]);
@@ -96,7 +97,7 @@ int main(int argc, char **argv) {
         double t2 = clk(CLOCK_MONOTONIC);
         w_site[r] += t1 - t0;
         w_chem[r] += t2 - t1;
-        if (r == 0) f_sites++, f_atoms += (long)site.n_atoms;
+        if (r == 0) f_sites++, f_atoms += (long)site.n_atoms, sasa_sum += ch.sasa_free_total + ch.sasa_complex_total;
       }
       f_cpu[r] = clk(CLOCK_PROCESS_CPUTIME_ID) - c0;
       c_all[r] += f_cpu[r];
@@ -131,9 +132,10 @@ int main(int argc, char **argv) {
     printf("{\"files\": %ld, \"sites\": %ld, \"site_atoms\": %ld, \"cutoff\": %.1f, \"passes\": %d, "
            "\"seconds_site_search\": %.6f, \"seconds_site_chemistry\": %.6f, \"wall_seconds\": %.6f, "
            "\"cpu_seconds\": %.6f, \"sites_per_second\": %.1f, \"seconds_per_1000_site_atoms_wall\": %.3e, "
-           "\"seconds_per_1000_site_atoms_cpu\": %.3e, \"speedup_vs_1.34s_cpu\": %.0f}\n",
+           "\"seconds_per_1000_site_atoms_cpu\": %.3e, \"speedup_vs_1.34s_cpu\": %.0f, \"sasa_checksum\": %.3f}\n",
            n_files, n_sites, n_atoms, cutoff, repeat, ws_[repeat / 2], wc_[repeat / 2], total, cpu,
-           n_sites / total, total / (n_atoms / 1000.0), cpu / (n_atoms / 1000.0), 1.34 / (cpu / (n_atoms / 1000.0)));
+           n_sites / total, total / (n_atoms / 1000.0), cpu / (n_atoms / 1000.0), 1.34 / (cpu / (n_atoms / 1000.0)),
+           sasa_sum);
   }
   sp_site_free(&site);
   sp_site_chem_free(&ch);
