@@ -91,3 +91,9 @@ clean:
 .PHONY: bench-ccd
 bench-ccd: build
 	/usr/bin/python3 bench/ccd_bench.py --build $(BUILD)
+
+# make bench-site: site search + chemistry speed on shared/data/structures and the segment-scaling run
+# (bench/site_bench.sh; writes results/site-<date>.json)
+.PHONY: bench-site
+bench-site: build
+	sh bench/site_bench.sh $(BUILD)

@@ -1,0 +1,29 @@
+#!/bin/sh
+# bench-site: site search + site chemistry speed on shared/data/structures and the segment-scaling run.
+# Writes results/site-<date>.json (raw JSON lines + provenance); the .md beside it is written by hand
+# from those numbers. usage: bench/site_bench.sh BUILD_DIR [REPEAT]
+set -eu
+BUILD=${1:-build}
+REPEAT=${2:-5}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+DATA=${SP_SHARED_DIR:-$ROOT/../shared}/data
+OUT=$ROOT/results/site-$(date -u +%Y-%m-%d).json
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+cc -O2 -std=c11 -D_GNU_SOURCE -I"$ROOT/include" -I"$ROOT/src" "$ROOT/bench/site_bench.c" "$BUILD/libsitepack.a" \
+  $(pkg-config --libs libdeflate 2>/dev/null || echo -ldeflate) -lz -lcrypto -lm -o "$TMP/site_bench"
+/usr/bin/python3 "$ROOT/bench/site_scaling.py" "$DATA/structures/6wlb.cif" B "$TMP/seg" 100 200 300 400 500 600 720 >/dev/null
+{
+  printf '{"provenance": {"git": "%s", "host": "%s", "cpus": %s, "load_before": "%s", "date": "%s", "repeat": %s,\n' \
+    "$(git -C "$ROOT" rev-parse --short HEAD)" "$(hostname)" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" \
+    "$(date -u +%FT%TZ)" "$REPEAT"
+  printf '  "inputs": "all files of %s/structures (6 A sites); segments of 6WLB chain B, first L residues + BGC Z 5, cutoff 1000 A"},\n' "$DATA"
+  printf ' "all_structures_first_pass": '
+  (cd "$DATA/structures" && "$TMP/site_bench" --repeat 1 ../ccd/components_excerpt.cif . $(ls))
+  printf ' ,"all_structures_median": '
+  (cd "$DATA/structures" && "$TMP/site_bench" --repeat "$REPEAT" ../ccd/components_excerpt.cif . $(ls))
+  printf ' ,"segment_scaling": [\n'
+  (cd "$TMP/seg" && "$TMP/site_bench" --cutoff 1000 --repeat "$REPEAT" --per-file "$DATA/ccd/components_excerpt.cif" . $(ls)) | sed '2,$s/^/,/'
+  printf ' ], "load_after": "%s"}\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+} > "$OUT"
+echo "$OUT"
