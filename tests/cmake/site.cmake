@@ -50,3 +50,9 @@ add_test(NAME site_wwpdb_all COMMAND bash -c
   ${CMAKE_CURRENT_BINARY_DIR} $<TARGET_FILE:sitepack_cli> ${SP_SITE_DATA} ${SP_DEBIAN_PYTHON}
   ${SP_TEST_DIR}/peer/test_site_wwpdb_h5.py)
 set_tests_properties(site_wwpdb_all PROPERTIES LABELS "peer;site" TIMEOUT 120)
+# PLINDER for 19HC (PDB format, no label ids): label ids mapped to author ids through PLINDER's entry JSON.
+sp_add_unit_test(test_site_plinder_19hc
+  SOURCES ${SP_TEST_DIR}/unit/test_site_plinder.c ${SP_TEST_DIR}/unit/test_site_util.c
+  ARGS ${SP_SITE_DATA}/reference/plinder/plinder_ligand_pockets.tsv ${SP_SITE_DATA}/ccd/components_excerpt.cif
+       19HC ${SP_SITE_STRUCT}/19hc.pdb.gz ${SP_SITE_DATA}/reference/plinder/19hc.json
+  LABELS real site)
