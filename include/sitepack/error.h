@@ -38,6 +38,9 @@ typedef enum sp_errclass {
   SP_E_MPI = 15,           /**< "mpi_error": an MPI call failed */
   SP_E_INTERNAL = 16,      /**< "internal_error": a broken invariant (a bug: please report) */
   SP_E_BINARY = 17,        /**< "binary_input": NUL bytes or other non-text content in a text format */
+  SP_E_DUPLICATE = 18,     /**< "duplicate": same bytes (SHA-256) as an earlier input file; not processed again (issue 9) */
+  SP_E_TOO_MANY_ATOMS = 19,/**< "too_many_atoms": more atom records than the job's limits.max_atoms (issue 9) */
+  SP_E_TIMEOUT = 20,       /**< "timeout": the task ran longer than the job's limits.max_seconds (issue 9) */
   SP_ERRCLASS_COUNT
 } sp_errclass;
 

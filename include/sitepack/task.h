@@ -29,6 +29,11 @@ typedef struct sp_task_opts {
   bool all_models;         /**< false: first model only (default) */
   double ph;               /**< job pH (default 7.4); recorded, used by site chemistry */
   size_t max_text_bytes;   /**< refuse files larger than this after gunzip (0 = no limit) */
+  size_t max_atoms;        /**< issue 9: a file with more atom records is recorded as "too_many_atoms" and
+                                skipped after the parse (0 = no limit) */
+  double max_seconds;      /**< issue 9: a task running longer is recorded as "timeout" (checked after the
+                                parse, after the survey and between ligands; only for unsplit files, whose
+                                rows are all in one task); 0 = no limit */
 } sp_task_opts;
 
 /** Defaults of DESIGN.md: cutoff 6.0 Å, 12000 atoms, first model, pH 7.4, no size limit. */

@@ -31,6 +31,7 @@ typedef struct sp_job {
                             json: the merged content does not depend on it (docs/scheduling.md) */
   int shard_index;       /* --shard I/N (issue 8, docs/slurm.md): this run is shard I of N ... */
   int shard_count;       /* ... N; 0: not a shard run */
+  bool resume;           /* --resume (issue 9, docs/reliability.md): reuse the tasks of earlier attempts */
 } sp_job;
 
 /* Parse `run` arguments (argv[0] = "run"). Fills job; on error prints to stderr and returns

@@ -37,12 +37,18 @@ void sp_print_run_help(FILE *f) {
           "  --split-max-parts N   at most N parts per file (default 16)\n"
           "  --split-no-guard      split by the thresholds alone (default: only as many parts as the\n"
           "                        cost model says save more than their extra parse costs)\n"
+          "  --resume              reuse the finished tasks of an earlier killed or failed run of the\n"
+          "                        same job (OUT.parts/), run the rest (docs/reliability.md)\n"
+          "  --max-atoms N         record a file with more than N atom records as too_many_atoms\n"
+          "                        and skip it (default: no limit)\n"
+          "  --task-timeout S      record a file still running after S seconds as timeout (default: none)\n"
           "  --shard I/N|auto      shard I of N of a SLURM array (auto: SLURM_ARRAY_TASK_*): run this\n"
           "                        shard's share of the files, write a shard file to --out; then\n"
           "                        `sitepack merge` (docs/slurm.md)\n"
           "\n"
           "job file keys: input, ccd, output, report, ph, model, site: {cutoff, max_atoms},\n"
-          "               split: {min_bytes, min_ligands, max_parts, enabled, cost_guard}, steal (true/false)\n"
+          "               split: {min_bytes, min_ligands, max_parts, enabled, cost_guard}, steal (true/false),\n"
+          "               limits: {max_atoms, max_seconds}\n"
           "\n"
           "environment: SITEPACK_TEST_TASK_DELAY_MS=N (test hook) sleeps a random 0..N ms after each task\n");
 }
@@ -158,6 +164,21 @@ static int load_job_file(const char *path, sp_job *job) {
         else rc = bad("job file: unknown or bad key in split (min_bytes >= 0, min_ligands >= 1, "
                       "max_parts 1..1024, enabled, cost_guard true/false)", s->string);
       }
+    } else if (!strcmp(k, "limits")) { /* issue 9 (reliability): per-task guards */
+      if (!cJSON_IsObject(it)) {
+        rc = bad("job file: limits must be an object", NULL);
+        break;
+      }
+      for (cJSON *s = it->child; s && !rc; s = s->next) {
+        if (!strcmp(s->string, "max_atoms") && cJSON_IsNumber(s) && s->valuedouble >= 0 &&
+            s->valuedouble == floor(s->valuedouble) && s->valuedouble < 9e15)
+          job->opts.max_atoms = (size_t)s->valuedouble;
+        else if (!strcmp(s->string, "max_seconds") && cJSON_IsNumber(s) && s->valuedouble >= 0 &&
+                 isfinite(s->valuedouble))
+          job->opts.max_seconds = s->valuedouble;
+        else rc = bad("job file: unknown or bad key in limits (max_atoms: integer >= 0, max_seconds: number >= 0)",
+                      s->string);
+      }
     } else if (!strcmp(k, "steal")) {
       if (!cJSON_IsBool(it)) rc = bad("job file: steal must be true or false", NULL);
       else job->no_steal = !cJSON_IsTrue(it);
@@ -206,6 +227,8 @@ int sp_job_from_args(int argc, char **argv, sp_job *job) {
       job->keep_parts = true;
     } else if (!strcmp(a, "--no-steal")) {
       job->no_steal = true;
+    } else if (!strcmp(a, "--resume")) {
+      job->resume = true;
     } else if (!strcmp(a, "--no-split")) {
       job->split.enabled = 0;
     } else if (!strcmp(a, "--split-no-guard")) {
@@ -230,6 +253,14 @@ int sp_job_from_args(int argc, char **argv, sp_job *job) {
     } else if (!strcmp(a, "--max-site-atoms")) {
       if (parse_double(v, &d) || d < 1 || d != floor(d)) return bad("--max-site-atoms must be a positive integer", v);
       job->opts.max_site_atoms = (size_t)d;
+      ++i;
+    } else if (!strcmp(a, "--max-atoms")) {
+      if (parse_double(v, &d) || d < 0 || d != floor(d) || d > 9e15) return bad("--max-atoms must be an integer >= 0", v);
+      job->opts.max_atoms = (size_t)d;
+      ++i;
+    } else if (!strcmp(a, "--task-timeout")) {
+      if (parse_double(v, &d) || d < 0) return bad("--task-timeout must be a number of seconds >= 0", v);
+      job->opts.max_seconds = d;
       ++i;
     } else if (!strcmp(a, "--split-min-bytes") || !strcmp(a, "--split-min-ligands") ||
                !strcmp(a, "--split-max-parts")) {
@@ -273,6 +304,11 @@ int sp_job_from_args(int argc, char **argv, sp_job *job) {
   cJSON *site = cJSON_AddObjectToObject(j, "site");
   cJSON_AddNumberToObject(site, "cutoff", job->opts.cutoff);
   cJSON_AddNumberToObject(site, "max_atoms", (double)job->opts.max_site_atoms);
+  if (job->opts.max_atoms || job->opts.max_seconds > 0) { /* issue 9: recorded only when set */
+    cJSON *lim = cJSON_AddObjectToObject(j, "limits");
+    if (job->opts.max_atoms) cJSON_AddNumberToObject(lim, "max_atoms", (double)job->opts.max_atoms);
+    if (job->opts.max_seconds > 0) cJSON_AddNumberToObject(lim, "max_seconds", job->opts.max_seconds);
+  }
   job->json = cJSON_PrintUnformatted(j);
   cJSON_Delete(j);
   return 0;

@@ -25,6 +25,7 @@
 
 #include "app/app.h"
 #include "app/cmd_merge.h"
+#include "app/resume.h"
 #include "sitepack/ccd.h"
 #include "sitepack/ccd_shared.h"
 #include "sitepack/io.h"
@@ -538,6 +539,8 @@ int sp_cmd_run(int argc, char **argv) {
   sp_cost_model_default(&model);
   c.model = &model;
   sp_shard_meta shard = {0}; /* issue 8 (slurm): --shard I/N, rank 0 */
+  sp_prepare_out prep;       /* issue 9 (reliability): rank 0 */
+  memset(&prep, 0, sizeof prep);
 
   /* rank 0: output policy, scan, gzip flags */
   if (rank == 0) {
@@ -615,6 +618,18 @@ int sp_cmd_run(int argc, char **argv) {
     goto done;
   }
 
+  /* issue 9 (reliability): duplicates, --resume and the job stamp (app/resume.h), before any per-rank
+     file of this run is created; shard runs are rerun whole instead (docs/slurm.md) */
+  if (rank == 0 && job.shard_count == 0) {
+    status = sp_run_prepare(&job, parts_dir, c.paths, c.bytes, c.n, ccd_sha, &prep);
+    if (!status && !job.quiet && (job.resume || prep.n_duplicates))
+      fprintf(stderr, "sitepack: %s%zu files (%zu tasks) resumed, %zu changed since, %zu duplicates; %zu hashed in %.2f s\n",
+              job.resume ? "--resume: " : "", prep.n_resumed, prep.n_resumed_tasks, prep.n_changed, prep.n_duplicates,
+              prep.n_hashed, prep.seconds);
+  }
+  MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (status) goto done;
+
   /* per-rank output */
   if (rank != 0) snprintf(parts_dir, sizeof parts_dir, "%s.parts", job.output);
   char part_path[4200];
@@ -662,6 +677,19 @@ int sp_cmd_run(int argc, char **argv) {
       c.prog_cost_total += cost_a[f];
     }
     c.n_tasks = c.n;
+    if (!prc && prep.skip) { /* issue 9: resumed files and duplicates have their rows in prepared.h5 */
+      size_t k = 0;
+      for (size_t t = 0; t < c.n; t++) {
+        if (prep.skip[c.tasks[t].file_idx]) {
+          bytes_total -= (double)c.bytes[c.tasks[t].file_idx];
+          c.prog_cost_total -= cost_a[t];
+          continue;
+        }
+        c.tasks[k] = c.tasks[t];
+        cost_a[k++] = cost_a[t];
+      }
+      c.n_tasks = k;
+    }
     /* issue 8 (slurm): a shard keeps its LPT share of the files over the N shards (file_idx stays global) */
     if (!prc && job.shard_count > 0) {
       prc = sp_shard_plan(job.shard_index, job.shard_count, c.paths, c.bytes, gz, c.n, job.json, ccd_sha, &job.split,
@@ -804,11 +832,14 @@ int sp_cmd_run(int argc, char **argv) {
       status = SP_EXIT_RUNTIME;
     } else {
       double t_m0 = MPI_Wtime();
-      char **inputs = calloc((size_t)P, sizeof *inputs);
+      char **inputs = calloc((size_t)P + 1, sizeof *inputs);
       for (int i = 0; inputs && i < P; ++i) {
         inputs[i] = malloc(4200);
         if (inputs[i]) snprintf(inputs[i], 4200, "%s/rank-%05d.h5", parts_dir, i);
       }
+      size_t n_inputs = (size_t)P; /* issue 9: + prepared.h5 (resumed tasks, duplicates' rows) */
+      if (inputs && prep.has_prepared && (inputs[P] = malloc(4200)))
+        snprintf(inputs[n_inputs++], 4200, "%s/prepared.h5", parts_dir);
       char tmp[4200];
       snprintf(tmp, sizeof tmp, "%s.tmp", job.output);
       char created[32];
@@ -819,7 +850,7 @@ int sp_cmd_run(int argc, char **argv) {
       int mrc = !inputs ? SP_E_NOMEM
                 : job.shard_count > 0 /* issue 8 (slurm): one shard file for `sitepack merge` */
                     ? sp_shard_pack(tmp, (const char *const *)inputs, (size_t)P, &info, &shard, &err)
-                    : sp_merge(tmp, (const char *const *)inputs, (size_t)P, &info, &err);
+                    : sp_merge(tmp, (const char *const *)inputs, n_inputs, &info, &err);
       if (mrc) {
         fprintf(stderr, "sitepack run: merge failed: %s: %s\n", sp_errclass_name(mrc), err.msg);
         status = SP_EXIT_RUNTIME;
@@ -829,10 +860,13 @@ int sp_cmd_run(int argc, char **argv) {
         status = SP_EXIT_RUNTIME;
       }
       if (!status && !job.keep_parts) {
-        for (int i = 0; i < P; ++i) remove(inputs[i]);
+        for (size_t i = 0; i < n_inputs; ++i) remove(inputs[i]);
+        char stamp[4200];
+        snprintf(stamp, sizeof stamp, "%s/job.txt", parts_dir);
+        remove(stamp);
         rmdir(parts_dir);
       }
-      for (int i = 0; inputs && i < P; ++i) free(inputs[i]);
+      for (size_t i = 0; inputs && i < n_inputs; ++i) free(inputs[i]);
       free(inputs);
       double merge_s = MPI_Wtime() - t_m0;
       double wall = MPI_Wtime() - t_start;
@@ -903,6 +937,9 @@ int sp_cmd_run(int argc, char **argv) {
         printf("  ligands %lld, sites %lld, site atoms %lld\n", (long long)counts[C_LIGANDS],
                (long long)counts[C_SITES], (long long)counts[C_SITE_ATOMS]);
         if (n_split) printf("  split %zu large files into %zu extra tasks\n", n_split, n_parts_added);
+        if (job.resume || prep.n_duplicates) /* issue 9 */
+          printf("  resumed %zu files (%zu tasks) from an earlier run, %zu changed since; %zu duplicates\n",
+                 prep.n_resumed, prep.n_resumed_tasks, prep.n_changed, prep.n_duplicates);
         int64_t steals = 0;
         for (int i = 0; i < P; ++i) steals += all[i].steals;
         printf("  %zu tasks, steals %lld, makespan %.2f s = %.3f x max(largest task, total/P); busy/wall per rank:",
@@ -962,6 +999,7 @@ done:
   sp_plan_free(&plan_a);
   sp_plan_free(&plan_b);
   sp_shard_meta_free(&shard);
+  sp_prepare_out_free(&prep);
   sp_job_free(&job);
   MPI_Finalize();
   return status;

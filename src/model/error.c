@@ -23,6 +23,9 @@ static const char *const k_names[SP_ERRCLASS_COUNT] = {
     [SP_E_MPI] = "mpi_error",
     [SP_E_INTERNAL] = "internal_error",
     [SP_E_BINARY] = "binary_input",
+    [SP_E_DUPLICATE] = "duplicate",
+    [SP_E_TOO_MANY_ATOMS] = "too_many_atoms",
+    [SP_E_TIMEOUT] = "timeout",
 };
 
 const char *sp_errclass_name(int cls) {

@@ -281,6 +281,17 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
   copy_str(st->entry_id, sizeof st->entry_id, w->s.entry_id);
   copy_str(st->method, sizeof st->method, w->s.method);
   st->resolution = w->s.resolution;
+  /* issue 9 (reliability): per-task guards, recorded as the file's status and not fatal */
+  if (opts->max_atoms && w->s.n_atoms > opts->max_atoms) {
+    sp_err_set(&ferr, SP_E_TOO_MANY_ATOMS, "%s: %zu atom records, above the job's limit of %zu", relpath,
+               (size_t)w->s.n_atoms, opts->max_atoms);
+    goto failed;
+  }
+  if (opts->max_seconds > 0 && n_parts == 1 && sp_now() - t0 > opts->max_seconds) {
+    sp_err_set(&ferr, SP_E_TIMEOUT, "%s: read and parse took %.3f s, above the job's limit of %g s", relpath,
+               sp_now() - t0, opts->max_seconds);
+    goto failed;
+  }
 
   /* survey */
   sp_survey sv;
@@ -327,6 +338,13 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
       if (n_parts > 1)
         return sp_err_set(err, SP_E_INTERNAL, "%s part %d/%d: site of ligand %zu failed: %s", relpath, part,
                           n_parts, li, ferr.msg);
+      goto failed;
+    }
+    /* issue 9: the time guard between ligands (unsplit files only: a split file's parts must agree) */
+    if (opts->max_seconds > 0 && n_parts == 1 && sp_now() - t0 > opts->max_seconds) {
+      sp_err_set(&ferr, SP_E_TIMEOUT, "%s: still running after %.3f s (ligand %zu of %zu), above the job's limit of %g s",
+                 relpath, sp_now() - t0, li, sv.n_ligands, opts->max_seconds);
+      sp_survey_free(&sv);
       goto failed;
     }
     size_t local = li - (size_t)lo;

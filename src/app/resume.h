@@ -1,0 +1,44 @@
+/* `sitepack run`: the files of the parts directory before the tasks run (issue 9,
+ * docs/reliability.md): duplicate inputs, --resume, and the run's own job stamp. Rank 0 only; no MPI.
+ * Private to src/app. */
+#ifndef SITEPACK_APP_RESUME_H
+#define SITEPACK_APP_RESUME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "app/app.h"
+
+/* What sp_run_prepare() decided. */
+typedef struct sp_prepare_out {
+  uint8_t *skip;          /* [n] 1: no task this run (resumed from an earlier run, or a duplicate); owned */
+  size_t n_resumed;       /* input files whose results were taken over from earlier per-rank files */
+  size_t n_resumed_tasks; /* their tasks */
+  size_t n_duplicates;    /* input files with the bytes (SHA-256) of an earlier file in the sorted list */
+  size_t n_changed;       /* files found earlier but changed since (size or SHA-256): run again */
+  size_t n_unreadable;    /* earlier per-rank files that could not be read (their tasks run again) */
+  size_t n_stale_attempts;/* earlier attempts of another job, CCD or build: ignored */
+  size_t n_hashed;        /* files hashed (duplicate candidates and resume candidates) */
+  int has_prepared;       /* PARTS/prepared.h5 exists: an input of the merge */
+  double seconds;         /* wall time of sp_run_prepare */
+} sp_prepare_out;
+
+/*
+ * Rank 0, after the scan and the CCD open, before any per-rank file is created.
+ *  - Removes per-rank files of earlier runs from @p parts_dir (without --resume: they would mix with
+ *    this run's), or (with --resume) moves them to OUT.resume/attempt-NNN and reads them back;
+ *  - writes PARTS/job.txt (the job, CCD SHA-256 and build this run's files belong to);
+ *  - finds duplicate inputs (same size, then same SHA-256 of the stored bytes; the first in path
+ *    order is processed, the others get a row with status "duplicate");
+ *  - writes PARTS/prepared.h5 (through a .tmp name and a rename): the resumed tasks with this run's
+ *    file indices and the duplicates' rows.
+ * Shard runs (--shard) skip all of this (a failed shard is rerun whole: docs/slurm.md).
+ * Returns 0 or an exit status (SP_EXIT_RUNTIME) after printing the reason.
+ */
+int sp_run_prepare(const sp_job *job, const char *parts_dir, char *const *paths, const int64_t *bytes, size_t n,
+                   const char *ccd_sha, sp_prepare_out *out);
+
+void sp_prepare_out_free(sp_prepare_out *o);
+
+#endif
