@@ -19,8 +19,13 @@
  *
  * Hydrogens: positions of H are never needed. Hydrogen bonds use the heavy-atom criteria
  * PLIP applies to donor and acceptor (distance D···A), plus a heavy-atom angle
- * (neighbour–D···A >= 60°, SP_HBOND_HEAVY_ANGLE_MIN) in place of PLIP's D–H···A angle; water bridges use the two
- * heavy-atom distances only. Hydrogen atoms present in the file are ignored by the
+ * (neighbour–D···A >= 60°, SP_HBOND_HEAVY_ANGLE_MIN) in place of PLIP's D–H···A angle, except for
+ * main-chain amide N, whose H is placed from the backbone (sp2, opposite C(i-1) and CA, 1.01 Å) and
+ * PLIP's D–H···A > 100° (SP_PLIP_HBOND_DON_ANGLE_MIN) applied; each donor atom keeps one H-bond, the
+ * shortest (PLIP refine_hbonds_ldon/pdon, plip/structure/preparation.py, keeps one per donor by angle).
+ * Metal geometry: PLIP's metal_complexation (plip/structure/detection.py), outliers of the chosen
+ * geometry excluded. Phosphate/sulfonate charge centre: the P/S atom (PLIP find_charged). Water bridges
+ * use the two heavy-atom distances only. Hydrogen atoms present in the file are ignored by the
  * interaction and SASA code of the pipeline (sp_sasa() itself takes whatever atoms it is given).
  */
 #ifndef SITEPACK_SITECHEM_H
@@ -68,14 +73,16 @@ extern "C" {
 /** Interaction types (sp_interaction.type, /interactions/type). */
 enum {
   SP_IX_HYDROPHOBIC = 1,   /**< C(ligand)–C(site), both bonded to C/H only; d <= 4.0 */
-  SP_IX_HBOND = 2,         /**< donor–acceptor d <= 4.1, neighbour–D···A >= 60° (angle) */
+  SP_IX_HBOND = 2,         /**< donor–acceptor d <= 4.1, neighbour–D···A >= 60° (angle; main-chain N: placed
+                                H, D–H···A > 100°); one row per donor atom, the shortest */
   SP_IX_SALT_BRIDGE = 3,   /**< charge centres of opposite charge, d <= 5.5 */
   SP_IX_PI_STACK_P = 4,    /**< ring centres d <= 5.5, normals < 30°, offset <= 2.0 */
   SP_IX_PI_STACK_T = 5,    /**< ring centres d <= 5.5, normals 60–90°, offset <= 2.0 */
   SP_IX_PI_CATION = 6,     /**< cation centre – ring centre d <= 6.0, offset <= 2.0 */
   SP_IX_HALOGEN = 7,       /**< C–X···Y d <= 4.0, C–X···Y 165±30°, X···Y–C 120±30° */
   SP_IX_WATER_BRIDGE = 8,  /**< ligand polar atom – water O – site polar atom, each 2.5–4.1 */
-  SP_IX_METAL = 9,         /**< metal – O/N/S d <= 3.0, with coordination geometry */
+  SP_IX_METAL = 9,         /**< metal – O/N/S d <= 3.0, with coordination geometry chosen by PLIP's rule; targets
+                                that are outliers of that geometry get no row; none when all targets are water */
   SP_IX_COUNT
 };
 /** "hydrophobic", "hbond", "salt_bridge", "pi_stack_parallel", "pi_stack_t", "pi_cation",
@@ -110,7 +117,8 @@ typedef struct sp_interaction {
   uint8_t type;            /**< SP_IX_* */
   uint8_t flags;           /**< SP_IXF_* */
   uint8_t geometry;        /**< metal: SP_GEOM_*; otherwise 0 */
-  uint8_t coordination;    /**< metal: coordinating atoms of that metal; otherwise 0 */
+  uint8_t coordination;    /**< metal: coordination number of the chosen geometry (the number of targets
+                                when no geometry is chosen); otherwise 0 */
   int32_t lig_atom;        /**< ligand-side atom (site atom index) */
   int32_t site_atom;       /**< partner atom (site atom index) */
   int32_t water_atom;      /**< water bridge: the water oxygen; -1 otherwise */
