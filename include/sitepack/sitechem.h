@@ -124,8 +124,9 @@ typedef struct sp_interaction {
   int32_t water_atom;      /**< water bridge: the water oxygen; -1 otherwise */
   float distance;          /**< Å: atoms, or centres for rings / charge groups; water bridge: ligand–water */
   float angle;             /**< degrees: hbond neighbour–D···A; pi-stack angle between normals; halogen
-                                C–X···Y; water bridge ligand–O–site; metal: RMS angle deviation from the
-                                ideal geometry; NaN where not defined */
+                                C–X···Y; water bridge ligand–O–site; metal: PLIP's geometry score (mean over the
+                                geometry's sub-signatures of sqrt(sum of squared angle differences); 0 for one
+                                target; NaN when no geometry is chosen); NaN where not defined */
   float angle2;            /**< degrees: halogen X···Y–C; water bridge: water–site distance in Å; NaN otherwise */
   float offset;            /**< Å: pi-stack / pi-cation offset in the ring plane; NaN otherwise */
 } sp_interaction;
