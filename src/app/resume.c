@@ -66,7 +66,8 @@ static int ours(const char *name) {
   if (!strcmp(name, "job.txt") || !strcmp(name, "job.txt.tmp") || !strcmp(name, "prepared.h5") ||
       !strcmp(name, "prepared.h5.tmp"))
     return 1;
-  return !strncmp(name, "rank-", 5) && l > 8 && !strcmp(name + l - 3, ".h5");
+  /* rank-*.h5.failed: a per-rank file whose write failed (run.c), removed with the rest but never read */
+  return !strncmp(name, "rank-", 5) && ((l > 8 && !strcmp(name + l - 3, ".h5")) || (l > 15 && !strcmp(name + l - 10, ".h5.failed")));
 }
 
 /* Remove sitepack's files in @p dir (not others'); returns how many there were. */
@@ -366,6 +367,12 @@ int sp_run_prepare(const sp_job *job, const char *parts_dir, char *const *paths,
       st->resolution = NAN;
       rc = sp_rank_writer_append(w, &r, &err);
       if (!rc) out->n_duplicates++;
+    }
+    if (rc == SP_E_INVALID && e >= 0 && rs.entries[e].n_parts == 1) {
+      /* rows that fail the writer's checks (nothing was written): a damaged earlier file; run it again */
+      if (!job->quiet) fprintf(stderr, "sitepack run: --resume: %s: earlier rows damaged, run again (%s)\n", paths[f], err.msg);
+      out->n_unreadable++;
+      continue;
     }
     if (rc) {
       fprintf(stderr, "sitepack run: cannot write %s: %s: %s\n", tmp, sp_errclass_name(rc), err.msg);

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -72,6 +73,8 @@ typedef struct run_ctx {
   /* progress over both phases (rank 0) */
   int64_t prog_tasks_base, prog_tasks_total;
   double prog_bytes_base, prog_bytes_total, prog_cost_base, prog_cost_total, prog_time_base;
+  int h5_broken;         /* issue 9: closing this rank's file failed (e.g. disk full): skip HDF5's shutdown */
+  const char *part_path; /* issue 9: this rank's per-rank file */
 } run_ctx;
 
 static void append_fail(run_ctx *c, const sp_structure_row *st) {
@@ -155,6 +158,11 @@ static int do_task(size_t task, void *user) {
   rc = sp_rank_writer_append(c->writer, &c->result, &err);
   if (rc) {
     fprintf(stderr, "sitepack: rank %d: cannot write %s: %s\n", c->rank, st->path, err.msg);
+    /* issue 9: a failed write or flush (a full disk) can leave chunks of earlier tasks damaged on disk:
+       the file is renamed to *.failed so that --resume does not trust it (its tasks run again) */
+    char failed[4300];
+    if (c->part_path && snprintf(failed, sizeof failed, "%s.failed", c->part_path) < (int)sizeof failed)
+      rename(c->part_path, failed);
     return rc;
   }
   double secs = MPI_Wtime() - t0;
@@ -636,6 +644,7 @@ int sp_cmd_run(int argc, char **argv) {
   snprintf(part_path, sizeof part_path, "%s/rank-%05d.h5", parts_dir, rank);
   c.worker = sp_worker_new();
   c.writer = c.worker ? sp_rank_writer_open(part_path, &err) : NULL;
+  c.part_path = part_path;
   c.parts_found = calloc(c.n ? c.n : 1, sizeof *c.parts_found);
   c.ligs_found = malloc((c.n ? c.n : 1) * sizeof *c.ligs_found);
   c.atoms_found = malloc((c.n ? c.n : 1) * sizeof *c.atoms_found);
@@ -770,6 +779,7 @@ int sp_cmd_run(int argc, char **argv) {
   if (sp_rank_writer_close(c.writer, &err)) {
     fprintf(stderr, "sitepack: rank %d: closing %s: %s\n", rank, part_path, err.msg);
     if (!run_rc) run_rc = SP_E_HDF5;
+    c.h5_broken = 1;
   }
   c.writer = NULL;
   MPI_Allreduce(MPI_IN_PLACE, &run_rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -830,6 +840,16 @@ int sp_cmd_run(int argc, char **argv) {
     }
     if (run_rc) {
       status = SP_EXIT_RUNTIME;
+      /* issue 9: a failed write (a full disk, a quota) leaves resumable state: every task listed in the
+         per-rank files is complete, and nothing is written under the final name */
+      struct statvfs vfs;
+      if (statvfs(parts_dir, &vfs) == 0 && (double)vfs.f_bavail * (double)vfs.f_frsize < 1048576.0)
+        fprintf(stderr, "sitepack run: no space left on device: %.0f bytes free on the file system of %s\n",
+                (double)vfs.f_bavail * (double)vfs.f_frsize, parts_dir);
+      fprintf(stderr,
+              "sitepack run: stopped (%s): no output written; the finished tasks are kept in %s: fix the cause "
+              "(e.g. free disk space) and rerun with --resume\n",
+              sp_errclass_name(run_rc), parts_dir);
     } else {
       double t_m0 = MPI_Wtime();
       char **inputs = calloc((size_t)P + 1, sizeof *inputs);
@@ -937,9 +957,10 @@ int sp_cmd_run(int argc, char **argv) {
         printf("  ligands %lld, sites %lld, site atoms %lld\n", (long long)counts[C_LIGANDS],
                (long long)counts[C_SITES], (long long)counts[C_SITE_ATOMS]);
         if (n_split) printf("  split %zu large files into %zu extra tasks\n", n_split, n_parts_added);
-        if (job.resume || prep.n_duplicates) /* issue 9 */
-          printf("  resumed %zu files (%zu tasks) from an earlier run, %zu changed since; %zu duplicates\n",
-                 prep.n_resumed, prep.n_resumed_tasks, prep.n_changed, prep.n_duplicates);
+        if (job.resume) /* issue 9 */
+          printf("  resumed %zu files (%zu tasks) from an earlier run, %zu changed since\n", prep.n_resumed,
+                 prep.n_resumed_tasks, prep.n_changed);
+        if (prep.n_duplicates) printf("  %zu duplicates (same SHA-256 as an earlier file: not processed again)\n", prep.n_duplicates);
         int64_t steals = 0;
         for (int i = 0; i < P; ++i) steals += all[i].steals;
         printf("  %zu tasks, steals %lld, makespan %.2f s = %.3f x max(largest task, total/P); busy/wall per rank:",
@@ -1001,6 +1022,13 @@ done:
   sp_shard_meta_free(&shard);
   sp_prepare_out_free(&prep);
   sp_job_free(&job);
+  if (c.h5_broken) {
+    /* HDF5 1.10 keeps a file whose close failed half-open and crashes closing it again at its shutdown
+       (inside MPI_Finalize): leave without it; the file's finished tasks are flushed already */
+    fflush(stdout);
+    fflush(stderr);
+    _exit(SP_EXIT_RUNTIME);
+  }
   MPI_Finalize();
   return status;
 }

@@ -1,0 +1,38 @@
+#!/bin/bash
+# Issue 9: a directory of hostile files mixed with good ones. The run completes (exit 0), every good
+# file is ok, every bad one has its stable class; the per-task guard --max-atoms records a large good
+# file as too_many_atoms. Unreadable files: as root, chmod 000 does not stop reads, so the test uses
+# what root cannot read as a file either: a directory named x.cif (the scan recurses into it: no row)
+# and a FIFO named fifo.cif (not a regular file: skipped by the scan, never opened, so no hang).
+source "$(dirname "$0")/reliability_lib.sh"
+D=$T/in; mkdir -p "$D/x.cif"
+for f in 1stp.cif 1cbn.pdb 4hhb.cif.gz 7gsa.cif; do cp "$SRC/tests/data/structures/$f" "$D/"; done
+: > "$D/empty.cif"
+head -c 3000 "$SRC/tests/data/structures/1dul.cif.gz" > "$D/truncated.cif.gz"
+$PY -c "import random,sys; r=random.Random(9); sys.stdout.buffer.write(bytes(r.randrange(256) for _ in range(5000)))" > "$D/random.cif"
+printf 'This is a plain text note, not a structure.\nSecond line.\n' > "$D/text.cif"
+ln -s loop.cif "$D/loop.cif"          # a symlink loop (ELOOP)
+mkfifo "$D/fifo.cif"
+cp "$SRC/tests/data/structures/1cbn.pdb" "$D/x.cif/1cbn_copy.pdb"   # inside the directory named x.cif: a duplicate
+"${MPI[@]}" -np 2 "$BIN" run --input "$D" --ccd "$CCD" --out "$T/h.h5" --max-atoms 4800 --quiet > "$T/h.log" 2>&1 \
+  || die "run failed: $(cat $T/h.log)"
+cat "$T/h.log"
+$PY - "$T/h.h5" "$T/h.report.json" <<'PY'
+import json, sys, h5py
+f = h5py.File(sys.argv[1], "r")
+got = {p.decode(): s.decode() for p, s in zip(f["structures/path"][:], f["structures/status"][:])}
+want = {
+    "1stp.cif": "ok", "1cbn.pdb": "ok", "4hhb.cif.gz": "ok",   # good files (4hhb: 4779 atoms <= 4800)
+    "7gsa.cif": "too_many_atoms",                               # good, but 4914 atoms > --max-atoms 4800
+    "empty.cif": "no_atoms", "truncated.cif.gz": "truncated_gzip", "random.cif": "binary_input",
+    "text.cif": "unknown_format", "x.cif/1cbn_copy.pdb": "duplicate",
+}
+for k, v in sorted(got.items()):
+    print(f"{k:24s} {v}")
+assert got == want, (got, want)
+err = {p.decode(): e.decode() for p, e in zip(f["structures/path"][:], f["structures/error"][:])}
+assert "4914" in err["7gsa.cif"] and "4800" in err["7gsa.cif"], err["7gsa.cif"]
+rep = json.load(open(sys.argv[2]))
+assert rep["files"]["failed_by_class"].get("too_many_atoms") == 1, rep["files"]
+print("hostile: ok,", len(got), "rows; loop.cif and fifo.cif skipped by the scan")
+PY
