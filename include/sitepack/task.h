@@ -90,6 +90,11 @@ int sp_worker_process_first(sp_worker *w, const char *root, const char *relpath,
 /** Peak bytes held by the worker's structure arrays so far (memory report). */
 size_t sp_worker_peak_bytes(const sp_worker *w);
 
+/** Bytes per atom of the in-memory model (sp_structure_bytes / atoms, arrays at capacity) of
+ *  the largest file (most atoms) this worker read so far; 0 before the first file with atoms.
+ *  Small files are dominated by fixed allocations, so the largest file is the meaningful one. */
+double sp_worker_max_bytes_per_atom(const sp_worker *w);
+
 #ifdef __cplusplus
 }
 #endif

@@ -377,7 +377,7 @@ static cJSON *stats_json(const sp_sched_stats *s) {
 /* Rank 0's report. `sched` (ownership taken) is the "schedule" object; per_rank[i] the
    per-phase objects of rank i (ownership taken). */
 static int write_report(const sp_job *job, int P, const sp_sched_stats *all, const long *rss_kib,
-                        const double *rank_bytes, cJSON **per_rank, const int64_t *counts, const int64_t *by_class,
+                        const double *bpa, const double *rank_bytes, cJSON **per_rank, const int64_t *counts, const int64_t *by_class,
                         const char *fails, size_t n_files, double wall, double merge_s, cJSON *sched,
                         const char *ccd_sha) {
   cJSON *r = cJSON_CreateObject();
@@ -447,6 +447,7 @@ static int write_report(const sp_job *job, int P, const sp_sched_stats *all, con
     cJSON_AddNumberToObject(o, "stolen", (double)all[i].stolen);
     cJSON_AddNumberToObject(o, "steal_attempts", (double)all[i].steal_attempts);
     cJSON_AddNumberToObject(o, "peak_rss_bytes", rss_kib[i] >= 0 ? (double)rss_kib[i] * 1024.0 : -1);
+    cJSON_AddNumberToObject(o, "model_bytes_per_atom_largest_file", bpa[i]);
     if (per_rank[i]) cJSON_AddItemToObject(o, "phases", per_rank[i]);
     per_rank[i] = NULL;
     cJSON_AddItemToArray(ranks, o);
@@ -789,12 +790,16 @@ int sp_cmd_run(int argc, char **argv) {
   sp_sched_stats *all_a = rank == 0 ? calloc((size_t)P, sizeof *all_a) : NULL;
   sp_sched_stats *all_b = rank == 0 ? calloc((size_t)P, sizeof *all_b) : NULL;
   long *rss = rank == 0 ? calloc((size_t)P, sizeof *rss) : NULL;
+  double *bpa = rank == 0 ? calloc((size_t)P, sizeof *bpa) : NULL;
   double *rank_bytes = rank == 0 ? calloc((size_t)P, sizeof *rank_bytes) : NULL;
-  if (rank == 0 && (!all || !all_a || !all_b || !rss || !rank_bytes)) MPI_Abort(MPI_COMM_WORLD, SP_EXIT_RUNTIME);
+  if (rank == 0 && (!all || !all_a || !all_b || !rss || !bpa || !rank_bytes)) MPI_Abort(MPI_COMM_WORLD, SP_EXIT_RUNTIME);
   sp_sched_gather_stats(MPI_COMM_WORLD, &st_a, all_a, &err);
   sp_sched_gather_stats(MPI_COMM_WORLD, &st_b, all_b, &err);
   long my_rss = peak_rss_kib();
   MPI_Gather(&my_rss, 1, MPI_LONG, rss, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  /* bytes per atom of the in-memory model, for this rank's largest file */
+  double my_bpa = c.worker ? sp_worker_max_bytes_per_atom(c.worker) : 0;
+  MPI_Gather(&my_bpa, 1, MPI_DOUBLE, bpa, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   MPI_Gather(&c.bytes_done, 1, MPI_DOUBLE, rank_bytes, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   int64_t counts[C_N], by_class[SP_ERRCLASS_COUNT];
   MPI_Reduce(c.counts, counts, C_N, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -936,7 +941,7 @@ int sp_cmd_run(int argc, char **argv) {
         if (phase_b_ran) cJSON_AddItemToObject(per_rank[i], "b", stats_json(&all_b[i]));
       }
       if (!status && per_rank &&
-          write_report(&job, P, all, rss, rank_bytes, per_rank, counts, by_class, fails, n_run_files, wall, merge_s, sched,
+          write_report(&job, P, all, rss, bpa, rank_bytes, per_rank, counts, by_class, fails, n_run_files, wall, merge_s, sched,
                        ccd_sha[0] ? ccd_sha : NULL))
         fprintf(stderr, "sitepack run: cannot write report %s\n", job.report);
       else if (status || !per_rank)
@@ -987,6 +992,7 @@ int sp_cmd_run(int argc, char **argv) {
   free(all_a);
   free(all_b);
   free(rss);
+  free(bpa);
   free(rank_bytes);
   free(lens);
   free(displ);

@@ -20,6 +20,8 @@ struct sp_worker {
   sp_site_ws *ws;
   sp_site site;
   size_t peak_bytes;
+  double max_bytes_per_atom; /* of the largest file read (most atoms) */
+  size_t max_atoms_seen;
   sp_chem_ws *cws;      /* site chemistry (sitechem.h): see fill_site_chem */
   sp_site_chem chem;
 };
@@ -58,6 +60,8 @@ void sp_worker_free(sp_worker *w) {
 }
 
 size_t sp_worker_peak_bytes(const sp_worker *w) { return w->peak_bytes; }
+
+double sp_worker_max_bytes_per_atom(const sp_worker *w) { return w->max_bytes_per_atom; }
 
 static void copy_str(char *dst, size_t cap, const char *src) {
   size_t n = strlen(src);
@@ -273,6 +277,10 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
   size_t bytes = sp_structure_bytes(&w->s);
   if (bytes > w->peak_bytes) w->peak_bytes = bytes;
   if (rc) goto failed;
+  if (w->s.n_atoms && w->s.n_atoms >= w->max_atoms_seen) {
+    w->max_atoms_seen = w->s.n_atoms;
+    w->max_bytes_per_atom = (double)bytes / (double)w->s.n_atoms;
+  }
 
   st->n_atoms = (int64_t)w->s.n_atoms;
   st->n_models = (int32_t)w->s.n_models;
