@@ -36,6 +36,18 @@ typedef struct sp_buf {
  */
 int sp_file_read(const char *path, size_t max_bytes, sp_buf *out, sp_err *err);
 
+/**
+ * Read a file's bytes as stored (no inflate, no hash) into malloc'd memory, one extra byte
+ * allocated and set to '\0' ((*data)[*len] == 0). Regular files: st_size bytes, then until EOF;
+ * pipes: until EOF. A plain (non-gzip) regular file above @p max_bytes (0 = no limit) is refused
+ * before any byte is read; gzip files are not (their limit applies to the inflated size).
+ * @param data  set to the bytes (caller frees with free()), NULL on error
+ * @param len   set to the number of bytes
+ * @return 0; SP_E_NOT_FOUND, SP_E_IO (open/stat/read error, a directory), SP_E_TOO_LARGE,
+ *         SP_E_NOMEM. Messages name the file.
+ */
+int sp_file_read_stored(const char *path, size_t max_bytes, unsigned char **data, size_t *len, sp_err *err);
+
 /** Inflate gzip data already in memory (same rules and errors as sp_file_read). */
 int sp_gunzip(const void *data, size_t len, size_t max_bytes, sp_buf *out, sp_err *err);
 

@@ -378,61 +378,6 @@ static long ccd_lookup(const sp_ccd *c, const char *id) {
   return -1;
 }
 
-/* Read a whole file into malloc'd memory without hashing it (sp_file_read also computes
- * SHA-256, which the CCD does not need and which costs as much as the index). Regular files:
- * st_size bytes, then until EOF. Errors as sp_file_read. */
-static int read_raw(const char *path, unsigned char **data, size_t *len, sp_err *err) {
-  *data = NULL;
-  *len = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int e = errno;
-    return sp_err_set(err, e == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "%s: cannot open: %s", path, strerror(e));
-  }
-  struct stat st;
-  if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-    int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
-    close(fd);
-    return sp_err_set(err, SP_E_IO, "%s: cannot read: %s", path, strerror(e));
-  }
-  size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536, n = 0;
-  unsigned char *raw = malloc(cap);
-  if (!raw) {
-    close(fd);
-    return sp_err_set(err, SP_E_NOMEM, "%s: out of memory (%zu bytes)", path, cap);
-  }
-  for (;;) {
-    if (n + 1 >= cap) {
-      size_t nc = cap * 2;
-      unsigned char *nr = nc > cap ? realloc(raw, nc) : NULL;
-      if (!nr) {
-        free(raw);
-        close(fd);
-        return sp_err_set(err, SP_E_NOMEM, "%s: out of memory (%zu bytes)", path, nc);
-      }
-      raw = nr;
-      cap = nc;
-    }
-    size_t want = cap - 1 - n;
-    if (want > ((size_t)1 << 30)) want = (size_t)1 << 30;
-    ssize_t r = read(fd, raw + n, want);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      int e = errno;
-      free(raw);
-      close(fd);
-      return sp_err_set(err, SP_E_IO, "%s: read error: %s", path, strerror(e));
-    }
-    if (r == 0) break;
-    n += (size_t)r;
-  }
-  close(fd);
-  raw[n] = 0;
-  *data = raw;
-  *len = n;
-  return 0;
-}
-
 static int ccd_open_fail(sp_ccd *c, const char *path, int rc, sp_err *err) {
   if (rc == SP_E_FORMAT && err) {
     char m[SP_ERR_MSG_LEN];
@@ -449,7 +394,8 @@ int sp_ccd_open(const char *path, sp_ccd **out, sp_err *err) {
   if (!c) return sp_err_set(err, SP_E_NOMEM, "out of memory (CCD)");
   unsigned char *raw = NULL;
   size_t n = 0;
-  int rc = read_raw(path, &raw, &n, err);
+  /* stored bytes without SHA-256: the CCD does not need it and it costs as much as the index */
+  int rc = sp_file_read_stored(path, 0, &raw, &n, err);
   if (!rc && n >= 2 && raw[0] == 0x1f && raw[1] == 0x8b) {
     rc = sp_gunzip(raw, n, 0, &c->buf, err);
     free(raw);

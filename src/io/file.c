@@ -241,8 +241,9 @@ int sp_gunzip(const void *data, size_t len, size_t max_bytes, sp_buf *out, sp_er
   return 0;
 }
 
-int sp_file_read(const char *path, size_t max_bytes, sp_buf *out, sp_err *err) {
-  memset(out, 0, sizeof *out);
+int sp_file_read_stored(const char *path, size_t max_bytes, unsigned char **data, size_t *len, sp_err *err) {
+  *data = NULL;
+  *len = 0;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     int e = errno;
@@ -303,7 +304,18 @@ int sp_file_read(const char *path, size_t max_bytes, sp_buf *out, sp_err *err) {
     n += (size_t)r;
   }
   close(fd);
+  raw[n] = 0; /* n + 1 < cap: the loop keeps one byte free */
+  *data = raw;
+  *len = n;
+  return 0;
+}
 
+int sp_file_read(const char *path, size_t max_bytes, sp_buf *out, sp_err *err) {
+  memset(out, 0, sizeof *out);
+  unsigned char *raw;
+  size_t n;
+  int rc0 = sp_file_read_stored(path, max_bytes, &raw, &n, err);
+  if (rc0) return rc0;
   char sha[65];
   sp_sha256_hex(raw, n, sha);
   if (n >= 2 && raw[0] == 0x1f && raw[1] == 0x8b) {
