@@ -17,7 +17,17 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 job="" shards="" dir="" out="" np=1 launcher=srun mpirun_args="--mca osc sm" sitepack=sitepack run_args="" rerun=""
-usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+# usage: the comment block above (line 2 up to the first line that is not a comment), to stdout
+# for --help, to stderr after an error
+usage() {
+  local code=${1:-2}
+  if [ "$code" -eq 0 ]; then
+    sed -n '2,${/^#/!q;s/^# \{0,1\}//;p;}' "$0"
+  else
+    sed -n '2,${/^#/!q;s/^# \{0,1\}//;p;}' "$0" >&2
+  fi
+  exit "$code"
+}
 while [ $# -gt 0 ]; do
   case "$1" in
     --job) job=$2; shift 2 ;;
