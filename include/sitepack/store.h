@@ -179,6 +179,24 @@ typedef struct sp_check_summary {
  */
 int sp_check(const char *path, size_t n_spot, uint64_t seed, sp_check_summary *sum, sp_err *err);
 
+/** Totals of a merged file, for a run's summary and report (they count the whole output,
+ *  including tasks resumed from an earlier attempt). */
+typedef struct sp_output_totals {
+  int64_t n_structures, n_ok, n_failed, n_duplicates;  /**< /structures rows by status */
+  int64_t by_class[SP_ERRCLASS_COUNT];                 /**< rows per error class (duplicate included) */
+  int64_t n_ligands, n_sites, n_site_atoms, n_interactions;  /**< table rows */
+  char *failures;           /**< "path\tclass\tmessage\n" per failed row (not duplicates), in file order; owned */
+  size_t failures_len, failures_cap;
+} sp_output_totals;
+
+/**
+ * Read the totals of a merged file (status column, table sizes, failed rows).
+ * @return 0; SP_E_HDF5 (cannot open or read), SP_E_FORMAT (not a merged sitepack file).
+ *         Free with sp_output_totals_free() in every case.
+ */
+int sp_output_totals_read(const char *h5_path, sp_output_totals *t, sp_err *err);
+void sp_output_totals_free(sp_output_totals *t);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,9 +15,10 @@ static void usage(FILE *f) {
           "usage:\n"
           "  mpirun -np P sitepack run [JOB.json] [--input DIR] [--ccd FILE] [--out FILE.h5] [--ph X]\n"
           "                            [--cutoff A] [--max-site-atoms N] [--model first|all]\n"
-          "                            [--report FILE.json] [--force] [--quiet] [--keep-parts]\n"
+          "                            [--report FILE.json] [--force] [--quiet] [--keep-parts] [--resume]\n"
+          "                            [--shard I/N] [split, steal and limit options: sitepack help run]\n"
           "  sitepack dump FILE.h5 TABLE      print a table as TSV (structures, ligands, sites,\n"
-          "                                   components, residues)\n"
+          "                                   components, residues, interactions)\n"
           "  sitepack check FILE.h5           validate a merged file (docs/format.md), print a summary\n"
           "  sitepack merge OUT.h5 SHARD...   merge the shard files of run --shard I/N (docs/slurm.md)\n"
           "  sitepack bench read [options]    read/write benchmark (docs/reading.md)\n"
@@ -26,7 +27,8 @@ static void usage(FILE *f) {
           "\n"
           "exit status: 0 the run completed (files that failed are listed in /structures with their\n"
           "error class), 1 the run could not complete (output not writable, MPI or internal error),\n"
-          "2 bad command line or job file, unreadable CCD, or no input files.\n"
+          "2 bad command line or job file, unreadable CCD, input missing or without structure files,\n"
+          "or output exists without --force.\n"
           "\n"
           "docs: README.md, docs/usage.md, docs/format.md\n",
           SP_VERSION);

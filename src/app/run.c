@@ -555,9 +555,23 @@ int sp_cmd_run(int argc, char **argv) {
   if (rank == 0) {
     struct stat sb;
     snprintf(parts_dir, sizeof parts_dir, "%s.parts", job.output);
-    if (!job.force && stat(job.output, &sb) == 0) {
+    char report_dir[4096];
+    snprintf(report_dir, sizeof report_dir, "%s", job.report);
+    char *rslash = strrchr(report_dir, '/');
+    if (rslash) *rslash = 0;
+    if (stat(job.output, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+      fprintf(stderr, "sitepack run: output %s is a directory (give a file name, e.g. %s/sites.h5)\n", job.output,
+              job.output);
+      status = SP_EXIT_USAGE;
+    } else if (stat(job.report, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+      fprintf(stderr, "sitepack run: report %s is a directory (give a file name)\n", job.report);
+      status = SP_EXIT_USAGE;
+    } else if (!job.force && stat(job.output, &sb) == 0) {
       fprintf(stderr, "sitepack run: output %s exists (use --force to overwrite)\n", job.output);
       status = SP_EXIT_USAGE;
+    } else if (rslash && report_dir[0] && mkdir_p(report_dir)) {
+      fprintf(stderr, "sitepack run: cannot create the report's directory %s: %s\n", report_dir, strerror(errno));
+      status = SP_EXIT_RUNTIME;
     } else if (sp_scan_dir(job.input, &scan, &err)) {
       fprintf(stderr, "sitepack run: input %s: %s\n", job.input, err.msg);
       status = SP_EXIT_USAGE;
@@ -626,6 +640,20 @@ int sp_cmd_run(int argc, char **argv) {
     status = SP_EXIT_USAGE;
     goto done;
   }
+  if (rank == 0 && c.ccd) {
+    /* a CCD's blocks are components: data_XXX with _chem_comp.id XXX. Anything else (a structure
+     * file given as --ccd by mistake) would make every comp_id "not in CCD": refuse it. */
+    const sp_ccd_index *ix = sp_ccd_get_index(c.ccd);
+    sp_err e2 = {0};
+    const sp_component *first = ix->n ? sp_ccd_get(c.ccd, ix->ids[0], &e2) : NULL;
+    if (!first || strcmp(first->id, ix->ids[0])) {
+      fprintf(stderr, "sitepack run: CCD %s: its first block data_%s is not a chemical component (%s)\n", job.ccd,
+              ix->n ? ix->ids[0] : "", first ? "_chem_comp.id differs from the block name" : e2.msg);
+      status = SP_EXIT_USAGE;
+    }
+  }
+  MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (status) goto done;
 
   /* issue 9 (reliability): duplicates, --resume and the job stamp (app/resume.h), before any per-rank
      file of this run is created; shard runs are rerun whole instead (docs/slurm.md) */
@@ -893,6 +921,26 @@ int sp_cmd_run(int argc, char **argv) {
       }
       for (size_t i = 0; inputs && i < n_inputs; ++i) free(inputs[i]);
       free(inputs);
+      /* The summary and the report count the whole output (tasks resumed from an earlier
+       * attempt and duplicates included), read back from the merged file. */
+      if (!status && job.shard_count == 0) {
+        sp_output_totals tot;
+        if (sp_output_totals_read(job.output, &tot, &err) == 0) {
+          counts[C_FILES_OK] = tot.n_ok;
+          counts[C_FILES_FAILED] = tot.n_failed;
+          counts[C_LIGANDS] = tot.n_ligands;
+          counts[C_SITES] = tot.n_sites;
+          counts[C_SITE_ATOMS] = tot.n_site_atoms;
+          memcpy(by_class, tot.by_class, sizeof tot.by_class);
+          free(fails);
+          fails = tot.failures;
+          tot.failures = NULL;
+        } else {
+          fprintf(stderr, "sitepack run: cannot read back %s: %s\n", job.output, err.msg);
+          status = SP_EXIT_RUNTIME;
+        }
+        sp_output_totals_free(&tot);
+      }
       double merge_s = MPI_Wtime() - t_m0;
       double wall = MPI_Wtime() - t_start;
 
@@ -942,8 +990,10 @@ int sp_cmd_run(int argc, char **argv) {
       }
       if (!status && per_rank &&
           write_report(&job, P, all, rss, bpa, rank_bytes, per_rank, counts, by_class, fails, n_run_files, wall, merge_s, sched,
-                       ccd_sha[0] ? ccd_sha : NULL))
-        fprintf(stderr, "sitepack run: cannot write report %s\n", job.report);
+                       ccd_sha[0] ? ccd_sha : NULL)) {
+        fprintf(stderr, "sitepack run: cannot write report %s: %s\n", job.report, strerror(errno));
+        status = SP_EXIT_RUNTIME; /* the merged file is complete; only its report is missing */
+      }
       else if (status || !per_rank)
         cJSON_Delete(sched);
       for (int i = 0; per_rank && i < P; ++i) cJSON_Delete(per_rank[i]);
@@ -1001,6 +1051,8 @@ int sp_cmd_run(int argc, char **argv) {
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
 
 done:
+  /* a run that could not start leaves no empty parts directory behind (rmdir only removes it empty) */
+  if (rank == 0 && status == SP_EXIT_USAGE && parts_dir[0]) rmdir(parts_dir);
   if (c.writer) sp_rank_writer_close(c.writer, NULL);
   sp_worker_free(c.worker);
   sp_result_free(&c.result);

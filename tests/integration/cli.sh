@@ -38,6 +38,15 @@ expect 2 "bad --cutoff" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run --input "$SRC/tests
 expect 0 "single file input" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run --input "$SRC/tests/data/structures/1stp.cif" --out "$WORK/one.h5" --quiet
 expect 2 "existing output without --force" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run --input "$SRC/tests/data/structures/1stp.cif" --out "$WORK/one.h5"
 grep -q "force" "$WORK/err.txt" || { echo "FAIL: --force not suggested"; fail=1; }
+mkdir -p "$WORK/adir"
+expect 2 "output is a directory" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run --input "$SRC/tests/data/structures/1stp.cif" --out "$WORK/adir" --force
+grep -q "is a directory" "$WORK/err.txt" || { echo "FAIL: directory output not named"; fail=1; }
+expect 2 "structure file given as CCD" -- "$MPIEXEC" $FLAGS -np 2 "$SP" run --input "$SRC/tests/data/structures" --ccd "$SRC/tests/data/structures/1stp.cif" --out "$WORK/sc.h5"
+grep -q "not a chemical component" "$WORK/err.txt" || { echo "FAIL: non-CCD file not named"; fail=1; }
+[ ! -e "$WORK/sc.h5.parts" ] || { echo "FAIL: a run that could not start left $WORK/sc.h5.parts"; fail=1; }
+expect 0 "report into a new directory" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run --input "$SRC/tests/data/structures/1stp.cif" --out "$WORK/r.h5" --report "$WORK/rep/sub/r.json" --quiet
+[ -s "$WORK/rep/sub/r.json" ] || { echo "FAIL: report not written into a new directory"; fail=1; }
+expect 1 "report not writable" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run --input "$SRC/tests/data/structures/1stp.cif" --out "$WORK/r2.h5" --report /proc/sitepack-report.json --quiet
 expect 0 "dump structures" -- "$SP" dump "$WORK/one.h5" structures
 head -1 "$WORK/out.txt" | grep -q "path" || { echo "FAIL: dump header"; fail=1; }
 grep -q "1stp.cif" "$WORK/out.txt" || { echo "FAIL: dump row"; fail=1; }

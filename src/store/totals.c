@@ -1,0 +1,116 @@
+/* Totals of a merged file for the run's summary and report: see sp_output_totals_read() in store.h. */
+#include <hdf5.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sitepack/store.h"
+
+/* Rows of a 1-D (or first dimension of a 2-D) dataset; -1 when it cannot be opened. */
+static int64_t rows_of(hid_t f, const char *name) {
+  hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
+  if (ds < 0) return -1;
+  hid_t sp = H5Dget_space(ds);
+  hsize_t dims[2] = {0, 0};
+  int nd = sp >= 0 ? H5Sget_simple_extent_dims(sp, dims, NULL) : -1;
+  if (sp >= 0) H5Sclose(sp);
+  H5Dclose(ds);
+  return nd >= 1 ? (int64_t)dims[0] : -1;
+}
+
+/* A whole fixed-size string column: *width bytes per row, NUL-padded (not terminated when full). */
+static char *read_strings(hid_t f, const char *name, int64_t n, size_t *width) {
+  hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
+  if (ds < 0) return NULL;
+  hid_t ft = H5Dget_type(ds);
+  size_t w = ft >= 0 ? H5Tget_size(ft) : 0;
+  char *buf = w ? calloc((size_t)(n ? n : 1), w) : NULL;
+  hid_t mt = H5Tcopy(H5T_C_S1);
+  if (buf && mt >= 0 && H5Tset_size(mt, w) >= 0 && H5Tset_strpad(mt, H5T_STR_NULLPAD) >= 0 &&
+      (n == 0 || H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0)) {
+    *width = w;
+  } else {
+    free(buf);
+    buf = NULL;
+  }
+  if (mt >= 0) H5Tclose(mt);
+  if (ft >= 0) H5Tclose(ft);
+  H5Dclose(ds);
+  return buf;
+}
+
+static void append(sp_output_totals *t, const char *s, size_t n) {
+  if (t->failures_len + n + 1 > t->failures_cap) {
+    size_t nc = (t->failures_cap + n + 1) * 2;
+    char *p = realloc(t->failures, nc);
+    if (!p) return;
+    t->failures = p;
+    t->failures_cap = nc;
+  }
+  memcpy(t->failures + t->failures_len, s, n);
+  t->failures_len += n;
+  t->failures[t->failures_len] = 0;
+}
+
+int sp_output_totals_read(const char *h5_path, sp_output_totals *t, sp_err *err) {
+  memset(t, 0, sizeof *t);
+  hid_t f = -1;
+  H5E_BEGIN_TRY { f = H5Fopen(h5_path, H5F_ACC_RDONLY, H5P_DEFAULT); }
+  H5E_END_TRY;
+  if (f < 0) return sp_err_set(err, SP_E_HDF5, "%s: cannot open", h5_path);
+  int rc = 0;
+  char *status = NULL, *path = NULL, *msg = NULL;
+  H5E_BEGIN_TRY {
+    t->n_structures = rows_of(f, "/structures/status");
+    t->n_ligands = rows_of(f, "/ligands/comp_id");
+    t->n_sites = rows_of(f, "/sites/n_atoms");
+    t->n_site_atoms = rows_of(f, "/atoms/element");
+    t->n_interactions = rows_of(f, "/interactions/type");
+    size_t ws = 0, wp = 0, wm = 0;
+    if (t->n_structures < 0 || t->n_ligands < 0 || t->n_sites < 0 || t->n_site_atoms < 0) {
+      rc = sp_err_set(err, SP_E_FORMAT, "%s: not a merged sitepack file (missing tables)", h5_path);
+    } else if (!(status = read_strings(f, "/structures/status", t->n_structures, &ws)) ||
+               !(path = read_strings(f, "/structures/path", t->n_structures, &wp)) ||
+               !(msg = read_strings(f, "/structures/error", t->n_structures, &wm))) {
+      rc = sp_err_set(err, SP_E_HDF5, "%s: cannot read /structures", h5_path);
+    } else {
+      if (t->n_interactions < 0) t->n_interactions = 0;
+      for (int64_t i = 0; i < t->n_structures; ++i) {
+        char s[64];
+        size_t n = ws < sizeof s - 1 ? ws : sizeof s - 1;
+        memcpy(s, status + (size_t)i * ws, n);
+        s[n] = 0;
+        if (!strcmp(s, "ok")) {
+          t->n_ok++;
+          continue;
+        }
+        int k;
+        for (k = 1; k < SP_ERRCLASS_COUNT; ++k)
+          if (!strcmp(s, sp_errclass_name(k))) break;
+        if (k < SP_ERRCLASS_COUNT) t->by_class[k]++;
+        if (k == SP_E_DUPLICATE) {
+          t->n_duplicates++;
+          continue;
+        }
+        t->n_failed++;
+        const char *p = path + (size_t)i * wp, *m = msg + (size_t)i * wm;
+        append(t, p, strnlen(p, wp));
+        append(t, "\t", 1);
+        append(t, s, strlen(s));
+        append(t, "\t", 1);
+        append(t, m, strnlen(m, wm));
+        append(t, "\n", 1);
+      }
+    }
+  }
+  H5E_END_TRY;
+  free(status);
+  free(path);
+  free(msg);
+  H5Fclose(f);
+  return rc;
+}
+
+void sp_output_totals_free(sp_output_totals *t) {
+  free(t->failures);
+  memset(t, 0, sizeof *t);
+}
