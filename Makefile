@@ -73,6 +73,7 @@ bench-read: build
 	  --ccd $(SHARED)/data/ccd/components_excerpt.cif.gz --out $(BENCH_DIR)/real.h5 --force --quiet
 	$(BUILD)/bin/sitepack bench read --dir $(BENCH_DIR) --real $(BENCH_DIR)/real.h5 --cold \
 	  --out results/read-$$(date -u +%F).json
+	/usr/bin/python3 bench/read_md.py results/read-$$(date -u +%F).json
 
 FUZZ_SECONDS ?= 60
 fuzz: deps
