@@ -153,7 +153,7 @@ int main(int argc, char **argv) {
     if (!bsid[0]) {
       /* assertions on PLIP's ligand grouping: evaluated on sitepack's ligand instances of model 1 */
       if (!load(argv[2], file, why, sizeof why)) goto report;
-      int n31 = 0, n_multi = 0, first_heavy = -1;
+      int n31 = 0, first_heavy = -1;
       char comps[256] = "";
       for (size_t l = 0; l < cur.sv.n_ligands; l++) {
         if (sp_site_compute(&cur.s, &cur.sv, l, NULL, ws, &site, &err)) continue;
@@ -163,7 +163,6 @@ int main(int argc, char **argv) {
         for (size_t k = 0; k < site.n_ligand; k++) heavy += cur.s.element[site.atoms[k]] != 1;
         n31 += nr == 31;
         if (heavy > 1 && first_heavy < 0) first_heavy = heavy; /* PLIP's ligands[0]: the first non-ion ligand */
-        n_multi += nr > 1;
         const char *comp = cur.s.residues[site.res[0].residue].comp_id;
         char key[16];
         snprintf(key, sizeof key, "%s,", comp);
