@@ -13,17 +13,9 @@
 #include "sitepack/ccd_shared.h"
 #include "sitepack/io.h"
 
-static int g_fail = 0;
+#define SP_TEST_PREFIX() fprintf(stderr, "rank %d ", g_rank)
+#include "sp_test.h"
 static int g_rank = 0;
-#define CHECK(cond, ...)                                                 \
-  do {                                                                   \
-    if (!(cond)) {                                                       \
-      ++g_fail;                                                          \
-      fprintf(stderr, "rank %d FAIL %s:%d: ", g_rank, __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                                      \
-      fputc('\n', stderr);                                               \
-    }                                                                    \
-  } while (0)
 
 static void same_as_private(const char *path, sp_ccd *c, const char *label) {
   sp_ccd *ref = NULL;

@@ -17,16 +17,7 @@
 #include "sitepack/ccd.h"
 #include "sitepack/molkey.h"
 
-static int g_fail = 0;
-#define CHECK(cond, ...)                                   \
-  do {                                                     \
-    if (!(cond)) {                                         \
-      ++g_fail;                                            \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                        \
-      fputc('\n', stderr);                                 \
-    }                                                      \
-  } while (0)
+#include "sp_test.h"
 
 static const char *k_py =
     "import sys, gemmi\n"

@@ -21,35 +21,7 @@
 #include "sitepack/elements.h"
 #include "sitepack/mmcif.h"
 
-static int g_fail = 0, g_checks = 0;
-#define CHECK(cond, ...)                                   \
-  do {                                                     \
-    ++g_checks;                                            \
-    if (!(cond)) {                                         \
-      ++g_fail;                                            \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                        \
-      fputc('\n', stderr);                                 \
-    }                                                      \
-  } while (0)
-
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  rewind(f);
-  char *b = malloc((size_t)n + 1);
-  if (!b || fread(b, 1, (size_t)n, f) != (size_t)n) {
-    fclose(f);
-    free(b);
-    return NULL;
-  }
-  fclose(f);
-  b[n] = 0;
-  *len = (size_t)n;
-  return b;
-}
+#include "sp_test.h"
 
 static bool ends_with(const char *s, const char *suf) {
   size_t a = strlen(s), b = strlen(suf);

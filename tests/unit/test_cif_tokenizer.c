@@ -9,16 +9,7 @@
 #include "sitepack/cif.h"
 #include "sitepack/mmcif.h"
 
-static int g_fail = 0;
-#define CHECK(cond, ...)                                   \
-  do {                                                     \
-    if (!(cond)) {                                         \
-      ++g_fail;                                            \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                        \
-      fputc('\n', stderr);                                 \
-    }                                                      \
-  } while (0)
+#include "sp_test.h"
 
 static sp_cif_doc g_doc;
 

@@ -13,51 +13,9 @@
 
 #include "sitepack/io.h"
 
-static int g_fail = 0, g_checks = 0;
-#define CHECK(cond, ...)                                              \
-  do {                                                                \
-    ++g_checks;                                                       \
-    if (!(cond)) {                                                    \
-      ++g_fail;                                                       \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                   \
-      fprintf(stderr, "\n");                                          \
-    }                                                                 \
-  } while (0)
+#include "sp_test.h"
 
 static char g_tmp[256];
-
-/* gzip one member of data with zlib (deflate with gzip wrapper). Returns malloc'd bytes. */
-static unsigned char *gz(const void *data, size_t len, size_t *out_len) {
-  z_stream z;
-  memset(&z, 0, sizeof z);
-  if (deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) return NULL;
-  size_t cap = deflateBound(&z, (uLong)len) + 64;
-  unsigned char *out = malloc(cap);
-  if (!out) return NULL;
-  z.next_in = (Bytef *)data;
-  z.avail_in = (uInt)len;
-  z.next_out = out;
-  z.avail_out = (uInt)cap;
-  int rc = deflate(&z, Z_FINISH);
-  *out_len = cap - z.avail_out;
-  deflateEnd(&z);
-  if (rc != Z_STREAM_END) {
-    free(out);
-    return NULL;
-  }
-  return out;
-}
-
-static void write_file(const char *path, const void *data, size_t len) {
-  FILE *f = fopen(path, "wb");
-  if (!f) {
-    fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
-    exit(2);
-  }
-  if (len && fwrite(data, 1, len, f) != len) exit(2);
-  fclose(f);
-}
 
 static char *path_in(const char *dir, const char *name) {
   static char buf[4][1024];
@@ -94,7 +52,7 @@ static void test_gzip_memory(void) {
   size_t n1 = 3u << 20, n2 = 37; /* big first member, tiny last member: ISIZE hint far too small */
   char *t1 = make_text(n1, 1), *t2 = make_text(n2, 2);
   size_t g1n, g2n;
-  unsigned char *g1 = gz(t1, n1, &g1n), *g2 = gz(t2, n2, &g2n);
+  unsigned char *g1 = gzip_bytes(t1, n1, 6, &g1n), *g2 = gzip_bytes(t2, n2, 6, &g2n);
   CHECK(g1 && g2, "deflate failed");
   if (!g1 || !g2) return;
   sp_err err = {0};
@@ -193,7 +151,7 @@ static void test_file_read(const char *shared) {
   /* magic detection both ways, on files written here */
   const char *txt = "data_test\n_entry.id TEST\n";
   size_t gn;
-  unsigned char *g = gz(txt, strlen(txt), &gn);
+  unsigned char *g = gzip_bytes(txt, strlen(txt), 6, &gn);
   char *p_gz_as_plain = path_in(g_tmp, "gzip_named.cif"), *p_plain_as_gz = path_in(g_tmp, "plain_named.cif.gz");
   write_file(p_gz_as_plain, g, gn);
   write_file(p_plain_as_gz, txt, strlen(txt));

@@ -30,49 +30,9 @@
 #include "sitepack/io.h"
 #include "sitepack/read.h"
 
-static int g_fail = 0, g_checks = 0;
-#define CHECK(cond, ...)                                              \
-  do {                                                                \
-    ++g_checks;                                                       \
-    if (!(cond)) {                                                    \
-      ++g_fail;                                                       \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                   \
-      fprintf(stderr, "\n");                                          \
-    }                                                                 \
-  } while (0)
+#include "sp_test.h"
 
 static char g_tmp[256];
-
-static void write_file(const char *path, const void *data, size_t len) {
-  FILE *f = fopen(path, "wb");
-  if (!f || (len && fwrite(data, 1, len, f) != len) || fclose(f)) {
-    fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
-    exit(2);
-  }
-}
-
-/* gzip one member (zlib deflate, gzip wrapper). malloc'd. */
-static unsigned char *gz(const void *data, size_t len, int level, size_t *out_len) {
-  z_stream z;
-  memset(&z, 0, sizeof z);
-  if (deflateInit2(&z, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) return NULL;
-  size_t cap = deflateBound(&z, (uLong)len) + 64;
-  unsigned char *out = malloc(cap);
-  if (!out) return NULL;
-  z.next_in = (Bytef *)data;
-  z.avail_in = (uInt)len;
-  z.next_out = out;
-  z.avail_out = (uInt)cap;
-  int rc = deflate(&z, Z_FINISH);
-  *out_len = cap - z.avail_out;
-  deflateEnd(&z);
-  if (rc != Z_STREAM_END) {
-    free(out);
-    return NULL;
-  }
-  return out;
-}
 
 /* Read a text through the dispatcher; returns the class. */
 static int read_text(const char *t, size_t n, sp_structure *s, int *fmt, sp_err *e) {
@@ -118,19 +78,6 @@ static char *slurp_gz(const char *path, size_t *len) {
   return b.data; /* owned by the caller now */
 }
 
-static unsigned char *slurp_raw(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) exit(2);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char *d = malloc((size_t)n + 1);
-  if (!d || fread(d, 1, (size_t)n, f) != (size_t)n) exit(2);
-  fclose(f);
-  *len = (size_t)n;
-  return d;
-}
-
 /* ------------------------------------------------------------------ tests */
 
 static void test_empty(void) {
@@ -140,7 +87,7 @@ static void test_empty(void) {
   file_case("data_only.cif", "data_x\n", 7, 0, SP_E_NO_ATOMS);
   file_case("header_only.pdb", "HEADER    X\nEND\n", 16, 0, SP_E_NO_ATOMS);
   size_t gl = 0;
-  unsigned char *g = gz("", 0, 6, &gl);
+  unsigned char *g = gzip_bytes("", 0, 6, &gl);
   file_case("empty.cif.gz", g, gl, 0, SP_E_NO_ATOMS);
   free(g);
 }
@@ -149,7 +96,8 @@ static void test_gzip(const char *shared) {
   char path[1024];
   snprintf(path, sizeof path, "%s/data/structures/1crn.cif.gz", shared);
   size_t n = 0;
-  unsigned char *raw = slurp_raw(path, &n);
+  unsigned char *raw = (unsigned char *)slurp(path, &n);
+  if (!raw) exit(2);
   CHECK(n > 1000, "1crn.cif.gz: %zu bytes", n);
   /* every 61st cut and the last 12 cuts (trailer), in memory */
   size_t cuts = 0, ok = 0;
@@ -182,7 +130,7 @@ static void test_gzip(const char *shared) {
   size_t big = (size_t)32 << 20, gl = 0;
   char *a = malloc(big);
   memset(a, 'A', big);
-  unsigned char *g = gz(a, big, 1, &gl);
+  unsigned char *g = gzip_bytes(a, big, 1, &gl);
   free(a);
   CHECK(g && gl < big / 100, "bomb of %zu bytes", gl);
   file_case("bomb.cif.gz", g, gl, (size_t)4 << 20, SP_E_TOO_LARGE);
@@ -390,7 +338,7 @@ static void test_other_formats(void) {
   file_case("utf16.cif", u16, sizeof u16, 0, SP_E_BINARY);
   /* a PNG inside gzip: inflated, then binary */
   size_t gl = 0;
-  unsigned char *g = gz(png, sizeof png, 6, &gl);
+  unsigned char *g = gzip_bytes(png, sizeof png, 6, &gl);
   file_case("image.png.gz", g, gl, 0, SP_E_BINARY);
   free(g);
 }

@@ -13,16 +13,7 @@
 
 #include "sitepack/mmcif.h"
 
-static int g_fail = 0;
-#define CHECK(cond, ...)                                   \
-  do {                                                     \
-    if (!(cond)) {                                         \
-      ++g_fail;                                            \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                        \
-      fputc('\n', stderr);                                 \
-    }                                                      \
-  } while (0)
+#include "sp_test.h"
 
 static const char *k_py =
     "import sys, os, gemmi\n"
@@ -40,7 +31,7 @@ static const char *k_py =
     "          n('_chem_comp_bond.atom_id_1'), '%.2f' % (st.resolution or -1))\n";
 
 /* read a file, inflating gzip (zlib's gzread reads plain files as they are) */
-static char *slurp(const char *path, size_t *len) {
+static char *slurp_gz(const char *path, size_t *len) {
   gzFile g = gzopen(path, "rb");
   if (!g) return NULL;
   size_t cap = 1 << 20, n = 0;
@@ -101,7 +92,7 @@ int main(int argc, char **argv) {
     char path[2048];
     snprintf(path, sizeof path, "%s/%s", argv[1], name);
     size_t len;
-    char *text = slurp(path, &len);
+    char *text = slurp_gz(path, &len);
     CHECK(text, "cannot read %s", path);
     if (!text) continue;
     sp_structure_clear(&s); /* re-use across files */

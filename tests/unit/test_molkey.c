@@ -5,14 +5,7 @@
 
 #include "sitepack/molkey.h"
 
-static int failures = 0;
-#define CHECK(cond)                                                   \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      failures++;                                                     \
-    }                                                                 \
-  } while (0)
+#include "sp_test.h"
 
 static void key(size_t n, const uint8_t *el, const int8_t *ch, size_t nb, const uint32_t (*b)[2], char *out) {
   sp_err e = {0};
@@ -196,10 +189,5 @@ int main(void) {
     CHECK(sp_molkey_isomorphic(3, eth_heavy, 2, dme_b, 3, dme, 2, dme_b, 100, NULL, NULL, &e) == SP_E_INVALID);
   }
 
-  if (failures) {
-    fprintf(stderr, "%d failure(s)\n", failures);
-    return 1;
-  }
-  printf("test_molkey: all checks passed\n");
-  return 0;
+  return sp_test_done("test_molkey");
 }

@@ -15,16 +15,7 @@
 #include "sitepack/ccd.h"
 #include "sitepack/molkey.h"
 
-static int g_fail = 0;
-#define CHECK(cond, ...)                                   \
-  do {                                                     \
-    if (!(cond)) {                                         \
-      ++g_fail;                                            \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                        \
-      fputc('\n', stderr);                                 \
-    }                                                      \
-  } while (0)
+#include "sp_test.h"
 
 /* atoms and bonds of c in reverse order */
 static int reversed(const sp_component *c, sp_component *r) {
@@ -122,10 +113,5 @@ int main(int argc, char **argv) {
   free(cs);
   free(keys);
   sp_ccd_close(ccd);
-  if (g_fail) {
-    fprintf(stderr, "%d failure(s)\n", g_fail);
-    return 1;
-  }
-  printf("test_molkey_iso: all checks passed\n");
-  return 0;
+  return sp_test_done("test_molkey_iso");
 }

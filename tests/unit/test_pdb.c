@@ -15,17 +15,7 @@
 #include "sitepack/io.h"
 #include "sitepack/pdb.h"
 
-static int g_fail = 0, g_checks = 0;
-#define CHECK(cond, ...)                                              \
-  do {                                                                \
-    ++g_checks;                                                       \
-    if (!(cond)) {                                                    \
-      ++g_fail;                                                       \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                   \
-      fprintf(stderr, "\n");                                          \
-    }                                                                 \
-  } while (0)
+#include "sp_test.h"
 
 static const char *g_shared;
 

@@ -26,17 +26,7 @@
 #include "sitepack/elements.h"
 #include "sitepack/read.h"
 
-static int g_checks, g_fail;
-#define CHECK(c, ...)                                    \
-  do {                                                   \
-    ++g_checks;                                          \
-    if (!(c)) {                                          \
-      ++g_fail;                                          \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);        \
-      printf(__VA_ARGS__);                               \
-      printf("\n");                                      \
-    }                                                    \
-  } while (0)
+#include "sp_test.h"
 
 /* entry id of a file name, "" if not a structure file name */
 static void entry_of(const char *name, char out[16], int *is_cif) {

@@ -14,16 +14,7 @@
 #include "sitepack/store.h"
 #include "store/store_internal.h"
 
-static int failures;
-#define CHECK(cond, ...)                                          \
-  do {                                                            \
-    if (!(cond)) {                                                \
-      failures++;                                                 \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);        \
-      fprintf(stderr, __VA_ARGS__);                               \
-      fputc('\n', stderr);                                        \
-    }                                                             \
-  } while (0)
+#include "sp_test.h"
 
 static char DIR_[1024];
 
@@ -271,10 +262,5 @@ int main(int argc, char **argv) {
   CHECK(r && sp_reader_read_sites(r, NULL, 0, SP_FIELD_ALL, &b, &e) == 0 && b.n_atoms == 0, "empty batch");
   sp_site_batch_free(&b);
   sp_reader_close(r);
-  if (failures) {
-    fprintf(stderr, "test_reader: %d failure(s)\n", failures);
-    return 1;
-  }
-  printf("test_reader: all checks passed\n");
-  return 0;
+  return sp_test_done("test_reader");
 }

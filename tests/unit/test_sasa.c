@@ -12,16 +12,7 @@
 #include "sitepack/read.h"
 #include "sitepack/sitechem.h"
 
-static int failures;
-#define CHECK(c, ...)                                                              \
-  do {                                                                             \
-    if (!(c)) {                                                                    \
-      failures++;                                                                  \
-      fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #c);        \
-      fprintf(stderr, __VA_ARGS__);                                                \
-      fprintf(stderr, "\n");                                                       \
-    }                                                                              \
-  } while (0)
+#include "sp_test.h"
 
 /* biotite.structure.info.radii._SINGLE_ATOM_VDW_RADII at the reference's commit (the radii the
  * reference used): Bondi 1964 values with H = 1.10 Å (Rowland & Taylor 1996, as in Mantina et al.
@@ -155,10 +146,5 @@ int main(int argc, char **argv) {
   CHECK(sp_sasa(1, (const float(*)[3])one, &r1, NULL, 1.4f, 0, &a1, &err) == SP_E_INVALID, "zero points");
   CHECK(sp_sasa(1, (const float(*)[3])one, &r1, NULL, NAN, 10, &a1, &err) == SP_E_INVALID, "NaN probe");
   CHECK(sp_sasa(1, NULL, &r1, NULL, 1.4f, 10, &a1, &err) == SP_E_INVALID, "NULL xyz");
-  if (failures) {
-    fprintf(stderr, "test_sasa: %d failures\n", failures);
-    return 1;
-  }
-  printf("test_sasa: ok\n");
-  return 0;
+  return sp_test_done("test_sasa");
 }

@@ -11,16 +11,7 @@
 #include "sitepack/sched.h"
 #include "sitepack/task.h"
 
-static int failures = 0;
-#define CHECK(cond, ...)                                                       \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      failures++;                                                              \
-      fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                            \
-      fprintf(stderr, "\n");                                                   \
-    }                                                                          \
-  } while (0)
+#include "sp_test.h"
 
 static double rel(double a, double b) { return fabs(a - b) / (fabs(b) > 1e-300 ? fabs(b) : 1); }
 
@@ -167,7 +158,7 @@ static void test_parts_real(const char *data) {
   CHECK(sp_worker_process(w, root, file, 7, ccd, NULL, &whole, &e) == 0, "%s", e.msg);
   CHECK(!strcmp(whole.st.status, "ok") && whole.n_ligands == 23 && whole.n_parts == 1, "19hc: %s, %zu ligands",
         whole.st.status, whole.n_ligands);
-  for (int K = 2; K <= 5 && !failures; K++) {
+  for (int K = 2; K <= 5 && !g_fail; K++) {
     size_t lig = 0, site = 0, res = 0, atom = 0;
     for (int p = 0; p < K; p++) {
       CHECK(sp_worker_process_part(w, root, file, 7, p, K, ccd, NULL, &part, &e) == 0, "%s", e.msg);
@@ -183,7 +174,7 @@ static void test_parts_real(const char *data) {
       CHECK(lig + part.n_ligands <= whole.n_ligands && site + part.n_sites <= whole.n_sites &&
                 res + part.n_residues <= whole.n_residues && atom + part.n_atoms <= whole.n_atoms,
             "K=%d part %d too many rows", K, p);
-      if (failures) break;
+      if (g_fail) break;
       /* local indices: shift the part's to the whole's numbering, then rows must be identical */
       for (size_t i = 0; i < part.n_ligands; i++)
         if (part.ligands[i].site_idx >= 0) part.ligands[i].site_idx += (int64_t)site;
@@ -224,10 +215,5 @@ int main(int argc, char **argv) {
   test_fit();
   test_split();
   if (argc > 1) test_parts_real(argv[1]);
-  if (failures) {
-    fprintf(stderr, "test_sched_cost: %d failure(s)\n", failures);
-    return 1;
-  }
-  printf("test_sched_cost: ok\n");
-  return 0;
+  return sp_test_done("test_sched_cost");
 }

@@ -19,16 +19,8 @@
 
 #include "sitepack/sched.h"
 
-static int failures = 0;
-#define CHECK(cond, ...)                                                                   \
-  do {                                                                                     \
-    if (!(cond)) {                                                                         \
-      failures++;                                                                          \
-      fprintf(stderr, "[rank %d] %s:%d: CHECK(%s) failed: ", g_rank, __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                                        \
-      fprintf(stderr, "\n");                                                               \
-    }                                                                                      \
-  } while (0)
+#define SP_TEST_PREFIX() fprintf(stderr, "[rank %d] ", g_rank)
+#include "sp_test.h"
 
 static int g_rank = 0, g_size = 1;
 
@@ -181,7 +173,7 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "empty")) n = 0;
   if (!strcmp(mode, "crossing")) {
     crossing_mode((int)n);
-    int fails = failures, all_fails = 0;
+    int fails = g_fail, all_fails = 0;
     MPI_Reduce(&fails, &all_fails, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Finalize();
     return (g_rank == 0 && all_fails) ? 1 : 0;
@@ -350,8 +342,8 @@ int main(int argc, char **argv) {
     }
     free(times);
   }
-  /* every rank's failures count */
-  int fails = failures, all_fails = 0;
+  /* every rank's failure count */
+  int fails = g_fail, all_fails = 0;
   MPI_Reduce(&fails, &all_fails, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
   free(all);
   free(counts);

@@ -7,16 +7,7 @@
 
 #include "sitepack/sched.h"
 
-static int failures = 0;
-#define CHECK(cond, ...)                                              \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      failures++;                                                     \
-      fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                   \
-      fprintf(stderr, "\n");                                          \
-    }                                                                 \
-  } while (0)
+#include "sp_test.h"
 
 static void expect_queue(const sp_plan *p, int r, const size_t *ids, size_t n) {
   size_t len = p->queue_ptr[r + 1] - p->queue_ptr[r];
@@ -334,10 +325,5 @@ int main(void) {
   test_lpt_bound();
   test_many();
   test_simulate();
-  if (failures) {
-    fprintf(stderr, "%d check(s) failed\n", failures);
-    return 1;
-  }
-  printf("test_sched_plan: all checks passed\n");
-  return 0;
+  return sp_test_done("test_sched_plan");
 }

@@ -16,23 +16,8 @@
 #include "sitepack/read.h"
 #include "sitepack/site.h"
 #include "sitepack/survey.h"
+#include "sp_test.h"
 #include "test_site_util.h"
-
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-    free(b);
-    b = NULL;
-  }
-  if (b) b[n] = 0;
-  fclose(f);
-  return b;
-}
 
 /* Is @p file named by expect_error (an object or a list of objects)? */
 static int expected_to_fail(const cJSON *exp, const char *file) {
@@ -136,7 +121,7 @@ static void check_sites(const char *what, const sp_structure *s, const sp_survey
 static void run_case(const char *dir, sp_ccd *shared_ccd, size_t *n_checked) {
   char path[1024];
   snprintf(path, sizeof path, "%s/expected.json", dir);
-  char *text = slurp(path);
+  char *text = slurp(path, NULL);
   TSU_CHECK(text != NULL, "cannot read %s", path);
   if (!text) return;
   cJSON *exp = cJSON_Parse(text);

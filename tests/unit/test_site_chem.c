@@ -19,16 +19,7 @@
 #include "sitepack/sitechem.h"
 #include "sitepack/survey.h"
 
-static int failures;
-#define CHECK(c, ...)                                                       \
-  do {                                                                      \
-    if (!(c)) {                                                             \
-      failures++;                                                           \
-      fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #c); \
-      fprintf(stderr, __VA_ARGS__);                                         \
-      fprintf(stderr, "\n");                                                \
-    }                                                                       \
-  } while (0)
+#include "sp_test.h"
 
 typedef struct fx {
   sp_structure s;
@@ -217,10 +208,5 @@ int main(int argc, char **argv) {
   test_ph(argv[2]);
   test_atp(argv[2]);
   sp_ccd_close(ccd);
-  if (failures) {
-    fprintf(stderr, "test_site_chem: %d failures\n", failures);
-    return 1;
-  }
-  printf("test_site_chem: ok\n");
-  return 0;
+  return sp_test_done("test_site_chem");
 }

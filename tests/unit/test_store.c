@@ -24,16 +24,7 @@
 #include "sitepack/survey.h"
 #include "sitepack/site.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                     \
-  do {                                                                       \
-    if (!(cond)) {                                                           \
-      failures++;                                                            \
-      fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                          \
-      fputc('\n', stderr);                                                   \
-    }                                                                        \
-  } while (0)
+#include "sp_test.h"
 
 /* ---------- the synthetic tasks ---------- */
 
@@ -761,10 +752,5 @@ int main(int argc, char **argv) {
   check_errors();
   check_killed();
   check_empty();
-  if (failures) {
-    fprintf(stderr, "test_store: %d failure(s)\n", failures);
-    return 1;
-  }
-  printf("test_store: all checks passed\n");
-  return 0;
+  return sp_test_done("test_store");
 }

@@ -15,28 +15,9 @@
 #include "sitepack/read.h"
 #include "sitepack/survey.h"
 
-static int failures = 0;
+#define SP_TEST_PREFIX() fprintf(stderr, "[%s] ", cur)
+#include "sp_test.h"
 static const char *cur = "";
-#define FAIL(...)                            \
-  do {                                       \
-    fprintf(stderr, "FAIL %s: ", cur);       \
-    fprintf(stderr, __VA_ARGS__);            \
-    fputc('\n', stderr);                     \
-    failures++;                              \
-  } while (0)
-
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)n + 1);
-  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) n = 0;
-  if (b) b[n] = 0;
-  fclose(f);
-  return b;
-}
 
 /* "COMP/CHAIN/NUM[ICODE]" of residue r (auth ids when the file has them). */
 static void res_key(const sp_structure *s, uint32_t r, char *out, size_t cap) {
@@ -237,7 +218,7 @@ static bool is_error_file(const cJSON *ex, const char *file) {
 static int check_case(const char *dir, const char *default_ccd) {
   char path[2048];
   snprintf(path, sizeof path, "%s/expected.json", dir);
-  char *txt = slurp(path);
+  char *txt = slurp(path, NULL);
   if (!txt) return 0;
   cJSON *ex = cJSON_Parse(txt);
   free(txt);
@@ -329,7 +310,7 @@ int main(int argc, char **argv) {
     }
     sp_structure_free(&s);
     sp_ccd_close(ccd);
-    return failures ? 1 : 0;
+    return g_fail ? 1 : 0;
   }
   if (argc < 3) {
     fprintf(stderr, "usage: %s CASES_DIR DEFAULT_CCD [CASE_ID ...]\n", argv[0]);
@@ -363,8 +344,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "no case checked\n");
     return 1;
   }
-  if (failures) {
-    fprintf(stderr, "%d failure(s)\n", failures);
+  if (g_fail) {
+    fprintf(stderr, "%d failure(s)\n", g_fail);
     return 1;
   }
   printf("test_survey_cases: %d files, all checks passed\n", total);

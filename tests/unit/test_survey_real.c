@@ -11,17 +11,9 @@
 #include "sitepack/read.h"
 #include "sitepack/survey.h"
 
-static int failures = 0;
+#define SP_TEST_PREFIX() fprintf(stderr, "[%s] ", cur)
+#include "sp_test.h"
 static const char *cur = "";
-#define CHECK(cond, ...)                                  \
-  do {                                                    \
-    if (!(cond)) {                                        \
-      fprintf(stderr, "FAIL %s: %s: ", cur, #cond);       \
-      fprintf(stderr, __VA_ARGS__);                       \
-      fputc('\n', stderr);                                \
-      failures++;                                         \
-    }                                                     \
-  } while (0)
 
 typedef struct run {
   sp_structure s;
@@ -57,19 +49,6 @@ static const sp_residue *lres(const run *r, const sp_ligand *L, uint32_t j) {
   return &r->s.residues[r->sv.res_refs[L->res_first + j]];
 }
 static const sp_chain *lchain(const run *r, const sp_ligand *L) { return &r->s.chains[lres(r, L, 0)->chain]; }
-
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)n + 1);
-  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) n = 0;
-  if (b) b[n] = 0;
-  fclose(f);
-  return b;
-}
 
 /* PLINDER rows of entry `entry`: every row must have a ligand of ours with the same comp,
  * ion / artifact / covalent flags, and heavy-atom count (definition count when known). */
@@ -117,7 +96,7 @@ static size_t count_comp(const run *r, const char *comp) {
 static void check_pdbe(const run *r, const char *data, const char *json) {
   char path[1024];
   snprintf(path, sizeof path, "%s/reference/pdbe_bound_molecules/%s", data, json);
-  char *txt = slurp(path);
+  char *txt = slurp(path, NULL);
   CHECK(txt != NULL, "%s", path);
   if (!txt) return;
   cJSON *root = cJSON_Parse(txt);
@@ -297,10 +276,5 @@ int main(int argc, char **argv) {
   unload(&r);
 
   sp_ccd_close(ccd);
-  if (failures) {
-    fprintf(stderr, "%d failure(s)\n", failures);
-    return 1;
-  }
-  printf("test_survey_real: all checks passed\n");
-  return 0;
+  return sp_test_done("test_survey_real");
 }

@@ -7,14 +7,7 @@
 #include "sitepack/survey.h"
 #include "survey/lists.h"
 
-static int failures = 0;
-#define CHECK(cond)                                                              \
-  do {                                                                           \
-    if (!(cond)) {                                                               \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);   \
-      failures++;                                                                \
-    }                                                                            \
-  } while (0)
+#include "sp_test.h"
 
 static sp_sv sv(const char *s) { return (sp_sv){s, strlen(s)}; }
 
@@ -199,10 +192,5 @@ int main(void) {
   CHECK(sp_list_is_artifact("GOL") && !sp_list_is_artifact("EOH") && !sp_list_is_artifact("ACY"));
   CHECK(sp_list_is_cofactor("HEM") && sp_list_is_polyatomic_ion("SO4") && sp_list_is_sugar("NAG"));
 
-  if (failures) {
-    fprintf(stderr, "%d failure(s)\n", failures);
-    return 1;
-  }
-  printf("test_survey_unit: all checks passed\n");
-  return 0;
+  return sp_test_done("test_survey_unit");
 }

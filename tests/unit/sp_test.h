@@ -1,0 +1,136 @@
+/* sp_test.h: the helpers shared by the C unit tests (tests/unit/test_*.c), header-only.
+ *
+ * Include it once, from the test's main source file (each file gets its own counters):
+ *
+ *   #include "sp_test.h"
+ *   ...
+ *   CHECK(rc == 0, "%s: read failed: %s", path, err.msg);  // condition + printf-style message
+ *   CHECK(n > 0);                                          // condition only
+ *   if (bad) FAIL("%s: unexpected %d", name, v);           // unconditional failure
+ *   ...
+ *   return sp_test_done("test_name");                      // summary line, exit status 0 / 1
+ *
+ * Counters: g_checks counts every CHECK / FAIL run, g_fail those that failed. A test may read
+ * them (e.g. to stop early, or to sum them over MPI ranks).
+ *
+ * Failure output (stderr), one line per failed check:
+ *   FAIL file.c:123: <condition as written>: <message>
+ * A test can put context in front of that line by defining SP_TEST_PREFIX() before including
+ * this header, as a statement that prints to stderr, e.g. the MPI rank:
+ *   #define SP_TEST_PREFIX() fprintf(stderr, "[rank %d] ", g_rank)
+ *
+ * File helpers: slurp() reads a whole file; write_file() writes one or exits(2).
+ * If <zlib.h> is included before this header, gzip_bytes() compresses a buffer.
+ *
+ * CHECK's message is optional: it uses __VA_OPT__ (C23; an extension in earlier modes that
+ * GCC >= 8 and current Clang accept without a warning unless -pedantic). */
+#ifndef SP_TEST_H
+#define SP_TEST_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int g_fail = 0;   /* checks that failed */
+static int g_checks = 0; /* checks run */
+
+#ifndef SP_TEST_PREFIX
+#define SP_TEST_PREFIX() ((void)0)
+#endif
+
+/* CHECK(cond) or CHECK(cond, fmt, ...): count a check; when cond is false count a failure and
+ * print "FAIL file:line: cond[: message]" to stderr. Evaluates cond once; does not return. */
+#define CHECK(cond, ...)                                                  \
+  do {                                                                    \
+    ++g_checks;                                                           \
+    if (!(cond)) {                                                        \
+      ++g_fail;                                                           \
+      SP_TEST_PREFIX();                                                   \
+      fprintf(stderr, "FAIL %s:%d: %s", __FILE__, __LINE__, #cond);       \
+      __VA_OPT__(fputs(": ", stderr); fprintf(stderr, __VA_ARGS__);)      \
+      fputc('\n', stderr);                                                \
+    }                                                                     \
+  } while (0)
+
+/* FAIL(fmt, ...): a check that failed (counted like a false CHECK): "FAIL file:line: message". */
+#define FAIL(...)                                                         \
+  do {                                                                    \
+    ++g_checks;                                                           \
+    ++g_fail;                                                             \
+    SP_TEST_PREFIX();                                                     \
+    fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                  \
+    fprintf(stderr, __VA_ARGS__);                                         \
+    fputc('\n', stderr);                                                  \
+  } while (0)
+
+/* End of a test: with failures print "NAME: F of N check(s) failed" to stderr and return 1,
+ * else print "NAME: all N checks passed" to stdout and return 0. Use as `return sp_test_done(..)`. */
+static inline int sp_test_done(const char *name) {
+  if (g_fail) {
+    fprintf(stderr, "%s: %d of %d check(s) failed\n", name, g_fail, g_checks);
+    return 1;
+  }
+  printf("%s: all %d checks passed\n", name, g_checks);
+  return 0;
+}
+
+/* Read the whole file at path into a malloc'd buffer with a NUL after the last byte (the
+ * caller frees it). *len (when len is not NULL) gets the byte count, NUL not included.
+ * Returns NULL, *len untouched, when the file cannot be opened, sized or fully read. */
+static inline char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  long n = -1;
+  if (fseek(f, 0, SEEK_END) == 0) n = ftell(f);
+  char *b = n >= 0 && fseek(f, 0, SEEK_SET) == 0 ? malloc((size_t)n + 1) : NULL;
+  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+    free(b);
+    b = NULL;
+  }
+  fclose(f);
+  if (!b) return NULL;
+  b[n] = 0;
+  if (len) *len = (size_t)n;
+  return b;
+}
+
+/* Write len bytes of data to path (created or truncated); on any error print
+ * "cannot write PATH: reason" to stderr and exit(2). */
+static inline void write_file(const char *path, const void *data, size_t len) {
+  FILE *f = fopen(path, "wb");
+  if (!f || (len && fwrite(data, 1, len, f) != len) || fclose(f)) {
+    fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
+    exit(2);
+  }
+}
+
+#ifdef ZLIB_H
+/* gzip one member of data (zlib deflate at level 0-9, gzip wrapper). Returns malloc'd bytes
+ * and their count in *out_len, or NULL on a zlib error. */
+static inline unsigned char *gzip_bytes(const void *data, size_t len, int level, size_t *out_len) {
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  if (deflateInit2(&z, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) return NULL;
+  size_t cap = deflateBound(&z, (uLong)len) + 64;
+  unsigned char *out = malloc(cap);
+  if (!out) {
+    deflateEnd(&z);
+    return NULL;
+  }
+  z.next_in = (Bytef *)data;
+  z.avail_in = (uInt)len;
+  z.next_out = out;
+  z.avail_out = (uInt)cap;
+  int rc = deflate(&z, Z_FINISH);
+  *out_len = cap - z.avail_out;
+  deflateEnd(&z);
+  if (rc != Z_STREAM_END) {
+    free(out);
+    return NULL;
+  }
+  return out;
+}
+#endif
+
+#endif /* SP_TEST_H */
