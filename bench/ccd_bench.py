@@ -167,7 +167,7 @@ def markdown(r):
     L.append(f"# CCD benchmark, {r['date']}\n")
     L.append(f"git {p['git_sha'][:12]}{' (dirty tree)' if p['git_dirty'] else ''}; host {p['host']}, {p['cpu']}, "
              f"{p['cores']} cores, {p['mem_total_kib'] // 1024} MiB; load average before {r['load_before']}, after "
-             f"{r['load_after']} (other engineers were building and testing on the same 2 cores).\n")
+             f"{r['load_after']}{' (other work was running on the same cores)' if max(r['load_before'][0], r['load_after'][0]) > 1.5 else ''}.\n")
     i = p["inputs"]
     L.append(f"Input: {i['plain_bytes'] / 1e6:.1f} MB CCD-format text ({s['plain']['blocks']} blocks), made by "
              f"{i['generator']} from {os.path.basename(i['excerpt'])} ({i['excerpt_bytes']} bytes); gzip copy "
