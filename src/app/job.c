@@ -102,12 +102,32 @@ static int bad(const char *what, const char *detail) {
 static int load_job_file(const char *path, sp_job *job) {
   char *text = read_text(path);
   if (!text) return bad("cannot read job file", path);
-  cJSON *root = cJSON_Parse(text);
+  const char *end = NULL;
+  cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
+  if (!root) {
+    /* say where: line and column of the first character cJSON could not take */
+    int line = 1, col = 1;
+    for (const char *p = text; end && p < end && *p; ++p) {
+      if (*p == '\n') ++line, col = 1;
+      else ++col;
+    }
+    fprintf(stderr, "sitepack run: job file %s: JSON syntax error at line %d, column %d\n", path, line, col);
+    free(text);
+    return SP_EXIT_USAGE;
+  }
   free(text);
-  if (!root || !cJSON_IsObject(root)) {
+  if (!cJSON_IsObject(root)) {
     cJSON_Delete(root);
     return bad("job file is not a JSON object", path);
   }
+  /* a key given twice is a mistake (the last value would silently win) */
+  for (cJSON *a = root->child; a; a = a->next)
+    for (cJSON *b = a->next; b; b = b->next)
+      if (!strcmp(a->string, b->string)) {
+        int rc = bad("job file: key given twice", a->string);
+        cJSON_Delete(root);
+        return rc;
+      }
   char *dir = dup_str(path);
   char *slash = dir ? strrchr(dir, '/') : NULL;
   if (slash)
@@ -233,6 +253,8 @@ int sp_job_from_args(int argc, char **argv, sp_job *job) {
       job->split.enabled = 0;
     } else if (!strcmp(a, "--split-no-guard")) {
       job->split.cost_guard = 0;
+    } else if (a[0] != '-') {
+      return bad("unexpected argument (one job file at most, before the options)", a);
     } else if (!v) {
       return bad("missing value for", a);
     } else if (!strcmp(a, "--input") || !strcmp(a, "--ccd") || !strcmp(a, "--out") || !strcmp(a, "--output") ||

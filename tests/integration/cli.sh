@@ -27,6 +27,13 @@ expect 2 "missing job file" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run "$WORK/nope.jso
 echo '{"input": "x", "outptu": "y"}' > "$WORK/typo.json"
 expect 2 "job file with unknown key" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run "$WORK/typo.json"
 grep -q "unknown key" "$WORK/err.txt" || { echo "FAIL: unknown key not named"; fail=1; }
+printf '{"input": "x",\n "ph": 7.4,\n "ph": 3}\n' > "$WORK/dupkey.json"
+expect 2 "job file with a key given twice" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run "$WORK/dupkey.json"
+grep -q "key given twice: ph" "$WORK/err.txt" || { echo "FAIL: duplicate key not named"; fail=1; }
+printf '{"input": "x",\n "ph": 7.4,,\n}\n' > "$WORK/syntax.json"
+expect 2 "job file with a JSON syntax error" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run "$WORK/syntax.json"
+grep -q "line 2" "$WORK/err.txt" || { echo "FAIL: syntax error line not given"; fail=1; }
+expect 2 "two job files" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run "$SRC/jobs/demo.json" "$SRC/jobs/demo.json"
 echo '{"input": ' > "$WORK/broken.json"
 expect 2 "job file not JSON" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run "$WORK/broken.json"
 expect 2 "no input files" -- "$MPIEXEC" $FLAGS -np 2 "$SP" run --input "$WORK/empty" --out "$WORK/e.h5"
