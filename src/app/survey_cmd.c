@@ -147,7 +147,8 @@ static void usage(FILE *f) {
   fprintf(f, "usage: sitepack survey FILE.h5 [--ccd FILE] [--per-comp] [--quiet]\n"
              "  the ligand survey of a merged file: instances by class, distinct molecules, comp ids not\n"
              "  in the CCD, per comp id instances and molecules, comp ids sharing a molecule key (confirmed\n"
-             "  by exact graph isomorphism of their CCD definitions; --ccd, default the run's CCD)\n");
+             "  by exact graph isomorphism of their CCD definitions; --ccd, default the run's CCD).\n"
+             "  The per-comp-id table is printed when there are at most 50 comp ids, or always with --per-comp.\n");
 }
 
 int sp_cmd_survey(int argc, char **argv) {
