@@ -65,5 +65,18 @@ expect 0 "bad files do not fail the run" -- "$MPIEXEC" $FLAGS -np 2 "$SP" run --
 "$SP" dump "$WORK/m.h5" structures > "$WORK/m.tsv"
 grep -P "empty.cif\t.*no_atoms" -q "$WORK/m.tsv" || { echo "FAIL: empty.cif not no_atoms"; cat "$WORK/m.tsv"; fail=1; }
 grep -P "cut.cif.gz\t.*truncated_gzip" -q "$WORK/m.tsv" || { echo "FAIL: cut.cif.gz not truncated_gzip"; cat "$WORK/m.tsv"; fail=1; }
+# a file that failed to read still records what it is as stored: size, gzip flag, SHA-256
+/usr/bin/python3 - "$WORK/m.h5" "$WORK/mixed/cut.cif.gz" <<'PYEOF' || fail=1
+import hashlib, os, sys
+import h5py
+f = h5py.File(sys.argv[1], "r")["structures"]
+i = [p.decode() for p in f["path"][()]].index("cut.cif.gz")
+raw = open(sys.argv[2], "rb").read()
+ok = (f["bytes"][i] == len(raw) == os.path.getsize(sys.argv[2]) and f["gzip"][i] == 1
+      and f["sha256"][i].decode() == hashlib.sha256(raw).hexdigest())
+print("ok: failed file row has size, gzip and sha256" if ok else
+      f"FAIL: failed file row: bytes {f['bytes'][i]} gzip {f['gzip'][i]} sha {f['sha256'][i]}")
+sys.exit(0 if ok else 1)
+PYEOF
 grep -P "1stp.cif\t.*\tok\t" -q "$WORK/m.tsv" || { echo "FAIL: 1stp.cif not ok"; cat "$WORK/m.tsv"; fail=1; }
 exit $fail
