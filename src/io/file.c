@@ -271,7 +271,7 @@ int sp_file_read_stored(const char *path, size_t max_bytes, unsigned char **data
     }
   }
   /* Regular files: read st_size bytes (and notice growth); others (pipes): read until EOF. */
-  size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536;
+  size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 2 : 65536; /* +2: room for the NUL and for the read that sees EOF, so a file read whole is never regrown */
   unsigned char *raw = malloc(cap);
   if (!raw) {
     close(fd);
