@@ -388,6 +388,15 @@ static int ccd_open_fail(sp_ccd *c, const char *path, int rc, sp_err *err) {
   return rc;
 }
 
+/* Index the text of @p c and hand it to *out; on failure close @p c (a format error names
+ * @p path when given) and return the class. */
+static int ccd_publish(sp_ccd *c, const char *path, sp_ccd **out, sp_err *err) {
+  int rc = ccd_finish(c, err);
+  if (rc) return path ? ccd_open_fail(c, path, rc, err) : (sp_ccd_close(c), rc);
+  *out = c;
+  return 0;
+}
+
 int sp_ccd_open(const char *path, sp_ccd **out, sp_err *err) {
   *out = NULL;
   sp_ccd *c = calloc(1, sizeof *c);
@@ -403,10 +412,8 @@ int sp_ccd_open(const char *path, sp_ccd **out, sp_err *err) {
     c->buf.data = (char *)raw;
     c->buf.len = c->buf.stored_bytes = n;
   }
-  if (!rc) rc = ccd_finish(c, err);
   if (rc) return ccd_open_fail(c, path, rc, err);
-  *out = c;
-  return 0;
+  return ccd_publish(c, path, out, err);
 }
 
 int sp_ccd_open_text_borrowed_indexed(const char *text, size_t len, sp_ccd_index *idx, sp_ccd **out, sp_err *err) {
@@ -475,10 +482,7 @@ int sp_ccd_open_mapped(const char *path, sp_ccd **out, sp_err *err) {
   c->map_len = (size_t)st.st_size;
   c->buf.data = m;
   c->buf.len = c->buf.stored_bytes = (size_t)st.st_size;
-  int rc = ccd_finish(c, err);
-  if (rc) return ccd_open_fail(c, path, rc, err);
-  *out = c;
-  return 0;
+  return ccd_publish(c, path, out, err);
 }
 
 int sp_ccd_open_text_borrowed(const char *text, size_t len, sp_ccd **out, sp_err *err) {
@@ -489,13 +493,7 @@ int sp_ccd_open_text_borrowed(const char *text, size_t len, sp_ccd **out, sp_err
   c->text_kind = TEXT_BORROWED;
   c->buf.data = (char *)(uintptr_t)text; /* never written through: see text_kind */
   c->buf.len = c->buf.stored_bytes = len;
-  int rc = ccd_finish(c, err);
-  if (rc) {
-    sp_ccd_close(c);
-    return rc;
-  }
-  *out = c;
-  return 0;
+  return ccd_publish(c, NULL, out, err);
 }
 
 int sp_ccd_open_text(const char *text, size_t len, sp_ccd **out, sp_err *err) {
@@ -510,13 +508,7 @@ int sp_ccd_open_text(const char *text, size_t len, sp_ccd **out, sp_err *err) {
   if (len) memcpy(c->buf.data, text, len);
   c->buf.data[len] = 0;
   c->buf.len = c->buf.stored_bytes = len;
-  int rc = ccd_finish(c, err);
-  if (rc) {
-    sp_ccd_close(c);
-    return rc;
-  }
-  *out = c;
-  return 0;
+  return ccd_publish(c, NULL, out, err);
 }
 
 void sp_ccd_close(sp_ccd *ccd) {
