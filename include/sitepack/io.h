@@ -48,6 +48,16 @@ int sp_file_read(const char *path, size_t max_bytes, sp_buf *out, sp_err *err);
  */
 int sp_file_read_stored(const char *path, size_t max_bytes, unsigned char **data, size_t *len, sp_err *err);
 
+/**
+ * SHA-256 (hex) of a regular file's bytes as stored, its size and whether it starts with the
+ * gzip magic 1F 8B — what a /structures row records of a file, without inflating or parsing it.
+ * @param sha    64 hex digits + NUL
+ * @param bytes  size as stored (may be NULL)
+ * @param gzip   1 when gzip-compressed, else 0 (may be NULL)
+ * @return 0; SP_E_NOT_FOUND, SP_E_IO (not a regular file, open/read error), SP_E_NOMEM.
+ */
+int sp_file_digest(const char *path, char sha[65], int64_t *bytes, int *gzip, sp_err *err);
+
 /** Inflate gzip data already in memory (same rules and errors as sp_file_read). */
 int sp_gunzip(const void *data, size_t len, size_t max_bytes, sp_buf *out, sp_err *err);
 

@@ -39,24 +39,9 @@ void sp_prepare_out_free(sp_prepare_out *o) {
 static int hash_file(const char *root, const char *rel, char out[65], uint8_t *gzip) {
   char full[PATH_CAP];
   if (join(full, sizeof full, root, rel)) return -1;
-  FILE *f = fopen(full, "rb");
-  if (!f) return -1;
-  struct stat sb;
-  if (fstat(fileno(f), &sb) || !S_ISREG(sb.st_mode)) {
-    fclose(f);
-    return -1;
-  }
-  size_t n = (size_t)sb.st_size;
-  char *buf = malloc(n ? n : 1);
-  size_t got = buf ? fread(buf, 1, n, f) : 0;
-  fclose(f);
-  if (!buf || got != n) {
-    free(buf);
-    return -1;
-  }
-  sp_sha256_hex(buf, n, out);
-  *gzip = n >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b;
-  free(buf);
+  int gz = 0;
+  if (sp_file_digest(full, out, NULL, &gz, NULL)) return -1;
+  *gzip = (uint8_t)gz;
   return 0;
 }
 

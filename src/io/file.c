@@ -310,6 +310,24 @@ int sp_file_read_stored(const char *path, size_t max_bytes, unsigned char **data
   return 0;
 }
 
+int sp_file_digest(const char *path, char sha[65], int64_t *bytes, int *gzip, sp_err *err) {
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    int e = errno;
+    return sp_err_set(err, e == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "%s: cannot stat: %s", path, strerror(e));
+  }
+  if (!S_ISREG(st.st_mode)) return sp_err_set(err, SP_E_IO, "%s: not a regular file", path);
+  unsigned char *raw;
+  size_t n;
+  int rc = sp_file_read_stored(path, 0, &raw, &n, err);
+  if (rc) return rc;
+  sp_sha256_hex(raw, n, sha);
+  if (bytes) *bytes = (int64_t)n;
+  if (gzip) *gzip = n >= 2 && raw[0] == 0x1f && raw[1] == 0x8b;
+  free(raw);
+  return 0;
+}
+
 int sp_file_read(const char *path, size_t max_bytes, sp_buf *out, sp_err *err) {
   memset(out, 0, sizeof *out);
   unsigned char *raw;

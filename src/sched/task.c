@@ -284,14 +284,8 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
   copy_str(st->format, sizeof st->format, sp_format_name(fmt));
   if (rc && !w->buf.stored_bytes) {
     /* the read itself failed (e.g. truncated gzip): still record what the file is as stored */
-    unsigned char *raw = NULL;
-    size_t n_raw = 0;
-    if (sp_file_read_stored(full, 0, &raw, &n_raw, NULL) == 0) {
-      sp_sha256_hex(raw, n_raw, st->sha256);
-      st->bytes = (int64_t)n_raw;
-      st->gzip = n_raw >= 2 && raw[0] == 0x1f && raw[1] == 0x8b;
-    }
-    free(raw);
+    int gz = 0;
+    if (sp_file_digest(full, st->sha256, &st->bytes, &gz, NULL) == 0) st->gzip = (uint8_t)gz;
   }
   size_t bytes = sp_structure_bytes(&w->s);
   if (bytes > w->peak_bytes) w->peak_bytes = bytes;
