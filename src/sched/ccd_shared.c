@@ -62,31 +62,12 @@ static int agree(MPI_Comm comm, int rc, sp_err *err) {
 
 /* Whole file into malloc'd memory (no inflate, no hash). 0 or -1. */
 static int read_whole(const char *path, unsigned char **out, size_t *n_out) {
+  /* a non-empty regular file only: anything else takes the general path, which reports it */
+  struct stat st;
   *out = NULL;
   *n_out = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  struct stat st;
-  if (fd < 0) return -1;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
-    close(fd);
-    return -1;
-  }
-  size_t cap = (size_t)st.st_size, n = 0;
-  unsigned char *b = malloc(cap);
-  while (b && n < cap) {
-    ssize_t r = read(fd, b + n, cap - n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    n += (size_t)r;
-  }
-  close(fd);
-  if (!b || n != cap) {
-    free(b);
-    return -1;
-  }
-  *out = b;
-  *n_out = n;
-  return 0;
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) return -1;
+  return sp_file_read_stored(path, 0, out, n_out, NULL) ? -1 : 0;
 }
 
 /* Inflate one gzip member of in[0..n) into dst, which must come out exactly `len` bytes and use
