@@ -98,3 +98,11 @@ bench-ccd: build
 .PHONY: bench-site
 bench-site: build
 	sh bench/site_bench.sh $(BUILD)
+
+# make bench-scaling: strong scaling of `sitepack run` (bench/scaling.sh; writes results/scaling-<date>-<host>.json
+# and .md). On a bigger machine: make bench-scaling SCALING_NP="1 2 4 8 16" SCALING_REPLICAS=8
+SCALING_NP ?= 1 2
+SCALING_REPLICAS ?= 1
+.PHONY: bench-scaling
+bench-scaling: build
+	NP_LIST="$(SCALING_NP)" REPLICAS=$(SCALING_REPLICAS) PY=/usr/bin/python3 bench/scaling.sh $(BUILD)
