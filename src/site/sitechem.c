@@ -93,9 +93,8 @@ struct sp_chem_ws {
   uint8_t *sq; size_t cap_sq;
   float *so; size_t cap_so;
   int32_t *coord; size_t cap_coord;
-  /* SASA: sphere points (once per point count), neighbour scratch */
-  float (*pts)[3]; int n_pts;
-  float *snb; size_t cap_snb;
+  /* SASA kernel workspace: sphere blocks (once per point count), neighbour and mask scratch */
+  sp_sasa_ws *sasa;
   /* SASA environment of one model, built once per (structure, survey, model): chosen-conformer heavy
    * non-water atoms with finite coordinates, sorted by packed cell key (cell ENV_CELL Å) */
   const sp_structure *env_s; const sp_survey *env_sv; size_t env_model, env_first, env_natoms;
@@ -114,7 +113,7 @@ void sp_chem_ws_free(sp_chem_ws *w) {
   if (!w) return;
   free(w->ln); free(w->lmap); free(w->nsite); free(w->dmap); free(w->rings); free(w->cand);
   free(w->res_first); free(w->res_n); free(w->sx); free(w->sr); free(w->sq); free(w->so); free(w->coord);
-  free(w->pts); free(w->snb); free(w->env_key); free(w->env_xyz); free(w->env_rad); free(w->env_res); free(w->env_tmp);
+  sp_sasa_ws_free(w->sasa); free(w->env_key); free(w->env_xyz); free(w->env_rad); free(w->env_res); free(w->env_tmp);
   free(w);
 }
 
@@ -1411,13 +1410,7 @@ static int burial(ctx *c, const sp_chem_opts *opt, size_t lig) {
   const float probe = opt->probe;
   int rc = env_build(c, sv->ligands[lig].model);
   if (rc) return rc;
-  if (w->n_pts != opt->sasa_points) {
-    float(*p)[3] = realloc(w->pts, (size_t)opt->sasa_points * sizeof *p);
-    if (!p) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
-    w->pts = p;
-    sp_sasa_sphere_points(opt->sasa_points, w->pts);
-    w->n_pts = opt->sasa_points;
-  }
+  if (!w->sasa && !(w->sasa = sp_sasa_ws_new())) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   if (GROW(w->sx, w->cap_sx, nl + 1) || GROW(w->sr, w->cap_sr, nl + 1))
     return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
@@ -1462,13 +1455,14 @@ static int burial(ctx *c, const sp_chem_opts *opt, size_t lig) {
         }
       }
   }
-  if (GROW(w->snb, w->cap_snb, SP_SASA_SCRATCH(n)) || GROW(w->so, w->cap_so, 2 * nl + 2))
+  if (GROW(w->so, w->cap_so, 2 * nl + 2))
     return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   for (size_t i = 0; i < n; i++)
     if (!(w->sr[i] > 0.0f) || !isfinite(w->sr[i]))
       return sp_err_set(c->err, SP_E_INVALID, "site chemistry: atom with radius %g", (double)w->sr[i]);
   float *f = w->so, *cx = w->so + nl;
-  sp_sasa_two(nl, n, (const float(*)[3])w->sx, w->sr, probe, w->n_pts, (const float(*)[3])w->pts, w->snb, f, cx);
+  if (sp_sasa_two(w->sasa, SP_SASA_ISA_AUTO, nl, n, (const float(*)[3])w->sx, w->sr, probe, opt->sasa_points, f, cx))
+    return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory (SASA, %zu atoms)", n);
   for (size_t i = 0; i < nl; i++) {
     o->sasa_free[w->nsite[i]] = f[i];
     o->sasa_complex[w->nsite[i]] = cx[i];

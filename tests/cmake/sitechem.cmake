@@ -5,6 +5,11 @@ sp_add_unit_test(test_sasa
   SOURCES ${SP_TEST_DIR}/unit/test_sasa.c
   ARGS ${SP_SC_DATA}/reference/biotite/sasa.json ${SP_SC_DATA}/structures
   LABELS unit site)
+# the culled SASA kernel (every instruction-set variant) against the plain algorithm, bit for bit
+sp_add_unit_test(test_sasa_kernel
+  SOURCES ${SP_TEST_DIR}/unit/test_sasa_kernel.c
+  ARGS ${SP_SC_DATA}/structures
+  LABELS unit site)
 sp_add_unit_test(test_site_chem
   SOURCES ${SP_TEST_DIR}/unit/test_site_chem.c
   ARGS ${SP_SC_DATA}/ccd/components_excerpt.cif ${SP_SC_DATA}/structures
