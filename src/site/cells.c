@@ -10,13 +10,17 @@ void sp_cells_free(sp_cells *c) {
   free(c->start);
   free(c->pts);
   free(c->tmp);
+  free(c->px);
+  free(c->py);
+  free(c->pz);
   memset(c, 0, sizeof *c);
 }
 
-static int32_t clamp_cell(double t) {
+static inline int32_t clamp_cell(double t) {
   if (!(t > -(double)SP_CELLS_CLAMP)) return -SP_CELLS_CLAMP; /* also NaN */
   if (t > (double)SP_CELLS_CLAMP) return SP_CELLS_CLAMP;
-  return (int32_t)floor(t);
+  int32_t q = (int32_t)t; /* floor(t) without a libm call: truncation, one down for negative non-integers */
+  return q - (t < (double)q);
 }
 
 void sp_cells_coord(const sp_cells *c, float x, float y, float z, int32_t out[3]) {
@@ -55,6 +59,16 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem) {
   if (!q) return -1;
   *p = q;
   *cap = n;
+  return 0;
+}
+
+static int grow_xyz(sp_cells *c, size_t need) {
+  if (need <= c->cap_xyz) return 0;
+  size_t cap = c->cap_xyz, c1 = cap, c2 = cap, c3 = cap;
+  if (grow((void **)&c->px, &c1, need, sizeof *c->px) || grow((void **)&c->py, &c2, need, sizeof *c->py) ||
+      grow((void **)&c->pz, &c3, need, sizeof *c->pz))
+    return -1;
+  c->cap_xyz = c1 < c2 ? (c1 < c3 ? c1 : c3) : (c2 < c3 ? c2 : c3);
   return 0;
 }
 
@@ -111,7 +125,7 @@ int sp_cells_build(sp_cells *c, const sp_cell_pt *in, size_t n, float edge) {
 
   if (grow((void **)&c->start, &c->cap_buckets, c->n_buckets + 1, sizeof *c->start) ||
       grow((void **)&c->pts, &c->cap_pts, n_ok, sizeof *c->pts) ||
-      grow((void **)&c->tmp, &c->cap_tmp, n_ok, sizeof *c->tmp)) {
+      grow((void **)&c->tmp, &c->cap_tmp, n_ok, sizeof *c->tmp) || grow_xyz(c, n_ok + 4)) {
     /* keep a valid empty grid */
     c->hashed = 0;
     c->nx = c->ny = c->nz = 1;
@@ -142,6 +156,8 @@ int sp_cells_build(sp_cells *c, const sp_cell_pt *in, size_t n, float edge) {
   }
   for (size_t b = c->n_buckets; b > 0; b--) c->start[b] = c->start[b - 1];
   c->start[0] = 0;
+  for (size_t j = 0; j < n_ok; j++) c->px[j] = c->pts[j].x, c->py[j] = c->pts[j].y, c->pz[j] = c->pts[j].z;
+  for (size_t j = n_ok; j < n_ok + 4; j++) c->px[j] = c->py[j] = c->pz[j] = 0.0f;
   c->n_pts = n_ok;
   return 0;
 }

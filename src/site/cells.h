@@ -40,6 +40,8 @@ typedef struct sp_cells {
   size_t n_pts;
   uint32_t *start;       /**< [n_buckets+1] CSR offsets into pts */
   sp_cell_pt *pts;       /**< [n_pts] sorted by bucket */
+  float *px, *py, *pz;   /**< [n_pts + 4] the same positions as separate arrays (for vector scans; 4 spare) */
+  size_t cap_xyz;
   uint32_t *tmp;         /**< [n_pts] scratch: bucket of each input point */
   size_t cap_buckets, cap_pts, cap_tmp;
 } sp_cells;

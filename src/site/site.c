@@ -7,6 +7,9 @@
 
 #include "sitepack/result.h"
 #include "site/cells.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /** Default cutoff (Å) and maximum site size (atoms): DESIGN.md "Defaults and policies". */
 #define SP_SITE_DEFAULT_CUTOFF 6.0f
@@ -261,6 +264,53 @@ static uint16_t atom_flags_of(const sp_structure *s, size_t i, uint16_t kflag, i
   return f;
 }
 
+/* one point of the cell list within the cutoff of a ligand heavy atom: mark its atom, its residue
+ * (first hit: listed) and the residue's minimum squared distance */
+static inline int mark_hit(sp_site_ws *ws, const sp_structure *s, const sp_cells *cl, size_t q, float px, float py,
+                           float pz, size_t m_lo, uint32_t st) {
+  const sp_cell_pt *p = &cl->pts[q];
+  float ex = p->x - px, ey = p->y - py, ez = p->z - pz;
+  float d2 = ex * ex + ey * ey + ez * ez;
+  uint32_t a = p->id;
+  ws->atom_hit[a - m_lo] = st;
+  uint32_t r = s->atom_residue[a];
+  if (ws->res_hit[r] != st) {
+    ws->res_hit[r] = st;
+    ws->res_d2[r] = d2;
+    if (grow((void **)&ws->hits, &ws->cap_hits, ws->n_hits + 1, sizeof *ws->hits)) return -1;
+    ws->hits[ws->n_hits++] = r;
+  } else if (d2 < ws->res_d2[r]) {
+    ws->res_d2[r] = d2;
+  }
+  return 0;
+}
+
+/* every point of cl->pts[j0, j1) with d^2 <= c2 from (px, py, pz) (the test is the same float expression
+ * in the vector and the plain loop) */
+static inline int scan_range(sp_site_ws *ws, const sp_structure *s, const sp_cells *cl, size_t j0, size_t j1,
+                             float px, float py, float pz, float c2, size_t m_lo, uint32_t st) {
+#if defined(__SSE2__)
+  const __m128 vx = _mm_set1_ps(px), vy = _mm_set1_ps(py), vz = _mm_set1_ps(pz), vc = _mm_set1_ps(c2);
+  for (size_t j = j0; j < j1; j += 4) { /* cl->px etc. have 4 spare entries after the last point */
+    __m128 ex = _mm_sub_ps(_mm_loadu_ps(cl->px + j), vx);
+    __m128 ey = _mm_sub_ps(_mm_loadu_ps(cl->py + j), vy);
+    __m128 ez = _mm_sub_ps(_mm_loadu_ps(cl->pz + j), vz);
+    __m128 d2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(ex, ex), _mm_mul_ps(ey, ey)), _mm_mul_ps(ez, ez));
+    unsigned m = (unsigned)_mm_movemask_ps(_mm_cmple_ps(d2, vc));
+    if (j1 - j < 4) m &= (1u << (j1 - j)) - 1u;
+    for (; m; m &= m - 1)
+      if (mark_hit(ws, s, cl, j + (size_t)__builtin_ctz(m), px, py, pz, m_lo, st)) return -1;
+  }
+#else
+  for (size_t j = j0; j < j1; j++) {
+    float ex = cl->px[j] - px, ey = cl->py[j] - py, ez = cl->pz[j] - pz;
+    if (!(ex * ex + ey * ey + ez * ez <= c2)) continue;
+    if (mark_hit(ws, s, cl, j, px, py, pz, m_lo, st)) return -1;
+  }
+#endif
+  return 0;
+}
+
 int sp_site_compute(const sp_structure *s, const sp_survey *sv, size_t lig, const sp_site_opts *opts,
                     sp_site_ws *ws, sp_site *out, sp_err *err) {
   if (!s || !sv || !ws || !out) return sp_err_set(err, SP_E_INVALID, "site: NULL argument");
@@ -340,29 +390,25 @@ int sp_site_compute(const sp_structure *s, const sp_survey *sv, size_t lig, cons
       int32_t cc[3];
       sp_cells_coord(cl, px, py, pz, cc);
       for (int32_t dz = -1; dz <= 1; dz++)
-        for (int32_t dy = -1; dy <= 1; dy++)
+        for (int32_t dy = -1; dy <= 1; dy++) {
+          if (!cl->hashed) {
+            /* dense: the cells dx = -1..1 are adjacent buckets, one range of points */
+            const int32_t iy = cc[1] + dy, iz = cc[2] + dz;
+            if (iy < 0 || iz < 0 || iy >= cl->ny || iz >= cl->nz) continue;
+            const int32_t x0 = cc[0] - 1 < 0 ? 0 : cc[0] - 1, x1 = cc[0] + 1 >= cl->nx ? cl->nx - 1 : cc[0] + 1;
+            if (x0 > x1) continue;
+            const size_t b0 = sp_cells_bucket(cl, x0, iy, iz), b1 = sp_cells_bucket(cl, x1, iy, iz);
+            if (scan_range(ws, s, cl, cl->start[b0], cl->start[b1 + 1], px, py, pz, c2, m_lo, st))
+              return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
+            continue;
+          }
           for (int32_t dx = -1; dx <= 1; dx++) {
             size_t b = sp_cells_bucket(cl, cc[0] + dx, cc[1] + dy, cc[2] + dz);
             if (b == SIZE_MAX) continue;
-            const sp_cell_pt *q = cl->pts + cl->start[b], *qe = cl->pts + cl->start[b + 1];
-            for (; q < qe; q++) {
-              float ex = q->x - px, ey = q->y - py, ez = q->z - pz;
-              float d2 = ex * ex + ey * ey + ez * ez;
-              if (d2 > c2) continue;
-              uint32_t a = q->id;
-              ws->atom_hit[a - m_lo] = st;
-              uint32_t r = s->atom_residue[a];
-              if (ws->res_hit[r] != st) {
-                ws->res_hit[r] = st;
-                ws->res_d2[r] = d2;
-                if (grow((void **)&ws->hits, &ws->cap_hits, ws->n_hits + 1, sizeof *ws->hits))
-                  return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
-                ws->hits[ws->n_hits++] = r;
-              } else if (d2 < ws->res_d2[r]) {
-                ws->res_d2[r] = d2;
-              }
-            }
+            if (scan_range(ws, s, cl, cl->start[b], cl->start[b + 1], px, py, pz, c2, m_lo, st))
+              return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
           }
+        }
     }
   }
 

@@ -87,6 +87,8 @@ struct sp_chem_ws {
   int32_t *dmap; size_t cap_dmap;      /* definition atom -> node */
   ring *rings; size_t n_rings, cap_rings;
   int32_t *cand; size_t cap_cand;      /* non-ligand heavy site atoms within the cutoff */
+  float *cand_x, *cand_y, *cand_z, *cand_r; size_t cap_cand_xyz; /* their coordinates and vdW radii */
+  int32_t *cand_hit; size_t cap_cand_hit; /* candidates near one ligand atom */
   int32_t *res_first, *res_n; size_t cap_resr;
   float (*sx)[3]; size_t cap_sx;       /* SASA input: ligand heavy atoms, then the environment */
   float *sr; size_t cap_sr;
@@ -103,8 +105,10 @@ struct sp_chem_ws {
   int64_t *env_key; float (*env_xyz)[3]; float *env_rad; uint32_t *env_res;
   float env_rmax;
   struct env_pair { int64_t key; uint32_t atom; uint32_t pad; } *env_tmp; size_t cap_env_tmp;
+  struct env_pair *env_tmp2; size_t cap_env_tmp2; uint32_t *env_count; size_t cap_env_count;
   /* residue templates as packed names */
   uint64_t aa_res[20], aa_key_res[128], aa_key_atom[128];
+  uint8_t aa_sub[128], aa_sub_first[21];  /* template rows of each residue (table order), CSR over aa_res */
 };
 
 sp_chem_ws *sp_chem_ws_new(void) { return calloc(1, sizeof(sp_chem_ws)); }
@@ -112,8 +116,10 @@ sp_chem_ws *sp_chem_ws_new(void) { return calloc(1, sizeof(sp_chem_ws)); }
 void sp_chem_ws_free(sp_chem_ws *w) {
   if (!w) return;
   free(w->ln); free(w->lmap); free(w->nsite); free(w->dmap); free(w->rings); free(w->cand);
+  free(w->cand_x); free(w->cand_y); free(w->cand_z); free(w->cand_r); free(w->cand_hit);
   free(w->res_first); free(w->res_n); free(w->sx); free(w->sr); free(w->sq); free(w->so); free(w->coord);
   sp_sasa_ws_free(w->sasa); free(w->env_key); free(w->env_xyz); free(w->env_rad); free(w->env_res); free(w->env_tmp);
+  free(w->env_tmp2); free(w->env_count);
   free(w);
 }
 
@@ -256,21 +262,38 @@ static void aa_tables(sp_chem_ws *w) {
     w->aa_key_res[i] = pk8(aa_atoms[i].res);
     w->aa_key_atom[i] = pk8(aa_atoms[i].atom);
   }
+  int q = 0;
+  for (int a = 0; a < 20; a++) {
+    w->aa_sub_first[a] = (uint8_t)q;
+    for (size_t i = 0; i < sizeof aa_atoms / sizeof *aa_atoms && i < 128; i++)
+      if (w->aa_key_res[i] == w->aa_res[a]) w->aa_sub[q++] = (uint8_t)i;
+  }
+  w->aa_sub_first[20] = (uint8_t)q;
+}
+
+/* index of a standard residue name in std_aa, -1 if not one */
+static int std_aa_index(const sp_chem_ws *w, const char *c) {
+  uint64_t k = pk8(c);
+  for (int i = 0; i < 20; i++)
+    if (w->aa_res[i] == k) return i;
+  return -1;
+}
+
+/* typing of atom @p atom of residue std_aa[aa] (backbone N donor except PRO, O/OXT acceptor, side chains
+ * from aa_atoms) */
+static uint16_t aa_chem_of(const sp_chem_ws *w, int aa, const char *atom) {
+  uint64_t ka = pk8(atom);
+  if (ka == 'N') return w->aa_res[aa] != pk8("PRO") ? SP_CHEM_DONOR : 0;
+  if (ka == 'O' || ka == pk8("OXT")) return SP_CHEM_ACCEPTOR;
+  for (int q = w->aa_sub_first[aa]; q < w->aa_sub_first[aa + 1]; q++)
+    if (w->aa_key_atom[w->aa_sub[q]] == ka) return aa_atoms[w->aa_sub[q]].chem;
+  return 0;
 }
 
 static int is_std_aa(const sp_chem_ws *w, const char *c) {
   uint64_t k = pk8(c);
   for (size_t i = 0; i < 20; i++)
     if (w->aa_res[i] == k) return 1;
-  return 0;
-}
-
-static uint16_t aa_chem(const sp_chem_ws *w, const char *res, const char *atom) {
-  uint64_t ka = pk8(atom), kr = pk8(res);
-  if (ka == 'N') return kr != pk8("PRO") ? SP_CHEM_DONOR : 0;
-  if (ka == 'O' || ka == pk8("OXT")) return SP_CHEM_ACCEPTOR;
-  for (size_t i = 0; i < sizeof aa_atoms / sizeof *aa_atoms; i++)
-    if (w->aa_key_atom[i] == ka && w->aa_key_res[i] == kr) return aa_atoms[i].chem;
   return 0;
 }
 
@@ -799,6 +822,8 @@ static void type_atoms(ctx *c) {
   const sp_site *site = c->site;
   sp_site_chem *o = c->out;
   sp_chem_ws *w = c->w;
+  uint32_t last_res = UINT32_MAX; /* site atoms come grouped by residue: its template looked up once */
+  int aa = -1;
   for (size_t k = 0; k < site->n_atoms; k++) {
     uint16_t f = 0;
     uint8_t el = EL(c, (int32_t)k);
@@ -832,7 +857,8 @@ static void type_atoms(ctx *c) {
       if (el == 8) f |= SP_CHEM_DONOR | SP_CHEM_ACCEPTOR;
     } else if (is_polymer_atom(c, (int32_t)k)) {
       const char *rn = RNAME(c, (int32_t)k), *an = ANAME(c, (int32_t)k);
-      if (is_std_aa(w, rn)) f |= aa_chem(w, rn, an);
+      if (site->atom_res[k] != last_res) last_res = site->atom_res[k], aa = std_aa_index(w, rn);
+      if (aa >= 0) f |= aa_chem_of(w, aa, an);
       else if (!strcmp(an, "N")) f |= SP_CHEM_DONOR;
       else if (!strcmp(an, "O") || !strcmp(an, "OXT")) f |= SP_CHEM_ACCEPTOR;
     }
@@ -1146,6 +1172,25 @@ static int interactions(ctx *c) {
   if (GROW(w->cand, w->cap_cand, site->n_atoms + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   for (size_t k = site->n_ligand; k < site->n_atoms; k++)
     if ((site->atom_flags[k] & SP_SITE_ATOM_WITHIN_CUTOFF) && EL(c, (int32_t)k) != 1) w->cand[ncand++] = (int32_t)k;
+  {
+    int bad = 0;
+    size_t c0 = w->cap_cand_xyz;
+    bad |= grow((void **)&w->cand_x, &c0, ncand + 1, sizeof(float));
+    c0 = w->cap_cand_xyz;
+    bad |= grow((void **)&w->cand_y, &c0, ncand + 1, sizeof(float));
+    c0 = w->cap_cand_xyz;
+    bad |= grow((void **)&w->cand_z, &c0, ncand + 1, sizeof(float));
+    c0 = w->cap_cand_xyz;
+    bad |= grow((void **)&w->cand_r, &c0, ncand + 1, sizeof(float));
+    bad |= GROW(w->cand_hit, w->cap_cand_hit, ncand + 1);
+    if (bad) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+    w->cap_cand_xyz = c0;
+  }
+  for (size_t q = 0; q < ncand; q++) {
+    const float *p = X(c, w->cand[q]);
+    w->cand_x[q] = p[0], w->cand_y[q] = p[1], w->cand_z[q] = p[2];
+    w->cand_r[q] = sp_element_vdw_radius(EL(c, w->cand[q]));
+  }
   /* contacts + atom-pair interactions */
   for (size_t li = 0; li < site->n_ligand; li++) {
     if (w->lmap[li] < 0) continue;
@@ -1153,10 +1198,21 @@ static int interactions(ctx *c) {
     uint8_t ela = EL(c, (int32_t)li);
     float ra = sp_element_vdw_radius(ela);
     uint16_t fa = o->atom_chem[li];
+    /* the candidates in contact or within the H-bond distance (the only ones the loop below acts on);
+     * the same float expressions as there */
+    size_t nhit = 0;
     for (size_t q = 0; q < ncand; q++) {
+      float x = a[0] - w->cand_x[q], y = a[1] - w->cand_y[q], z = a[2] - w->cand_z[q];
+      float d2 = x * x + y * y + z * z;
+      float lim = ra + w->cand_r[q] + SP_CONTACT_TOLERANCE;
+      w->cand_hit[nhit] = (int32_t)q;
+      nhit += (d2 <= lim * lim) | (d2 <= SP_PLIP_HBOND_DIST_MAX * SP_PLIP_HBOND_DIST_MAX);
+    }
+    for (size_t h = 0; h < nhit; h++) {
+      const size_t q = (size_t)w->cand_hit[h];
       int32_t k = w->cand[q];
       float d2 = d2f(a, X(c, k));
-      float lim = ra + sp_element_vdw_radius(EL(c, k)) + SP_CONTACT_TOLERANCE;
+      float lim = ra + w->cand_r[q] + SP_CONTACT_TOLERANCE;
       if (d2 <= lim * lim) {
         o->atom_chem[k] |= SP_CHEM_CONTACT;
         o->res_contact[site->atom_res[k]] = 1;
@@ -1324,17 +1380,58 @@ static int interactions(ctx *c) {
 #define ENV_CELL 4.0f
 #define ENV_BIAS (1 << 20)
 
-static int64_t env_cell(float v) {
-  double q = floor((double)v / ENV_CELL);
-  if (q < -ENV_BIAS) q = -ENV_BIAS;
-  if (q > ENV_BIAS - 2) q = ENV_BIAS - 2;
-  return (int64_t)q + ENV_BIAS;
+static inline int64_t env_cell(float v) {
+  const double t = (double)v / ENV_CELL;
+  if (!(t >= -ENV_BIAS)) return 0;                      /* floor(t) < -ENV_BIAS: clamped (v is finite) */
+  if (t >= ENV_BIAS - 2) return 2 * (int64_t)ENV_BIAS - 2; /* floor(t) >= ENV_BIAS - 2 */
+  int64_t q = (int64_t)t; /* floor(t) without a libm call */
+  q -= t < (double)q;
+  return q + ENV_BIAS;
 }
 static int64_t env_pack(int64_t x, int64_t y, int64_t z) { return (x << 42) | (y << 21) | z; }
 
 static int cmp_env_pair(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return x < y ? -1 : x > y;
+}
+
+/* sort w->env_tmp[0..n) by key: a stable counting sort over the dense cell range of the model's box
+ * (same order as sorting the packed keys: x, then y, then z), a comparison sort when the box is
+ * huge or sparse (an outlier far away) */
+static int env_sort(sp_chem_ws *w, size_t n) {
+  if (n < 2) return 0;
+  const int64_t M = ((int64_t)1 << 21) - 1;
+  int64_t lo[3] = {M, M, M}, hi[3] = {0, 0, 0};
+  for (size_t k = 0; k < n; k++)
+    for (int d = 0; d < 3; d++) {
+      int64_t v = (w->env_tmp[k].key >> (42 - 21 * d)) & M;
+      if (v < lo[d]) lo[d] = v;
+      if (v > hi[d]) hi[d] = v;
+    }
+  const uint64_t nx = (uint64_t)(hi[0] - lo[0] + 1), ny = (uint64_t)(hi[1] - lo[1] + 1),
+                 nz = (uint64_t)(hi[2] - lo[2] + 1);
+  const uint64_t lim = 4 * (uint64_t)n + 4096;
+  if (nx > lim || ny > lim || nz > lim || nx * ny > lim || nx * ny * nz > lim) {
+    qsort(w->env_tmp, n, sizeof *w->env_tmp, cmp_env_pair);
+    return 0;
+  }
+  const size_t R = (size_t)(nx * ny * nz);
+  if (GROW(w->env_count, w->cap_env_count, R + 1) || GROW(w->env_tmp2, w->cap_env_tmp2, n + 1)) return -1;
+  memset(w->env_count, 0, (R + 1) * sizeof *w->env_count);
+  for (size_t k = 0; k < n; k++) {
+    const int64_t key = w->env_tmp[k].key;
+    const size_t cell = (size_t)((((key >> 42) & M) - lo[0]) * (int64_t)ny * (int64_t)nz +
+                                 (((key >> 21) & M) - lo[1]) * (int64_t)nz + ((key & M) - lo[2]));
+    w->env_tmp[k].pad = (uint32_t)cell;
+    w->env_count[cell + 1]++;
+  }
+  for (size_t r = 0; r < R; r++) w->env_count[r + 1] += w->env_count[r];
+  for (size_t k = 0; k < n; k++) w->env_tmp2[w->env_count[w->env_tmp[k].pad]++] = w->env_tmp[k];
+  struct env_pair *t = w->env_tmp;
+  size_t ct = w->cap_env_tmp;
+  w->env_tmp = w->env_tmp2, w->cap_env_tmp = w->cap_env_tmp2;
+  w->env_tmp2 = t, w->cap_env_tmp2 = ct;
+  return 0;
 }
 
 /* fingerprint of the model's atoms (16 samples): a structure object re-filled is not served a stale list */
@@ -1372,7 +1469,7 @@ static int env_build(ctx *c, size_t mi) {
     float r = sp_element_vdw_radius(el);
     if (r > rmax) rmax = r;
   }
-  qsort(w->env_tmp, n, sizeof *w->env_tmp, cmp_env_pair);
+  if (env_sort(w, n)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   if (GROW(w->env_key, w->cap_env, n + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   size_t cap = w->cap_env;
   float(*x)[3] = realloc(w->env_xyz, cap * sizeof *x);
@@ -1430,6 +1527,8 @@ static int burial(ctx *c, const sp_chem_opts *opt, size_t lig) {
   if (lo[0] <= hi[0]) {
     /* every atom that can occlude a ligand atom's probe sphere: d < r_lig + r_env + 2 probe */
     const float reach = rlig + w->env_rmax + 2.0f * probe;
+    if (GROW(w->sx, w->cap_sx, nl + w->env_n + 1) || GROW(w->sr, w->cap_sr, nl + w->env_n + 1))
+      return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
     int64_t c0[3], c1[3];
     for (int d = 0; d < 3; d++) c0[d] = env_cell(lo[d] - reach), c1[d] = env_cell(hi[d] + reach);
     for (int64_t cx = c0[0]; cx <= c1[0]; cx++)
@@ -1447,8 +1546,6 @@ static int burial(ctx *c, const sp_chem_opts *opt, size_t lig) {
                 p[2] >= lo[2] - reach && p[2] <= hi[2] + reach))
             continue;
           if (sv->res_ligand[w->env_res[k]] == (int32_t)lig) continue;
-          if (GROW(w->sx, w->cap_sx, n + 1) || GROW(w->sr, w->cap_sr, n + 1))
-            return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
           memcpy(w->sx[n], p, sizeof w->sx[n]);
           w->sr[n] = w->env_rad[k];
           n++;
