@@ -65,8 +65,10 @@ typedef struct sp_sasa_sphere {
 } sp_sasa_sphere;
 
 typedef struct sasa_occ {
-  float x, y, z, r2; /* offset from the atom's centre, (rj + probe)^2 */
-  float key;         /* cosine of the cap's half-angle: smaller = larger cap (order only) */
+  float x, y, z, r2;   /* offset from the atom's centre, (rj + probe)^2 */
+  float key;           /* cosine of the cap's half-angle: smaller = larger cap (order only) */
+  float ux, uy, uz;    /* sasa_occ_prep: unit vector of the cap's axis (0 when o is at the centre) */
+  float tin, tout;     /* ... a block is inside when cos(axis, cone axis) > tin, outside when < tout */
 } sasa_occ;
 
 typedef struct sasa_atoms { /* finite atoms in structure-of-arrays form, padded to a multiple of 8 */
@@ -232,8 +234,44 @@ static inline void sasa_occ_set(sasa_occ *o, float dx, float dy, float dz, float
   if (!(o->key == o->key)) o->key = -2.0f;
 }
 
-/* ord[0..n): occluder indices, smallest key (largest cap) first; ties by index */
-static inline void sasa_occ_order(const sasa_occ *o, size_t n, uint64_t *ord) {
+/* The cap of occluder o on the sphere of radius ri, against the cones of the sphere's blocks.
+ * A point u of the unit sphere is covered when |ri u - o|^2 < R^2, i.e. cos(u, o) > c with
+ * c = (ri^2 + d^2 - R^2) / (2 ri d). With R^2 shrunk / grown by SASA_REL the float test is certainly
+ * true inside the inner cap and certainly false outside the outer one; a block (cone half-angle b) lies
+ * inside the inner cap when its axis is within theta_in - b of o, outside the outer one when beyond
+ * theta_out + b. Returns 0 when the occluder covers no point. Double precision; done for all occluders
+ * of an atom before any is applied (independent computations, so their latencies overlap). */
+static inline int sasa_occ_prep(const sp_sasa_sphere *sph, float ri, sasa_occ *o) {
+  const double d2 = (double)o->x * o->x + (double)o->y * o->y + (double)o->z * o->z;
+  if (!(d2 > SASA_DMIN * SASA_DMIN)) { /* o at the centre: every block is tested */
+    o->ux = o->uy = o->uz = 0.0f;
+    o->tin = 2.0f, o->tout = -2.0f;
+    return 1;
+  }
+  const double d = sqrt(d2), r = ri, R2 = o->r2, inv = 1.0 / (2.0 * r * d);
+  const double cin = (r * r + d2 - R2 * (1.0 - SASA_REL)) * inv;
+  const double cout = (r * r + d2 - R2 * (1.0 + SASA_REL)) * inv;
+  if (cout >= 1.0) return 0; /* covers no point */
+  double t_in, t_out;
+  if (cin <= -1.0) t_in = -3.0;
+  else if (cin >= sph->cosb) t_in = 3.0;
+  else t_in = cin * sph->cosb + sqrt(1.0 - cin * cin) * sph->sinb; /* cos(theta_in - b) */
+  if (cout <= -sph->cosb) t_out = -3.0;
+  else t_out = cout * sph->cosb - sqrt(1.0 - cout * cout) * sph->sinb; /* cos(theta_out + b) */
+  o->tin = (float)(t_in + SASA_COS_EPS);
+  o->tout = (float)(t_out - SASA_COS_EPS);
+  const double id = 1.0 / d;
+  o->ux = (float)(o->x * id), o->uy = (float)(o->y * id), o->uz = (float)(o->z * id);
+  return 1;
+}
+
+/* Prepares the n occluders o (sasa_occ_prep), drops those that cover no point, and writes their order
+ * to ord: smallest key (largest cap) first, ties by index. Returns the number kept. */
+static inline size_t sasa_occ_order(const sp_sasa_sphere *sph, float ri, sasa_occ *o, size_t n, uint64_t *ord) {
+  size_t m = 0;
+  for (size_t k = 0; k < n; k++)
+    if (sasa_occ_prep(sph, ri, &o[k])) o[m++] = o[k];
+  n = m;
   for (size_t k = 0; k < n; k++) {
     uint32_t u;
     memcpy(&u, &o[k].key, sizeof u);
@@ -243,6 +281,7 @@ static inline void sasa_occ_order(const sasa_occ *o, size_t n, uint64_t *ord) {
     while (j > 0 && ord[j - 1] > v) ord[j] = ord[j - 1], j--;
     ord[j] = v;
   }
+  return n;
 }
 
 /* ------------------------------------------------------------------ the kernels */
