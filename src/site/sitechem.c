@@ -108,7 +108,8 @@ struct sp_chem_ws {
   struct env_pair *env_tmp2; size_t cap_env_tmp2; uint32_t *env_count; size_t cap_env_count;
   /* residue templates as packed names */
   uint64_t aa_res[20], aa_key_res[128], aa_key_atom[128];
-  uint8_t aa_sub[128], aa_sub_first[21];  /* template rows of each residue (table order), CSR over aa_res */
+  uint8_t aa_sub[128], aa_sub_first[21];
+  float vdw[256];                       /* sp_element_vdw_radius of every element number */  /* template rows of each residue (table order), CSR over aa_res */
 };
 
 sp_chem_ws *sp_chem_ws_new(void) { return calloc(1, sizeof(sp_chem_ws)); }
@@ -257,6 +258,7 @@ static inline uint64_t pk8(const char *a) {
 /* the workspace's packed copy of the templates (per workspace: no global state) */
 static void aa_tables(sp_chem_ws *w) {
   if (w->aa_res[0]) return;
+  for (int z = 0; z < 256; z++) w->vdw[z] = sp_element_vdw_radius((uint8_t)z);
   for (size_t i = 0; i < 20; i++) w->aa_res[i] = pk8(std_aa[i]);
   for (size_t i = 0; i < sizeof aa_atoms / sizeof *aa_atoms && i < 128; i++) {
     w->aa_key_res[i] = pk8(aa_atoms[i].res);
@@ -1381,7 +1383,7 @@ static int interactions(ctx *c) {
 #define ENV_BIAS (1 << 20)
 
 static inline int64_t env_cell(float v) {
-  const double t = (double)v / ENV_CELL;
+  const double t = (double)v * (1.0 / ENV_CELL); /* = v / ENV_CELL exactly: a power of two */
   if (!(t >= -ENV_BIAS)) return 0;                      /* floor(t) < -ENV_BIAS: clamped (v is finite) */
   if (t >= ENV_BIAS - 2) return 2 * (int64_t)ENV_BIAS - 2; /* floor(t) >= ENV_BIAS - 2 */
   int64_t q = (int64_t)t; /* floor(t) without a libm call */
@@ -1466,7 +1468,7 @@ static int env_build(ctx *c, size_t mi) {
     w->env_tmp[n].key = env_pack(env_cell(p[0]), env_cell(p[1]), env_cell(p[2]));
     w->env_tmp[n].atom = (uint32_t)a;
     n++;
-    float r = sp_element_vdw_radius(el);
+    float r = w->vdw[el];
     if (r > rmax) rmax = r;
   }
   if (env_sort(w, n)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
@@ -1483,7 +1485,7 @@ static int env_build(ctx *c, size_t mi) {
     uint32_t a = w->env_tmp[k].atom;
     w->env_key[k] = w->env_tmp[k].key;
     memcpy(w->env_xyz[k], s->xyz[a], sizeof w->env_xyz[k]);
-    w->env_rad[k] = sp_element_vdw_radius(s->element[a]);
+    w->env_rad[k] = w->vdw[s->element[a]];
     w->env_res[k] = s->atom_residue[a];
   }
   w->env_n = n;
