@@ -104,7 +104,7 @@ struct sp_chem_ws {
   size_t env_n, cap_env;
   int64_t *env_key; float (*env_xyz)[3]; float *env_rad; uint32_t *env_res;
   float env_rmax;
-  struct env_pair { int64_t key; uint32_t res; uint32_t pad; float xyz[3], r; } *env_tmp; size_t cap_env_tmp;
+  struct env_pair { int64_t key; uint32_t atom; uint32_t pad; } *env_tmp; size_t cap_env_tmp;
   struct env_pair *env_tmp2; size_t cap_env_tmp2; uint32_t *env_count; size_t cap_env_count;
   /* residue templates as packed names */
   uint64_t aa_res[20], aa_key_res[128], aa_key_atom[128];
@@ -1465,12 +1465,10 @@ static int env_build(ctx *c, size_t mi) {
     const float *p = s->xyz[a];
     if (el == 1 || !isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) continue;
     if (sv->res_role[s->atom_residue[a]] == SP_ROLE_WATER || !sp_survey_atom_chosen(s, sv, a)) continue;
-    struct env_pair *e = &w->env_tmp[n++]; /* the atom's data travel with it through the sort */
-    e->key = env_pack(env_cell(p[0]), env_cell(p[1]), env_cell(p[2]));
-    e->res = s->atom_residue[a];
-    memcpy(e->xyz, p, sizeof e->xyz);
-    e->r = w->vdw[el];
-    float r = e->r;
+    w->env_tmp[n].key = env_pack(env_cell(p[0]), env_cell(p[1]), env_cell(p[2]));
+    w->env_tmp[n].atom = (uint32_t)a;
+    n++;
+    float r = w->vdw[el];
     if (r > rmax) rmax = r;
   }
   if (env_sort(w, n)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
@@ -1484,11 +1482,11 @@ static int env_build(ctx *c, size_t mi) {
   if (re) w->env_res = re;
   if (!x || !r || !re) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   for (size_t k = 0; k < n; k++) {
-    const struct env_pair *e = &w->env_tmp[k];
-    w->env_key[k] = e->key;
-    memcpy(w->env_xyz[k], e->xyz, sizeof w->env_xyz[k]);
-    w->env_rad[k] = e->r;
-    w->env_res[k] = e->res;
+    uint32_t a = w->env_tmp[k].atom;
+    w->env_key[k] = w->env_tmp[k].key;
+    memcpy(w->env_xyz[k], s->xyz[a], sizeof w->env_xyz[k]);
+    w->env_rad[k] = w->vdw[s->element[a]];
+    w->env_res[k] = s->atom_residue[a];
   }
   w->env_n = n;
   w->env_rmax = rmax;
