@@ -239,8 +239,8 @@ static inline void sasa_occ_set(sasa_occ *o, float dx, float dy, float dz, float
  * c = (ri^2 + d^2 - R^2) / (2 ri d). With R^2 shrunk / grown by SASA_REL the float test is certainly
  * true inside the inner cap and certainly false outside the outer one; a block (cone half-angle b) lies
  * inside the inner cap when its axis is within theta_in - b of o, outside the outer one when beyond
- * theta_out + b. Returns 0 when the occluder covers no point. Double precision; done for all occluders
- * of an atom before any is applied (independent computations, so their latencies overlap). */
+ * theta_out + b. Returns 0 when the occluder covers no point. Double precision; done when the occluder
+ * is about to be applied (not for those left when every block is already full). */
 static inline int sasa_occ_prep(const sp_sasa_sphere *sph, float ri, sasa_occ *o) {
   const double d2 = (double)o->x * o->x + (double)o->y * o->y + (double)o->z * o->z;
   if (!(d2 > SASA_DMIN * SASA_DMIN)) { /* o at the centre: every block is tested */
@@ -265,13 +265,8 @@ static inline int sasa_occ_prep(const sp_sasa_sphere *sph, float ri, sasa_occ *o
   return 1;
 }
 
-/* Prepares the n occluders o (sasa_occ_prep), drops those that cover no point, and writes their order
- * to ord: smallest key (largest cap) first, ties by index. Returns the number kept. */
-static inline size_t sasa_occ_order(const sp_sasa_sphere *sph, float ri, sasa_occ *o, size_t n, uint64_t *ord) {
-  size_t m = 0;
-  for (size_t k = 0; k < n; k++)
-    if (sasa_occ_prep(sph, ri, &o[k])) o[m++] = o[k];
-  n = m;
+/* The order of the n occluders o in ord: smallest key (largest cap) first, ties by index. Returns n. */
+static inline size_t sasa_occ_order(const sasa_occ *o, size_t n, uint64_t *ord) {
   for (size_t k = 0; k < n; k++) {
     uint32_t u;
     memcpy(&u, &o[k].key, sizeof u);
