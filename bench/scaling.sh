@@ -83,7 +83,7 @@ fi
 
 mkdir -p "$RESULTS"
 HOST=$(hostname | tr -c 'A-Za-z0-9._\n-' '_')
-OUTBASE="$RESULTS/scaling-$(date -u +%Y-%m-%d)-$HOST"
+OUTBASE="$RESULTS/scaling-$(date -u +%Y-%m-%d)-$HOST-$(nproc)cpu"
 "$PY" - "$WORK/out" "$REPS" "$OUTBASE" "$LOAD_BEFORE" "$LOAD_AFTER" "$REPLICAS" "$SAME" "$SRC" "$MPIRUN" "$NP_LIST" <<'PYEOF'
 import json, os, platform, statistics as st, subprocess, sys
 out, reps, base, lb, la, replicas, same, src, mpirun, nplist = sys.argv[1:]
@@ -115,8 +115,10 @@ for r in rows:
     r["efficiency_wall"] = r["speedup_wall"] * p0 / r["np"]
     r["files_per_second"] = (r["files"]["total"] if isinstance(r["files"], dict) else r["files"]) / r["median_wall_seconds"]
 first = rep(f"np{nps[0]}_r1")
-res = {"benchmark": "strong scaling of sitepack run", "git_sha": sh("git rev-parse HEAD") or first.get("git_sha"),
-       "sitepack_git_sha": first.get("git_sha"), "host": platform.node(), "cpus": os.cpu_count(), "cpu_model": cpu,
+# git_sha: the binary's own (its run report); the tree's HEAD only where they agree (a copied tree can be stale)
+tree = sh("git rev-parse HEAD")
+res = {"benchmark": "strong scaling of sitepack run", "git_sha": first.get("git_sha"),
+       "tree_git_sha": tree, "tree_matches_binary": bool(tree) and tree.startswith(str(first.get("git_sha"))), "host": platform.node(), "cpus": os.cpu_count(), "cpu_model": cpu,
        "kernel": platform.release(), "mpi": sh(f"{mpirun} --version | head -1"),
        "loadavg": {"before": lb, "after": la}, "replicas": replicas, "reps": reps,
        "inputs": {"structures": "shared/data/structures x %d" % replicas, "files": rows[0]["files"],
