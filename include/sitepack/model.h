@@ -162,6 +162,12 @@ typedef struct sp_file_comp {
   char type[40];                  /**< _chem_comp.type, e.g. "L-peptide linking", "non-polymer" */
 } sp_file_comp;
 
+/** A crystallographic symmetry operator in fractional coordinates: x' = rot x + trn. */
+typedef struct sp_symop {
+  double rot[3][3];
+  double trn[3];
+} sp_symop;
+
 /** The whole structure of one input file. Zero-initialise then sp_structure_init(). */
 typedef struct sp_structure {
   /* atoms: parallel arrays of length n_atoms */
@@ -200,6 +206,17 @@ typedef struct sp_structure {
   float resolution;         /**< Å, NAN if none */
   uint8_t has_label_ids;    /**< file had label_asym_id/label_seq_id columns */
   uint8_t has_auth_ids;     /**< file had auth_asym_id/auth_seq_id columns */
+
+  /* crystal symmetry as written in the file (docs/sites.md "Symmetry mates"; symmetry.h) */
+  double cell[6];           /**< a, b, c (Å), alpha, beta, gamma (degrees); NAN when absent or unreadable */
+  char spacegroup[32];      /**< Hermann-Mauguin name as written ("P 1 21 1", "H 3"), "" if none */
+  int32_t cell_z;           /**< Z (CRYST1 columns 67-70 / _cell.Z_PDB), 0 if none */
+  uint8_t has_scale;        /**< the file gives its fractionalisation (SCALEn / _atom_sites.fract_transf_*) */
+  double scale[3][4];       /**< fractional u = scale[:, :3] x + scale[:, 3] (valid when has_scale) */
+  size_t n_symops, cap_symops;
+  sp_symop *symops;         /**< explicit operators of the file (_space_group_symop.operation_xyz or
+                                 _symmetry_equiv.pos_as_xyz), in file order; none when absent or when
+                                 one of them could not be parsed (a warning says so) */
 
   /* warnings: NUL-separated messages, n_warnings of them */
   char *warnings;
@@ -252,6 +269,8 @@ int sp_structure_add_conn(sp_structure *s, const sp_conn *c, sp_err *err);
 int sp_structure_add_file_bond(sp_structure *s, const sp_file_bond *b, sp_err *err);
 /** Append a file-defined component row. @return 0 or SP_E_NOMEM. */
 int sp_structure_add_file_comp(sp_structure *s, const sp_file_comp *c, sp_err *err);
+/** Append an explicit symmetry operator of the file. @return 0 or SP_E_NOMEM. */
+int sp_structure_add_symop(sp_structure *s, const sp_symop *op, sp_err *err);
 
 /**
  * Finish reading: link chains to entities by entity_id (mmCIF) and set each residue's

@@ -114,6 +114,7 @@ typedef struct sp_residue_row {
   uint8_t kind;                  /**< SP_RES_KIND_* */
   float min_distance;            /**< Å, closest atom to any ligand heavy atom; 0 for the ligand itself */
   uint8_t contact;               /**< 1: a heavy atom within r_vdw + r_vdw + 0.5 Å of a ligand heavy atom */
+  char symop[16];                /**< symmetry image ("2_655", docs/sites.md "Symmetry mates"); "" as in the file */
 } sp_residue_row;
 
 enum {

@@ -6,7 +6,9 @@
  * Plain C, no MPI. A site of one ligand instance holds the ligand's chosen atoms
  * first, then every chosen-conformer atom of each residue (polymer residues, and,
  * flagged by kind, other ligands, ions and waters) that has any atom within
- * opts.cutoff Å of any ligand heavy atom, in the same model, asymmetric unit only.
+ * opts.cutoff Å of any ligand heavy atom, in the same model; the asymmetric unit only, unless
+ * opts.symmetry_mates asks for the residues of crystal symmetry images too (docs/sites.md
+ * "Symmetry mates": flagged, tagged with their operator, atoms at transformed positions).
  */
 #ifndef SITEPACK_SITE_H
 #define SITEPACK_SITE_H
@@ -27,7 +29,14 @@ extern "C" {
 enum {
   SP_SITE_OVERSIZE = 1u << 0,    /**< more than opts.max_atoms atoms: residues recorded, only ligand atoms stored */
   SP_SITE_NO_HEAVY = 1u << 1,    /**< the ligand has no heavy atom (site empty) */
+  SP_SITE_SYMMETRY = 1u << 2,    /**< holds residues of crystal symmetry images (opts.symmetry_mates) */
+  SP_SITE_SYMMETRY_PARTIAL = 1u << 3, /**< symmetry images were left out: more candidate images than
+                                           SP_SITE_MAX_IMAGES, a translation beyond +-99 cells, or more
+                                           than 65535 image residues (implausible cells) */
 };
+
+/** Most candidate (operator, lattice translation) images examined per ligand. */
+#define SP_SITE_MAX_IMAGES 100000
 
 /** Per-atom flag bits of site atoms (/atoms/flags). */
 enum {
@@ -40,19 +49,31 @@ enum {
   SP_SITE_ATOM_ALTLOC = 1u << 6,       /**< atom has a non-blank altloc */
   SP_SITE_ATOM_HETATM = 1u << 7,
   SP_SITE_ATOM_WITHIN_CUTOFF = 1u << 8,/**< this atom itself is within the cutoff */
+  SP_SITE_ATOM_SYMMETRY = 1u << 9,     /**< atom of a crystal symmetry image (position transformed) */
 };
 
 typedef struct sp_site_opts {
   float cutoff;          /**< Å, default 6.0 */
   size_t max_atoms;      /**< default 12000 */
+  bool symmetry_mates;   /**< also residues of crystal symmetry images (default false: asymmetric unit) */
 } sp_site_opts;
 
 /** One residue of a site. */
 typedef struct sp_site_res {
   uint32_t residue;      /**< index into sp_structure.residues */
   uint8_t kind;          /**< SP_RES_KIND_* (result.h) */
+  uint16_t image;        /**< 0: the residue as in the file; k > 0: its symmetry image images[k-1] */
   float min_distance;    /**< Å to the nearest ligand heavy atom; 0 for ligand residues */
 } sp_site_res;
+
+/** A crystal symmetry image: operator and lattice translation, as a Cartesian transform. */
+typedef struct sp_site_image {
+  int op;                /**< 0-based index into the structure's operators (sp_crystal_resolve) */
+  int t[3];              /**< lattice translation (cells) */
+  double rot[3][3];      /**< Cartesian: x' = rot x + trn */
+  double trn[3];         /**< Å */
+  char tag[16];          /**< PDB notation, "2_655" (sp_symop_tag) */
+} sp_site_image;
 
 /** A site. Arrays owned by the caller's sp_site (re-used across calls); sp_site_free(). */
 typedef struct sp_site {
@@ -60,11 +81,14 @@ typedef struct sp_site {
   uint32_t *atoms;       /**< atom indices: ligand atoms first (n_ligand), then site atoms grouped by residue */
   uint16_t *atom_flags;  /**< SP_SITE_ATOM_* per atom */
   uint32_t *atom_res;    /**< index into res[] per atom */
+  float (*xyz)[3];       /**< position of each atom, Å: as in the file, transformed for symmetry-image atoms */
   size_t n_ligand;
   size_t n_res, cap_res;
   sp_site_res *res;      /**< ligand residues first, then site residues in file order */
   uint32_t flags;        /**< SP_SITE_* */
   float center[3];       /**< mean of ligand heavy atoms, Å */
+  size_t n_images, cap_images;
+  sp_site_image *images; /**< symmetry images used by res[].image (opts.symmetry_mates) */
 } sp_site;
 
 /** Reusable neighbour-search workspace (cell list of one model). */
@@ -94,6 +118,13 @@ void sp_site_ws_free(sp_site_ws *ws);
  *              in file order; center = mean of ligand heavy atoms (NaN if none). No heavy
  *              atom: SP_SITE_NO_HEAVY and only the ligand's atoms. More than max_atoms
  *              atoms: SP_SITE_OVERSIZE, res[] complete, atoms[] = ligand atoms only.
+ *              With opts->symmetry_mates and a crystal structure (sp_crystal_resolve): after the
+ *              asymmetric-unit residues, the residues of every symmetry image (operator, lattice
+ *              translation; not the identity) with a chosen atom within the cutoff of a ligand heavy
+ *              atom, grouped by image (operator order, then translation), file order inside an
+ *              image; res[].image names the image, their atoms carry SP_SITE_ATOM_SYMMETRY and
+ *              transformed positions in xyz[]; flag SP_SITE_SYMMETRY. Image atoms within 0.8 Å of
+ *              their own original position (special positions) do not count as contacts.
  * @return 0; SP_E_NOMEM; SP_E_INVALID (NULL argument, ligand index out of range, infinite
  *         cutoff, ligand model/residue/atom indices out of bounds or outside its model).
  */

@@ -34,6 +34,8 @@ typedef struct sp_task_opts {
   double max_seconds;      /**< issue 9: a task running longer is recorded as "timeout" (checked after the
                                 parse, after the survey and between ligands; only for unsplit files, whose
                                 rows are all in one task); 0 = no limit */
+  bool symmetry_mates;     /**< sites also hold residues of crystal symmetry images (job site.symmetry_mates,
+                                --symmetry-mates; default false; docs/sites.md "Symmetry mates") */
 } sp_task_opts;
 
 /** Defaults of DESIGN.md: cutoff 6.0 Å, 12000 atoms, first model, pH 7.4, no size limit. */

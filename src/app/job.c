@@ -26,6 +26,8 @@ void sp_print_run_help(FILE *f) {
           "  --ph X                pH of the site chemistry (default 7.4)\n"
           "  --cutoff A            site cutoff in Angstrom (default 6.0)\n"
           "  --max-site-atoms N    larger sites are recorded and flagged (default 12000)\n"
+          "  --symmetry-mates      sites also hold residues of crystal symmetry images, tagged with\n"
+          "                        their operator (default: asymmetric unit only; docs/sites.md)\n"
           "  --model first|all     models to survey (default first)\n"
           "  --force               overwrite an existing output file\n"
           "  --quiet               no progress lines\n"
@@ -46,7 +48,7 @@ void sp_print_run_help(FILE *f) {
           "                        shard's share of the files, write a shard file to --out; then\n"
           "                        `sitepack merge` (docs/slurm.md)\n"
           "\n"
-          "job file keys: input, ccd, output, report, ph, model, site: {cutoff, max_atoms},\n"
+          "job file keys: input, ccd, output, report, ph, model, site: {cutoff, max_atoms, symmetry_mates},\n"
           "               split: {min_bytes, min_ligands, max_parts, enabled, cost_guard}, steal (true/false),\n"
           "               limits: {max_atoms, max_seconds}\n"
           "\n"
@@ -164,6 +166,8 @@ static int load_job_file(const char *path, sp_job *job) {
         if (!strcmp(s->string, "cutoff") && cJSON_IsNumber(s)) job->opts.cutoff = (float)s->valuedouble;
         else if (!strcmp(s->string, "max_atoms") && cJSON_IsNumber(s) && s->valuedouble >= 1)
           job->opts.max_site_atoms = (size_t)s->valuedouble;
+        else if (!strcmp(s->string, "symmetry_mates") && cJSON_IsBool(s))
+          job->opts.symmetry_mates = cJSON_IsTrue(s);
         else rc = bad("job file: unknown or bad key in site", s->string);
       }
     } else if (!strcmp(k, "split")) {
@@ -251,6 +255,8 @@ int sp_job_from_args(int argc, char **argv, sp_job *job) {
       job->resume = true;
     } else if (!strcmp(a, "--no-split")) {
       job->split.enabled = 0;
+    } else if (!strcmp(a, "--symmetry-mates")) {
+      job->opts.symmetry_mates = true;
     } else if (!strcmp(a, "--split-no-guard")) {
       job->split.cost_guard = 0;
     } else if (a[0] != '-') {
@@ -326,6 +332,8 @@ int sp_job_from_args(int argc, char **argv, sp_job *job) {
   cJSON *site = cJSON_AddObjectToObject(j, "site");
   cJSON_AddNumberToObject(site, "cutoff", job->opts.cutoff);
   cJSON_AddNumberToObject(site, "max_atoms", (double)job->opts.max_site_atoms);
+  /* recorded only when on: a run without it records the same job as before the option existed */
+  if (job->opts.symmetry_mates) cJSON_AddTrueToObject(site, "symmetry_mates");
   if (job->opts.max_atoms || job->opts.max_seconds > 0) { /* issue 9: recorded only when set */
     cJSON *lim = cJSON_AddObjectToObject(j, "limits");
     if (job->opts.max_atoms) cJSON_AddNumberToObject(lim, "max_atoms", (double)job->opts.max_atoms);

@@ -11,6 +11,7 @@
 #include "cif_internal.h"
 #include "sitepack/cif.h"
 #include "sitepack/elements.h"
+#include "sitepack/symmetry.h"
 
 #define SHOWN(n) ((int)((n) > 40 ? 40 : (n)))
 
@@ -543,6 +544,67 @@ static void read_meta(const sp_cif_doc *d, const sp_cif_block *b, sp_structure *
     s->resolution = res;
 }
 
+/* Unit cell, space-group name and explicit operators (docs/sites.md "Symmetry mates"). A value that is
+ * absent, '?' or not a number leaves the cell NAN (no symmetry); garbage never fails the file. */
+static int read_symmetry(const sp_cif_doc *d, const sp_cif_block *b, sp_structure *s, sp_err *err) {
+  static const char *const k_cell[6] = {"_cell.length_a",    "_cell.length_b",   "_cell.length_c",
+                                        "_cell.angle_alpha", "_cell.angle_beta", "_cell.angle_gamma"};
+  double cell[6];
+  int ok = 1;
+  for (int k = 0; k < 6 && ok; k++) {
+    const sp_cif_value *v = sp_cif_find_value(d, b, k_cell[k], 0);
+    ok = v && !sp_cif_is_null(v) && sp_cif_parse_double(v->p, v->n, &cell[k]) && isfinite(cell[k]);
+  }
+  if (ok) memcpy(s->cell, cell, sizeof cell);
+  else if (sp_cif_find_value(d, b, "_cell.length_a", 0))
+    sp_structure_warn(s, "_cell: a length or angle is missing or not a number; no crystal symmetry");
+  const sp_cif_value *v = sp_cif_find_value(d, b, "_cell.Z_PDB", 0);
+  int32_t z;
+  if (v && !sp_cif_is_null(v) && sp_cif_parse_int(v->p, v->n, &z) && z > 0) s->cell_z = z;
+  v = sp_cif_find_value(d, b, "_symmetry.space_group_name_H-M", 0);
+  if (!v || sp_cif_is_null(v)) v = sp_cif_find_value(d, b, "_space_group.name_H-M_alt", 0);
+  if (v && !sp_cif_is_null(v) && sp_sv_copy(s->spacegroup, sizeof s->spacegroup, sp_cif_sv(v)))
+    sp_structure_warn(s, "space group name longer than %zu characters, truncated", sizeof s->spacegroup - 1);
+  /* the file's fractionalisation matrix and vector (4HHB's is not the standard one) */
+  int sc = 1;
+  double m[3][4];
+  for (int i = 0; i < 3 && sc; i++)
+    for (int j = 0; j < 4 && sc; j++) {
+      char tag[48];
+      if (j < 3) snprintf(tag, sizeof tag, "_atom_sites.fract_transf_matrix[%d][%d]", i + 1, j + 1);
+      else snprintf(tag, sizeof tag, "_atom_sites.fract_transf_vector[%d]", i + 1);
+      v = sp_cif_find_value(d, b, tag, 0);
+      sc = v && !sp_cif_is_null(v) && sp_cif_parse_double(v->p, v->n, &m[i][j]) && isfinite(m[i][j]);
+    }
+  if (sc) {
+    memcpy(s->scale, m, sizeof m);
+    s->has_scale = 1;
+  }
+  /* explicit operators: they win over the name (symmetry.h sp_crystal_resolve) */
+  static const char *const k_ops[2] = {"_space_group_symop.operation_xyz", "_symmetry_equiv.pos_as_xyz"};
+  for (int t = 0; t < 2 && s->n_symops == 0; t++) {
+    uint32_t row = 0;
+    for (; (v = sp_cif_find_value(d, b, k_ops[t], row)); ++row) {
+      sp_symop op;
+      if (sp_cif_is_null(v) || sp_symop_parse(v->p, v->n, &op)) {
+        sp_structure_warn(s, "%s row %u: '%.*s' is not a symmetry operator; the file's operators are ignored",
+                          k_ops[t], row + 1, (int)(v->n > 40 ? 40 : v->n), v->p);
+        s->n_symops = 0;
+        break;
+      }
+      if (s->n_symops >= SP_SYM_MAX_OPS) {
+        sp_structure_warn(s, "%s: more than %d operators; the file's operators are ignored", k_ops[t], SP_SYM_MAX_OPS);
+        s->n_symops = 0;
+        break;
+      }
+      int rc = sp_structure_add_symop(s, &op, err);
+      if (rc) return rc;
+    }
+    if (s->n_symops && !v) break;
+  }
+  return 0;
+}
+
 int sp_mmcif_read(const char *text, size_t len, sp_structure *s, sp_err *err) {
   sp_cif_doc doc;
   memset(&doc, 0, sizeof doc);
@@ -559,6 +621,7 @@ int sp_mmcif_read(const char *text, size_t len, sp_structure *s, sp_err *err) {
   if ((rc = read_conns(&doc, b, s, err))) goto done;
   if ((rc = read_comps(&doc, b, s, err))) goto done;
   read_meta(&doc, b, s);
+  if ((rc = read_symmetry(&doc, b, s, err))) goto done;
   rc = sp_structure_finish(s, err);
 done:
   sp_cif_doc_free(&doc);

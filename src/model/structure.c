@@ -36,9 +36,18 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elsize) {
   return 0;
 }
 
+static void clear_crystal(sp_structure *s) {
+  for (int k = 0; k < 6; k++) s->cell[k] = NAN;
+  s->spacegroup[0] = 0;
+  s->cell_z = 0;
+  s->has_scale = 0;
+  s->n_symops = 0;
+}
+
 int sp_structure_init(sp_structure *s) {
   memset(s, 0, sizeof *s);
   s->resolution = NAN;
+  clear_crystal(s);
   return 0;
 }
 
@@ -47,6 +56,7 @@ void sp_structure_free(sp_structure *s) {
   free(s->atom_residue); free(s->element); free(s->charge); free(s->altloc); free(s->atom_flags);
   free(s->residues); free(s->chains); free(s->models); free(s->entities); free(s->seq_comp);
   free(s->conns); free(s->file_bonds); free(s->file_comps); free(s->warnings);
+  free(s->symops);
   sp_structure_init(s);
 }
 
@@ -57,6 +67,7 @@ void sp_structure_clear(sp_structure *s) {
   s->entry_id[0] = s->method[0] = 0;
   s->resolution = NAN;
   s->has_label_ids = s->has_auth_ids = 0;
+  clear_crystal(s);
 }
 
 static int grow_atoms(sp_structure *s, size_t need) {
@@ -279,6 +290,13 @@ int sp_structure_add_file_comp(sp_structure *s, const sp_file_comp *c, sp_err *e
   return 0;
 }
 
+int sp_structure_add_symop(sp_structure *s, const sp_symop *op, sp_err *err) {
+  if (grow((void **)&s->symops, &s->cap_symops, s->n_symops + 1, sizeof *s->symops))
+    return sp_err_set(err, SP_E_NOMEM, "out of memory (symmetry operators)");
+  s->symops[s->n_symops++] = *op;
+  return 0;
+}
+
 /* Resolve a connection end to an atom of model 1. */
 static int64_t resolve_end(const sp_structure *s, const sp_conn_end *e) {
   if (!s->n_models) return -1;
@@ -340,5 +358,5 @@ size_t sp_structure_bytes(const sp_structure *s) {
          s->cap_chains * sizeof *s->chains + s->cap_models * sizeof *s->models +
          s->cap_entities * sizeof *s->entities + s->cap_seq * sizeof *s->seq_comp +
          s->cap_conns * sizeof *s->conns + s->cap_file_bonds * sizeof *s->file_bonds +
-         s->cap_file_comps * sizeof *s->file_comps + s->warnings_cap;
+         s->cap_file_comps * sizeof *s->file_comps + s->cap_symops * sizeof *s->symops + s->warnings_cap;
 }

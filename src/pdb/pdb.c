@@ -438,6 +438,38 @@ static bool rec(const line_t *l, const char *name) {
   return true;
 }
 
+/* CRYST1 (PDB format v3.3): a 7-15, b 16-24, c 25-33, alpha 34-40, beta 41-47, gamma 48-54, space group
+ * 56-66, Z 67-70. A field that is not a number leaves the cell NAN (no symmetry), with a warning. */
+static void read_cryst1(sp_structure *s, const line_t *l) {
+  static const size_t k_col[6][2] = {{7, 15}, {16, 24}, {25, 33}, {34, 40}, {41, 47}, {48, 54}};
+  double cell[6];
+  for (int k = 0; k < 6; k++)
+    if (parse_real(fld(l, k_col[k][0], k_col[k][1]), &cell[k]) != 0) {
+      sp_structure_warn(s, "line %zu: CRYST1 columns %zu-%zu are not a number; no crystal symmetry", l->no,
+                        k_col[k][0], k_col[k][1]);
+      return;
+    }
+  memcpy(s->cell, cell, sizeof cell);
+  sp_sv g = fld(l, 56, 66);
+  if (sp_sv_copy(s->spacegroup, sizeof s->spacegroup, g)) s->spacegroup[0] = 0;
+  double z;
+  if (parse_real(fld(l, 67, 70), &z) == 0 && z >= 1 && z < 1e6) s->cell_z = (int32_t)z;
+}
+
+/* SCALEn: s[n][1..3] columns 11-20, 21-30, 31-40, u[n] 46-55. All three lines must be readable. */
+static void read_scale(sp_structure *s, const line_t *l, unsigned *seen) {
+  int n = col(l, 6) - '1';
+  if (n < 0 || n > 2) return;
+  static const size_t k_col[4][2] = {{11, 20}, {21, 30}, {31, 40}, {46, 55}};
+  for (int j = 0; j < 4; j++)
+    if (parse_real(fld(l, k_col[j][0], k_col[j][1]), &s->scale[n][j]) != 0 || !isfinite(s->scale[n][j])) {
+      *seen |= 8u; /* unreadable: ignore all three */
+      return;
+    }
+  *seen |= 1u << n;
+  s->has_scale = *seen == 7u;
+}
+
 static void add_method(reader *r, const line_t *l) {
   sp_sv v = fld(l, 11, 79);
   size_t k = strlen(r->method);
@@ -456,6 +488,7 @@ int sp_pdb_read(const char *text, size_t len, sp_structure *s, sp_err *err) {
   r.model_num = 1;
   int32_t last_model = 0;
   bool have_model = false;
+  unsigned scale_seen = 0;
   const char *p = text, *end = text + len;
   size_t line_no = 0;
   int rc = 0;
@@ -518,9 +551,13 @@ int sp_pdb_read(const char *text, size_t len, sp_structure *s, sp_err *err) {
           }
         }
         break;
+      case 'C':
+        if (rec(&l, "CRYST1")) read_cryst1(s, &l);
+        break;
       case 'S':
         if (rec(&l, "SEQRES")) rc = read_seqres(&r, &l);
         else if (rec(&l, "SSBOND")) rc = read_link(&r, &l, true);
+        else if (l.n >= 6 && !memcmp(l.p, "SCALE", 5)) read_scale(s, &l, &scale_seen);
         break;
       case 'L':
         if (rec(&l, "LINK")) rc = read_link(&r, &l, false);

@@ -109,12 +109,13 @@ static int fill_site(const sp_structure *s, const sp_site *site, int64_t lig_idx
     rr->ins_code[0] = r->ins_code;
     rr->kind = sr->kind;
     rr->min_distance = sr->min_distance;
+    if (sr->image && sr->image <= site->n_images) copy_str(rr->symop, sizeof rr->symop, site->images[sr->image - 1].tag);
   }
   for (size_t k = 0; k < site->n_atoms; ++k) {
     uint32_t ai = site->atoms[k];
     sp_atom_row *ar = sp_result_add_atom(out);
     if (!ar) return sp_err_set(err, SP_E_NOMEM, "out of memory (atom rows)");
-    memcpy(ar->position, s->xyz[ai], sizeof ar->position);
+    memcpy(ar->position, site->xyz ? site->xyz[k] : s->xyz[ai], sizeof ar->position);
     ar->occupancy = s->occupancy[ai];
     ar->b_iso = s->b_iso[ai];
     ar->residue_idx = res0 + (int64_t)site->atom_res[k];
@@ -341,7 +342,8 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
   }
 
   /* sites */
-  sp_site_opts sopt = {.cutoff = opts->cutoff, .max_atoms = opts->max_site_atoms};
+  sp_site_opts sopt = {.cutoff = opts->cutoff, .max_atoms = opts->max_site_atoms,
+                       .symmetry_mates = opts->symmetry_mates};
   int64_t lo, hi;
   sp_split_range((int64_t)sv.n_ligands, part, n_parts, &lo, &hi);
   for (size_t li = (size_t)lo; li < (size_t)hi; ++li) {

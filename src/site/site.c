@@ -2,10 +2,12 @@
 #include "sitepack/site.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sitepack/result.h"
+#include "sitepack/symmetry.h"
 #include "site/cells.h"
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -46,6 +48,16 @@ struct sp_site_ws {
   size_t n_hits, cap_hits;
   uint32_t *lig_heavy;     /* ligand heavy atom indices this call */
   size_t cap_heavy;
+
+  /* crystal symmetry of the cached structure (symmetry mates), computed on first need */
+  int sym_valid;
+  sp_crystal cryst;
+  double (*sym_m)[3][3];   /* [n_ops] Cartesian rotation O R F */
+  double (*sym_t)[3];      /* [n_ops] Cartesian translation O t */
+  double flo[3], fhi[3];   /* fractional box of the model's chosen atoms */
+  double clo[3], chi[3];   /* Cartesian box of the model's chosen atoms */
+  float (*lig_q)[3];       /* ligand heavy atoms under the inverse of the current image */
+  size_t cap_q;
 };
 
 sp_site_ws *sp_site_ws_new(void) { return calloc(1, sizeof(sp_site_ws)); }
@@ -61,6 +73,9 @@ void sp_site_ws_free(sp_site_ws *ws) {
   free(ws->res_slot);
   free(ws->hits);
   free(ws->lig_heavy);
+  free(ws->sym_m);
+  free(ws->sym_t);
+  free(ws->lig_q);
   free(ws);
 }
 
@@ -70,6 +85,8 @@ void sp_site_free(sp_site *site) {
   free(site->atom_flags);
   free(site->atom_res);
   free(site->res);
+  free(site->xyz);
+  free(site->images);
   memset(site, 0, sizeof *site);
 }
 
@@ -146,6 +163,7 @@ static int ensure_cells(sp_site_ws *ws, const sp_structure *s, const sp_survey *
       ws->model == mi && ws->cutoff == cutoff && ws->fingerprint == fp)
     return 0;
   ws->valid = 0;
+  ws->sym_valid = 0;
   size_t n = m->n_atoms;
   if (grow((void **)&ws->in, &ws->cap_in, n ? n : 1, sizeof *ws->in))
     return sp_err_set(err, SP_E_NOMEM, "site: out of memory for the cell list (%zu atoms)", n);
@@ -236,11 +254,14 @@ static int reserve_atoms(sp_site *out, size_t need) {
   uint32_t *r = realloc(out->atom_res, n * sizeof *r);
   if (!r) return -1;
   out->atom_res = r;
+  float(*x)[3] = realloc(out->xyz, n * sizeof *x);
+  if (!x) return -1;
+  out->xyz = x;
   out->cap_atoms = n;
   return 0;
 }
 
-static int push_res(sp_site *out, uint32_t residue, uint8_t kind, float min_distance) {
+static int push_res(sp_site *out, uint32_t residue, uint8_t kind, float min_distance, uint16_t image) {
   if (out->n_res == out->cap_res) {
     size_t n = out->cap_res ? out->cap_res * 2 : 64;
     sp_site_res *q = realloc(out->res, n * sizeof *q);
@@ -251,6 +272,7 @@ static int push_res(sp_site *out, uint32_t residue, uint8_t kind, float min_dist
   sp_site_res *r = &out->res[out->n_res++];
   r->residue = residue;
   r->kind = kind;
+  r->image = image;
   r->min_distance = min_distance;
   return 0;
 }
@@ -262,6 +284,262 @@ static uint16_t atom_flags_of(const sp_structure *s, size_t i, uint16_t kflag, i
   if (s->atom_flags[i] & SP_ATOM_HETATM) f |= SP_SITE_ATOM_HETATM;
   if (within) f |= SP_SITE_ATOM_WITHIN_CUTOFF;
   return f;
+}
+
+/* ------------------------------------------------------------------ symmetry mates */
+
+/* Resolve the crystal symmetry of the cached structure once: operators as Cartesian transforms and the
+ * fractional / Cartesian boxes of the model's chosen atoms (the points of the cell list). */
+static int ensure_symmetry(sp_site_ws *ws, const sp_structure *s, sp_err *err) {
+  if (ws->sym_valid) return 0;
+  sp_crystal *cr = &ws->cryst;
+  int rc = sp_crystal_resolve(s, cr, err);
+  if (rc) return rc;
+  if (cr->n_ops > 0) {
+    double(*m)[3][3] = realloc(ws->sym_m, (size_t)cr->n_ops * sizeof *m);
+    if (!m) return sp_err_set(err, SP_E_NOMEM, "site: out of memory (symmetry)");
+    ws->sym_m = m;
+    double(*t)[3] = realloc(ws->sym_t, (size_t)cr->n_ops * sizeof *t);
+    if (!t) return sp_err_set(err, SP_E_NOMEM, "site: out of memory (symmetry)");
+    ws->sym_t = t;
+    for (int k = 0; k < cr->n_ops && cr->n_ops > 0; k++) {
+      double rf[3][3];
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+          rf[i][j] = 0;
+          for (int q = 0; q < 3; q++) rf[i][j] += cr->ops[k].rot[i][q] * cr->frac[q][j];
+        }
+      for (int i = 0; i < 3; i++) {
+        ws->sym_t[k][i] = 0;
+        for (int j = 0; j < 3; j++) {
+          m[k][i][j] = 0;
+          for (int q = 0; q < 3; q++) m[k][i][j] += cr->orth[i][q] * rf[q][j];
+          /* x' = O (R (F x + v) + t - v): the translation part is O (R v + t - v) */
+          double tv = cr->ops[k].trn[j] - cr->shift[j];
+          for (int q = 0; q < 3; q++) tv += cr->ops[k].rot[j][q] * cr->shift[q];
+          ws->sym_t[k][i] += cr->orth[i][j] * tv;
+        }
+      }
+      /* the operator must be an isometry in this cell (M^T M = I), else the file's cell and
+         operators disagree: no symmetry mates rather than wrong ones */
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+          double d = 0;
+          for (int q = 0; q < 3; q++) d += m[k][q][i] * m[k][q][j];
+          if (fabs(d - (i == j)) > 1e-3) {
+            snprintf(cr->why, sizeof cr->why, "operator %d does not fit the cell", k + 1);
+            cr->n_ops = 0;
+            cr->source = SP_SYM_NONE;
+          }
+        }
+    }
+  }
+  const sp_cells *cl = &ws->cells;
+  for (int d = 0; d < 3; d++) {
+    ws->flo[d] = ws->clo[d] = INFINITY;
+    ws->fhi[d] = ws->chi[d] = -INFINITY;
+  }
+  for (size_t i = 0; cr->n_ops > 0 && i < cl->n_pts; i++) {
+    double x[3] = {cl->pts[i].x, cl->pts[i].y, cl->pts[i].z};
+    for (int d = 0; d < 3; d++) {
+      double f = cr->frac[d][0] * x[0] + cr->frac[d][1] * x[1] + cr->frac[d][2] * x[2] + cr->shift[d];
+      if (f < ws->flo[d]) ws->flo[d] = f;
+      if (f > ws->fhi[d]) ws->fhi[d] = f;
+      if (x[d] < ws->clo[d]) ws->clo[d] = x[d];
+      if (x[d] > ws->chi[d]) ws->chi[d] = x[d];
+    }
+  }
+  ws->sym_valid = 1;
+  return 0;
+}
+
+static int is_identity(const sp_symop *op, const int n[3]) {
+  if (!sp_symop_is_identity_rot(op)) return 0;
+  for (int d = 0; d < 3; d++)
+    if (fabs(op->trn[d] + n[d]) > 1e-9) return 0;
+  return 1;
+}
+
+/* Append the residues of every symmetry image within the cutoff of the ligand's heavy atoms
+ * (ws->lig_heavy[0..n_heavy)): for each operator, the lattice translations whose image of the model's
+ * fractional box can reach the ligand's fractional box grown by the cutoff (a necessary condition, so
+ * no image within the cutoff is missed); for each such image the ligand is moved by the inverse
+ * transform and the asymmetric unit's cell list is searched, so the cost per image is that of one
+ * ordinary site search. */
+static int symmetry_mates(const sp_structure *s, const sp_survey *sv, size_t m_lo, size_t m_hi, float cutoff,
+                          sp_site_ws *ws, size_t n_heavy, sp_site *out, sp_err *err) {
+  int rc = ensure_symmetry(ws, s, err);
+  if (rc) return rc;
+  const sp_crystal *cr = &ws->cryst;
+  if (cr->n_ops <= 0) return 0;
+  const sp_cells *cl = &ws->cells;
+  const float c2 = cutoff * cutoff;
+  if (grow((void **)&ws->lig_q, &ws->cap_q, n_heavy, sizeof *ws->lig_q))
+    return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
+  double ulo[3] = {INFINITY, INFINITY, INFINITY}, uhi[3] = {-INFINITY, -INFINITY, -INFINITY}, fr[3];
+  size_t n_fin = 0;
+  for (size_t h = 0; h < n_heavy; h++) {
+    const float *p = s->xyz[ws->lig_heavy[h]];
+    if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) continue;
+    n_fin++;
+    for (int d = 0; d < 3; d++) {
+      double f = cr->frac[d][0] * p[0] + cr->frac[d][1] * p[1] + cr->frac[d][2] * p[2] + cr->shift[d];
+      if (f < ulo[d]) ulo[d] = f;
+      if (f > uhi[d]) uhi[d] = f;
+    }
+  }
+  if (!n_fin) return 0;
+  /* the fractional reach of a sphere of radius cutoff along axis d: cutoff * |row d of F| */
+  for (int d = 0; d < 3; d++)
+    fr[d] = cutoff * sqrt(cr->frac[d][0] * cr->frac[d][0] + cr->frac[d][1] * cr->frac[d][1] +
+                          cr->frac[d][2] * cr->frac[d][2]);
+  double examined = 0;
+  for (int k = 0; k < cr->n_ops; k++) {
+    const sp_symop *op = &cr->ops[k];
+    int nlo[3], nhi[3], empty = 0;
+    for (int d = 0; d < 3 && !empty; d++) {
+      double blo = op->trn[d], bhi = op->trn[d];
+      for (int j = 0; j < 3; j++) {
+        double a = op->rot[d][j] * ws->flo[j], b = op->rot[d][j] * ws->fhi[j];
+        blo += a < b ? a : b;
+        bhi += a < b ? b : a;
+      }
+      double lo = ceil(ulo[d] - fr[d] - bhi - 1e-6), hi = floor(uhi[d] + fr[d] - blo + 1e-6);
+      if (!(lo <= hi)) {
+        empty = 1;
+        break;
+      }
+      if (lo < -99 || hi > 99) {
+        out->flags |= SP_SITE_SYMMETRY_PARTIAL;
+        if (lo < -99) lo = -99;
+        if (hi > 99) hi = 99;
+        if (lo > hi) {
+          empty = 1;
+          break;
+        }
+      }
+      nlo[d] = (int)lo;
+      nhi[d] = (int)hi;
+    }
+    if (empty) continue;
+    double count = (double)(nhi[0] - nlo[0] + 1) * (nhi[1] - nlo[1] + 1) * (nhi[2] - nlo[2] + 1);
+    if (examined + count > SP_SITE_MAX_IMAGES) {
+      out->flags |= SP_SITE_SYMMETRY_PARTIAL;
+      break;
+    }
+    examined += count;
+    const double(*M)[3] = ws->sym_m[k];
+    int n[3];
+    for (n[0] = nlo[0]; n[0] <= nhi[0]; n[0]++)
+      for (n[1] = nlo[1]; n[1] <= nhi[1]; n[1]++)
+        for (n[2] = nlo[2]; n[2] <= nhi[2]; n[2]++) {
+          if (is_identity(op, n)) continue; /* the asymmetric unit itself: the ordinary site */
+          double T[3];
+          for (int d = 0; d < 3; d++)
+            T[d] = ws->sym_t[k][d] + cr->orth[d][0] * n[0] + cr->orth[d][1] * n[1] + cr->orth[d][2] * n[2];
+          /* the ligand under the inverse transform: q = M^T (x - T); skip images whose box misses the model */
+          float qlo[3] = {INFINITY, INFINITY, INFINITY}, qhi[3] = {-INFINITY, -INFINITY, -INFINITY};
+          for (size_t h = 0; h < n_heavy; h++) {
+            const float *p = s->xyz[ws->lig_heavy[h]];
+            double v[3] = {p[0] - T[0], p[1] - T[1], p[2] - T[2]};
+            for (int d = 0; d < 3; d++) {
+              float q = (float)(M[0][d] * v[0] + M[1][d] * v[1] + M[2][d] * v[2]);
+              ws->lig_q[h][d] = q;
+              if (q < qlo[d]) qlo[d] = q;
+              if (q > qhi[d]) qhi[d] = q;
+            }
+          }
+          int miss = 0;
+          for (int d = 0; d < 3; d++)
+            if (!(qlo[d] <= ws->chi[d] + cutoff && qhi[d] >= ws->clo[d] - cutoff)) miss = 1;
+          if (miss) continue;
+          next_stamp(ws);
+          const uint32_t st = ws->stamp;
+          ws->n_hits = 0;
+          for (size_t h = 0; h < n_heavy; h++) {
+            const float px = ws->lig_q[h][0], py = ws->lig_q[h][1], pz = ws->lig_q[h][2];
+            if (!isfinite(px) || !isfinite(py) || !isfinite(pz)) continue;
+            int32_t cc[3];
+            sp_cells_coord(cl, px, py, pz, cc);
+            for (int32_t dz = -1; dz <= 1; dz++)
+              for (int32_t dy = -1; dy <= 1; dy++)
+                for (int32_t dx = -1; dx <= 1; dx++) {
+                  size_t b = sp_cells_bucket(cl, cc[0] + dx, cc[1] + dy, cc[2] + dz);
+                  if (b == SIZE_MAX) continue;
+                  const sp_cell_pt *q = cl->pts + cl->start[b], *qe = cl->pts + cl->start[b + 1];
+                  for (; q < qe; q++) {
+                    float ex = q->x - px, ey = q->y - py, ez = q->z - pz;
+                    float d2 = ex * ex + ey * ey + ez * ez;
+                    if (d2 > c2) continue;
+                    /* an atom on a special position: its image is itself, not a neighbour */
+                    double y[3] = {q->x, q->y, q->z}, sp2 = 0;
+                    for (int d = 0; d < 3; d++) {
+                      double yd = M[d][0] * y[0] + M[d][1] * y[1] + M[d][2] * y[2] + T[d] - y[d];
+                      sp2 += yd * yd;
+                    }
+                    if (sp2 < 0.8 * 0.8) continue;
+                    uint32_t a = q->id;
+                    ws->atom_hit[a - m_lo] = st;
+                    uint32_t r = s->atom_residue[a];
+                    if (ws->res_hit[r] != st) {
+                      ws->res_hit[r] = st;
+                      ws->res_d2[r] = d2;
+                      if (grow((void **)&ws->hits, &ws->cap_hits, ws->n_hits + 1, sizeof *ws->hits))
+                        return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
+                      ws->hits[ws->n_hits++] = r;
+                    } else if (d2 < ws->res_d2[r]) {
+                      ws->res_d2[r] = d2;
+                    }
+                  }
+                }
+          }
+          if (!ws->n_hits) continue;
+          if (out->n_images >= 65535) {
+            out->flags |= SP_SITE_SYMMETRY_PARTIAL;
+            return 0;
+          }
+          if (out->n_images == out->cap_images) {
+            size_t nc = out->cap_images ? out->cap_images * 2 : 8;
+            sp_site_image *im = realloc(out->images, nc * sizeof *im);
+            if (!im) return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
+            out->images = im;
+            out->cap_images = nc;
+          }
+          sp_site_image *im = &out->images[out->n_images++];
+          im->op = k;
+          memcpy(im->t, n, sizeof im->t);
+          memcpy(im->rot, M, sizeof im->rot);
+          memcpy(im->trn, T, sizeof im->trn);
+          sp_symop_tag(k, n, im->tag, sizeof im->tag);
+          uint16_t img = (uint16_t)out->n_images;
+          qsort(ws->hits, ws->n_hits, sizeof *ws->hits, cmp_u32);
+          size_t r0 = out->n_res;
+          for (size_t h = 0; h < ws->n_hits; h++) {
+            uint32_t r = ws->hits[h];
+            if (push_res(out, r, residue_kind(s, sv, r), sqrtf(ws->res_d2[r]), img))
+              return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
+          }
+          for (size_t ri = r0; ri < out->n_res; ri++) {
+            const sp_residue *R = &s->residues[out->res[ri].residue];
+            uint16_t kf = kind_flag(out->res[ri].kind) | SP_SITE_ATOM_SYMMETRY;
+            size_t a0 = R->first_atom, a1 = (size_t)R->first_atom + R->n_atoms;
+            if (a0 < m_lo || a1 > m_hi) return sp_err_set(err, SP_E_INVALID, "site: residue atoms outside their model");
+            if (reserve_atoms(out, out->n_atoms + R->n_atoms)) return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
+            for (size_t a = a0; a < a1; a++) {
+              if (!sp_survey_atom_chosen(s, sv, a)) continue;
+              size_t j = out->n_atoms++;
+              out->atoms[j] = (uint32_t)a;
+              out->atom_flags[j] = atom_flags_of(s, a, kf, ws->atom_hit[a - m_lo] == st);
+              out->atom_res[j] = (uint32_t)ri;
+              const float *y = s->xyz[a];
+              for (int d = 0; d < 3; d++)
+                out->xyz[j][d] = (float)(M[d][0] * y[0] + M[d][1] * y[1] + M[d][2] * y[2] + T[d]);
+            }
+          }
+          out->flags |= SP_SITE_SYMMETRY;
+        }
+  }
+  return 0;
 }
 
 /* one point of the cell list within the cutoff of a ligand heavy atom: mark its atom, its residue
@@ -315,6 +593,7 @@ int sp_site_compute(const sp_structure *s, const sp_survey *sv, size_t lig, cons
                     sp_site_ws *ws, sp_site *out, sp_err *err) {
   if (!s || !sv || !ws || !out) return sp_err_set(err, SP_E_INVALID, "site: NULL argument");
   out->n_atoms = out->n_ligand = out->n_res = 0;
+  out->n_images = 0;
   out->flags = 0;
   out->center[0] = out->center[1] = out->center[2] = NAN;
   if (lig >= sv->n_ligands)
@@ -358,7 +637,7 @@ int sp_site_compute(const sp_structure *s, const sp_survey *sv, size_t lig, cons
   for (size_t k = 0; k < L->n_res; k++) {
     uint32_t r = sv->res_refs[(size_t)L->res_first + k];
     if (ws->res_in[r] == st) continue; /* listed twice */
-    if (push_res(out, r, SP_RES_KIND_LIGAND, 0.0f)) return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
+    if (push_res(out, r, SP_RES_KIND_LIGAND, 0.0f, 0)) return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
     ws->res_in[r] = st;
     ws->res_slot[r] = (uint32_t)(out->n_res - 1);
   }
@@ -419,7 +698,7 @@ int sp_site_compute(const sp_structure *s, const sp_survey *sv, size_t lig, cons
     uint32_t r = ws->hits[k];
     if (ws->res_in[r] == st) continue;          /* a residue of this ligand */
     if (sv->res_ligand[r] == (int32_t)lig) continue;
-    if (push_res(out, r, residue_kind(s, sv, r), sqrtf(ws->res_d2[r])))
+    if (push_res(out, r, residue_kind(s, sv, r), sqrtf(ws->res_d2[r]), 0))
       return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
     ws->res_in[r] = st;
     ws->res_slot[r] = (uint32_t)(out->n_res - 1);
@@ -436,6 +715,7 @@ int sp_site_compute(const sp_structure *s, const sp_survey *sv, size_t lig, cons
     out->atoms[j] = a;
     out->atom_flags[j] = atom_flags_of(s, a, SP_SITE_ATOM_LIGAND, ws->atom_hit[a - m_lo] == st);
     out->atom_res[j] = ws->res_slot[r];
+    memcpy(out->xyz[j], s->xyz[a], sizeof out->xyz[j]);
   }
   out->n_ligand = out->n_atoms;
 
@@ -452,7 +732,12 @@ int sp_site_compute(const sp_structure *s, const sp_survey *sv, size_t lig, cons
       out->atoms[j] = (uint32_t)a;
       out->atom_flags[j] = atom_flags_of(s, a, kf, ws->atom_hit[a - m_lo] == st);
       out->atom_res[j] = (uint32_t)ri;
+      memcpy(out->xyz[j], s->xyz[a], sizeof out->xyz[j]);
     }
+  }
+  if (opts && opts->symmetry_mates && n_heavy && cl->n_pts) {
+    rc = symmetry_mates(s, sv, m_lo, m_hi, cutoff, ws, n_heavy, out, err);
+    if (rc) return rc;
   }
   if (out->n_atoms > max_atoms) {
     out->flags |= SP_SITE_OVERSIZE;

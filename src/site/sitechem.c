@@ -187,14 +187,20 @@ static float plane_offset(const float *c, const float *nrm, const float *p) {
   float o2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] - h * h;
   return o2 > 0 ? sqrtf(o2) : 0.0f;
 }
+/* Position of site atom k: the site's own copy (transformed for a symmetry-image atom), or the
+   structure's when the site has none (a site filled by hand). */
+static const float *site_xyz(const sp_structure *s, const sp_site *site, size_t k) {
+  return site->xyz ? site->xyz[k] : s->xyz[site->atoms[k]];
+}
+
 /* centre and unit normal (Newell's method) of a ring; max deviation from the plane (Å) */
 static float ring_plane(const sp_structure *s, const sp_site *site, ring *r) {
   float c[3] = {0, 0, 0}, n[3] = {0, 0, 0};
   for (int k = 0; k < r->n; k++)
-    for (int d = 0; d < 3; d++) c[d] += s->xyz[site->atoms[r->atoms[k]]][d];
+    for (int d = 0; d < 3; d++) c[d] += site_xyz(s, site, (size_t)r->atoms[k])[d];
   for (int d = 0; d < 3; d++) c[d] /= r->n;
   for (int k = 0; k < r->n; k++) {
-    const float *a = s->xyz[site->atoms[r->atoms[k]]], *b = s->xyz[site->atoms[r->atoms[(k + 1) % r->n]]];
+    const float *a = site_xyz(s, site, (size_t)r->atoms[k]), *b = site_xyz(s, site, (size_t)r->atoms[(k + 1) % r->n]);
     n[0] += (a[1] - b[1]) * (a[2] + b[2]);
     n[1] += (a[2] - b[2]) * (a[0] + b[0]);
     n[2] += (a[0] - b[0]) * (a[1] + b[1]);
@@ -207,7 +213,7 @@ static float ring_plane(const sp_structure *s, const sp_site *site, ring *r) {
     r->nrm[d] = n[d] / l;
   }
   for (int k = 0; k < r->n; k++) {
-    const float *a = s->xyz[site->atoms[r->atoms[k]]];
+    const float *a = site_xyz(s, site, (size_t)r->atoms[k]);
     float h = fabsf((a[0] - c[0]) * r->nrm[0] + (a[1] - c[1]) * r->nrm[1] + (a[2] - c[2]) * r->nrm[2]);
     if (h > dev) dev = h;
   }
@@ -326,7 +332,7 @@ typedef struct ctx {
   size_t nl;          /* ligand heavy nodes */
 } ctx;
 
-static const float *X(const ctx *c, int32_t k) { return c->s->xyz[c->site->atoms[k]]; }
+static const float *X(const ctx *c, int32_t k) { return site_xyz(c->s, c->site, (size_t)k); }
 static uint8_t EL(const ctx *c, int32_t k) { return c->s->element[c->site->atoms[k]]; }
 static const char *ANAME(const ctx *c, int32_t k) { return c->s->atom_name[c->site->atoms[k]]; }
 static const char *RNAME(const ctx *c, int32_t k) {
@@ -1125,6 +1131,15 @@ static int amide_h(const ctx *c, int32_t d, float h[3]) {
   len = sqrtf(len);
   if (!(len > 1e-3f)) return 0;
   for (int q = 0; q < 3; q++) h[q] = n[q] + 1.01f * u[q] / len;
+  /* a residue of a symmetry image: H was placed in the file's frame; move it with the residue */
+  uint16_t img = c->site->res[c->site->atom_res[d]].image;
+  if (img && c->site->images && img <= c->site->n_images) {
+    const sp_site_image *im = &c->site->images[img - 1];
+    float g[3];
+    for (int q = 0; q < 3; q++)
+      g[q] = (float)(im->rot[q][0] * h[0] + im->rot[q][1] * h[1] + im->rot[q][2] * h[2] + im->trn[q]);
+    memcpy(h, g, sizeof g);
+  }
   return 1;
 }
 

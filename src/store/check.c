@@ -2,6 +2,8 @@
 #include "sitepack/store.h"
 #include "store_internal.h"
 
+#include "sitepack/site.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@ typedef struct ck {
   uint64_t file_size;
   sp_check_summary *sum;
   int64_t rows[SP_T_COUNT];
+  int has_optional;  /* /residues/symop present (symmetry mates) */
 } ck;
 
 /* Check one dataset's presence, type, shape, layout and placement. @p rows: expected first
@@ -82,6 +85,14 @@ static int ck_layout(ck *c) {
     const sp_table *tb = &sp_tables[t];
     c->rows[t] = -1;
     for (size_t k = 0; k < tb->n_cols; k++) {
+      if (tb->cols[k].optional) {
+        char full[128];
+        snprintf(full, sizeof full, "/%s/%s", tb->name, tb->cols[k].name);
+        int there = H5Lexists(c->file, full, H5P_DEFAULT) > 0;
+        H5Eclear2(H5E_DEFAULT);
+        if (!there) continue; /* written only when some site has symmetry mates */
+        c->has_optional = 1;
+      }
       hid_t ft = sp_h5_col_filetype(&tb->cols[k]);
       if (ft < 0) return sp_h5_fail(c->err, "cannot build a type", NULL);
       int rc = ck_dataset(c, tb->name, tb->cols[k].name, ft, tb->cols[k].kind == SP_COL_F32X3, &c->rows[t]);
@@ -270,6 +281,50 @@ static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
         }
       }
     }
+  }
+  /* symmetry mates: /residues/symop exists exactly when some site has the flag; a tagged residue is in a
+     flagged site and is not one of the site's own ligand residues (kind 0) */
+  {
+    uint32_t *sflags = NULL;
+    if ((rc = ck_load(c, "/sites/flags", H5T_NATIVE_UINT32, 4, N, (void **)&sflags))) {
+      free(sflags);
+      return rc;
+    }
+    int any = 0;
+    for (int64_t i = 0; i < N; i++)
+      if (sflags[i] & SP_SITE_SYMMETRY) any = 1;
+    if (any != c->has_optional) {
+      free(sflags);
+      return sp_err_set(c->err, SP_E_FORMAT, "%s: %s", c->path,
+                        any ? "a site has the symmetry flag but /residues/symop is missing"
+                            : "/residues/symop is present but no site has the symmetry flag");
+    }
+    if (any) {
+      hid_t t16 = sp_h5_str_type(16);
+      char(*sym)[16] = malloc(CK_CHUNK * sizeof *sym);
+      uint8_t *kind = malloc(CK_CHUNK);
+      if (t16 < 0 || !sym || !kind) rc = sp_err_set(c->err, SP_E_NOMEM, "out of memory checking /residues/symop");
+      for (int64_t r0 = 0; !rc && r0 < R; r0 += (int64_t)CK_CHUNK) {
+        size_t n = (size_t)(R - r0) < CK_CHUNK ? (size_t)(R - r0) : CK_CHUNK;
+        if ((rc = ck_read(c, "/residues/symop", t16, r0, n, sym)) ||
+            (rc = ck_read(c, "/residues/kind", H5T_NATIVE_UINT8, r0, n, kind)))
+          break;
+        for (size_t k = 0; k < n && !rc; k++) {
+          if (!sym[k][0]) continue;
+          int64_t rs = a->res_site[r0 + (int64_t)k];
+          if (kind[k] == SP_RES_KIND_LIGAND || !(sflags[rs] & SP_SITE_SYMMETRY))
+            rc = sp_err_set(c->err, SP_E_FORMAT, "%s: /residues/symop[%lld] = '%.16s' but the row is %s", c->path,
+                            (long long)(r0 + (int64_t)k), sym[k],
+                            kind[k] == SP_RES_KIND_LIGAND ? "one of its site's own ligand residues"
+                                                          : "in a site without the symmetry flag");
+        }
+      }
+      if (t16 >= 0) H5Tclose(t16);
+      free(sym);
+      free(kind);
+    }
+    free(sflags);
+    if (rc) return rc;
   }
   /* spot check: random sites' atom flags (ligand atoms first and flagged) and structure status */
   size_t k_max = n_spot < (size_t)N ? n_spot : (size_t)N;

@@ -15,7 +15,11 @@ typedef struct dump_ctx {
   hid_t file;
   sp_err *err;
   const char *path;
+  int has_optional;  /* the file has the optional columns (/residues/symop: symmetry mates) */
 } dump_ctx;
+
+/* Whether column c of table t is in the file (optional columns may be absent). */
+static int col_present(const dump_ctx *d, const sp_col *c) { return !c->optional || d->has_optional; }
 
 /* Rows of table t: the length of its first column. */
 static int table_rows(dump_ctx *d, int t, int64_t *n) {
@@ -69,6 +73,7 @@ static int read_rows(dump_ctx *d, int t, int64_t total, int64_t first, size_t n,
   memset(rows, 0, n * tb->row_size);
   for (size_t k = 0; k < tb->n_cols; k++) {
     const sp_col *c = &tb->cols[k];
+    if (!col_present(d, c)) continue; /* stays zero: "" */
     hid_t mt = sp_h5_col_memtype(c);
     if (mt < 0) return sp_h5_fail(d->err, "cannot build a memory type", c->name);
     int rc = read_col(d, tb->name, c->name, mt, c->kind == SP_COL_F32X3, total, first, n, colbuf);
@@ -158,6 +163,7 @@ static int dump_plain(dump_ctx *d, int t, FILE *out) {
   fputs(idx_names[t], out);
   if (t == SP_T_STRUCTURES) fputs("\tfile_idx\tn_parts", out);
   for (size_t k = 0; k < tb->n_cols; k++) {
+    if (!col_present(d, &tb->cols[k])) continue;
     fputc('\t', out);
     put_header(out, &tb->cols[k]);
   }
@@ -180,6 +186,7 @@ static int dump_plain(dump_ctx *d, int t, FILE *out) {
       fprintf(out, "%lld", (long long)(first + (int64_t)i));
       if (t == SP_T_STRUCTURES) fprintf(out, "\t%lld\t%lld", (long long)fidx[i], (long long)nparts[i]);
       for (size_t k = 0; k < tb->n_cols; k++) {
+        if (!col_present(d, &tb->cols[k])) continue;
         fputc('\t', out);
         put_value(out, &tb->cols[k], row);
       }
@@ -300,6 +307,10 @@ static int dump_sites(dump_ctx *d, FILE *out) {
           fputc(':', out);
           put_seq(out, r->auth_seq_id);
           put_str(out, r->ins_code, sizeof r->ins_code);
+          if (r->symop[0]) {
+            fputc('@', out); /* a symmetry mate: "A:HIS:57@2_655" */
+            put_str(out, r->symop, sizeof r->symop);
+          }
         }
       }
       fputc('\n', out);
@@ -333,7 +344,7 @@ int sp_dump(const char *h5_path, const char *table, FILE *out, sp_err *err) {
   sp_h5_quiet q;
   sp_h5_quiet_begin(&q);
   int rc = 0;
-  dump_ctx d = {-1, err, h5_path};
+  dump_ctx d = {-1, err, h5_path, 0};
   if (H5Fis_hdf5(h5_path) <= 0) {
     rc = sp_err_set(err, SP_E_FORMAT, "%s is not a sitepack file (not HDF5)", h5_path);
     goto out;
@@ -356,6 +367,8 @@ int sp_dump(const char *h5_path, const char *table, FILE *out, sp_err *err) {
                     (long long)ver, SP_FORMAT_VERSION);
     goto out;
   }
+  d.has_optional = H5Lexists(d.file, "/residues/symop", H5P_DEFAULT) > 0;
+  H5Eclear2(H5E_DEFAULT);
   rc = t == SP_T_SITES ? dump_sites(&d, out) : dump_plain(&d, t, out);
   if (!rc && (fflush(out) != 0 || ferror(out))) rc = sp_err_set(err, SP_E_IO, "writing the dump of %s failed", h5_path);
 out:

@@ -2,6 +2,8 @@
 #include "sitepack/store.h"
 #include "store_internal.h"
 
+#include "sitepack/site.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,7 @@ typedef struct merge_ctx {
   hid_t grun;
   hid_t out_dset[SP_T_COUNT][24];
   const char *out_path;
+  int any_symmetry;             /* some site has SP_SITE_SYMMETRY: write the optional columns */
 } merge_ctx;
 
 static int cmp_task(const void *a, const void *b) {
@@ -169,8 +172,22 @@ static int open_input(merge_ctx *c, size_t i, task_ref **tasks, size_t *n_tasks,
 static int create_table(merge_ctx *c, int t, int64_t n) {
   const sp_table *tb = &sp_tables[t];
   for (size_t k = 0; k < tb->n_cols; k++) {
+    if (tb->cols[k].optional) continue; /* create_optional(), once the sites are known */
     hid_t ft = sp_h5_col_filetype(&tb->cols[k]);
     c->out_dset[t][k] = ft >= 0 ? sp_h5_create_final(c->gr[t], tb->cols[k].name, ft, n, tb->cols[k].kind == SP_COL_F32X3) : -1;
+    if (ft >= 0) H5Tclose(ft);
+    if (c->out_dset[t][k] < 0) return sp_h5_fail(c->err, "cannot create output dataset", tb->cols[k].name);
+  }
+  return 0;
+}
+
+/* The optional columns of table t (residues' symop), when some site has symmetry mates. */
+static int create_optional(merge_ctx *c, int t, int64_t n) {
+  const sp_table *tb = &sp_tables[t];
+  for (size_t k = 0; k < tb->n_cols && c->any_symmetry; k++) {
+    if (!tb->cols[k].optional) continue;
+    hid_t ft = sp_h5_col_filetype(&tb->cols[k]);
+    c->out_dset[t][k] = ft >= 0 ? sp_h5_create_final(c->gr[t], tb->cols[k].name, ft, n, 0) : -1;
     if (ft >= 0) H5Tclose(ft);
     if (c->out_dset[t][k] < 0) return sp_h5_fail(c->err, "cannot create output dataset", tb->cols[k].name);
   }
@@ -182,6 +199,7 @@ static int flush_rows(merge_ctx *c, int t, const void *rows, size_t n, int64_t s
   const sp_table *tb = &sp_tables[t];
   for (size_t k = 0; k < tb->n_cols; k++) {
     const sp_col *col = &tb->cols[k];
+    if (col->optional && c->out_dset[t][k] < 0) continue; /* not written by this merge */
     sp_col_gather(col, rows, tb->row_size, n, colbuf);
     hid_t mt = sp_h5_col_memtype(col);
     int rc = mt >= 0 ? sp_h5_write_slab(c->out_dset[t][k], mt, start, n, col->kind == SP_COL_F32X3, colbuf) : -1;
@@ -218,6 +236,7 @@ static int translate(merge_ctx *c, int t, const task_ref *tr, void *rows, size_t
         goto bad;
       s->structure_idx = tr->st_global;
       s->ligand_idx += tr->off[SP_T_LIGANDS];
+      if (s->flags & SP_SITE_SYMMETRY) c->any_symmetry = 1;
       ex[0].buf[fill + j] = acc[0];
       ex[1].buf[fill + j] = acc[1];
       ex[2].buf[fill + j] = acc[2];
@@ -524,6 +543,7 @@ static int merge_body(merge_ctx *c, const char *const *inputs, const sp_merge_in
   if (!rc) rc = copy_table(c, SP_T_STRUCTURES, st_ex);
   if (!rc) rc = copy_table(c, SP_T_LIGANDS, NULL);
   if (!rc) rc = copy_table(c, SP_T_SITES, site_ex);
+  if (!rc) rc = create_optional(c, SP_T_RESIDUES, c->total[SP_T_RESIDUES]);
   if (!rc) rc = copy_table(c, SP_T_RESIDUES, NULL);
   if (!rc) rc = copy_table(c, SP_T_ATOMS, NULL);
   if (!rc) rc = copy_table(c, SP_T_INTERACTIONS, NULL);

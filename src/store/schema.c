@@ -6,10 +6,10 @@
 #include <string.h>
 
 #define FSZ(type, field) sizeof(((type *)0)->field)
-#define COL(type, field, kind) {#field, offsetof(type, field), kind, FSZ(type, field), FSZ(type, field)}
-#define COLN(name, type, field, kind) {name, offsetof(type, field), kind, FSZ(type, field), FSZ(type, field)}
-#define STR(type, field) {#field, offsetof(type, field), SP_COL_STR, FSZ(type, field), FSZ(type, field)}
-#define STRF(type, field, fs) {#field, offsetof(type, field), SP_COL_STR, FSZ(type, field), fs}
+#define COL(type, field, kind) {#field, offsetof(type, field), kind, FSZ(type, field), FSZ(type, field), 0}
+#define COLN(name, type, field, kind) {name, offsetof(type, field), kind, FSZ(type, field), FSZ(type, field), 0}
+#define STR(type, field) {#field, offsetof(type, field), SP_COL_STR, FSZ(type, field), FSZ(type, field), 0}
+#define STRF(type, field, fs) {#field, offsetof(type, field), SP_COL_STR, FSZ(type, field), fs, 0}
 
 static const sp_col cols_structures[] = {
     STR(sp_structure_row, path),
@@ -45,7 +45,7 @@ static const sp_col cols_ligands[] = {
     COL(sp_ligand_row, label_seq_id, SP_COL_SEQ),
     STR(sp_ligand_row, ins_code),
     STR(sp_ligand_row, altloc),
-    {"class", offsetof(sp_ligand_row, cls), SP_COL_STR, FSZ(sp_ligand_row, cls), FSZ(sp_ligand_row, cls)},
+    {"class", offsetof(sp_ligand_row, cls), SP_COL_STR, FSZ(sp_ligand_row, cls), FSZ(sp_ligand_row, cls), 0},
     COL(sp_ligand_row, flags, SP_COL_U32),
     COL(sp_ligand_row, n_residues, SP_COL_I32),
     COL(sp_ligand_row, n_atoms, SP_COL_I32),
@@ -75,7 +75,7 @@ static const sp_col cols_sites[] = {
     COL(sp_site_row, n_atoms, SP_COL_I32),
     COL(sp_site_row, n_residues, SP_COL_I32),
     COL(sp_site_row, flags, SP_COL_U32),
-    {"center", offsetof(sp_site_row, center), SP_COL_F32X3, 12, 12},
+    {"center", offsetof(sp_site_row, center), SP_COL_F32X3, 12, 12, 0},
     COL(sp_site_row, cutoff, SP_COL_F32),
     /* site chemistry (docs/sites.md "Site chemistry") */
     COL(sp_site_row, ph, SP_COL_F32),
@@ -98,17 +98,19 @@ static const sp_col cols_residues[] = {
     COL(sp_residue_row, kind, SP_COL_U8),
     COL(sp_residue_row, min_distance, SP_COL_F32),
     COL(sp_residue_row, contact, SP_COL_U8),
+    /* symmetry mates (docs/sites.md "Symmetry mates"): written only when some site has one */
+    {"symop", offsetof(sp_residue_row, symop), SP_COL_STR, FSZ(sp_residue_row, symop), FSZ(sp_residue_row, symop), 1},
 };
 
 static const sp_col cols_atoms[] = {
-    {"position", offsetof(sp_atom_row, position), SP_COL_F32X3, 12, 12},
+    {"position", offsetof(sp_atom_row, position), SP_COL_F32X3, 12, 12, 0},
     COL(sp_atom_row, element, SP_COL_U8),
     COL(sp_atom_row, flags, SP_COL_U16),
     COL(sp_atom_row, residue_idx, SP_COL_I64),
     COL(sp_atom_row, occupancy, SP_COL_F32),
     COL(sp_atom_row, b_iso, SP_COL_F32),
     COL(sp_atom_row, charge, SP_COL_I8),
-    {"altloc", offsetof(sp_atom_row, altloc), SP_COL_CHAR, 1, 1},
+    {"altloc", offsetof(sp_atom_row, altloc), SP_COL_CHAR, 1, 1, 0},
     STR(sp_atom_row, atom_name),
     /* site chemistry */
     COL(sp_atom_row, chem, SP_COL_U16),

@@ -27,6 +27,8 @@ typedef struct sp_col {
   int kind;           /**< sp_col_kind */
   size_t msize;       /**< bytes of the field in the struct */
   size_t fsize;       /**< bytes of one element in the final file */
+  int optional;       /**< 1: in the final file only when some site has SP_SITE_SYMMETRY (/residues/symop):
+                           a run without symmetry mates writes exactly the columns it wrote before */
 } sp_col;
 
 /** Table ids, in the order the per-rank /tasks index counts them. */
@@ -52,7 +54,7 @@ typedef struct sp_task_rec {
 
 /** Root attribute "format" of a per-rank file. */
 #define SP_RANK_FORMAT_NAME "sitepack-rank"
-#define SP_RANK_FORMAT_VERSION 2  /* 2: /interactions table */
+#define SP_RANK_FORMAT_VERSION 3  /* 2: /interactions table; 3: residues' symop */
 
 /* HDF5 types (caller closes with H5Tclose). 0 > value on failure. */
 hid_t sp_h5_col_memtype(const sp_col *c);   /**< native type of one element of the column buffer */
