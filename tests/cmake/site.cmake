@@ -56,3 +56,17 @@ sp_add_unit_test(test_site_plinder_19hc
   ARGS ${SP_SITE_DATA}/reference/plinder/plinder_ligand_pockets.tsv ${SP_SITE_DATA}/ccd/components_excerpt.cif
        19HC ${SP_SITE_STRUCT}/19hc.pdb.gz ${SP_SITE_DATA}/reference/plinder/19hc.json
   LABELS real site)
+
+# Crystal symmetry and symmetry mates (docs/sites.md "Symmetry mates"): operator strings, cells, space groups
+# (CCP4), readers on hostile CRYST1 / mmCIF, and sites with symmetry mates against a brute force over every
+# operator and lattice translation in [-3, 3]^3 on entries with symmetry contacts.
+sp_add_unit_test(test_symmetry
+  SOURCES ${SP_TEST_DIR}/unit/test_symmetry.c ${SP_TEST_DIR}/unit/test_site_util.c
+  ARGS ${SP_SITE_STRUCT}/5kc1.cif ${SP_SITE_STRUCT}/2zoz.pdb ${SP_SITE_STRUCT}/1r6a.pdb ${SP_SITE_STRUCT}/4hhb.pdb.gz
+  LABELS unit site parser)
+# Cell, space group and operator set of every file of shared/data/structures against gemmi.
+add_executable(sp_dump_symmetry ${SP_TEST_DIR}/unit/sp_dump_symmetry.c)
+target_link_libraries(sp_dump_symmetry PRIVATE sitepack)
+add_test(NAME peer_symmetry_gemmi
+  COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_symmetry_gemmi.py $<TARGET_FILE:sp_dump_symmetry> ${SP_SITE_STRUCT})
+set_tests_properties(peer_symmetry_gemmi PROPERTIES LABELS "peer;site" TIMEOUT 300)
