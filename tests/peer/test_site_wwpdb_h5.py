@@ -2,6 +2,7 @@
 """wwPDB site records vs sitepack's sites, over every record of struct_site.tsv (h5py + gemmi).
 
 Usage: test_site_wwpdb_h5.py MERGED.h5 STRUCT_SITE.tsv DATA_DIR [--min-pct 94] [--min-pct-sym 98] [--json OUT.json]
+                             [--mates MATES.h5 --min-pct-mates 98]
 
 MERGED.h5 is a sitepack run over DATA_DIR/structures (model first, 6 Å). For every record of a
 ligand's binding site ("BINDING SITE FOR RESIDUE X A 101", "... FOR X A 101", mono-/poly-saccharide,
@@ -26,6 +27,11 @@ Every miss is classified with gemmi on the same file (model 1, heavy atoms, ever
   no_ligand       the record's ligand residue is not one of our ligand instances (its role in
                   the file is reported: polymer residue, absent, ...)
 The figure is printed with and without symmetry mates counted as inside.
+
+With --mates MATES.h5 (the same run with `--symmetry-mates`: sites also hold the residues of crystal
+symmetry images, /residues/symop), the same records are checked against those sites (a member is
+inside when its residue is in the union of the sites, as in the file or as a symmetry image): the share
+must be at least --min-pct-mates, and every miss classified symmetry_mate above must be inside there.
 Exit status 1 when the share inside (asymmetric unit, as sitepack computes sites) is below
 --min-pct, when the share inside or explained by a verified symmetry mate is below --min-pct-sym,
 or when a miss is unexplained (member_missing, no_ligand, or more 'far' than the two known ones).
@@ -98,6 +104,8 @@ def key_matches(key, chain, num, comp):
 
 
 def load_sites(h5):
+    """-> {path: [(site, ligand residues [(ch,num,comp)], all residues set)]}; image residues of symmetry
+    mates (/residues/symop) count as their residue."""
     f = h5py.File(h5, "r")
     paths = [p.decode() for p in f["structures/path"][:]]
     rp = f["sites/residue_ptr"][:]
@@ -180,8 +188,20 @@ def main():
         i = args.index("--json")
         out_json = args[i + 1]
         del args[i:i + 2]
+    mates_h5, min_pct_mates = None, 98.0
+    if "--min-pct-mates" in args:
+        i = args.index("--min-pct-mates")
+        min_pct_mates = float(args[i + 1])
+        del args[i:i + 2]
+    if "--mates" in args:
+        i = args.index("--mates")
+        mates_h5 = args[i + 1]
+        del args[i:i + 2]
     h5, tsv, data = args[:3]
     by_file = load_sites(h5)
+    by_file_m = load_sites(mates_h5) if mates_h5 else None
+    n_inside_m = 0
+    sym_not_in_mates = []
     rows = [l.rstrip("\n").split("\t") for l in open(tsv, encoding="utf-8")][1:]
     n_other = 0
     n_members = 0
@@ -225,6 +245,15 @@ def main():
         inside = set()
         for s in matched:
             inside |= s[2]
+        inside_m = set()
+        if by_file_m is not None:
+            sites_m = by_file_m.get(rel, [])
+            matched_m = [s_ for s_ in sites_m if any(key_matches(k, *r) for k in keys for r in s_[1])]
+            if not matched_m and remapped is not None:
+                matched_m = [s_ for s_ in sites_m if "/".join(s_[1][0]) == remapped][:1]
+            for s_ in matched_m:
+                inside_m |= s_[2]
+            n_inside_m += sum(m in inside_m for m in mems)
         for (ch, num, comp) in mems:
             n_members += 1
             if (ch, num, comp) in inside:
@@ -288,6 +317,8 @@ def main():
                     info["in_site_of"] = "/".join(other[0][1][0])
             misses[cat] += 1
             miss_rows.append((cat, info))
+            if cat == "symmetry_mate" and by_file_m is not None and (ch, num, comp) not in inside_m:
+                sym_not_in_mates.append(info)
     n_sym = misses["symmetry_mate"]
     pct = 100.0 * n_inside / max(n_members, 1)
     pct_sym = 100.0 * (n_inside + n_sym) / max(n_members, 1)
@@ -307,10 +338,18 @@ def main():
             print(f"  {cat}\t{json.dumps(info)}")
     by_entry = Counter(info["entry"] for cat, info in miss_rows if cat == "symmetry_mate")
     print("symmetry mates by entry: " + ", ".join(f"{e} {n}" for e, n in by_entry.most_common()))
+    pct_m = 100.0 * n_inside_m / max(n_members, 1)
+    if by_file_m is not None:
+        print(f"with symmetry mates in the sites ({mates_h5}): inside {n_inside_m} ({pct_m:.2f}%); symmetry-mate "
+              f"misses above not inside there: {len(sym_not_in_mates)}")
+        for info in sym_not_in_mates:
+            print(f"  symmetry mate not found\t{json.dumps(info)}")
     if out_json:
         with open(out_json, "w") as fo:
             json.dump({"records": n_records, "other_records": n_other, "members": n_members, "inside": n_inside,
                        "pct": pct, "pct_with_symmetry": pct_sym, "pct_excluding_symmetry": pct_excl,
+                       "inside_with_mates": n_inside_m if by_file_m is not None else None,
+                       "pct_with_mates": pct_m if by_file_m is not None else None,
                        "misses": dict(misses), "rows": [dict(kind=c, **i) for c, i in miss_rows]}, fo, indent=1)
     bad = 0
     if pct < min_pct:
@@ -319,12 +358,15 @@ def main():
     if pct_sym < min_pct_sym:
         print(f"FAIL: {pct_sym:.2f}% inside or a symmetry mate < {min_pct_sym}%", file=sys.stderr)
         bad = 1
+    if by_file_m is not None and (pct_m < min_pct_mates or sym_not_in_mates):
+        print(f"FAIL: with symmetry mates {pct_m:.2f}% inside (< {min_pct_mates}%?) and {len(sym_not_in_mates)} "
+              f"verified symmetry mates not in the sites", file=sys.stderr)
+        bad = 1
     if misses["member_missing"] or misses["no_ligand"] or misses["far"] > 2:
         print("FAIL: unexplained misses (member_missing / no_ligand / far beyond 4YB0's two at 6.01 and 6.24 Å)",
               file=sys.stderr)
         bad = 1
     return bad
-    return 0
 
 
 if __name__ == "__main__":
