@@ -469,14 +469,19 @@ static int symmetry_mates(const sp_structure *s, const sp_survey *sv, size_t m_l
                   const sp_cell_pt *q = cl->pts + cl->start[b], *qe = cl->pts + cl->start[b + 1];
                   for (; q < qe; q++) {
                     float ex = q->x - px, ey = q->y - py, ez = q->z - pz;
-                    float d2 = ex * ex + ey * ey + ez * ez;
+                    if (ex * ex + ey * ey + ez * ez > c2 * 1.01f) continue;
+                    /* the distance that counts is the image's own, in the ligand's frame (the same as
+                       above for an exact isometry; a file's 6-decimal SCALEn is not quite one) */
+                    const float *lx = s->xyz[ws->lig_heavy[h]];
+                    double y[3] = {q->x, q->y, q->z}, sp2 = 0, dd = 0;
+                    for (int d = 0; d < 3; d++) {
+                      double yi = M[d][0] * y[0] + M[d][1] * y[1] + M[d][2] * y[2] + T[d];
+                      sp2 += (yi - y[d]) * (yi - y[d]);
+                      dd += (yi - lx[d]) * (yi - lx[d]);
+                    }
+                    float d2 = (float)dd;
                     if (d2 > c2) continue;
                     /* an atom on a special position: its image is itself, not a neighbour */
-                    double y[3] = {q->x, q->y, q->z}, sp2 = 0;
-                    for (int d = 0; d < 3; d++) {
-                      double yd = M[d][0] * y[0] + M[d][1] * y[1] + M[d][2] * y[2] + T[d] - y[d];
-                      sp2 += yd * yd;
-                    }
                     if (sp2 < 0.8 * 0.8) continue;
                     uint32_t a = q->id;
                     ws->atom_hit[a - m_lo] = st;

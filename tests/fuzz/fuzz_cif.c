@@ -9,6 +9,7 @@
 #include "sitepack/cif.h"
 #include "sitepack/mmcif.h"
 #include "sitepack/model.h"
+#include "sitepack/symmetry.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -46,6 +47,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int rc = sp_mmcif_read(text, size, &s, &e2);
   if (rc == 0 && s.n_atoms == 0) abort(); /* success promises atoms */
   if (rc != 0 && (rc <= 0 || rc >= SP_ERRCLASS_COUNT || !e2.msg[0])) abort(); /* stable class + message */
+  /* crystal symmetry of what was read (cell, SCALE, explicit operators; space-group names are looked up
+     only when the library's table is not asked for a fuzzed name: explicit operators or no name) */
+  if (rc == 0 && (s.n_symops || !s.spacegroup[0])) {
+    static sp_crystal cr;
+    if (sp_crystal_resolve(&s, &cr, NULL) != 0 || cr.n_ops < 0 || cr.n_ops > SP_SYM_MAX_OPS) abort();
+  }
+  {
+    sp_symop op;
+    (void)sp_symop_parse(text, size < 128 ? size : 128, &op);
+  }
   sp_structure_free(&s);
   return 0;
 }

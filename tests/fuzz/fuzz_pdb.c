@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sitepack/model.h"
+#include "sitepack/symmetry.h"
 #include "sitepack/pdb.h"
 #include "sitepack/read.h"
 
@@ -31,6 +32,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int fmt = -1;
   rc = sp_read_structure_text(text, size, &s, &fmt, &e2);
   check(rc, &s, &e2);
+  /* crystal symmetry of what was read (cell, SCALE, explicit operators; space-group names are looked up
+     only when the library's table is not asked for a fuzzed name: explicit operators or no name) */
+  if (rc == 0 && (s.n_symops || !s.spacegroup[0])) {
+    static sp_crystal cr;
+    if (sp_crystal_resolve(&s, &cr, NULL) != 0 || cr.n_ops < 0 || cr.n_ops > SP_SYM_MAX_OPS) abort();
+  }
+  {
+    sp_symop op;
+    (void)sp_symop_parse(text, size < 128 ? size : 128, &op);
+  }
   sp_structure_free(&s);
 
   if (size >= 4) {
