@@ -289,6 +289,21 @@ static void test_real(const char *path) {
     /* brute force: every operator, every translation in [-3, 3]^3 except the identity, every chosen atom */
     const sp_ligand *L = &sv.ligands[li];
     size_t nb = 0;
+    double mlo[3] = {INFINITY, INFINITY, INFINITY}, mhi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    double llo[3] = {INFINITY, INFINITY, INFINITY}, lhi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t a = s.models[0].first_atom; a < (size_t)s.models[0].first_atom + s.models[0].n_atoms; a++)
+      for (int i = 0; i < 3; i++) {
+        mlo[i] = fmin(mlo[i], s.xyz[a][i]);
+        mhi[i] = fmax(mhi[i], s.xyz[a][i]);
+      }
+    for (size_t h = 0; h < L->n_atoms; h++) {
+      uint32_t la = sv.atom_refs[L->atom_first + h];
+      if (s.element[la] == 1) continue;
+      for (int i = 0; i < 3; i++) {
+        llo[i] = fmin(llo[i], s.xyz[la][i]);
+        lhi[i] = fmax(lhi[i], s.xyz[la][i]);
+      }
+    }
     for (int k = 0; k < cr->n_ops; k++) {
       double rf[3][3], M[3][3], T0[3];
       for (int i = 0; i < 3; i++)
@@ -315,6 +330,20 @@ static void test_real(const char *path) {
               continue;
             double T[3];
             for (int i = 0; i < 3; i++) T[i] = T0[i] + cr->orth[i][0] * t[0] + cr->orth[i][1] * t[1] + cr->orth[i][2] * t[2];
+            /* skip images whose Cartesian box (the 8 corners of the model's box, transformed) misses the
+               ligand's box grown by the cutoff: a necessary condition, independent of the code's own */
+            int miss = 0;
+            for (int i = 0; i < 3 && !miss; i++) {
+              double lo = INFINITY, hi = -INFINITY;
+              for (int c = 0; c < 8; c++) {
+                double v = T[i];
+                for (int j = 0; j < 3; j++) v += M[i][j] * ((c >> j & 1) ? mhi[j] : mlo[j]);
+                lo = fmin(lo, v);
+                hi = fmax(hi, v);
+              }
+              miss = hi < llo[i] - cutoff - 0.01 || lo > lhi[i] + cutoff + 0.01;
+            }
+            if (miss) continue;
             const sp_model *m = &s.models[0];
             uint32_t last_r = UINT32_MAX;
             for (size_t a = m->first_atom; a < (size_t)m->first_atom + m->n_atoms; a++) {
