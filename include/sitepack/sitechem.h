@@ -20,8 +20,10 @@
  * Hydrogens: positions of H are never needed. Hydrogen bonds use the heavy-atom criteria
  * PLIP applies to donor and acceptor (distance D···A), plus a heavy-atom angle
  * (neighbour–D···A >= 60°, SP_HBOND_HEAVY_ANGLE_MIN) in place of PLIP's D–H···A angle, except for
- * main-chain amide N, whose H is placed from the backbone (sp2, opposite C(i-1) and CA, 1.01 Å) and
- * PLIP's D–H···A > 100° (SP_PLIP_HBOND_DON_ANGLE_MIN) applied; each donor atom keeps one H-bond, the
+ * the sp2 N–H of the polymer: main-chain amide N (H placed from the backbone: opposite C(i-1) and CA,
+ * 1.01 Å) and the side-chain N of ARG (NE, NH1, NH2), ASN ND2, GLN NE2, HIS ND1/NE2 and TRP NE1 (H placed
+ * in the plane of the group from the residue's atoms), where PLIP's D–H···A > 100°
+ * (SP_PLIP_HBOND_DON_ANGLE_MIN) is applied to any of the placed H; each donor atom keeps one H-bond, the
  * shortest (PLIP refine_hbonds_ldon/pdon, plip/structure/preparation.py, keeps one per donor by angle).
  * Metal geometry: PLIP's metal_complexation (plip/structure/detection.py), outliers of the chosen
  * geometry excluded. Phosphate/sulfonate charge centre: the P/S atom (PLIP find_charged). Water bridges
@@ -49,7 +51,7 @@ extern "C" {
 #define SP_PLIP_MIN_DIST 0.5f
 #define SP_PLIP_HYDROPH_DIST_MAX 4.0f
 #define SP_PLIP_HBOND_DIST_MAX 4.1f
-#define SP_PLIP_HBOND_DON_ANGLE_MIN 100.0f /**< D–H···A, degrees; used where H is placed from geometry (main-chain amide N–H) */
+#define SP_PLIP_HBOND_DON_ANGLE_MIN 100.0f /**< D–H···A, degrees; used where H is placed from geometry (sp2 N–H of the polymer) */
 #define SP_PLIP_PISTACK_DIST_MAX 5.5f
 #define SP_PLIP_PISTACK_ANG_DEV 30.0f
 #define SP_PLIP_PISTACK_OFFSET_MAX 2.0f
@@ -73,13 +75,16 @@ extern "C" {
 /** Interaction types (sp_interaction.type, /interactions/type). */
 enum {
   SP_IX_HYDROPHOBIC = 1,   /**< C(ligand)–C(site), both bonded to C/H only; d <= 4.0 */
-  SP_IX_HBOND = 2,         /**< donor–acceptor d <= 4.1, neighbour–D···A >= 60° (angle; main-chain N: placed
-                                H, D–H···A > 100°); one row per donor atom, the shortest */
+  SP_IX_HBOND = 2,         /**< donor–acceptor d <= 4.1, neighbour–D···A >= 60° (angle; sp2 N–H of the polymer:
+                                placed H, D–H···A > 100°); one row per donor atom, the shortest */
   SP_IX_SALT_BRIDGE = 3,   /**< charge centres of opposite charge, d <= 5.5 */
   SP_IX_PI_STACK_P = 4,    /**< ring centres d <= 5.5, normals < 30°, offset <= 2.0 */
   SP_IX_PI_STACK_T = 5,    /**< ring centres d <= 5.5, normals 60–90°, offset <= 2.0 */
-  SP_IX_PI_CATION = 6,     /**< cation centre – ring centre d <= 6.0, offset <= 2.0 */
-  SP_IX_HALOGEN = 7,       /**< C–X···Y d <= 4.0, C–X···Y 165±30°, X···Y–C 120±30° */
+  SP_IX_PI_CATION = 6,     /**< cation centre – ring centre d <= 6.0, offset <= 2.0; ligand tertiary amine: its
+                                N-substituent plane normal within 30° of the ring normal; none for a HIS whose
+                                ring stacks with the same ligand ring */
+  SP_IX_HALOGEN = 7,       /**< C–X···Y d <= 4.0, C–X···Y 165±30°, X···Y–C 120±30°; Y = O/N/S with one heavy
+                                neighbour (not the main-chain N) */
   SP_IX_WATER_BRIDGE = 8,  /**< ligand polar atom – water O – site polar atom, each 2.5–4.1 */
   SP_IX_METAL = 9,         /**< metal – O/N/S d <= 3.0, with coordination geometry chosen by PLIP's rule; targets
                                 that are outliers of that geometry get no row; none when all targets are water */

@@ -539,6 +539,21 @@ static int build_ligand_graph(ctx *c, sp_ccd *ccd) {
     }
   }
   if (used_dist) c->out->flags |= SP_CHEMF_GRAPH_DISTANCE;
+  /* charges the file does not state, for atoms without a definition: an N with four single bonds to
+   * heavy atoms is a quaternary N+ (four sigma bonds, no lone pair), and a terminal O singly bonded to
+   * it is the O- of an amine N-oxide R3N+-O- (IUPAC Gold Book, "amine oxides"), which carries no H */
+  for (size_t i = 0; i < nl; i++) {
+    lnode *n = &w->ln[i];
+    if (n->has_def == 1 || n->el != 7 || n->deg != 4 || n->fcharge != 0) continue;
+    int single = 1;
+    for (int k = 0; k < n->deg; k++) single &= n->ord[k] == 1;
+    if (!single) continue;
+    n->fcharge = 1;
+    for (int k = 0; k < n->deg; k++) {
+      lnode *o = &w->ln[n->nb[k]];
+      if (o->el == 8 && o->deg == 1 && o->has_def != 1 && o->fcharge == 0) o->fcharge = -1;
+    }
+  }
   /* hydrogens: explicit H atoms of the file bonded by distance where no definition counted them;
    * else implicit from valence for atoms without a definition */
   for (size_t i = 0; i < nl; i++) {
@@ -555,7 +570,7 @@ static int build_ligand_graph(ctx *c, sp_ccd *ccd) {
     if (n->has_def == 2 && n->nh) continue;
     double sum = 0;
     for (int k = 0; k < n->deg; k++) sum += n->ord[k] == 4 ? 1.5 : n->ord[k];
-    int v = valence(n->el) + (n->el == 7 && n->fcharge > 0 ? 1 : 0);
+    int v = valence(n->el) + (n->el == 7 && n->fcharge > 0 ? 1 : 0) - (n->el == 8 && n->fcharge < 0 ? 1 : 0);
     int h = v - (int)(sum + 0.5);
     n->nh = (uint8_t)(h > 0 ? h : 0);
   }
@@ -1143,13 +1158,78 @@ static int amide_h(const ctx *c, int32_t d, float h[3]) {
   return 1;
 }
 
-/* heavy neighbour of a site atom inside its residue (for halogen-bond acceptors), -1 if none */
-static int32_t site_neighbour(const ctx *c, int32_t a) {
+/* The H of an sp2 side-chain donor of a standard residue, from the residue's own heavy atoms (the
+ * construction amide_h uses for the main chain; N–H 1.01 Å):
+ *  - ring / chain N with two heavy neighbours (ARG NE, HIS ND1 and NE2, TRP NE1): one H in the plane of
+ *    the three atoms, on the bisector opposite both neighbours;
+ *  - terminal NH2 of a planar amide or guanidinium (ARG NH1 and NH2, ASN ND2, GLN NE2): two H in the
+ *    plane of the group (N, its carbon X, and X's other heavy neighbour Y), at 120° from N→X.
+ * These N are sp2 (amide and guanidinium resonance, aromatic rings), so both H lie in the plane of the
+ * group: Engh & Huber, Acta Cryst. 1991, A47, 392 (planar groups of the standard residue geometry), as
+ * the H-placement tools build them (Reduce, Word et al., J. Mol. Biol. 1999, 285, 1735). The side chains
+ * of HIS hold the H on the N asked for (tautomer not decided here). Returns the number of H written to
+ * @p h (0: not such a donor, or an atom is missing / degenerate). */
+static int sidechain_h(const ctx *c, int32_t d, float h[2][3]) {
+  static const struct {
+    const char *res, *atom, *x, *y; /* one H: bisector opposite x and y; two H: X = x, Y = y */
+    int nh;
+  } T[] = {
+      {"ARG", "NE", "CD", "CZ", 1},    {"HIS", "ND1", "CG", "CE1", 1}, {"HIS", "NE2", "CD2", "CE1", 1},
+      {"TRP", "NE1", "CD1", "CE2", 1}, {"ARG", "NH1", "CZ", "NE", 2},  {"ARG", "NH2", "CZ", "NE", 2},
+      {"ASN", "ND2", "CG", "OD1", 2},  {"GLN", "NE2", "CD", "OE1", 2},
+  };
+  if (!is_polymer_atom(c, d) || EL(c, d) != 7) return 0;
+  const char *rn = RNAME(c, d), *an = ANAME(c, d);
+  size_t rs = c->site->atom_res[d];
+  for (size_t t = 0; t < sizeof T / sizeof *T; t++) {
+    if (strcmp(T[t].res, rn) || strcmp(T[t].atom, an)) continue;
+    int32_t ix = res_atom(c, rs, T[t].x), iy = res_atom(c, rs, T[t].y);
+    if (ix < 0 || iy < 0) return 0;
+    const float *n = X(c, d), *x = X(c, ix), *y = X(c, iy);
+    if (T[t].nh == 1) {
+      if (d2f(n, x) > 2.0f * 2.0f || d2f(n, y) > 2.0f * 2.0f) return 0;
+      float u[3], len = 0, l1 = df(x, n), l2 = df(y, n);
+      for (int q = 0; q < 3; q++) u[q] = (n[q] - x[q]) / l1 + (n[q] - y[q]) / l2;
+      for (int q = 0; q < 3; q++) len += u[q] * u[q];
+      len = sqrtf(len);
+      if (!(len > 1e-3f)) return 0;
+      for (int q = 0; q < 3; q++) h[0][q] = n[q] + 1.01f * u[q] / len;
+      return 1;
+    }
+    if (d2f(n, x) > 2.0f * 2.0f || d2f(x, y) > 2.0f * 2.0f) return 0;
+    /* u: unit N→X; v: unit vector in the plane, perpendicular to u, on the side of Y */
+    float u[3], v[3], lu = df(x, n), dot = 0, lv = 0;
+    for (int q = 0; q < 3; q++) u[q] = (x[q] - n[q]) / lu;
+    for (int q = 0; q < 3; q++) dot += (y[q] - x[q]) * u[q];
+    for (int q = 0; q < 3; q++) v[q] = (y[q] - x[q]) - dot * u[q];
+    for (int q = 0; q < 3; q++) lv += v[q] * v[q];
+    lv = sqrtf(lv);
+    if (!(lv > 1e-3f)) return 0;
+    /* H at 120° from N→X: -cos60 along u, ±sin60 across (cis and trans to Y) */
+    for (int q = 0; q < 3; q++) {
+      h[0][q] = n[q] + 1.01f * (-0.5f * u[q] + 0.8660254f * v[q] / lv);
+      h[1][q] = n[q] + 1.01f * (-0.5f * u[q] - 0.8660254f * v[q] / lv);
+    }
+    return 2;
+  }
+  return 0;
+}
+
+/* Halogen-bond acceptor Y–O / Y–N / Y–S of a polymer residue, PLIP's find_hal (pharmai/plip,
+ * plip/structure/preparation.py): an O, N or S with exactly one heavy neighbour (its Y, returned),
+ * so that a lone pair is free (carbonyl and carboxylate O, hydroxyl O, Cys S, terminal N); -1 for
+ * any other atom. The main-chain N, bonded also to C of the previous residue (outside this residue's
+ * atoms), is an amide N with no lone pair to give: excluded by name; ring N (HIS, TRP) and MET SD
+ * have two neighbours in the residue. */
+static int32_t halogen_acceptor(const ctx *c, int32_t a) {
+  uint8_t el = EL(c, a);
+  if (el != 7 && el != 8 && el != 16) return -1;
+  if (el == 7 && !strcmp(ANAME(c, a), "N")) return -1;
   size_t rs = c->site->atom_res[a];
-  int32_t f = c->w->res_first[rs], nn = c->w->res_n[rs];
+  int32_t f = c->w->res_first[rs], nn = c->w->res_n[rs], y = -1, n = 0;
   for (int32_t k = f; k < f + nn; k++)
-    if (k != a && EL(c, k) != 1 && d2f(X(c, k), X(c, a)) < 1.9f * 1.9f) return k;
-  return -1;
+    if (k != a && EL(c, k) != 1 && d2f(X(c, k), X(c, a)) < 1.9f * 1.9f) y = k, n++;
+  return n == 1 ? y : -1;
 }
 
 /* PLIP's refine_hbonds_ldon / refine_hbonds_pdon (pharmai/plip, plip/structure/preparation.py): each
@@ -1179,6 +1259,55 @@ static void refine_hbonds(ctx *c) {
   for (size_t i = 0; i < o->n_ix; i++)
     if (o->ix[i].type) o->ix[n++] = o->ix[i];
   o->n_ix = n;
+}
+
+/* PLIP's pi-stacking test of a ligand ring and a site ring: SP_IX_PI_STACK_P / _T, 0 when neither;
+ * centre distance, angle between the normals (0..90) and offset through the pointers */
+static int stack_type(const ring *L, const ring *P, float *d_out, float *ang_out, float *off_out) {
+  float d = df(L->c, P->c);
+  if (d <= SP_PLIP_MIN_DIST || d > SP_PLIP_PISTACK_DIST_MAX) return 0;
+  float ang = vangle(L->nrm, P->nrm);
+  if (ang > 90) ang = 180 - ang;
+  float off = fminf(plane_offset(L->c, L->nrm, P->c), plane_offset(P->c, P->nrm, L->c));
+  *d_out = d;
+  *ang_out = ang;
+  *off_out = off;
+  if (ang <= SP_PLIP_PISTACK_ANG_DEV && off <= SP_PLIP_PISTACK_OFFSET_MAX) return SP_IX_PI_STACK_P;
+  if (fabsf(90 - ang) <= SP_PLIP_PISTACK_ANG_DEV && off <= SP_PLIP_PISTACK_OFFSET_MAX) return SP_IX_PI_STACK_T;
+  return 0;
+}
+
+/* PLIP's extra test for a ligand tertiary amine cation (detection.py pication, fgroup 'tertamine'): the
+ * normal of the plane through the N's three heavy neighbours (the axis of its N–H+) must lie within 30°
+ * of the ring normal, so that the cation faces the ring rather than reaching it "through" the ligand.
+ * Returns 1 when @p G is not such an amine or the angle is within 30°. (PLIP then leaves the loop over
+ * the charged groups of that ring, skipping the others: not reproduced.) */
+static int amine_faces_ring(const ctx *c, const sp_titr_group *G, const ring *R) {
+  if (!G->ligand || G->kind != SP_TG_L_AMINE) return 1;
+  int32_t i = c->w->lmap[G->head];
+  if (i < 0 || c->w->ln[i].deg != 3) return 1;
+  const lnode *n = &c->w->ln[i];
+  const float *p0 = X(c, c->w->nsite[n->nb[0]]), *p1 = X(c, c->w->nsite[n->nb[1]]), *p2 = X(c, c->w->nsite[n->nb[2]]);
+  float u[3], v[3], m[3];
+  for (int q = 0; q < 3; q++) u[q] = p1[q] - p0[q], v[q] = p0[q] - p2[q];
+  m[0] = u[1] * v[2] - u[2] * v[1];
+  m[1] = u[2] * v[0] - u[0] * v[2];
+  m[2] = u[0] * v[1] - u[1] * v[0];
+  float ang = vangle(R->nrm, m);
+  if (isnan(ang)) return 1;
+  if (ang > 90) ang = 180 - ang;
+  return ang <= 30.0f;
+}
+
+/* does ligand ring @p R stack with a ring of the site residue that holds atom @p k */
+static int stacks_with_residue(const ctx *c, const ring *R, int32_t k) {
+  size_t rs = c->site->atom_res[k];
+  for (size_t q = 0; q < c->w->n_rings; q++) {
+    const ring *P = &c->w->rings[q];
+    float d, ang, off;
+    if (!P->ligand && c->site->atom_res[P->atoms[0]] == rs && stack_type(R, P, &d, &ang, &off)) return 1;
+  }
+  return 0;
 }
 
 static int interactions(ctx *c) {
@@ -1258,10 +1387,12 @@ static int interactions(ctx *c) {
         }
       }
       if ((fa & SP_CHEM_ACCEPTOR) && (fk & SP_CHEM_DONOR)) {
-        float ang = donor_angle(c, k, (int32_t)li), hpos[3];
-        /* main-chain amide: H placed from the backbone, PLIP's D–H···A > 100° */
-        int ok = amide_h(c, k, hpos) ? angle3(X(c, k), hpos, a) > SP_PLIP_HBOND_DON_ANGLE_MIN
-                                     : (isnan(ang) || ang >= SP_HBOND_HEAVY_ANGLE_MIN);
+        float ang = donor_angle(c, k, (int32_t)li), hpos[2][3];
+        /* main-chain amide N and sp2 side-chain N: H placed from the residue's atoms, PLIP's
+         * D–H···A > 100° with any of them; other donors: the heavy-atom angle */
+        int nhp = amide_h(c, k, hpos[0]) ? 1 : sidechain_h(c, k, hpos), ok = 0;
+        for (int hq = 0; hq < nhp; hq++) ok |= angle3(X(c, k), hpos[hq], a) > SP_PLIP_HBOND_DON_ANGLE_MIN;
+        if (!nhp) ok = isnan(ang) || ang >= SP_HBOND_HEAVY_ANGLE_MIN;
         if (ok) {
           ix.type = SP_IX_HBOND;
           ix.flags = SP_IXF_LIG_ACCEPTOR;
@@ -1269,13 +1400,13 @@ static int interactions(ctx *c) {
           if (add_ix(c, &ix)) return SP_E_NOMEM;
         }
       }
-      if ((fa & SP_CHEM_HALOGEN_DONOR) && d <= SP_PLIP_HALOGEN_DIST_MAX && (EL(c, k) == 8 || EL(c, k) == 7 || EL(c, k) == 16)) {
+      int32_t y;
+      if ((fa & SP_CHEM_HALOGEN_DONOR) && d <= SP_PLIP_HALOGEN_DIST_MAX && (y = halogen_acceptor(c, k)) >= 0) {
         int32_t cx = w->nsite[w->ln[w->lmap[li]].nb[0]];
-        int32_t y = site_neighbour(c, k);
         float a1 = angle3(X(c, cx), a, X(c, k));
-        float a2 = y >= 0 ? angle3(a, X(c, k), X(c, y)) : NAN;
+        float a2 = angle3(a, X(c, k), X(c, y));
         if (fabsf(a1 - SP_PLIP_HALOGEN_DON_ANGLE) <= SP_PLIP_HALOGEN_ANGLE_DEV &&
-            (isnan(a2) || fabsf(a2 - SP_PLIP_HALOGEN_ACC_ANGLE) <= SP_PLIP_HALOGEN_ANGLE_DEV)) {
+            fabsf(a2 - SP_PLIP_HALOGEN_ACC_ANGLE) <= SP_PLIP_HALOGEN_ANGLE_DEV) {
           ix.type = SP_IX_HALOGEN;
           ix.flags = 0;
           ix.angle = a1;
@@ -1317,6 +1448,11 @@ static int interactions(ctx *c) {
       if (d <= SP_PLIP_MIN_DIST || d > SP_PLIP_PICATION_DIST_MAX) continue;
       float off = plane_offset(R->c, R->nrm, G->center);
       if (off > SP_PLIP_PISTACK_OFFSET_MAX) continue;
+      /* a histidine whose ring stacks with this ligand ring: the stacking only, not also a pi-cation
+       * of its charged ring (PLIP refine_pi_cation_laro; the residue test as in PLIP's later
+       * refine_pication, pharmai/plip plip/structure/preparation.py) */
+      if (R->ligand && G->kind == SP_TG_HIS && stacks_with_residue(c, R, G->head)) continue;
+      if (!R->ligand && !amine_faces_ring(c, G, R)) continue;
       sp_interaction ix = {0};
       ix.type = SP_IX_PI_CATION;
       ix.flags = (uint8_t)((R->ligand ? SP_IXF_LIG_RING : SP_IXF_LIG_POSITIVE) | (G->ambiguous ? SP_IXF_AMBIGUOUS : 0));
@@ -1336,14 +1472,8 @@ static int interactions(ctx *c) {
     for (size_t q = 0; q < w->n_rings; q++) {
       const ring *P = &w->rings[q];
       if (P->ligand) continue;
-      float d = df(L->c, P->c);
-      if (d <= SP_PLIP_MIN_DIST || d > SP_PLIP_PISTACK_DIST_MAX) continue;
-      float ang = vangle(L->nrm, P->nrm);
-      if (ang > 90) ang = 180 - ang;
-      float off = fminf(plane_offset(L->c, L->nrm, P->c), plane_offset(P->c, P->nrm, L->c));
-      int type = 0;
-      if (ang <= SP_PLIP_PISTACK_ANG_DEV && off <= SP_PLIP_PISTACK_OFFSET_MAX) type = SP_IX_PI_STACK_P;
-      else if (fabsf(90 - ang) <= SP_PLIP_PISTACK_ANG_DEV && off <= SP_PLIP_PISTACK_OFFSET_MAX) type = SP_IX_PI_STACK_T;
+      float d, ang, off;
+      int type = stack_type(L, P, &d, &ang, &off);
       if (!type) continue;
       sp_interaction ix = {0};
       ix.type = (uint8_t)type;
