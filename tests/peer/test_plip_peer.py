@@ -64,9 +64,8 @@ CASES = [
 
 TYPES = ["hbond", "salt_bridge", "pi_stack", "pi_cation", "halogen"]
 # tolerance on |sitepack - PLIP - known|: PLIP's H-bond count depends on where OpenBabel puts the H of
-# rotatable donors (PLIP's own test of 4DST accepts 16 or 17) and on which acceptor each donor keeps
-# (PLIP: largest D-H...A angle; sitepack: shortest D...A), hence 1 for H-bonds (7 of the 20 ligands differ
-# by one); 0 elsewhere.
+# rotatable donors (PLIP's own test of 4DST accepts 16 or 17), hence 1 for H-bonds (7 of the 20 ligands
+# differ by one; those are not classified one by one); 0 elsewhere.
 TOL = {"hbond": 1, "salt_bridge": 0, "pi_stack": 0, "pi_cation": 0, "halogen": 0}
 
 # Documented differences (sitepack - PLIP), with the verified cause (PLIP 2.2.2, OpenBabel 3.1).
