@@ -27,7 +27,8 @@ void sp_print_run_help(FILE *f) {
           "  --cutoff A            site cutoff in Angstrom (default 6.0)\n"
           "  --max-site-atoms N    larger sites are recorded and flagged (default 12000)\n"
           "  --symmetry-mates      sites also hold residues of crystal symmetry images, tagged with\n"
-          "                        their operator (default: asymmetric unit only; docs/sites.md)\n"
+          "                        their operator (default: asymmetric unit only; docs/sites.md);\n"
+          "                        --no-symmetry-mates turns a job file's site.symmetry_mates off\n"
           "  --model first|all     models to survey (default first)\n"
           "  --force               overwrite an existing output file\n"
           "  --quiet               no progress lines\n"
@@ -261,8 +262,16 @@ int sp_job_from_args(int argc, char **argv, sp_job *job) {
       job->split.cost_guard = 0;
     } else if (a[0] != '-') {
       return bad("unexpected argument (one job file at most, before the options)", a);
+    } else if (!strcmp(a, "--no-symmetry-mates")) {
+      job->opts.symmetry_mates = false;
     } else if (!v) {
-      return bad("missing value for", a);
+      static const char *const with_value[] = {"--input", "--ccd", "--out", "--output", "--report", "--ph",
+                                               "--cutoff", "--max-atoms", "--max-site-atoms", "--model", "--shard",
+                                               "--split-max-parts", "--split-min-bytes", "--split-min-ligands",
+                                               "--task-timeout"};
+      for (size_t k = 0; k < sizeof with_value / sizeof *with_value; ++k)
+        if (!strcmp(a, with_value[k])) return bad("missing value for", a);
+      return bad("unknown option", a);
     } else if (!strcmp(a, "--input") || !strcmp(a, "--ccd") || !strcmp(a, "--out") || !strcmp(a, "--output") ||
                !strcmp(a, "--report")) {
       char **dst = !strcmp(a, "--input") ? &job->input : !strcmp(a, "--ccd") ? &job->ccd

@@ -397,9 +397,11 @@ static int write_report(const sp_job *job, int P, const sp_sched_stats *all, con
   cJSON_AddNumberToObject(files, "total", (double)n_files);
   cJSON_AddNumberToObject(files, "ok", (double)counts[C_FILES_OK]);
   cJSON_AddNumberToObject(files, "failed", (double)counts[C_FILES_FAILED]);
+  /* duplicates are neither ok nor failed (docs/reliability.md): counted on their own */
+  cJSON_AddNumberToObject(files, "duplicates", (double)by_class[SP_E_DUPLICATE]);
   cJSON *fc = cJSON_AddObjectToObject(files, "failed_by_class");
   for (int k = 1; k < SP_ERRCLASS_COUNT; ++k)
-    if (by_class[k]) cJSON_AddNumberToObject(fc, sp_errclass_name(k), (double)by_class[k]);
+    if (by_class[k] && k != SP_E_DUPLICATE) cJSON_AddNumberToObject(fc, sp_errclass_name(k), (double)by_class[k]);
   cJSON *fl = cJSON_AddArrayToObject(files, "failures");
   if (fails) {
     const char *p = fails;
@@ -660,9 +662,14 @@ int sp_cmd_run(int argc, char **argv) {
   if (rank == 0 && job.shard_count == 0) {
     status = sp_run_prepare(&job, parts_dir, c.paths, c.bytes, c.n, ccd_sha, &prep);
     if (!status && !job.quiet && (job.resume || prep.n_duplicates))
-      fprintf(stderr, "sitepack: %s%zu files (%zu tasks) resumed, %zu changed since, %zu duplicates; %zu hashed in %.2f s\n",
-              job.resume ? "--resume: " : "", prep.n_resumed, prep.n_resumed_tasks, prep.n_changed, prep.n_duplicates,
-              prep.n_hashed, prep.seconds);
+    {
+      if (job.resume)
+        fprintf(stderr, "sitepack: --resume: %zu files (%zu tasks) resumed, %zu changed since, %zu duplicates; %zu hashed in %.2f s\n",
+                prep.n_resumed, prep.n_resumed_tasks, prep.n_changed, prep.n_duplicates, prep.n_hashed, prep.seconds);
+      else
+        fprintf(stderr, "sitepack: %zu duplicates (same SHA-256 as an earlier file); %zu files of equal size hashed in %.2f s\n",
+                prep.n_duplicates, prep.n_hashed, prep.seconds);
+    }
   }
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (status) goto done;
@@ -1004,7 +1011,7 @@ int sp_cmd_run(int argc, char **argv) {
         printf("  files ok %lld, failed %lld", (long long)counts[C_FILES_OK], (long long)counts[C_FILES_FAILED]);
         int first = 1;
         for (int k = 1; k < SP_ERRCLASS_COUNT; ++k)
-          if (by_class[k]) {
+          if (by_class[k] && k != SP_E_DUPLICATE) { /* duplicates: their own line below */
             printf("%s%s %lld", first ? " (" : ", ", sp_errclass_name(k), (long long)by_class[k]);
             first = 0;
           }

@@ -13,6 +13,7 @@
 #include "sitepack/site.h"
 #include "sitepack/sitechem.h"
 #include "sitepack/survey.h"
+#include "sitepack/symmetry.h"
 
 struct sp_worker {
   sp_structure s;
@@ -339,6 +340,18 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
       return sp_err_set(err, SP_E_NOMEM, "out of memory (component rows)");
     }
     *cr = sv.comps[k].row;
+  }
+
+  /* symmetry mates asked for on a crystal cell whose operators cannot be resolved (unknown space-group
+     name, singular SCALEn): one warning with the reason, once per file (NMR/EM dummy cells: none) */
+  if (opts->symmetry_mates && part == 0 && isfinite(w->s.cell[0]) && sp_cell_is_crystal(w->s.cell)) {
+    sp_crystal *cry = malloc(sizeof *cry);
+    sp_err ce = {0};
+    if (cry && !sp_crystal_resolve(&w->s, cry, &ce) && cry->n_ops == 0) {
+      sp_structure_warn(&w->s, "symmetry mates: none for this file: %s", cry->why);
+      st->n_warnings = (int32_t)w->s.n_warnings;
+    }
+    free(cry);
   }
 
   /* sites */

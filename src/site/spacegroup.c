@@ -3,11 +3,13 @@
 #include "sitepack/symmetry.h"
 
 #include <ctype.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifdef SP_HAVE_CCP4
 #include <ccp4/ccp4_errno.h>
@@ -78,7 +80,17 @@ static int load_ccp4(const char *name, sp_symop *ops, int *n_ops, char *xhm, siz
     ccp4_liberr_verbosity(0);
     env_done = 1;
   }
+  /* csymlib prints "Failed to find spacegroup in SYMINFO!" on stdout for an unknown name, with no
+     way to turn it off: stdout goes to /dev/null for the call (lock held; ranks are single-threaded),
+     and the caller reports the unknown name with the file's name instead (task.c: a warning) */
+  fflush(stdout);
+  int saved = dup(STDOUT_FILENO), devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (saved >= 0 && devnull >= 0) dup2(devnull, STDOUT_FILENO);
   CCP4SPG *sg = ccp4spg_load_by_ccp4_spgname(name);
+  fflush(stdout);
+  if (saved >= 0 && devnull >= 0) dup2(saved, STDOUT_FILENO);
+  if (saved >= 0) close(saved);
+  if (devnull >= 0) close(devnull);
   if (!sg) {
     *n_ops = -1;
     return 0;

@@ -34,5 +34,24 @@ err = {p.decode(): e.decode() for p, e in zip(f["structures/path"][:], f["struct
 assert "4914" in err["7gsa.cif"] and "4800" in err["7gsa.cif"], err["7gsa.cif"]
 rep = json.load(open(sys.argv[2]))
 assert rep["files"]["failed_by_class"].get("too_many_atoms") == 1, rep["files"]
+# duplicates are neither ok nor failed: their own count, not a failure class
+assert rep["files"]["duplicates"] == 1 and "duplicate" not in rep["files"]["failed_by_class"], rep["files"]
+assert rep["files"]["failed"] == sum(rep["files"]["failed_by_class"].values()), rep["files"]
 print("hostile: ok,", len(got), "rows; loop.cif and fifo.cif skipped by the scan")
+PY
+
+# --symmetry-mates on a crystal cell whose space group CCP4 does not know: no csymlib text on stdout,
+# one warning on the file's row, the file ok
+S=$T/sg; mkdir -p "$S"
+{ echo "CRYST1   50.000   60.000   70.000  90.00  90.00  90.00 X 9 9 9       4"
+  grep -E '^(ATOM|HETATM)' "$SRC/tests/data/structures/1cbn.pdb"; echo END; } > "$S/x.pdb"
+"${MPI[@]}" -np 1 "$BIN" run --input "$S" --ccd "$CCD" --out "$T/sg.h5" --symmetry-mates > "$T/sg.log" 2>&1 \
+  || die "symmetry run failed: $(cat $T/sg.log)"
+grep -qi syminfo "$T/sg.log" && die "csymlib text reached the output: $(cat $T/sg.log)"
+$PY - "$T/sg.h5" <<'PY'
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+assert f["structures/status"][0].decode() == "ok" and int(f["structures/n_warnings"][0]) == 1, \
+    (f["structures/status"][0], f["structures/n_warnings"][0])
+print("unknown space group: ok, one warning, no csymlib text")
 PY
