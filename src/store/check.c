@@ -131,6 +131,28 @@ static int ck_read(ck *c, const char *full, hid_t mt, int64_t start, size_t n, v
 }
 
 /* A whole 1-D int64 / int32 dataset into a new array. */
+/* a /residues/symop tag: K_abc (K >= 1, three digits) or K_a_b_c (signed integers), docs/format.md */
+static int symop_tag_ok(const char t[16]) {
+  size_t n = strnlen(t, 16), i = 0;
+  if (!n || t[0] < '1' || t[0] > '9') return 0;
+  while (i < n && t[i] >= '0' && t[i] <= '9') i++;
+  if (i >= n || t[i] != '_') return 0;
+  size_t j = ++i;
+  while (j < n && t[j] >= '0' && t[j] <= '9') j++;
+  if (j == n && n - i == 3) return 1; /* K_abc */
+  for (int part = 0; part < 3; part++) { /* K_a_b_c */
+    if (i < n && t[i] == '-') i++;
+    size_t d0 = i;
+    while (i < n && t[i] >= '0' && t[i] <= '9') i++;
+    if (i == d0) return 0;
+    if (part < 2) {
+      if (i >= n || t[i] != '_') return 0;
+      i++;
+    }
+  }
+  return i == n;
+}
+
 static int ck_load(ck *c, const char *full, hid_t mt, size_t esz, int64_t n, void **out) {
   *out = malloc((size_t)(n > 0 ? n : 1) * esz);
   if (!*out) return sp_err_set(c->err, SP_E_NOMEM, "out of memory reading %s (%lld rows)", full, (long long)n);
@@ -291,8 +313,14 @@ static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
       return rc;
     }
     int any = 0;
-    for (int64_t i = 0; i < N; i++)
+    for (int64_t i = 0; i < N; i++) {
       if (sflags[i] & SP_SITE_SYMMETRY) any = 1;
+      if ((sflags[i] & SP_SITE_SYMMETRY_PARTIAL) && !(sflags[i] & SP_SITE_SYMMETRY)) {
+        free(sflags);
+        return sp_err_set(c->err, SP_E_FORMAT, "%s: /sites/flags[%lld] has symmetry_partial (bit 3) without symmetry (bit 2)",
+                          c->path, (long long)i);
+      }
+    }
     if (any != c->has_optional) {
       free(sflags);
       return sp_err_set(c->err, SP_E_FORMAT, "%s: %s", c->path,
@@ -303,15 +331,32 @@ static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
       hid_t t16 = sp_h5_str_type(16);
       char(*sym)[16] = malloc(CK_CHUNK * sizeof *sym);
       uint8_t *kind = malloc(CK_CHUNK);
-      if (t16 < 0 || !sym || !kind) rc = sp_err_set(c->err, SP_E_NOMEM, "out of memory checking /residues/symop");
+      uint8_t *tagged = calloc((size_t)(R > 0 ? R : 1), 1);   /* per residue row: has a symop */
+      uint8_t *site_img = calloc((size_t)(N > 0 ? N : 1), 1); /* per site: an image residue seen */
+      if (t16 < 0 || !sym || !kind || !tagged || !site_img)
+        rc = sp_err_set(c->err, SP_E_NOMEM, "out of memory checking /residues/symop");
       for (int64_t r0 = 0; !rc && r0 < R; r0 += (int64_t)CK_CHUNK) {
         size_t n = (size_t)(R - r0) < CK_CHUNK ? (size_t)(R - r0) : CK_CHUNK;
         if ((rc = ck_read(c, "/residues/symop", t16, r0, n, sym)) ||
             (rc = ck_read(c, "/residues/kind", H5T_NATIVE_UINT8, r0, n, kind)))
           break;
         for (size_t k = 0; k < n && !rc; k++) {
-          if (!sym[k][0]) continue;
           int64_t rs = a->res_site[r0 + (int64_t)k];
+          if (!sym[k][0]) {
+            if (site_img[rs])
+              rc = sp_err_set(c->err, SP_E_FORMAT,
+                              "%s: /residues row %lld of site %lld is as in the file but follows a symmetry-image residue "
+                              "(images come after the asymmetric-unit residues)",
+                              c->path, (long long)(r0 + (int64_t)k), (long long)rs);
+            continue;
+          }
+          tagged[r0 + (int64_t)k] = 1;
+          site_img[rs] = 1;
+          if (!symop_tag_ok(sym[k])) {
+            rc = sp_err_set(c->err, SP_E_FORMAT, "%s: /residues/symop[%lld] = '%.16s' is not a tag K_abc or K_a_b_c",
+                            c->path, (long long)(r0 + (int64_t)k), sym[k]);
+            break;
+          }
           if (kind[k] == SP_RES_KIND_LIGAND || !(sflags[rs] & SP_SITE_SYMMETRY))
             rc = sp_err_set(c->err, SP_E_FORMAT, "%s: /residues/symop[%lld] = '%.16s' but the row is %s", c->path,
                             (long long)(r0 + (int64_t)k), sym[k],
@@ -319,9 +364,35 @@ static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
                                                           : "in a site without the symmetry flag");
         }
       }
+      /* atom flag bit 9 exactly on the atoms of tagged residues */
+      if (!rc) {
+        int64_t *rix = malloc(CK_CHUNK * sizeof *rix);
+        uint16_t *af = malloc(CK_CHUNK * sizeof *af);
+        if (!rix || !af) rc = sp_err_set(c->err, SP_E_NOMEM, "out of memory checking atom flags");
+        for (int64_t a0 = 0; !rc && a0 < A; a0 += (int64_t)CK_CHUNK) {
+          size_t n = (size_t)(A - a0) < CK_CHUNK ? (size_t)(A - a0) : CK_CHUNK;
+          if ((rc = ck_read(c, "/atoms/residue_idx", H5T_NATIVE_INT64, a0, n, rix)) ||
+              (rc = ck_read(c, "/atoms/flags", H5T_NATIVE_UINT16, a0, n, af)))
+            break;
+          for (size_t k = 0; k < n; k++) {
+            if (rix[k] < 0 || rix[k] >= R) continue; /* reported by the index checks above */
+            int img = (af[k] & SP_SITE_ATOM_SYMMETRY) != 0;
+            if (img != (tagged[rix[k]] != 0)) {
+              rc = sp_err_set(c->err, SP_E_FORMAT, "%s: /atoms/flags[%lld] %s bit 9 (symmetry image) but its residue %lld %s",
+                              c->path, (long long)(a0 + (int64_t)k), img ? "has" : "lacks", (long long)rix[k],
+                              img ? "has no symop" : "has one");
+              break;
+            }
+          }
+        }
+        free(rix);
+        free(af);
+      }
       if (t16 >= 0) H5Tclose(t16);
       free(sym);
       free(kind);
+      free(tagged);
+      free(site_img);
     }
     free(sflags);
     if (rc) return rc;

@@ -15,3 +15,7 @@ target_link_libraries(test_reader_dump PRIVATE sitepack)
 add_test(NAME test_reader_h5 COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_reader_h5.py ${SP_STORE_TEST_OUT}
   ${CMAKE_SOURCE_DIR}/docs/reading.md $<TARGET_FILE:test_reader_dump> $<TARGET_FILE:sitepack_cli>)
 set_tests_properties(test_reader_h5 PROPERTIES FIXTURES_REQUIRED store_h5_files LABELS "peer;store")
+# `sitepack check` on a --symmetry-mates output (1R6A, 5KC1) and on copies that break one symop rule each.
+add_test(NAME test_check_symmetry COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_check_symmetry.py
+  $<TARGET_FILE:sitepack_cli> ${SP_SHARED_DIR} ${CMAKE_CURRENT_BINARY_DIR}/check_symmetry_out)
+set_tests_properties(test_check_symmetry PROPERTIES LABELS "peer;store" TIMEOUT 120)
