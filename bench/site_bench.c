@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 
 #include "sitepack/read.h"
 #include "sitepack/site.h"
@@ -28,6 +29,13 @@ static double clk(clockid_t id) {
   struct timespec ts;
   clock_gettime(id, &ts);
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* minor + major page faults of the process so far */
+static long faults(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_minflt + ru.ru_majflt;
 }
 
 static int cmpd(const void *a, const void *b) {
@@ -64,6 +72,7 @@ int main(int argc, char **argv) {
   so.cutoff = (float)cutoff;
   so.max_atoms = cutoff > 6.0 ? 1000000 : 12000; /* the scaling run stores whole segments */
   static double w_site[MAXREP], w_chem[MAXREP], c_all[MAXREP];
+  static long pf[MAXREP]; /* page faults inside the timed part, per pass */
   long n_sites = 0, n_atoms = 0, n_files = 0;
   double sasa_sum = 0; /* checksum: sum of the per-site SASA totals (free + complex), first pass */
   for (int fi = ai + 2; fi < argc; fi++) {
@@ -88,6 +97,7 @@ int main(int argc, char **argv) {
     long f_sites = 0, f_atoms = 0;
     double f_cpu[MAXREP];
     for (int r = 0; r < repeat; r++) {
+      long pf0 = faults();
       double c0 = clk(CLOCK_PROCESS_CPUTIME_ID);
       for (size_t l = 0; l < sv.n_ligands; l++) {
         double t0 = clk(CLOCK_MONOTONIC);
@@ -100,6 +110,7 @@ int main(int argc, char **argv) {
         if (r == 0) f_sites++, f_atoms += (long)site.n_atoms, sasa_sum += ch.sasa_free_total + ch.sasa_complex_total;
       }
       f_cpu[r] = clk(CLOCK_PROCESS_CPUTIME_ID) - c0;
+      pf[r] += faults() - pf0;
       c_all[r] += f_cpu[r];
     }
     n_sites += f_sites;
@@ -132,10 +143,11 @@ int main(int argc, char **argv) {
     printf("{\"files\": %ld, \"sites\": %ld, \"site_atoms\": %ld, \"cutoff\": %.1f, \"passes\": %d, "
            "\"seconds_site_search\": %.6f, \"seconds_site_chemistry\": %.6f, \"wall_seconds\": %.6f, "
            "\"cpu_seconds\": %.6f, \"sites_per_second\": %.1f, \"seconds_per_1000_site_atoms_wall\": %.3e, "
-           "\"seconds_per_1000_site_atoms_cpu\": %.3e, \"speedup_vs_1.34s_cpu\": %.0f, \"sasa_checksum\": %.3f}\n",
+           "\"seconds_per_1000_site_atoms_cpu\": %.3e, \"speedup_vs_1.34s_cpu\": %.0f, \"sasa_checksum\": %.3f, "
+           "\"page_faults_first_pass\": %ld, \"page_faults_last_pass\": %ld}\n",
            n_files, n_sites, n_atoms, cutoff, repeat, ws_[repeat / 2], wc_[repeat / 2], total, cpu,
            n_sites / total, total / (n_atoms / 1000.0), cpu / (n_atoms / 1000.0), 1.34 / (cpu / (n_atoms / 1000.0)),
-           sasa_sum);
+           sasa_sum, pf[0], pf[repeat - 1]);
   }
   sp_site_free(&site);
   sp_site_chem_free(&ch);
