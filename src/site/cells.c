@@ -73,6 +73,11 @@ static int grow_xyz(sp_cells *c, size_t need) {
 }
 
 int sp_cells_build(sp_cells *c, const sp_cell_pt *in, size_t n, float edge) {
+  return sp_cells_build_at(c, in, n, edge, NULL, 0);
+}
+
+int sp_cells_build_at(sp_cells *c, const sp_cell_pt *in, size_t n, float edge, const double origin[3],
+                      size_t dense_atoms) {
   c->edge = edge;
   c->inv_edge = 1.0 / (double)edge;
   c->n_pts = 0;
@@ -98,10 +103,12 @@ int sp_cells_build(sp_cells *c, const sp_cell_pt *in, size_t n, float edge) {
     c->start[0] = c->start[1] = 0;
     return 0;
   }
+  if (origin)
+    for (int d = 0; d < 3; d++) lo[d] = origin[d]; /* at or below every point (caller's contract) */
   for (int d = 0; d < 3; d++) c->origin[d] = lo[d];
 
   /* dense dimensions, if the box is small enough */
-  size_t dense_cap = n_ok * SP_CELLS_DENSE_FACTOR;
+  size_t dense_cap = (dense_atoms > n_ok ? dense_atoms : n_ok) * SP_CELLS_DENSE_FACTOR;
   if (dense_cap < 4096) dense_cap = 4096;
   double cells = 1.0;
   int32_t dim[3];

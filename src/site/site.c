@@ -33,6 +33,13 @@ struct sp_site_ws {
   sp_cells cells;
   sp_cell_pt *in;          /* build input scratch */
   size_t cap_in;
+  /* the cell list holds only the atoms in the cells around the model's ligand heavy atoms (mask over
+     the model's grid: bit 1 = cell within one cell of a ligand heavy atom's cell, bit 2 = such a cell);
+     full = 1: every chosen atom of the model (rebuilt so when a query atom's cell is not a marked one) */
+  int full;
+  uint8_t *mask;
+  size_t cap_mask;
+  int32_t mdim[3];          /* mask dims; its origin and edge are ws->cells' */
 
   /* per-model / per-structure scratch (stamped: never cleared per call) */
   uint32_t stamp;
@@ -66,6 +73,7 @@ void sp_site_ws_free(sp_site_ws *ws) {
   if (!ws) return;
   sp_cells_free(&ws->cells);
   free(ws->in);
+  free(ws->mask);
   free(ws->atom_hit);
   free(ws->res_hit);
   free(ws->res_d2);
@@ -127,6 +135,14 @@ static int grow_res_arrays(sp_site_ws *ws, size_t need) {
   return 0;
 }
 
+/* Grow the per-atom stamps; new entries must not look stamped (old ones hold past stamps only). */
+static int grow_atom_hit(sp_site_ws *ws, size_t need) {
+  size_t old = ws->cap_atom;
+  if (grow((void **)&ws->atom_hit, &ws->cap_atom, need, sizeof *ws->atom_hit)) return -1;
+  if (ws->cap_atom > old) memset(ws->atom_hit + old, 0, (ws->cap_atom - old) * sizeof *ws->atom_hit);
+  return 0;
+}
+
 static uint64_t fp_mix(uint64_t h, uint64_t v) {
   h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
   return h;
@@ -154,38 +170,131 @@ static uint64_t fingerprint(const sp_structure *s, const sp_survey *sv, const sp
   return h;
 }
 
-/* Make sure ws->cells holds the chosen atoms of model @p mi at edge @p cutoff. */
+/* Cell edge for cutoff c: a little above c, so that every atom with a float squared distance <= c^2 from
+   a point lies in the 3x3x3 cells around the point's cell whatever the grid's origin: that distance
+   bounds each coordinate difference by c (1 + 2^-22), and cells two apart are more than one edge apart. */
+static float cell_edge(float c) {
+  float e = (float)((double)c * (1.0 + 1.0 / 65536.0));
+  return e > c ? e : nextafterf(c, INFINITY);
+}
+
+/* Mark on ws->mask (a dense grid of edge `edge`, origin ws->morg, dims ws->mdim) the cells within one cell
+ * of each heavy atom of the ligands of model mi (bit 1) and the heavy atoms' own cells (bit 2). The grid is
+ * the ligands' heavy-atom box widened by one cell on each side. 0: marked; 1: no ligand heavy atom or too
+ * large a box for a dense mask (the caller keeps every atom); -1: out of memory. */
+static int mark_ligand_cells(sp_site_ws *ws, const sp_structure *s, const sp_survey *sv, size_t mi, float edge,
+                             size_t n_model) {
+  const sp_model *m = &s->models[mi];
+  const size_t m_lo = m->first_atom, m_hi = (size_t)m->first_atom + m->n_atoms;
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int pass = 0; pass < 2; pass++) {
+    const size_t nx = (size_t)ws->mdim[0], ny = (size_t)ws->mdim[1];
+    for (size_t l = 0; l < sv->n_ligands; l++) {
+      const sp_ligand *L = &sv->ligands[l];
+      if (L->model != mi) continue;
+      for (size_t k = 0; k < L->n_atoms; k++) {
+        uint32_t a = sv->atom_refs[(size_t)L->atom_first + k];
+        if (a < m_lo || a >= m_hi || s->element[a] == 1) continue;
+        const float *p = s->xyz[a];
+        if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) continue;
+        if (pass == 0) {
+          for (int d = 0; d < 3; d++) {
+            if (p[d] < lo[d]) lo[d] = p[d];
+            if (p[d] > hi[d]) hi[d] = p[d];
+          }
+          continue;
+        }
+        int32_t cc[3], c0[3], c1[3];
+        sp_cells_coord(&ws->cells, p[0], p[1], p[2], cc);
+        int in = 1;
+        for (int d = 0; d < 3; d++) {
+          in &= cc[d] >= 0 && cc[d] < ws->mdim[d];
+          c0[d] = cc[d] - 1 < 0 ? 0 : cc[d] - 1;
+          c1[d] = cc[d] + 1 >= ws->mdim[d] ? ws->mdim[d] - 1 : cc[d] + 1;
+        }
+        if (!in) continue; /* cannot happen (the box holds every such atom); never marked: a query from it
+                              finds the mask uncovered and gets the whole model */
+        for (int32_t z = c0[2]; z <= c1[2]; z++)
+          for (int32_t y = c0[1]; y <= c1[1]; y++)
+            for (int32_t x = c0[0]; x <= c1[0]; x++) ws->mask[(size_t)x + nx * ((size_t)y + ny * (size_t)z)] |= 1;
+        ws->mask[(size_t)cc[0] + nx * ((size_t)cc[1] + ny * (size_t)cc[2])] |= 2;
+      }
+    }
+    if (pass == 0) {
+      if (!(lo[0] <= hi[0])) return 1;
+      /* origin two edges below the box (its cells, as sp_cells_coord computes them, start at 1 or 2), one
+         cell spare above: the 3x3x3 cells around each heavy atom lie inside the grid */
+      double cells = 1.0, lim = (double)(n_model * SP_CELLS_DENSE_FACTOR) + 4096.0;
+      for (int d = 0; d < 3; d++) {
+        ws->cells.origin[d] = lo[d] - 2.0 * (double)edge;
+        double nd = floor((hi[d] - ws->cells.origin[d]) * ws->cells.inv_edge) + 2.0;
+        if (!(nd <= lim)) return 1;
+        ws->mdim[d] = (int32_t)nd;
+        cells *= nd;
+      }
+      if (cells > lim) return 1;
+      if (grow((void **)&ws->mask, &ws->cap_mask, (size_t)cells, 1)) return -1;
+      memset(ws->mask, 0, (size_t)cells);
+    }
+  }
+  return 0;
+}
+
+/* Make sure ws->cells holds the chosen atoms of model @p mi at cutoff @p cutoff: those in the cells around
+ * the heavy atoms of the model's ligands (the only cells a query of this model reads; the grid's origin is
+ * then just below those atoms), or with @p full (or when no dense mask fits) every chosen atom. */
 static int ensure_cells(sp_site_ws *ws, const sp_structure *s, const sp_survey *sv, size_t mi, float cutoff,
-                        sp_err *err) {
+                        int full, sp_err *err) {
   const sp_model *m = &s->models[mi];
   uint64_t fp = fingerprint(s, sv, m);
   if (ws->valid && ws->s == s && ws->sv == sv && ws->n_atoms == s->n_atoms && ws->n_residues == s->n_residues &&
-      ws->model == mi && ws->cutoff == cutoff && ws->fingerprint == fp)
+      ws->model == mi && ws->cutoff == cutoff && ws->fingerprint == fp && (ws->full || !full))
     return 0;
   ws->valid = 0;
   ws->sym_valid = 0;
   size_t n = m->n_atoms;
   if (grow((void **)&ws->in, &ws->cap_in, n ? n : 1, sizeof *ws->in))
     return sp_err_set(err, SP_E_NOMEM, "site: out of memory for the cell list (%zu atoms)", n);
+  const float edge = cell_edge(cutoff);
+  ws->cells.inv_edge = 1.0 / (double)edge;
+  int mk = full ? 1 : mark_ligand_cells(ws, s, sv, mi, edge, n);
+  if (mk < 0) return sp_err_set(err, SP_E_NOMEM, "site: out of memory for the cell list (%zu atoms)", n);
   size_t k = 0;
-  for (size_t j = 0; j < n; j++) {
-    size_t i = (size_t)m->first_atom + j;
-    if (!sp_survey_atom_chosen(s, sv, i)) continue;
-    ws->in[k].x = s->xyz[i][0];
-    ws->in[k].y = s->xyz[i][1];
-    ws->in[k].z = s->xyz[i][2];
-    ws->in[k].id = (uint32_t)i;
-    k++;
+  if (mk == 0) {
+    const double o0 = ws->cells.origin[0], o1 = ws->cells.origin[1], o2 = ws->cells.origin[2], inv = ws->cells.inv_edge;
+    const double dx = ws->mdim[0], dy = ws->mdim[1], dz = ws->mdim[2];
+    const size_t nx = (size_t)ws->mdim[0], ny = (size_t)ws->mdim[1];
+    for (size_t i = m->first_atom; i < (size_t)m->first_atom + n; i++) {
+      const float *p = s->xyz[i];
+      /* sp_cells_coord's expression; inside the mask's grid t >= 0, so truncation is its floor (NaN and
+         infinities fail the range test) */
+      const double tx = ((double)p[0] - o0) * inv, ty = ((double)p[1] - o1) * inv, tz = ((double)p[2] - o2) * inv;
+      if (!(tx >= 0 && tx < dx && ty >= 0 && ty < dy && tz >= 0 && tz < dz)) continue;
+      if (!(ws->mask[(size_t)tx + nx * ((size_t)ty + ny * (size_t)tz)] & 1)) continue;
+      if (!sp_survey_atom_chosen(s, sv, i)) continue;
+      ws->in[k].x = p[0];
+      ws->in[k].y = p[1];
+      ws->in[k].z = p[2];
+      ws->in[k].id = (uint32_t)i;
+      k++;
+    }
+  } else {
+    for (size_t i = m->first_atom; i < (size_t)m->first_atom + n; i++) {
+      if (!sp_survey_atom_chosen(s, sv, i)) continue;
+      ws->in[k].x = s->xyz[i][0];
+      ws->in[k].y = s->xyz[i][1];
+      ws->in[k].z = s->xyz[i][2];
+      ws->in[k].id = (uint32_t)i;
+      k++;
+    }
   }
-  if (sp_cells_build(&ws->cells, ws->in, k, cutoff))
+  double org[3] = {ws->cells.origin[0], ws->cells.origin[1], ws->cells.origin[2]};
+  if (sp_cells_build_at(&ws->cells, ws->in, k, edge, mk == 0 ? org : NULL, mk == 0 ? n : k))
     return sp_err_set(err, SP_E_NOMEM, "site: out of memory for the cell list (%zu atoms)", n);
-  if (grow((void **)&ws->atom_hit, &ws->cap_atom, n ? n : 1, sizeof *ws->atom_hit))
-    return sp_err_set(err, SP_E_NOMEM, "site: out of memory (%zu atoms)", n);
-  if (grow_res_arrays(ws, s->n_residues ? s->n_residues : 1))
-    return sp_err_set(err, SP_E_NOMEM, "site: out of memory (%zu residues)", s->n_residues);
-  /* new model: reset the stamps of the per-atom array */
-  memset(ws->atom_hit, 0, n * sizeof *ws->atom_hit);
+  if (grow_atom_hit(ws, n ? n : 1) || grow_res_arrays(ws, s->n_residues ? s->n_residues : 1))
+    return sp_err_set(err, SP_E_NOMEM, "site: out of memory (%zu atoms, %zu residues)", n, s->n_residues);
   ws->valid = 1;
+  ws->full = mk != 0;
   ws->s = s;
   ws->sv = sv;
   ws->n_atoms = s->n_atoms;
@@ -194,6 +303,17 @@ static int ensure_cells(sp_site_ws *ws, const sp_structure *s, const sp_survey *
   ws->cutoff = cutoff;
   ws->fingerprint = fp;
   return 0;
+}
+
+/* 1 when every cell a query from ligand heavy atom p reads was filled (p's cell is marked as a ligand
+   heavy atom's cell at build time, or the cell list is full) */
+static inline int covered(const sp_site_ws *ws, const float *p) {
+  if (ws->full) return 1;
+  int32_t cc[3];
+  sp_cells_coord(&ws->cells, p[0], p[1], p[2], cc);
+  if (cc[0] < 0 || cc[1] < 0 || cc[2] < 0 || cc[0] >= ws->mdim[0] || cc[1] >= ws->mdim[1] || cc[2] >= ws->mdim[2])
+    return 0;
+  return (ws->mask[(size_t)cc[0] + (size_t)ws->mdim[0] * ((size_t)cc[1] + (size_t)ws->mdim[1] * (size_t)cc[2])] & 2) != 0;
 }
 
 /* Next stamp value; on wrap-around clear every stamped array. */
@@ -631,7 +751,7 @@ int sp_site_compute(const sp_structure *s, const sp_survey *sv, size_t lig, cons
       return sp_err_set(err, SP_E_INVALID, "site: ligand %zu atom index %u outside its model", lig, a);
   }
 
-  int rc = ensure_cells(ws, s, sv, L->model, cutoff, err);
+  int rc = ensure_cells(ws, s, sv, L->model, cutoff, 0, err);
   if (rc) return rc;
   if (grow((void **)&ws->lig_heavy, &ws->cap_heavy, L->n_atoms ? L->n_atoms : 1, sizeof *ws->lig_heavy))
     return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
@@ -660,6 +780,14 @@ int sp_site_compute(const sp_structure *s, const sp_survey *sv, size_t lig, cons
     for (int d = 0; d < 3; d++) out->center[d] = (float)(c[d] / (double)n_heavy);
   } else {
     out->flags |= SP_SITE_NO_HEAVY;
+  }
+
+  /* the cell list was filled around the ligands the survey had at build time: a ligand atom outside
+     those cells (a survey changed in place) gets the whole model */
+  for (size_t h = 0; h < n_heavy && !ws->full; h++) {
+    const float *p = s->xyz[ws->lig_heavy[h]];
+    if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) continue;
+    if (!covered(ws, p) && (rc = ensure_cells(ws, s, sv, L->model, cutoff, 1, err))) return rc;
   }
 
   /* neighbour scan: every chosen model atom within the cutoff of a ligand heavy atom */

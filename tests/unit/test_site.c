@@ -336,8 +336,39 @@ static void test_cache(void) {
   sp_site_ws_free(ws);
 }
 
+/* The cell list holds only the cells around the ligands the survey listed when it was built: a ligand
+   outside them (here: the survey's ligand list shortened to its first ligand while the list is built, then
+   restored, same pointers) must still get its exact site (the workspace falls back on the whole model). */
+static void test_ligand_cells(void) {
+  sp_site_ws *ws = sp_site_ws_new();
+  sp_site site = {0};
+  sp_err err = {0};
+  sp_structure s;
+  memset(&s, 0, sizeof s);
+  build_random(&s, 1500, 60, 1);
+  sp_survey sv;
+  TSU_CHECK(tsu_survey(&s, &sv) == 0, "survey");
+  TSU_CHECK(sv.n_ligands > 10, "%zu ligands", sv.n_ligands);
+  size_t n_lig = sv.n_ligands, n_far = 0;
+  for (size_t l = 1; l < n_lig; l++) {
+    sv.n_ligands = 1;
+    TSU_CHECK(sp_site_compute(&s, &sv, 0, NULL, ws, &site, &err) == 0, "%s", err.msg); /* built around ligand 0 */
+    tsu_check_site(&s, &sv, 0, 6.0f, 12000, &site);
+    sv.n_ligands = n_lig;
+    TSU_CHECK(sp_site_compute(&s, &sv, l, NULL, ws, &site, &err) == 0, "%s", err.msg);
+    tsu_check_site(&s, &sv, l, 6.0f, 12000, &site);
+    n_far += site.n_res > 1;
+  }
+  TSU_CHECK(n_far > 0, "no ligand with neighbours");
+  tsu_survey_free(&sv);
+  sp_structure_free(&s);
+  sp_site_free(&site);
+  sp_site_ws_free(ws);
+}
+
 int main(int argc, char **argv) {
   test_random();
+  test_ligand_cells();
   test_small_and_huge();
   test_degenerate();
   test_special_ligands();
