@@ -106,6 +106,11 @@ struct sp_chem_ws {
   float env_rmax;
   struct env_pair { int64_t key; uint32_t atom; uint32_t pad; } *env_tmp; size_t cap_env_tmp;
   struct env_pair *env_tmp2; size_t cap_env_tmp2; uint32_t *env_count; size_t cap_env_count;
+  /* the environment holds only the atoms of the cells that the model's ligands' SASA queries read
+   * (mask over cells env_mlo .. env_mlo + env_mdim - 1), or, with env_full, every candidate atom */
+  int env_full;
+  uint8_t *env_mask; size_t cap_env_mask;
+  int64_t env_mlo[3], env_mdim[3];
   /* residue templates as packed names */
   uint64_t aa_res[20], aa_key_res[128], aa_key_atom[128];
   uint8_t aa_sub[128], aa_sub_first[21];
@@ -120,7 +125,7 @@ void sp_chem_ws_free(sp_chem_ws *w) {
   free(w->cand_x); free(w->cand_y); free(w->cand_z); free(w->cand_r); free(w->cand_hit);
   free(w->res_first); free(w->res_n); free(w->sx); free(w->sr); free(w->sq); free(w->so); free(w->coord);
   sp_sasa_ws_free(w->sasa); free(w->env_key); free(w->env_xyz); free(w->env_rad); free(w->env_res); free(w->env_tmp);
-  free(w->env_tmp2); free(w->env_count);
+  free(w->env_tmp2); free(w->env_count); free(w->env_mask);
   free(w);
 }
 
@@ -1589,8 +1594,89 @@ static void env_fingerprint(const sp_structure *s, const sp_model *m, float fp[1
   }
 }
 
-/* the SASA environment of model @p mi, cached in the workspace */
-static int env_build(ctx *c, size_t mi) {
+/* Cell box [c0, c1] of what burial() reads for a ligand of bounding box [lo, hi] and largest radius rlig
+ * (the same float expressions) */
+static void env_query_box(const float lo[3], const float hi[3], float rlig, float rmax, float probe, int64_t c0[3],
+                          int64_t c1[3]) {
+  const float reach = rlig + rmax + 2.0f * probe;
+  for (int d = 0; d < 3; d++) c0[d] = env_cell(lo[d] - reach), c1[d] = env_cell(hi[d] + reach);
+}
+
+/* Mark the cells the SASA queries of the ligands of model mi read: for each ligand, the box of all its
+ * atoms (H included: a superset of its heavy atoms') with its largest radius (H included: not smaller),
+ * rmax not below the model's largest candidate radius. Every step is monotone, so each query box of
+ * burial() lies inside the marked box of its ligand (burial() checks it all the same).
+ * 0: marked; 1: no mask (too large a box: keep every atom); -1: out of memory. */
+static int env_mark(sp_chem_ws *w, const sp_structure *s, const sp_survey *sv, size_t mi, float rmax, float probe,
+                    size_t n_env) {
+  const sp_model *m = &s->models[mi];
+  const size_t m_lo = m->first_atom, m_hi = (size_t)m->first_atom + m->n_atoms;
+  int64_t blo[3] = {INT64_MAX, INT64_MAX, INT64_MAX}, bhi[3] = {INT64_MIN, INT64_MIN, INT64_MIN};
+  for (int pass = 0; pass < 2; pass++) {
+    const int64_t nx = w->env_mdim[0], ny = w->env_mdim[1];
+    for (size_t l = 0; l < sv->n_ligands; l++) {
+      const sp_ligand *L = &sv->ligands[l];
+      if (L->model != mi) continue;
+      float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, rlig = 0;
+      for (size_t k = 0; k < L->n_atoms; k++) {
+        uint32_t a = sv->atom_refs[(size_t)L->atom_first + k];
+        if (a < m_lo || a >= m_hi) continue;
+        const float *p = s->xyz[a];
+        if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) continue;
+        if (w->vdw[s->element[a]] > rlig) rlig = w->vdw[s->element[a]];
+        for (int d = 0; d < 3; d++) {
+          if (p[d] < lo[d]) lo[d] = p[d];
+          if (p[d] > hi[d]) hi[d] = p[d];
+        }
+      }
+      if (!(lo[0] <= hi[0])) continue;
+      int64_t c0[3], c1[3];
+      env_query_box(lo, hi, rlig, rmax, probe, c0, c1);
+      if (pass == 0) {
+        for (int d = 0; d < 3; d++) {
+          if (c0[d] < blo[d]) blo[d] = c0[d];
+          if (c1[d] > bhi[d]) bhi[d] = c1[d];
+        }
+        continue;
+      }
+      for (int64_t z = c0[2]; z <= c1[2]; z++)
+        for (int64_t y = c0[1]; y <= c1[1]; y++)
+          memset(w->env_mask + (size_t)((c0[0] - w->env_mlo[0]) + nx * ((y - w->env_mlo[1]) + ny * (z - w->env_mlo[2]))),
+                 1, (size_t)(c1[0] - c0[0] + 1));
+    }
+    if (pass == 0) {
+      if (blo[0] > bhi[0]) { /* no ligand with a finite atom: nothing is read */
+        for (int d = 0; d < 3; d++) w->env_mlo[d] = 0, w->env_mdim[d] = 1;
+        if (GROW(w->env_mask, w->cap_env_mask, 1)) return -1;
+        w->env_mask[0] = 0;
+        return 0;
+      }
+      const uint64_t lim = 4 * (uint64_t)n_env + 4096;
+      uint64_t cells = 1;
+      for (int d = 0; d < 3; d++) {
+        uint64_t nd = (uint64_t)(bhi[d] - blo[d] + 1);
+        if (nd > lim) return 1;
+        cells *= nd;
+        if (cells > lim) return 1;
+        w->env_mlo[d] = blo[d];
+        w->env_mdim[d] = (int64_t)nd;
+      }
+      if (GROW(w->env_mask, w->cap_env_mask, (size_t)cells)) return -1;
+      memset(w->env_mask, 0, (size_t)cells);
+    }
+  }
+  return 0;
+}
+
+static inline int env_marked(const sp_chem_ws *w, int64_t x, int64_t y, int64_t z) {
+  x -= w->env_mlo[0], y -= w->env_mlo[1], z -= w->env_mlo[2];
+  if (x < 0 || y < 0 || z < 0 || x >= w->env_mdim[0] || y >= w->env_mdim[1] || z >= w->env_mdim[2]) return 0;
+  return w->env_mask[(size_t)(x + w->env_mdim[0] * (y + w->env_mdim[1] * z))];
+}
+
+/* the SASA environment of model @p mi, cached in the workspace: the candidate atoms (chosen-conformer heavy
+ * non-water atoms with finite coordinates) in the cells the model's ligands read, or with @p full all of them */
+static int env_build(ctx *c, size_t mi, float probe, int full) {
   const sp_structure *s = c->s;
   const sp_survey *sv = c->sv;
   sp_chem_ws *w = c->w;
@@ -1598,24 +1684,48 @@ static int env_build(ctx *c, size_t mi) {
   float fp[16][3];
   env_fingerprint(s, m, fp);
   if (w->env_s == s && w->env_sv == sv && w->env_model == mi && w->env_first == m->first_atom &&
-      w->env_natoms == m->n_atoms && !memcmp(fp, w->env_fp, sizeof fp))
+      w->env_natoms == m->n_atoms && !memcmp(fp, w->env_fp, sizeof fp) && (w->env_full || !full))
     return 0;
   w->env_s = NULL;
   size_t n = 0;
+  const size_t a0 = m->first_atom, a1 = (size_t)m->first_atom + m->n_atoms;
   if (GROW(w->env_tmp, w->cap_env_tmp, (size_t)m->n_atoms + 1))
     return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  /* the mask is marked with the largest heavy-atom radius of the model (not smaller than the candidates'
+     largest, rmax below, which the queries use) */
+  float rbound = 0;
+  int mk = 1;
+  if (!full) {
+    uint8_t seen[256] = {0};
+    for (size_t a = a0; a < a1; a++) seen[s->element[a]] = 1;
+    for (int el = 0; el < 256; el++)
+      if (seen[el] && el != 1 && w->vdw[el] > rbound) rbound = w->vdw[el];
+    mk = env_mark(w, s, sv, mi, rbound, probe, m->n_atoms);
+    if (mk < 0) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  }
   float rmax = 0;
-  for (size_t a = m->first_atom; a < (size_t)m->first_atom + m->n_atoms; a++) {
+  const int64_t lx = w->env_mlo[0], ly = w->env_mlo[1], lz = w->env_mlo[2];
+  const uint64_t nx = (uint64_t)w->env_mdim[0], ny = (uint64_t)w->env_mdim[1], nz = (uint64_t)w->env_mdim[2];
+  for (size_t a = a0; a < a1; a++) {
     uint8_t el = s->element[a];
+    if (el == 1) continue;
     const float *p = s->xyz[a];
-    if (el == 1 || !isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) continue;
+    const float r = w->vdw[el];
+    if (r > rmax && isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]) &&
+        sv->res_role[s->atom_residue[a]] != SP_ROLE_WATER && sp_survey_atom_chosen(s, sv, a))
+      rmax = r; /* the whole model's largest candidate radius, whatever the mask keeps */
+    const int64_t cx = env_cell(p[0]), cy = env_cell(p[1]), cz = env_cell(p[2]);
+    if (mk == 0) {
+      const uint64_t x = (uint64_t)(cx - lx), y = (uint64_t)(cy - ly), z = (uint64_t)(cz - lz);
+      if (x >= nx || y >= ny || z >= nz || !w->env_mask[x + nx * (y + ny * z)]) continue;
+    }
+    if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) continue;
     if (sv->res_role[s->atom_residue[a]] == SP_ROLE_WATER || !sp_survey_atom_chosen(s, sv, a)) continue;
-    w->env_tmp[n].key = env_pack(env_cell(p[0]), env_cell(p[1]), env_cell(p[2]));
+    w->env_tmp[n].key = env_pack(cx, cy, cz);
     w->env_tmp[n].atom = (uint32_t)a;
     n++;
-    float r = w->vdw[el];
-    if (r > rmax) rmax = r;
   }
+  w->env_full = mk != 0;
   if (env_sort(w, n)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   if (GROW(w->env_key, w->cap_env, n + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   size_t cap = w->cap_env;
@@ -1652,7 +1762,7 @@ static int burial(ctx *c, const sp_chem_opts *opt, size_t lig) {
   o->sasa_free_total = o->sasa_complex_total = 0;
   if (nl == 0) return 0;
   const float probe = opt->probe;
-  int rc = env_build(c, sv->ligands[lig].model);
+  int rc = env_build(c, sv->ligands[lig].model, probe, 0);
   if (rc) return rc;
   if (!w->sasa && !(w->sasa = sp_sasa_ws_new())) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -1674,10 +1784,20 @@ static int burial(ctx *c, const sp_chem_opts *opt, size_t lig) {
   if (lo[0] <= hi[0]) {
     /* every atom that can occlude a ligand atom's probe sphere: d < r_lig + r_env + 2 probe */
     const float reach = rlig + w->env_rmax + 2.0f * probe;
-    if (GROW(w->sx, w->cap_sx, nl + w->env_n + 1) || GROW(w->sr, w->cap_sr, nl + w->env_n + 1))
-      return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
     int64_t c0[3], c1[3];
     for (int d = 0; d < 3; d++) c0[d] = env_cell(lo[d] - reach), c1[d] = env_cell(hi[d] + reach);
+    /* the environment holds the cells read by the ligands the survey had at build time; a box outside
+       them (another site or survey passed) gets every atom of the model */
+    int cov = 1;
+    for (int64_t cz = c0[2]; cz <= c1[2] && cov && !w->env_full; cz++)
+      for (int64_t cy = c0[1]; cy <= c1[1] && cov; cy++)
+        cov = env_marked(w, c0[0], cy, cz) && env_marked(w, c1[0], cy, cz) &&
+              !memchr(w->env_mask + (size_t)((c0[0] - w->env_mlo[0]) +
+                                             w->env_mdim[0] * ((cy - w->env_mlo[1]) + w->env_mdim[1] * (cz - w->env_mlo[2]))),
+                      0, (size_t)(c1[0] - c0[0] + 1));
+    if (!cov && (rc = env_build(c, sv->ligands[lig].model, probe, 1))) return rc;
+    if (GROW(w->sx, w->cap_sx, nl + w->env_n + 1) || GROW(w->sr, w->cap_sr, nl + w->env_n + 1))
+      return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
     for (int64_t cx = c0[0]; cx <= c1[0]; cx++)
       for (int64_t cy = c0[1]; cy <= c1[1]; cy++) {
         int64_t k0 = env_pack(cx, cy, c0[2]), k1 = env_pack(cx, cy, c1[2]);

@@ -49,7 +49,7 @@ static int open_site(fx *f, const char *dir, const char *file, const char *comp,
   if (rc) return -1;
   for (size_t r = 0; r < f->s.n_residues; r++) {
     const sp_residue *R = &f->s.residues[r];
-    if (!strcmp(R->comp_id, comp) && R->auth_seq_id == num && !strcmp(f->s.chains[R->chain].auth_asym_id, chain) &&
+    if (!comp ? f->sv.res_ligand[r] == 0 : !strcmp(R->comp_id, comp) && (!comp || (R->auth_seq_id == num && !strcmp(f->s.chains[R->chain].auth_asym_id, chain))) &&
         f->sv.res_ligand[r] >= 0) {
       f->lig = (size_t)f->sv.res_ligand[r];
       f->ws = sp_site_ws_new();
@@ -59,7 +59,7 @@ static int open_site(fx *f, const char *dir, const char *file, const char *comp,
       return rc ? -1 : 0;
     }
   }
-  CHECK(0, "%s: ligand %s %s %d not found", file, comp, chain, num);
+  CHECK(0, "%s: ligand %s %s %d not found", file, comp ? comp : "(first)", chain ? chain : "", num);
   return -1;
 }
 
@@ -186,6 +186,50 @@ static void test_atp(const char *dir) {
   close_site(&f);
 }
 
+/* The SASA environment holds only the cells the SASA of the model's ligands (as listed when it was built)
+ * reads: built while the survey lists only the first ligand, then used for every other ligand (same
+ * pointers), it must fall back on the whole model and give the SASA of a fresh workspace, bit for bit. */
+static void test_env_cells(const char *dir, const char *file) {
+  fx f;
+  if (open_site(&f, dir, file, NULL, NULL, 0)) return;
+  sp_site_ws *ws2 = sp_site_ws_new();
+  sp_chem_ws *cw2 = sp_chem_ws_new();
+  sp_site site2 = {0};
+  sp_site_chem ch2 = {0};
+  sp_err err = {0};
+  size_t n_lig = f.sv.n_ligands, n_checked = 0;
+  for (size_t l = 1; l < n_lig; l++) {
+    if (f.sv.ligands[l].model != f.sv.ligands[0].model) continue;
+    /* reference: fresh workspaces */
+    sp_site_ws_free(ws2), sp_chem_ws_free(cw2);
+    ws2 = sp_site_ws_new(), cw2 = sp_chem_ws_new();
+    int rc = sp_site_compute(&f.s, &f.sv, l, NULL, ws2, &site2, &err);
+    if (!rc) rc = sp_site_chem_compute(&f.s, &f.sv, l, &site2, ccd, NULL, cw2, &ch2, &err);
+    CHECK(rc == 0, "%s", err.msg);
+    if (rc) continue;
+    /* environment built around ligand 0 alone, then ligand l */
+    f.sv.n_ligands = 1;
+    rc = sp_site_compute(&f.s, &f.sv, 0, NULL, f.ws, &f.site, &err);
+    if (!rc) rc = sp_site_chem_compute(&f.s, &f.sv, 0, &f.site, ccd, NULL, f.cw, &f.ch, &err);
+    f.sv.n_ligands = n_lig;
+    if (!rc) rc = sp_site_compute(&f.s, &f.sv, l, NULL, f.ws, &f.site, &err);
+    if (!rc) rc = sp_site_chem_compute(&f.s, &f.sv, l, &f.site, ccd, NULL, f.cw, &f.ch, &err);
+    CHECK(rc == 0, "%s", err.msg);
+    if (rc) continue;
+    CHECK(f.ch.n_atoms == ch2.n_atoms && !memcmp(f.ch.sasa_free, ch2.sasa_free, ch2.n_atoms * sizeof(float)) &&
+              !memcmp(f.ch.sasa_complex, ch2.sasa_complex, ch2.n_atoms * sizeof(float)),
+          "%s ligand %zu: SASA %g / %g, fresh workspace %g / %g", file, l, (double)f.ch.sasa_free_total,
+          (double)f.ch.sasa_complex_total, (double)ch2.sasa_free_total, (double)ch2.sasa_complex_total);
+    n_checked++;
+  }
+  CHECK(n_checked > 0, "%s: no second ligand", file);
+  sp_site_free(&site2);
+  sp_site_chem_free(&ch2);
+  sp_site_ws_free(ws2);
+  sp_chem_ws_free(cw2);
+  close_site(&f);
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: %s CCD_FILE STRUCTURES_DIR\n", argv[0]);
@@ -207,6 +251,7 @@ int main(int argc, char **argv) {
   CHECK(!strcmp(sp_geometry_name(SP_GEOM_SQUARE_PYRAMIDAL), "square.pyramidal"), "geometry name");
   test_ph(argv[2]);
   test_atp(argv[2]);
+  test_env_cells(argv[2], "1xdn.pdb");
   sp_ccd_close(ccd);
   return sp_test_done("test_site_chem");
 }
