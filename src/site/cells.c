@@ -73,11 +73,6 @@ static int grow_xyz(sp_cells *c, size_t need) {
 }
 
 int sp_cells_build(sp_cells *c, const sp_cell_pt *in, size_t n, float edge) {
-  return sp_cells_build_at(c, in, n, edge, NULL, 0);
-}
-
-int sp_cells_build_at(sp_cells *c, const sp_cell_pt *in, size_t n, float edge, const double origin[3],
-                      size_t dense_atoms) {
   c->edge = edge;
   c->inv_edge = 1.0 / (double)edge;
   c->n_pts = 0;
@@ -103,12 +98,10 @@ int sp_cells_build_at(sp_cells *c, const sp_cell_pt *in, size_t n, float edge, c
     c->start[0] = c->start[1] = 0;
     return 0;
   }
-  if (origin)
-    for (int d = 0; d < 3; d++) lo[d] = origin[d]; /* at or below every point (caller's contract) */
   for (int d = 0; d < 3; d++) c->origin[d] = lo[d];
 
   /* dense dimensions, if the box is small enough */
-  size_t dense_cap = (dense_atoms > n_ok ? dense_atoms : n_ok) * SP_CELLS_DENSE_FACTOR;
+  size_t dense_cap = n_ok * SP_CELLS_DENSE_FACTOR;
   if (dense_cap < 4096) dense_cap = 4096;
   double cells = 1.0;
   int32_t dim[3];
@@ -166,5 +159,33 @@ int sp_cells_build_at(sp_cells *c, const sp_cell_pt *in, size_t n, float edge, c
   for (size_t j = 0; j < n_ok; j++) c->px[j] = c->pts[j].x, c->py[j] = c->pts[j].y, c->pz[j] = c->pts[j].z;
   for (size_t j = n_ok; j < n_ok + 4; j++) c->px[j] = c->py[j] = c->pz[j] = 0.0f;
   c->n_pts = n_ok;
+  return 0;
+}
+
+int sp_cells_build_dense(sp_cells *c, const sp_cell_pt *in, const uint32_t *bucket, size_t n, float edge,
+                         const double origin[3], const int32_t dims[3]) {
+  c->edge = edge;
+  c->inv_edge = 1.0 / (double)edge;
+  c->n_pts = 0;
+  c->hashed = 0;
+  for (int d = 0; d < 3; d++) c->origin[d] = origin[d];
+  c->nx = dims[0], c->ny = dims[1], c->nz = dims[2];
+  c->n_buckets = (size_t)dims[0] * (size_t)dims[1] * (size_t)dims[2];
+  if (grow((void **)&c->start, &c->cap_buckets, c->n_buckets + 1, sizeof *c->start) ||
+      grow((void **)&c->pts, &c->cap_pts, n ? n : 1, sizeof *c->pts) || grow_xyz(c, n + 4)) {
+    c->nx = c->ny = c->nz = 1;
+    c->n_buckets = 1;
+    if (c->start && c->cap_buckets >= 2) c->start[0] = c->start[1] = 0;
+    return -1;
+  }
+  memset(c->start, 0, (c->n_buckets + 1) * sizeof *c->start);
+  for (size_t i = 0; i < n; i++) c->start[bucket[i] + 1]++;
+  for (size_t b = 0; b < c->n_buckets; b++) c->start[b + 1] += c->start[b];
+  for (size_t i = 0; i < n; i++) c->pts[c->start[bucket[i]]++] = in[i]; /* stable */
+  for (size_t b = c->n_buckets; b > 0; b--) c->start[b] = c->start[b - 1];
+  c->start[0] = 0;
+  for (size_t j = 0; j < n; j++) c->px[j] = c->pts[j].x, c->py[j] = c->pts[j].y, c->pz[j] = c->pts[j].z;
+  for (size_t j = n; j < n + 4; j++) c->px[j] = c->py[j] = c->pz[j] = 0.0f;
+  c->n_pts = n;
   return 0;
 }

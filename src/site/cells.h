@@ -57,13 +57,13 @@ void sp_cells_free(sp_cells *c);
 int sp_cells_build(sp_cells *c, const sp_cell_pt *in, size_t n, float edge);
 
 /**
- * As sp_cells_build, with the grid's origin given (@p origin: at or below every finite point in each
- * coordinate; NULL: the lower corner of the points' box) and the dense/hashed choice made as for
- * max(@p dense_atoms, points) points. A subset of a point set built with the full set's origin has
- * the same cell coordinates as in the full set's grid.
+ * Build @p c as a dense grid of @p dims cells of edge @p edge with lower corner @p origin over @p n finite
+ * points @p in, whose buckets x + nx (y + ny z) the caller computed with sp_cells_coord's expression
+ * (@p bucket, each < dims[0] dims[1] dims[2]). Input order is kept within a bucket.
+ * @return 0, or -1 when out of memory (c is then empty but valid).
  */
-int sp_cells_build_at(sp_cells *c, const sp_cell_pt *in, size_t n, float edge, const double origin[3],
-                      size_t dense_atoms);
+int sp_cells_build_dense(sp_cells *c, const sp_cell_pt *in, const uint32_t *bucket, size_t n, float edge,
+                         const double origin[3], const int32_t dims[3]);
 
 /** Integer cell coordinates of a position (clamped). */
 void sp_cells_coord(const sp_cells *c, float x, float y, float z, int32_t out[3]);

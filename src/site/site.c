@@ -32,6 +32,7 @@ struct sp_site_ws {
 
   sp_cells cells;
   sp_cell_pt *in;          /* build input scratch */
+  uint32_t *in_bucket;     /* [cap_in] their buckets in the mask's grid */
   size_t cap_in;
   /* the cell list holds only the atoms in the cells around the model's ligand heavy atoms (mask over
      the model's grid: bit 1 = cell within one cell of a ligand heavy atom's cell, bit 2 = such a cell);
@@ -73,6 +74,7 @@ void sp_site_ws_free(sp_site_ws *ws) {
   if (!ws) return;
   sp_cells_free(&ws->cells);
   free(ws->in);
+  free(ws->in_bucket);
   free(ws->mask);
   free(ws->atom_hit);
   free(ws->res_hit);
@@ -253,8 +255,12 @@ static int ensure_cells(sp_site_ws *ws, const sp_structure *s, const sp_survey *
   ws->valid = 0;
   ws->sym_valid = 0;
   size_t n = m->n_atoms;
-  if (grow((void **)&ws->in, &ws->cap_in, n ? n : 1, sizeof *ws->in))
-    return sp_err_set(err, SP_E_NOMEM, "site: out of memory for the cell list (%zu atoms)", n);
+  if (n > ws->cap_in) {
+    size_t c1 = ws->cap_in, c2 = ws->cap_in;
+    if (grow((void **)&ws->in, &c1, n, sizeof *ws->in) || grow((void **)&ws->in_bucket, &c2, n, sizeof *ws->in_bucket))
+      return sp_err_set(err, SP_E_NOMEM, "site: out of memory for the cell list (%zu atoms)", n);
+    ws->cap_in = c1 < c2 ? c1 : c2;
+  }
   const float edge = cell_edge(cutoff);
   ws->cells.inv_edge = 1.0 / (double)edge;
   int mk = full ? 1 : mark_ligand_cells(ws, s, sv, mi, edge, n);
@@ -270,12 +276,14 @@ static int ensure_cells(sp_site_ws *ws, const sp_structure *s, const sp_survey *
          infinities fail the range test) */
       const double tx = ((double)p[0] - o0) * inv, ty = ((double)p[1] - o1) * inv, tz = ((double)p[2] - o2) * inv;
       if (!(tx >= 0 && tx < dx && ty >= 0 && ty < dy && tz >= 0 && tz < dz)) continue;
-      if (!(ws->mask[(size_t)tx + nx * ((size_t)ty + ny * (size_t)tz)] & 1)) continue;
+      const size_t b = (size_t)tx + nx * ((size_t)ty + ny * (size_t)tz);
+      if (!(ws->mask[b] & 1)) continue;
       if (!sp_survey_atom_chosen(s, sv, i)) continue;
       ws->in[k].x = p[0];
       ws->in[k].y = p[1];
       ws->in[k].z = p[2];
       ws->in[k].id = (uint32_t)i;
+      ws->in_bucket[k] = (uint32_t)b;
       k++;
     }
   } else {
@@ -288,8 +296,10 @@ static int ensure_cells(sp_site_ws *ws, const sp_structure *s, const sp_survey *
       k++;
     }
   }
+  /* masked: the mask's grid is the cell list's (dense; buckets computed above) */
   double org[3] = {ws->cells.origin[0], ws->cells.origin[1], ws->cells.origin[2]};
-  if (sp_cells_build_at(&ws->cells, ws->in, k, edge, mk == 0 ? org : NULL, mk == 0 ? n : k))
+  if (mk == 0 ? sp_cells_build_dense(&ws->cells, ws->in, ws->in_bucket, k, edge, org, ws->mdim)
+              : sp_cells_build(&ws->cells, ws->in, k, edge))
     return sp_err_set(err, SP_E_NOMEM, "site: out of memory for the cell list (%zu atoms)", n);
   if (grow_atom_hit(ws, n ? n : 1) || grow_res_arrays(ws, s->n_residues ? s->n_residues : 1))
     return sp_err_set(err, SP_E_NOMEM, "site: out of memory (%zu atoms, %zu residues)", n, s->n_residues);

@@ -1613,7 +1613,7 @@ static int env_mark(sp_chem_ws *w, const sp_structure *s, const sp_survey *sv, s
   const size_t m_lo = m->first_atom, m_hi = (size_t)m->first_atom + m->n_atoms;
   int64_t blo[3] = {INT64_MAX, INT64_MAX, INT64_MAX}, bhi[3] = {INT64_MIN, INT64_MIN, INT64_MIN};
   for (int pass = 0; pass < 2; pass++) {
-    const int64_t nx = w->env_mdim[0], ny = w->env_mdim[1];
+    const int64_t ny = w->env_mdim[1], nz = w->env_mdim[2];
     for (size_t l = 0; l < sv->n_ligands; l++) {
       const sp_ligand *L = &sv->ligands[l];
       if (L->model != mi) continue;
@@ -1639,10 +1639,10 @@ static int env_mark(sp_chem_ws *w, const sp_structure *s, const sp_survey *sv, s
         }
         continue;
       }
-      for (int64_t z = c0[2]; z <= c1[2]; z++)
+      for (int64_t x = c0[0]; x <= c1[0]; x++)
         for (int64_t y = c0[1]; y <= c1[1]; y++)
-          memset(w->env_mask + (size_t)((c0[0] - w->env_mlo[0]) + nx * ((y - w->env_mlo[1]) + ny * (z - w->env_mlo[2]))),
-                 1, (size_t)(c1[0] - c0[0] + 1));
+          memset(w->env_mask + (size_t)((c0[2] - w->env_mlo[2]) + nz * ((y - w->env_mlo[1]) + ny * (x - w->env_mlo[0]))),
+                 1, (size_t)(c1[2] - c0[2] + 1));
     }
     if (pass == 0) {
       if (blo[0] > bhi[0]) { /* no ligand with a finite atom: nothing is read */
@@ -1668,10 +1668,11 @@ static int env_mark(sp_chem_ws *w, const sp_structure *s, const sp_survey *sv, s
   return 0;
 }
 
-static inline int env_marked(const sp_chem_ws *w, int64_t x, int64_t y, int64_t z) {
+/* index of cell (x, y, z) in the mask (x-major: the order of the packed keys), or -1 outside it */
+static inline int64_t env_mask_index(const sp_chem_ws *w, int64_t x, int64_t y, int64_t z) {
   x -= w->env_mlo[0], y -= w->env_mlo[1], z -= w->env_mlo[2];
-  if (x < 0 || y < 0 || z < 0 || x >= w->env_mdim[0] || y >= w->env_mdim[1] || z >= w->env_mdim[2]) return 0;
-  return w->env_mask[(size_t)(x + w->env_mdim[0] * (y + w->env_mdim[1] * z))];
+  if (x < 0 || y < 0 || z < 0 || x >= w->env_mdim[0] || y >= w->env_mdim[1] || z >= w->env_mdim[2]) return -1;
+  return z + w->env_mdim[2] * (y + w->env_mdim[1] * x);
 }
 
 /* the SASA environment of model @p mi, cached in the workspace: the candidate atoms (chosen-conformer heavy
@@ -1706,6 +1707,11 @@ static int env_build(ctx *c, size_t mi, float probe, int full) {
   float rmax = 0;
   const int64_t lx = w->env_mlo[0], ly = w->env_mlo[1], lz = w->env_mlo[2];
   const uint64_t nx = (uint64_t)w->env_mdim[0], ny = (uint64_t)w->env_mdim[1], nz = (uint64_t)w->env_mdim[2];
+  if (mk == 0) { /* counting sort over the mask's cells (x-major: the packed keys' order), counted in the pass */
+    if (GROW(w->env_count, w->cap_env_count, (size_t)(nx * ny * nz) + 1))
+      return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+    memset(w->env_count, 0, ((size_t)(nx * ny * nz) + 1) * sizeof *w->env_count);
+  }
   for (size_t a = a0; a < a1; a++) {
     uint8_t el = s->element[a];
     if (el == 1) continue;
@@ -1715,18 +1721,22 @@ static int env_build(ctx *c, size_t mi, float probe, int full) {
         sv->res_role[s->atom_residue[a]] != SP_ROLE_WATER && sp_survey_atom_chosen(s, sv, a))
       rmax = r; /* the whole model's largest candidate radius, whatever the mask keeps */
     const int64_t cx = env_cell(p[0]), cy = env_cell(p[1]), cz = env_cell(p[2]);
+    uint64_t idx = 0;
     if (mk == 0) {
       const uint64_t x = (uint64_t)(cx - lx), y = (uint64_t)(cy - ly), z = (uint64_t)(cz - lz);
-      if (x >= nx || y >= ny || z >= nz || !w->env_mask[x + nx * (y + ny * z)]) continue;
+      if (x >= nx || y >= ny || z >= nz) continue;
+      idx = z + nz * (y + ny * x);
+      if (!w->env_mask[idx]) continue;
     }
     if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) continue;
     if (sv->res_role[s->atom_residue[a]] == SP_ROLE_WATER || !sp_survey_atom_chosen(s, sv, a)) continue;
     w->env_tmp[n].key = env_pack(cx, cy, cz);
     w->env_tmp[n].atom = (uint32_t)a;
+    w->env_tmp[n].pad = (uint32_t)idx;
+    if (mk == 0) w->env_count[idx + 1]++;
     n++;
   }
   w->env_full = mk != 0;
-  if (env_sort(w, n)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   if (GROW(w->env_key, w->cap_env, n + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   size_t cap = w->cap_env;
   float(*x)[3] = realloc(w->env_xyz, cap * sizeof *x);
@@ -1736,12 +1746,24 @@ static int env_build(ctx *c, size_t mi, float probe, int full) {
   uint32_t *re = realloc(w->env_res, cap * sizeof *re);
   if (re) w->env_res = re;
   if (!x || !r || !re) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
-  for (size_t k = 0; k < n; k++) {
-    uint32_t a = w->env_tmp[k].atom;
-    w->env_key[k] = w->env_tmp[k].key;
-    memcpy(w->env_xyz[k], s->xyz[a], sizeof w->env_xyz[k]);
-    w->env_rad[k] = w->vdw[s->element[a]];
-    w->env_res[k] = s->atom_residue[a];
+  if (mk == 0) { /* stable scatter in key order */
+    for (size_t q = 0; q < (size_t)(nx * ny * nz); q++) w->env_count[q + 1] += w->env_count[q];
+    for (size_t k = 0; k < n; k++) {
+      const uint32_t a = w->env_tmp[k].atom, j = w->env_count[w->env_tmp[k].pad]++;
+      w->env_key[j] = w->env_tmp[k].key;
+      memcpy(w->env_xyz[j], s->xyz[a], sizeof w->env_xyz[j]);
+      w->env_rad[j] = w->vdw[s->element[a]];
+      w->env_res[j] = s->atom_residue[a];
+    }
+  } else {
+    if (env_sort(w, n)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+    for (size_t k = 0; k < n; k++) {
+      uint32_t a = w->env_tmp[k].atom;
+      w->env_key[k] = w->env_tmp[k].key;
+      memcpy(w->env_xyz[k], s->xyz[a], sizeof w->env_xyz[k]);
+      w->env_rad[k] = w->vdw[s->element[a]];
+      w->env_res[k] = s->atom_residue[a];
+    }
   }
   w->env_n = n;
   w->env_rmax = rmax;
@@ -1789,12 +1811,12 @@ static int burial(ctx *c, const sp_chem_opts *opt, size_t lig) {
     /* the environment holds the cells read by the ligands the survey had at build time; a box outside
        them (another site or survey passed) gets every atom of the model */
     int cov = 1;
-    for (int64_t cz = c0[2]; cz <= c1[2] && cov && !w->env_full; cz++)
-      for (int64_t cy = c0[1]; cy <= c1[1] && cov; cy++)
-        cov = env_marked(w, c0[0], cy, cz) && env_marked(w, c1[0], cy, cz) &&
-              !memchr(w->env_mask + (size_t)((c0[0] - w->env_mlo[0]) +
-                                             w->env_mdim[0] * ((cy - w->env_mlo[1]) + w->env_mdim[1] * (cz - w->env_mlo[2]))),
-                      0, (size_t)(c1[0] - c0[0] + 1));
+    for (int64_t cx = c0[0]; cx <= c1[0] && cov && !w->env_full; cx++)
+      for (int64_t cy = c0[1]; cy <= c1[1] && cov; cy++) {
+        const int64_t i0 = env_mask_index(w, cx, cy, c0[2]);
+        cov = i0 >= 0 && env_mask_index(w, cx, cy, c1[2]) >= 0 &&
+              !memchr(w->env_mask + i0, 0, (size_t)(c1[2] - c0[2] + 1));
+      }
     if (!cov && (rc = env_build(c, sv->ligands[lig].model, probe, 1))) return rc;
     if (GROW(w->sx, w->cap_sx, nl + w->env_n + 1) || GROW(w->sr, w->cap_sr, nl + w->env_n + 1))
       return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
