@@ -1655,7 +1655,7 @@ static int env_mark(sp_chem_ws *w, const sp_structure *s, const sp_survey *sv, s
       uint64_t cells = 1;
       for (int d = 0; d < 3; d++) {
         uint64_t nd = (uint64_t)(bhi[d] - blo[d] + 1);
-        if (nd > lim) return 1;
+        if (nd > lim || blo[d] <= 0 || bhi[d] >= 2 * (int64_t)ENV_BIAS - 2) return 1; /* clamped cells: no mask */
         cells *= nd;
         if (cells > lim) return 1;
         w->env_mlo[d] = blo[d];
@@ -1707,6 +1707,8 @@ static int env_build(ctx *c, size_t mi, float probe, int full) {
   float rmax = 0;
   const int64_t lx = w->env_mlo[0], ly = w->env_mlo[1], lz = w->env_mlo[2];
   const uint64_t nx = (uint64_t)w->env_mdim[0], ny = (uint64_t)w->env_mdim[1], nz = (uint64_t)w->env_mdim[2];
+  const double ox = (double)(lx - ENV_BIAS), oy = (double)(ly - ENV_BIAS), oz = (double)(lz - ENV_BIAS);
+  const double fx = (double)nx, fy = (double)ny, fz = (double)nz;
   if (mk == 0) { /* counting sort over the mask's cells (x-major: the packed keys' order), counted in the pass */
     if (GROW(w->env_count, w->cap_env_count, (size_t)(nx * ny * nz) + 1))
       return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
@@ -1720,15 +1722,23 @@ static int env_build(ctx *c, size_t mi, float probe, int full) {
     if (r > rmax && isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]) &&
         sv->res_role[s->atom_residue[a]] != SP_ROLE_WATER && sp_survey_atom_chosen(s, sv, a))
       rmax = r; /* the whole model's largest candidate radius, whatever the mask keeps */
-    const int64_t cx = env_cell(p[0]), cy = env_cell(p[1]), cz = env_cell(p[2]);
+    int64_t cx, cy, cz;
     uint64_t idx = 0;
     if (mk == 0) {
-      const uint64_t x = (uint64_t)(cx - lx), y = (uint64_t)(cy - ly), z = (uint64_t)(cz - lz);
-      if (x >= nx || y >= ny || z >= nz) continue;
+      /* v / ENV_CELL - (mask corner - ENV_BIAS): exact (a power of two, then integers far below 2^53); at or
+         above 0 inside the mask, where truncation is floor, so x + lx = env_cell(v) (the mask avoids the
+         clamped cells); NaN and infinities fail the range test */
+      const double tx = (double)p[0] * (1.0 / ENV_CELL) - ox, ty = (double)p[1] * (1.0 / ENV_CELL) - oy,
+                   tz = (double)p[2] * (1.0 / ENV_CELL) - oz;
+      if (!(tx >= 0 && tx < fx && ty >= 0 && ty < fy && tz >= 0 && tz < fz)) continue;
+      const uint64_t x = (uint64_t)tx, y = (uint64_t)ty, z = (uint64_t)tz;
       idx = z + nz * (y + ny * x);
       if (!w->env_mask[idx]) continue;
+      cx = (int64_t)x + lx, cy = (int64_t)y + ly, cz = (int64_t)z + lz;
+    } else {
+      if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) continue;
+      cx = env_cell(p[0]), cy = env_cell(p[1]), cz = env_cell(p[2]);
     }
-    if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) continue;
     if (sv->res_role[s->atom_residue[a]] == SP_ROLE_WATER || !sp_survey_atom_chosen(s, sv, a)) continue;
     w->env_tmp[n].key = env_pack(cx, cy, cz);
     w->env_tmp[n].atom = (uint32_t)a;
