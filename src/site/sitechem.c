@@ -1756,7 +1756,7 @@ static int env_build(ctx *c, size_t mi, float probe, int full) {
   uint32_t *re = realloc(w->env_res, cap * sizeof *re);
   if (re) w->env_res = re;
   if (!x || !r || !re) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
-  if (mk == 0) { /* stable scatter in key order */
+  if (mk == 0) { /* stable scatter in key order; env_count[q] then ends cell q (burial() reads it) */
     for (size_t q = 0; q < (size_t)(nx * ny * nz); q++) w->env_count[q + 1] += w->env_count[q];
     for (size_t k = 0; k < n; k++) {
       const uint32_t a = w->env_tmp[k].atom, j = w->env_count[w->env_tmp[k].pad]++;
@@ -1833,13 +1833,21 @@ static int burial(ctx *c, const sp_chem_opts *opt, size_t lig) {
     for (int64_t cx = c0[0]; cx <= c1[0]; cx++)
       for (int64_t cy = c0[1]; cy <= c1[1]; cy++) {
         int64_t k0 = env_pack(cx, cy, c0[2]), k1 = env_pack(cx, cy, c1[2]);
-        size_t a = 0, b = w->env_n;
-        while (a < b) {
-          size_t mid = (a + b) / 2;
-          if (w->env_key[mid] < k0) a = mid + 1;
-          else b = mid;
+        size_t a = 0, b = w->env_n, end = w->env_n;
+        if (!w->env_full) {
+          /* masked: the column's cells are consecutive in the mask (covered, above); env_count[q] is the end
+             of cell q's atoms, so [a, b) is the atoms of cells c0[2] .. c1[2] */
+          const int64_t i0 = env_mask_index(w, cx, cy, c0[2]), i1 = i0 + (c1[2] - c0[2]);
+          a = i0 ? w->env_count[i0 - 1] : 0;
+          end = w->env_count[i1];
+        } else {
+          while (a < b) {
+            size_t mid = (a + b) / 2;
+            if (w->env_key[mid] < k0) a = mid + 1;
+            else b = mid;
+          }
         }
-        for (size_t k = a; k < w->env_n && w->env_key[k] <= k1; k++) {
+        for (size_t k = a; k < end && w->env_key[k] <= k1; k++) {
           const float *p = w->env_xyz[k];
           if (!(p[0] >= lo[0] - reach && p[0] <= hi[0] + reach && p[1] >= lo[1] - reach && p[1] <= hi[1] + reach &&
                 p[2] >= lo[2] - reach && p[2] <= hi[2] + reach))
