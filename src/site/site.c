@@ -761,7 +761,9 @@ int sp_site_compute(const sp_structure *s, const sp_survey *sv, size_t lig, cons
       return sp_err_set(err, SP_E_INVALID, "site: ligand %zu atom index %u outside its model", lig, a);
   }
 
-  int rc = ensure_cells(ws, s, sv, L->model, cutoff, 0, err);
+  /* symmetry mates search the asymmetric unit around images of the ligand, far from any ligand of the
+     model, and bound their translations by the box of the model's atoms: they need the whole model */
+  int rc = ensure_cells(ws, s, sv, L->model, cutoff, opts && opts->symmetry_mates, err);
   if (rc) return rc;
   if (grow((void **)&ws->lig_heavy, &ws->cap_heavy, L->n_atoms ? L->n_atoms : 1, sizeof *ws->lig_heavy))
     return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
