@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cif_internal.h"
+
 /* ---------------------------------------------------------------- helpers */
 
 /* whitespace per CIF 1.1: space, tab, LF, CR (VT and FF tolerated as blanks) */
@@ -178,6 +180,8 @@ typedef struct parser {
   int has_pending;
   tok pending;
   int ecls; /* class of the last error */
+  int in_save;      /* inside a save_ frame (its categories are dropped at its end) */
+  sp_cif_stream *st; /* NULL, or the loop to hand over row by row (cif_internal.h) */
 } parser;
 
 static int perr(parser *P, int cls, const char *at, const char *fmt, ...)
@@ -379,6 +383,53 @@ static int push_cat(parser *P, sp_sv name, int is_loop, const char *at) {
   return 0;
 }
 
+/* Where the values of a loop go: the document's value array, or (a streamed loop, see
+ * sp_cif_stream) a small buffer whose complete rows are handed to the reader whenever it fills,
+ * so that they are converted while still in the L1 cache and never stored. */
+typedef struct vsink {
+  sp_cif_value *vals; /* d->values, or the stream buffer */
+  size_t nv, cap;     /* filled, capacity */
+  sp_cif_stream *st;  /* NULL: document */
+  size_t rs;          /* stream: first value of the first row not yet handed over */
+  uint64_t rows;      /* stream: rows handed over */
+  uint32_t ncols;
+} vsink;
+
+static void sink_deliver(vsink *k) {
+  sp_cif_stream *st = k->st;
+  while (k->nv - k->rs >= k->ncols) {
+    if (!st->rc) st->rc = st->row(st->ctx, k->vals + k->rs);
+    k->rs += k->ncols;
+    k->rows++;
+  }
+}
+
+/* room for `need` more values (need <= 65 for a stream: its buffer holds ncols + 65 more) */
+static int sink_room(parser *P, vsink *k, size_t need) {
+  if (k->cap - k->nv >= need) return 0;
+  if (!k->st) {
+    sp_cif_doc *d = P->d;
+    d->n_values = k->nv;
+    if (grow((void **)&d->values, &d->cap_values, k->nv + need, sizeof *d->values))
+      return perr(P, SP_E_NOMEM, NULL, "out of memory (CIF values)");
+    k->vals = d->values;
+    k->cap = d->cap_values;
+    return 0;
+  }
+  sink_deliver(k);
+  memmove(k->vals, k->vals + k->rs, (k->nv - k->rs) * sizeof *k->vals);
+  k->nv -= k->rs;
+  k->rs = 0;
+  return 0;
+}
+
+static bool stream_wants(const parser *P, sp_sv cat) {
+  sp_cif_stream *st = P->st;
+  if (!st || st->state != SP_CIF_STREAM_ARMED || P->in_save || P->d->n_blocks != 1) return false;
+  if (cat.n && *cat.p == '_') cat.p++, cat.n--;
+  return cat.n == strlen(st->category) && !strncasecmp(cat.p, st->category, cat.n);
+}
+
 /* loop_ has been read. */
 static int parse_loop(parser *P, const tok *loop_tok) {
   sp_cif_doc *d = P->d;
@@ -403,17 +454,32 @@ static int parse_loop(parser *P, const tok *loop_tok) {
     if (dotted && c2.n != k.n && !sv_ieq(c2, cat)) break; /* another category: header ends */
   }
   size_t first_val = d->n_values;
+  for (uint32_t i = 0; i < ncols; ++i) d->cols[first_col + i].first = first_val + i;
+  vsink sk = {d->values, d->n_values, d->cap_values, NULL, 0, 0, ncols};
+  if (stream_wants(P, cat)) {
+    sp_cif_stream *st = P->st;
+    st->state = SP_CIF_STREAM_DONE;
+    sk.st = st;
+    sk.cap = (size_t)ncols * 8 + 130;
+    sk.vals = malloc(sk.cap * sizeof *sk.vals);
+    sk.nv = 0;
+    if (!sk.vals) return perr(P, SP_E_NOMEM, NULL, "out of memory (CIF values)");
+    sp_cif_category *c = &d->cats[cat_idx];
+    c->n_cols = ncols; /* rows: 0 in the document (they go to the reader) */
+    st->rc = st->begin(st->ctx, d, c);
+  }
+  const char *t = P->t;
+  size_t len = P->len;
   while (ty == T_VALUE) {
-    if (d->n_values == d->cap_values &&
-        grow((void **)&d->values, &d->cap_values, d->n_values + 1, sizeof *d->values))
-      return perr(P, SP_E_NOMEM, NULL, "out of memory (CIF values)");
-    if (k.n > UINT32_MAX) return perr(P, SP_E_TOO_LARGE, k.p, "value longer than 4 GiB");
-    sp_cif_value *v = &d->values[d->n_values++];
+    if ((rc = sink_room(P, &sk, 1))) goto fail;
+    if (k.n > UINT32_MAX) {
+      rc = perr(P, SP_E_TOO_LARGE, k.p, "value longer than 4 GiB");
+      goto fail;
+    }
+    sp_cif_value *v = &sk.vals[sk.nv++];
     v->p = k.p;
     v->n = (uint32_t)k.n;
     v->kind = (uint32_t)k.kind;
-    const char *t = P->t;
-    size_t len = P->len;
 #if defined(__SSE2__)
     /* hottest path: 64-byte blocks, token starts/ends from whitespace bit masks; stops
      * (falls back to the per-token path) at any token that needs more than "plain or null" */
@@ -421,14 +487,14 @@ static int parse_loop(parser *P, const tok *loop_tok) {
       size_t pos = P->pos;
       /* the value array and its count live in locals here (written back at the bail-out),
        * so that the compiler keeps them in registers across the stores of the values */
-      sp_cif_value *vals = d->values;
-      size_t nv = d->n_values;
+      sp_cif_value *vals = sk.vals;
+      size_t nv = sk.nv;
       while (pos + 64 <= len) {
-        if (d->cap_values - nv < 65) {
-          d->n_values = nv;
-          if (grow((void **)&d->values, &d->cap_values, nv + 65, sizeof *d->values))
-            return perr(P, SP_E_NOMEM, NULL, "out of memory (CIF values)");
-          vals = d->values;
+        if (sk.cap - nv < 65) {
+          sk.nv = nv;
+          if ((rc = sink_room(P, &sk, 65))) goto fail;
+          vals = sk.vals;
+          nv = sk.nv;
         }
         uint64_t ws = (uint64_t)ws_mask16(t + pos) | (uint64_t)ws_mask16(t + pos + 16) << 16 |
                       (uint64_t)ws_mask16(t + pos + 32) << 32 | (uint64_t)ws_mask16(t + pos + 48) << 48;
@@ -450,8 +516,9 @@ static int parse_loop(parser *P, const tok *loop_tok) {
             goto block_bail;
           }
           if (n > UINT32_MAX) {
-            d->n_values = nv;
-            return perr(P, SP_E_TOO_LARGE, tp, "value longer than 4 GiB");
+            sk.nv = nv;
+            rc = perr(P, SP_E_TOO_LARGE, tp, "value longer than 4 GiB");
+            goto fail;
           }
           sp_cif_value *w = &vals[nv++];
           w->p = tp;
@@ -466,7 +533,7 @@ static int parse_loop(parser *P, const tok *loop_tok) {
         pos = next;
       }
     block_bail:
-      d->n_values = nv;
+      sk.nv = nv;
       P->pos = pos;
     }
 #endif
@@ -489,33 +556,55 @@ static int parse_loop(parser *P, const tok *loop_tok) {
     P->pos = pos;
     ty = next_tok(P, &k);
   }
-  if (ty == T_ERROR) return P->ecls;
-  size_t nv = d->n_values - first_val;
+  if (ty == T_ERROR) {
+    rc = P->ecls;
+    goto fail;
+  }
+  size_t nv; /* values of the loop */
+  const sp_cif_value *last_row; /* where the last (incomplete) row would start */
+  if (sk.st) {
+    sink_deliver(&sk);
+    nv = (size_t)sk.rows * ncols + (sk.nv - sk.rs);
+    last_row = sk.vals + sk.rs;
+  } else {
+    d->n_values = sk.nv;
+    nv = sk.nv - first_val;
+    last_row = d->values + first_val + nv / ncols * ncols;
+  }
   sp_cif_category *c = &d->cats[cat_idx];
   if (nv % ncols) {
     size_t col = nv % ncols;
     sp_sv ctag = d->cols[first_col + col].tag;
     if (ty == T_DOLLAR || (ty == T_TAG && !first_on_line(P->t, k.p)))
-      return perr(P, SP_E_SYNTAX, k.p,
-                  "unquoted value '%.*s' in loop %.*s (row %zu, column %.*s): values starting with '%c' must be quoted",
-                  SHOWN(k.n), k.p, SHOWN(c->name.n), c->name.p, nv / ncols + 1, SHOWN(ctag.n), ctag.p, *k.p);
-    const char *row_start = d->values[first_val + nv / ncols * ncols].p;
-    return perr(P, SP_E_ROW_COUNT, NULL,
+      rc = perr(P, SP_E_SYNTAX, k.p,
+                "unquoted value '%.*s' in loop %.*s (row %zu, column %.*s): values starting with '%c' must be quoted",
+                SHOWN(k.n), k.p, SHOWN(c->name.n), c->name.p, nv / ncols + 1, SHOWN(ctag.n), ctag.p, *k.p);
+    else
+      rc = perr(P, SP_E_ROW_COUNT, NULL,
                 "loop %.*s (line %zu): %zu values is not a multiple of its %u columns: a value is missing or two are "
                 "glued together (the last row, from line %zu, is incomplete)",
-                SHOWN(c->name.n), c->name.p, sp_cif_category_line(d, c), nv, ncols, sp_cif_line_of(d, row_start));
+                SHOWN(c->name.n), c->name.p, sp_cif_category_line(d, c), nv, ncols, sp_cif_line_of(d, last_row->p));
+    goto fail;
   }
   if (ty == T_DOLLAR) {
     sp_sv ctag = d->cols[first_col].tag;
-    return perr(P, SP_E_SYNTAX, k.p,
-                "unquoted value '%.*s' in loop %.*s (row %zu, column %.*s): values starting with '$' must be quoted",
-                SHOWN(k.n), k.p, SHOWN(c->name.n), c->name.p, nv / ncols + 1, SHOWN(ctag.n), ctag.p);
+    rc = perr(P, SP_E_SYNTAX, k.p,
+              "unquoted value '%.*s' in loop %.*s (row %zu, column %.*s): values starting with '$' must be quoted",
+              SHOWN(k.n), k.p, SHOWN(c->name.n), c->name.p, nv / ncols + 1, SHOWN(ctag.n), ctag.p);
+    goto fail;
   }
-  if (nv / ncols > UINT32_MAX) return perr(P, SP_E_TOO_LARGE, NULL, "loop with more than 2^32-1 rows");
+  if (nv / ncols > UINT32_MAX) {
+    rc = perr(P, SP_E_TOO_LARGE, NULL, "loop with more than 2^32-1 rows");
+    goto fail;
+  }
   c->n_cols = ncols;
   c->stride = ncols;
   c->n_rows = (uint32_t)(nv / ncols);
-  for (uint32_t i = 0; i < ncols; ++i) d->cols[first_col + i].first = first_val + i;
+  if (sk.st) {
+    c->n_rows = 0;
+    sk.st->n_rows = sk.rows;
+    free(sk.vals);
+  }
   if (nv == 0)
     doc_warn(d, "empty loop %.*s (line %zu): accepted with 0 rows", SHOWN(c->name.n), c->name.p,
              sp_cif_category_line(d, c));
@@ -523,24 +612,39 @@ static int parse_loop(parser *P, const tok *loop_tok) {
   P->pending = k;
   P->has_pending = 1;
   return 0;
+fail:
+  if (sk.st) free(sk.vals);
+  else d->n_values = sk.nv;
+  return rc;
 }
 
 int sp_cif_parse(const char *text, size_t len, size_t max_blocks, sp_cif_doc *doc, sp_err *err) {
+  return sp_cif_parse_stream(text, len, max_blocks, doc, NULL, 0, err);
+}
+
+int sp_cif_parse_stream(const char *text, size_t len, size_t max_blocks, sp_cif_doc *doc, sp_cif_stream *st,
+                        unsigned flags, sp_err *err) {
   doc->n_blocks = doc->n_cats = doc->n_cols = doc->n_values = 0;
   doc->warnings_len = doc->n_warnings = 0;
   arena_free(doc);
   doc->text = text;
   doc->text_len = len;
-  if (len && memchr(text, '\0', len)) {
+  if (st) {
+    st->state = SP_CIF_STREAM_ARMED;
+    st->rc = 0;
+    st->n_rows = 0;
+  }
+  if (!(flags & SP_CIF_NUL_CHECKED) && len && memchr(text, '\0', len)) {
     const char *z = memchr(text, '\0', len);
     return sp_err_set(err, SP_E_BINARY, "NUL byte at offset %zu (line %zu): binary data, not CIF text",
                       (size_t)(z - text), sp_cif_line_of(doc, z));
   }
-  if (!doc->values && grow((void **)&doc->values, &doc->cap_values, len / 8 + 256, sizeof *doc->values))
+  /* a streamed reader takes the bulk of the values (_atom_site): start the array small */
+  if (!doc->values &&
+      grow((void **)&doc->values, &doc->cap_values, st ? len / 64 + 256 : len / 8 + 256, sizeof *doc->values))
     return sp_err_set(err, SP_E_NOMEM, "out of memory (CIF values)");
-  parser P = {.t = text, .len = len, .pos = 0, .d = doc, .err = err};
+  parser P = {.t = text, .len = len, .pos = 0, .d = doc, .err = err, .st = st};
   ptrdiff_t pair_cat = -1; /* index of the open run of pair items */
-  int in_save = 0;
   size_t save_cats = 0, save_cols = 0, save_vals = 0;
   const char *save_at = NULL;
   tok k;
@@ -549,7 +653,7 @@ int sp_cif_parse(const char *text, size_t len, size_t max_blocks, sp_cif_doc *do
     if (ty == T_ERROR) return P.ecls;
     if (ty == T_EOF) break;
     if (ty == T_DATA) {
-      if (in_save) return perr(&P, SP_E_SYNTAX, save_at, "save frame not closed before the next data_ block");
+      if (P.in_save) return perr(&P, SP_E_SYNTAX, save_at, "save frame not closed before the next data_ block");
       if (max_blocks && doc->n_blocks == max_blocks) break;
       if (grow((void **)&doc->blocks, &doc->cap_blocks, doc->n_blocks + 1, sizeof *doc->blocks))
         return sp_err_set(err, SP_E_NOMEM, "out of memory (CIF blocks)");
@@ -570,16 +674,16 @@ int sp_cif_parse(const char *text, size_t len, size_t max_blocks, sp_cif_doc *do
     if (ty == T_SAVE) {
       pair_cat = -1;
       if (k.n > 5) {
-        if (in_save) return perr(&P, SP_E_SYNTAX, k.p, "nested save frame '%.*s'", SHOWN(k.n), k.p);
-        in_save = 1;
+        if (P.in_save) return perr(&P, SP_E_SYNTAX, k.p, "nested save frame '%.*s'", SHOWN(k.n), k.p);
+        P.in_save = 1;
         save_at = k.p;
         save_cats = doc->n_cats;
         save_cols = doc->n_cols;
         save_vals = doc->n_values;
         doc_warn(doc, "save frame '%.*s' (line %zu) skipped", SHOWN(k.n - 5), k.p + 5, sp_cif_line_of(doc, k.p));
       } else {
-        if (!in_save) return perr(&P, SP_E_SYNTAX, k.p, "save_ without an open save frame");
-        in_save = 0;
+        if (!P.in_save) return perr(&P, SP_E_SYNTAX, k.p, "save_ without an open save frame");
+        P.in_save = 0;
         doc->blocks[doc->n_blocks - 1].n_cats -= doc->n_cats - save_cats;
         doc->n_cats = save_cats;
         doc->n_cols = save_cols;
@@ -609,6 +713,7 @@ int sp_cif_parse(const char *text, size_t len, size_t max_blocks, sp_cif_doc *do
     int rc;
     if (pair_cat < 0 || (size_t)pair_cat != doc->n_cats - 1 || !sv_ieq(doc->cats[pair_cat].name, cat) ||
         cat.n == k.n) {
+      if (stream_wants(&P, cat)) st->state = SP_CIF_STREAM_OFF; /* first of that name is pairs: not streamed */
       if ((rc = push_cat(&P, cat, 0, k.p))) return rc;
       pair_cat = (ptrdiff_t)(doc->n_cats - 1);
     } else if (doc->cats[pair_cat].n_cols <= 512) {
@@ -629,7 +734,7 @@ int sp_cif_parse(const char *text, size_t len, size_t max_blocks, sp_cif_doc *do
     doc->cats[pair_cat].n_cols++;
   next:;
   }
-  if (in_save) return perr(&P, SP_E_SYNTAX, save_at, "save frame not closed at end of text");
+  if (P.in_save) return perr(&P, SP_E_SYNTAX, save_at, "save frame not closed at end of text");
   return 0;
 }
 

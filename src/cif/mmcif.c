@@ -50,7 +50,7 @@ static const float k_pow10f[] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f,
 /* A coordinate-like decimal as float. With at most 7 digits and 10 decimals, mantissa and
  * power of ten are exact floats, so one IEEE division gives the float nearest to the
  * written decimal; anything else goes through sp_cif_parse_double. */
-static inline bool parse_float(const sp_cif_value *v, float *out) {
+static bool parse_float_scalar(const sp_cif_value *v, float *out) {
   if (v->kind >= SP_CIF_UNKNOWN) return false;
   const char *q = v->p, *e = v->p + v->n;
   bool neg = false;
@@ -86,6 +86,52 @@ static inline bool parse_float(const sp_cif_value *v, float *out) {
   if (!sp_cif_parse_double(v->p, v->n, &x)) return false;
   *out = (float)x;
   return true;
+}
+
+/* parse_float_scalar's fast path in a few word operations (SWAR) for a plain value of at most 8
+ * characters `[-]digits[.digits]` with 1 to 7 digits: the same mantissa, decimals and rounding,
+ * so the same float, without a branch per character. Reads the 8 bytes at p: the caller
+ * guarantees p + 8 <= end of the text. Returns false where it does not apply (the caller then
+ * takes parse_float_scalar). */
+static inline bool parse_float_swar(const char *p, uint32_t n, float *out) {
+  if (n - 1 >= 8) return false;
+  uint64_t x;
+  memcpy(&x, p, 8); /* little-endian: byte i of x is p[i] */
+  unsigned sh = 64 - 8 * n;
+  uint64_t tok = ~0ull << sh; /* the value right-aligned: bytes 8-n .. 7 */
+  x = (x << sh) | (0x3030303030303030ull & ~tok); /* '0' in front */
+  uint64_t first = tok & (0 - tok);                /* lowest bit of the value's first byte */
+  bool neg = p[0] == '-';
+  if (neg) x += first * (uint64_t)('0' - '-');     /* '-' -> '0' */
+  uint64_t dots = x ^ 0x2e2e2e2e2e2e2e2eull;       /* zero byte where '.' */
+  uint64_t dz = (dots - 0x0101010101010101ull) & ~dots & 0x8080808080808080ull;
+  uint64_t low = dz & (0 - dz);                     /* top bit of the first '.' byte (exact), or 0 */
+  uint64_t mj = (low << 1) - (low != 0);            /* bytes 0 .. that '.', or none */
+  x = (x & ~mj) | (((x << 8) | 0x30) & mj);        /* the digits before the '.' move up over it */
+  uint32_t fr = low ? 7 - ((uint32_t)__builtin_ctzll(low) >> 3) : 0;
+  uint32_t m = n - neg - (low != 0);                /* digits written */
+  if (m - 1 >= 7) return false;                     /* none, or 8 (the scalar path hands those to strtod) */
+  if (((x & 0xf0f0f0f0f0f0f0f0ull) | (((x + 0x0606060606060606ull) & 0xf0f0f0f0f0f0f0f0ull) >> 4)) !=
+      0x3333333333333333ull)
+    return false; /* a second '.', a sign inside, 'e', ... */
+  x = (x & 0x0f0f0f0f0f0f0f0full) * 2561 >> 8;
+  x = (x & 0x00ff00ff00ff00ffull) * 6553601 >> 16;
+  uint32_t mant = (uint32_t)((x & 0x0000ffff0000ffffull) * 42949672960001ull >> 32);
+  float f;
+  if (fr <= 3) {
+    static const double k_inv10[4] = {1.0, 0.1, 0.01, 0.001}; /* see parse_float_scalar */
+    f = (float)((double)mant * k_inv10[fr]);
+  } else {
+    f = (float)mant / k_pow10f[fr];
+  }
+  *out = neg ? -f : f;
+  return true;
+}
+
+/* a number of a row: the SWAR path where it applies, else the scalar one */
+static inline bool parse_float(const sp_cif_value *v, const char *end, float *out) {
+  if (v->kind == SP_CIF_PLAIN && v->p + 8 <= end && parse_float_swar(v->p, v->n, out)) return true;
+  return parse_float_scalar(v, out);
 }
 
 static inline sp_sv cell_sv(const rowctx *r, int ci) {
@@ -126,6 +172,20 @@ static inline bool cell_seq(const rowctx *r, int ci, int32_t *out) {
     return true;
   }
   return parse_int_fast(v->p, v->n, out);
+}
+
+/* cell_seq / cell_char on a value (absent columns: k_absent, a null) */
+static inline bool seq_of(const sp_cif_value *v, int32_t *out) {
+  if (sp_cif_is_null(v)) {
+    *out = SP_SEQ_NONE;
+    return true;
+  }
+  return parse_int_fast(v->p, v->n, out);
+}
+
+static inline char char_of(const sp_cif_value *v) {
+  if (sp_cif_is_null(v) || v->n == 0 || v->p[0] == ' ') return '\0';
+  return v->p[0];
 }
 
 static inline char cell_char(const rowctx *r, int ci) {
@@ -180,136 +240,180 @@ static bool first_number(const sp_cif_doc *d, const sp_cif_block *b, const char 
 
 /* ------------------------------------------------------------ atoms */
 
-static int read_atoms(const sp_cif_doc *d, const sp_cif_block *b, sp_structure *s, sp_err *err) {
-  const sp_cif_category *cat = sp_cif_find_category(d, b, "_atom_site");
-  if (!cat || cat->n_rows == 0)
-    return sp_err_set(err, SP_E_NO_ATOMS, "no _atom_site rows in data block '%.*s'", SHOWN(b->name.n), b->name.p);
-  int c_group = sp_cif_col(d, cat, "group_PDB"), c_id = sp_cif_col(d, cat, "id");
-  int c_type = sp_cif_col(d, cat, "type_symbol");
-  int c_latom = sp_cif_col(d, cat, "label_atom_id"), c_aatom = sp_cif_col(d, cat, "auth_atom_id");
-  int c_alt = sp_cif_col(d, cat, "label_alt_id");
-  int c_lcomp = sp_cif_col(d, cat, "label_comp_id"), c_acomp = sp_cif_col(d, cat, "auth_comp_id");
-  int c_lasym = sp_cif_col(d, cat, "label_asym_id"), c_aasym = sp_cif_col(d, cat, "auth_asym_id");
-  int c_ent = sp_cif_col(d, cat, "label_entity_id");
-  int c_lseq = sp_cif_col(d, cat, "label_seq_id"), c_aseq = sp_cif_col(d, cat, "auth_seq_id");
-  int c_ins = sp_cif_col(d, cat, "pdbx_PDB_ins_code");
-  int c_x = sp_cif_col(d, cat, "Cartn_x"), c_y = sp_cif_col(d, cat, "Cartn_y"), c_z = sp_cif_col(d, cat, "Cartn_z");
-  int c_occ = sp_cif_col(d, cat, "occupancy"), c_b = sp_cif_col(d, cat, "B_iso_or_equiv");
-  int c_chg = sp_cif_col(d, cat, "pdbx_formal_charge"), c_model = sp_cif_col(d, cat, "pdbx_PDB_model_num");
-  if (c_alt < 0) c_alt = sp_cif_col(d, cat, "auth_alt_id");
-  if (c_x < 0 || c_y < 0 || c_z < 0)
-    return sp_err_set(err, SP_E_MISSING_ITEM, "_atom_site has no %s column (line %zu)",
-                      c_x < 0 ? "Cartn_x" : c_y < 0 ? "Cartn_y" : "Cartn_z", sp_cif_category_line(d, cat));
-  if (c_latom < 0 && c_aatom < 0)
-    return sp_err_set(err, SP_E_MISSING_ITEM, "_atom_site has neither label_atom_id nor auth_atom_id (line %zu)",
-                      sp_cif_category_line(d, cat));
-  if (c_lcomp < 0 && c_acomp < 0)
-    return sp_err_set(err, SP_E_MISSING_ITEM, "_atom_site has neither label_comp_id nor auth_comp_id (line %zu)",
-                      sp_cif_category_line(d, cat));
-  if (c_latom < 0) c_latom = c_aatom;
-  if (c_lcomp < 0) c_lcomp = c_acomp;
-  s->has_label_ids = c_lasym >= 0 || c_lseq >= 0;
-  s->has_auth_ids = c_aasym >= 0 || c_aseq >= 0;
+/* _atom_site is read row by row as the tokenizer finds the rows (sp_cif_stream), so that its
+ * values are converted while they are in the L1 cache and never stored; a file whose first
+ * _atom_site is a run of pair items (one atom) goes through the same two functions from the
+ * document. Absent columns read as a null value, which every field treats as absent. */
+static const sp_cif_value k_absent = {"", 0, SP_CIF_UNKNOWN};
 
-  elem_cache ec;
-  memset(ec.z, 0xff, sizeof ec.z);
-  bool inferred = false;
-  rowctx r = {d, cat, 0, NULL};
-  sp_atom_in a;
-  memset(&a, 0, sizeof a);
+typedef struct atom_reader {
+  const sp_cif_doc *d;
+  const char *end; /* end of the text (parse_float reads 8 bytes where they lie before it) */
+  sp_structure *s;
+  sp_err err;   /* the first error of begin/row (reported after the parse) */
+  int c_group, c_id, c_type, c_latom, c_aatom, c_alt, c_lcomp, c_acomp, c_lasym, c_aasym, c_ent, c_lseq, c_aseq,
+      c_ins, c_x, c_y, c_z, c_occ, c_b, c_chg, c_model;
+  int col_rc;   /* SP_E_MISSING_ITEM found by begin (reported only if the loop has rows) */
+  uint32_t row;
+  bool inferred;
   /* cache of the last model number text */
-  const char *last_model_p = NULL;
-  uint32_t last_model_n = 0;
-  int32_t last_model = 1;
-  for (uint32_t row = 0; row < cat->n_rows; ++row) {
-    r.row = row;
-    const char *what = NULL;
-    const sp_cif_value *bad = NULL;
-    r.base = cat->is_loop ? &d->values[d->cols[cat->first_col].first + (size_t)row * cat->stride] : NULL;
-    const sp_cif_value *vx = cell(&r, c_x), *vy = cell(&r, c_y), *vz = cell(&r, c_z);
-    a.x = a.y = a.z = 0.0f;
-    if (!parse_float(vx, &a.x)) what = "Cartn_x", bad = vx;
-    else if (!parse_float(vy, &a.y)) what = "Cartn_y", bad = vy;
-    else if (!parse_float(vz, &a.z)) what = "Cartn_z", bad = vz;
-    a.occupancy = 1.0f;
-    a.b_iso = 0.0f;
-    if (!what && c_occ >= 0) {
-      const sp_cif_value *v = cell(&r, c_occ);
-      if (!sp_cif_is_null(v) && !parse_float(v, &a.occupancy)) what = "occupancy", bad = v;
-    }
-    if (!what && c_b >= 0) {
-      const sp_cif_value *v = cell(&r, c_b);
-      if (!sp_cif_is_null(v) && !parse_float(v, &a.b_iso)) what = "B_iso_or_equiv", bad = v;
-    }
-    a.model_num = 1;
-    if (!what && c_model >= 0) {
-      const sp_cif_value *v = cell(&r, c_model);
-      if (!sp_cif_is_null(v)) {
-        if (v->n == last_model_n && last_model_p && !memcmp(v->p, last_model_p, v->n)) {
-          a.model_num = last_model;
-        } else if (sp_cif_parse_int(v->p, v->n, &a.model_num)) {
-          last_model_p = v->p;
-          last_model_n = v->n;
-          last_model = a.model_num;
-        } else {
-          what = "pdbx_PDB_model_num", bad = v;
-        }
-      }
-    }
-    if (!what && !cell_seq(&r, c_lseq, &a.label_seq_id)) what = "label_seq_id", bad = cell(&r, c_lseq);
-    if (!what && !cell_seq(&r, c_aseq, &a.auth_seq_id)) what = "auth_seq_id", bad = cell(&r, c_aseq);
-    if (what) {
-      sp_sv id = cell_sv(&r, c_id);
-      return sp_err_set(err, SP_E_BAD_VALUE, "_atom_site row %u (id %.*s, line %zu): %s '%.*s' is not a number",
-                        row + 1, SHOWN(id.n), id.p, sp_cif_line_of(d, bad->p), what, SHOWN(bad->n), bad->p);
-    }
-    a.label_asym_id = cell_sv(&r, c_lasym);
-    a.auth_asym_id = cell_sv(&r, c_aasym);
-    a.entity_id = cell_sv(&r, c_ent);
-    a.comp_id = cell_sv(&r, c_lcomp);
-    if (!a.comp_id.n && c_acomp >= 0) a.comp_id = cell_sv(&r, c_acomp);
-    a.atom_name = cell_sv(&r, c_latom);
-    if (!a.atom_name.n && c_aatom >= 0) a.atom_name = cell_sv(&r, c_aatom);
-    a.ins_code = cell_char(&r, c_ins);
-    a.altloc = cell_char(&r, c_alt);
-    a.element = 0;
-    if (c_type >= 0) {
-      sp_sv t = cell_sv(&r, c_type);
-      a.element = elem_lookup(&ec, t.p, t.n);
-    }
-    if (!a.element) {
-      a.element = elem_from_name(&ec, a.atom_name, a.comp_id);
-      if (a.element && !inferred) {
-        inferred = true;
-        sp_structure_warn(s, "elements inferred from atom names (type_symbol %s)",
-                          c_type < 0 ? "column absent" : "blank or unknown");
-      }
-    }
-    a.charge = 0;
-    if (c_chg >= 0) {
-      const sp_cif_value *v = cell(&r, c_chg);
-      int32_t q;
-      if (!sp_cif_is_null(v)) {
-        if (sp_cif_parse_int(v->p, v->n, &q) && q >= -8 && q <= 8) a.charge = (int8_t)q;
-        else
-          sp_structure_warn(s, "_atom_site row %u: pdbx_formal_charge '%.*s' ignored", row + 1, SHOWN(v->n), v->p);
-      }
-    }
-    a.hetatm = false;
-    if (c_group >= 0) {
-      const sp_cif_value *v = cell(&r, c_group);
-      a.hetatm = v->n == 6 && (v->p[0] == 'H' || v->p[0] == 'h') && sp_cif_value_ieq(v, "HETATM");
-    }
-    a.serial = 0;
-    if (c_id >= 0) {
-      const sp_cif_value *v = cell(&r, c_id);
-      int32_t sv;
-      if (!sp_cif_is_null(v) && parse_int_fast(v->p, v->n, &sv)) a.serial = sv;
-    }
-    int rc = sp_structure_add_atom(s, &a, err);
-    if (rc) return rc;
-  }
+  const char *last_model_p;
+  uint32_t last_model_n;
+  int32_t last_model;
+  sp_atom_in a;
+  elem_cache ec;
+} atom_reader;
+
+static inline const sp_cif_value *col_of(const sp_cif_value *row, int ci) { return ci >= 0 ? row + ci : &k_absent; }
+
+static int atoms_begin(void *ctx, const sp_cif_doc *d, const sp_cif_category *cat) {
+  atom_reader *R = ctx;
+  sp_structure *s = R->s;
+  R->c_group = sp_cif_col(d, cat, "group_PDB"), R->c_id = sp_cif_col(d, cat, "id");
+  R->c_type = sp_cif_col(d, cat, "type_symbol");
+  R->c_latom = sp_cif_col(d, cat, "label_atom_id"), R->c_aatom = sp_cif_col(d, cat, "auth_atom_id");
+  R->c_alt = sp_cif_col(d, cat, "label_alt_id");
+  R->c_lcomp = sp_cif_col(d, cat, "label_comp_id"), R->c_acomp = sp_cif_col(d, cat, "auth_comp_id");
+  R->c_lasym = sp_cif_col(d, cat, "label_asym_id"), R->c_aasym = sp_cif_col(d, cat, "auth_asym_id");
+  R->c_ent = sp_cif_col(d, cat, "label_entity_id");
+  R->c_lseq = sp_cif_col(d, cat, "label_seq_id"), R->c_aseq = sp_cif_col(d, cat, "auth_seq_id");
+  R->c_ins = sp_cif_col(d, cat, "pdbx_PDB_ins_code");
+  R->c_x = sp_cif_col(d, cat, "Cartn_x"), R->c_y = sp_cif_col(d, cat, "Cartn_y");
+  R->c_z = sp_cif_col(d, cat, "Cartn_z");
+  R->c_occ = sp_cif_col(d, cat, "occupancy"), R->c_b = sp_cif_col(d, cat, "B_iso_or_equiv");
+  R->c_chg = sp_cif_col(d, cat, "pdbx_formal_charge"), R->c_model = sp_cif_col(d, cat, "pdbx_PDB_model_num");
+  if (R->c_alt < 0) R->c_alt = sp_cif_col(d, cat, "auth_alt_id");
+  /* a missing column is an error only for a loop with rows (zero rows: SP_E_NO_ATOMS first) */
+  if (R->c_x < 0 || R->c_y < 0 || R->c_z < 0)
+    R->col_rc = sp_err_set(&R->err, SP_E_MISSING_ITEM, "_atom_site has no %s column (line %zu)",
+                           R->c_x < 0 ? "Cartn_x" : R->c_y < 0 ? "Cartn_y" : "Cartn_z", sp_cif_category_line(d, cat));
+  else if (R->c_latom < 0 && R->c_aatom < 0)
+    R->col_rc = sp_err_set(&R->err, SP_E_MISSING_ITEM,
+                           "_atom_site has neither label_atom_id nor auth_atom_id (line %zu)",
+                           sp_cif_category_line(d, cat));
+  else if (R->c_lcomp < 0 && R->c_acomp < 0)
+    R->col_rc = sp_err_set(&R->err, SP_E_MISSING_ITEM,
+                           "_atom_site has neither label_comp_id nor auth_comp_id (line %zu)",
+                           sp_cif_category_line(d, cat));
+  if (R->col_rc) return R->col_rc;
+  if (R->c_latom < 0) R->c_latom = R->c_aatom;
+  if (R->c_lcomp < 0) R->c_lcomp = R->c_acomp;
+  s->has_label_ids = R->c_lasym >= 0 || R->c_lseq >= 0;
+  s->has_auth_ids = R->c_aasym >= 0 || R->c_aseq >= 0;
+  memset(R->ec.z, 0xff, sizeof R->ec.z);
+  memset(&R->a, 0, sizeof R->a);
+  R->last_model = 1;
   return 0;
+}
+
+static int atoms_row(void *ctx, const sp_cif_value *row) {
+  atom_reader *R = ctx;
+  sp_structure *s = R->s;
+  sp_atom_in *a = &R->a;
+  uint32_t rown = R->row++;
+  const char *what = NULL;
+  const sp_cif_value *bad = NULL;
+  const sp_cif_value *vx = row + R->c_x, *vy = row + R->c_y, *vz = row + R->c_z;
+  a->x = a->y = a->z = 0.0f;
+  const char *end = R->end;
+  if (!parse_float(vx, end, &a->x)) what = "Cartn_x", bad = vx;
+  else if (!parse_float(vy, end, &a->y)) what = "Cartn_y", bad = vy;
+  else if (!parse_float(vz, end, &a->z)) what = "Cartn_z", bad = vz;
+  a->occupancy = 1.0f;
+  a->b_iso = 0.0f;
+  if (!what) {
+    const sp_cif_value *v = col_of(row, R->c_occ);
+    if (!sp_cif_is_null(v) && !parse_float(v, end, &a->occupancy)) what = "occupancy", bad = v;
+  }
+  if (!what) {
+    const sp_cif_value *v = col_of(row, R->c_b);
+    if (!sp_cif_is_null(v) && !parse_float(v, end, &a->b_iso)) what = "B_iso_or_equiv", bad = v;
+  }
+  a->model_num = 1;
+  if (!what) {
+    const sp_cif_value *v = col_of(row, R->c_model);
+    if (!sp_cif_is_null(v)) {
+      if (v->n == R->last_model_n && R->last_model_p && !memcmp(v->p, R->last_model_p, v->n)) {
+        a->model_num = R->last_model;
+      } else if (sp_cif_parse_int(v->p, v->n, &a->model_num)) {
+        R->last_model_p = v->p;
+        R->last_model_n = v->n;
+        R->last_model = a->model_num;
+      } else {
+        what = "pdbx_PDB_model_num", bad = v;
+      }
+    }
+  }
+  if (!what) {
+    const sp_cif_value *v = col_of(row, R->c_lseq);
+    if (!seq_of(v, &a->label_seq_id)) what = "label_seq_id", bad = v;
+  }
+  if (!what) {
+    const sp_cif_value *v = col_of(row, R->c_aseq);
+    if (!seq_of(v, &a->auth_seq_id)) what = "auth_seq_id", bad = v;
+  }
+  if (what) {
+    sp_sv id = sp_cif_sv(col_of(row, R->c_id));
+    return sp_err_set(&R->err, SP_E_BAD_VALUE, "_atom_site row %u (id %.*s, line %zu): %s '%.*s' is not a number",
+                      rown + 1, SHOWN(id.n), id.p, sp_cif_line_of(R->d, bad->p), what, SHOWN(bad->n), bad->p);
+  }
+  a->label_asym_id = sp_cif_sv(col_of(row, R->c_lasym));
+  a->auth_asym_id = sp_cif_sv(col_of(row, R->c_aasym));
+  a->entity_id = sp_cif_sv(col_of(row, R->c_ent));
+  a->comp_id = sp_cif_sv(col_of(row, R->c_lcomp));
+  if (!a->comp_id.n && R->c_acomp >= 0) a->comp_id = sp_cif_sv(row + R->c_acomp);
+  a->atom_name = sp_cif_sv(col_of(row, R->c_latom));
+  if (!a->atom_name.n && R->c_aatom >= 0) a->atom_name = sp_cif_sv(row + R->c_aatom);
+  a->ins_code = char_of(col_of(row, R->c_ins));
+  a->altloc = char_of(col_of(row, R->c_alt));
+  a->element = 0;
+  if (R->c_type >= 0) {
+    sp_sv t = sp_cif_sv(row + R->c_type);
+    a->element = elem_lookup(&R->ec, t.p, t.n);
+  }
+  if (!a->element) {
+    a->element = elem_from_name(&R->ec, a->atom_name, a->comp_id);
+    if (a->element && !R->inferred) {
+      R->inferred = true;
+      sp_structure_warn(s, "elements inferred from atom names (type_symbol %s)",
+                        R->c_type < 0 ? "column absent" : "blank or unknown");
+    }
+  }
+  a->charge = 0;
+  if (R->c_chg >= 0) {
+    const sp_cif_value *v = row + R->c_chg;
+    int32_t q;
+    if (!sp_cif_is_null(v)) {
+      if (sp_cif_parse_int(v->p, v->n, &q) && q >= -8 && q <= 8) a->charge = (int8_t)q;
+      else sp_structure_warn(s, "_atom_site row %u: pdbx_formal_charge '%.*s' ignored", rown + 1, SHOWN(v->n), v->p);
+    }
+  }
+  a->hetatm = false;
+  if (R->c_group >= 0) {
+    const sp_cif_value *v = row + R->c_group;
+    a->hetatm = v->n == 6 && (v->p[0] == 'H' || v->p[0] == 'h') && sp_cif_value_ieq(v, "HETATM");
+  }
+  a->serial = 0;
+  if (R->c_id >= 0) {
+    const sp_cif_value *v = row + R->c_id;
+    int32_t sv;
+    if (!sp_cif_is_null(v) && parse_int_fast(v->p, v->n, &sv)) a->serial = sv;
+  }
+  return sp_structure_add_atom(s, a, &R->err);
+}
+
+/* _atom_site when it was not streamed (its first occurrence is a run of pair items) */
+static int read_atoms_doc(atom_reader *R, const sp_cif_doc *d, const sp_cif_category *cat) {
+  int rc = atoms_begin(R, d, cat);
+  if (rc) return rc;
+  sp_cif_value *row = malloc(((size_t)cat->n_cols + 1) * sizeof *row);
+  if (!row) return sp_err_set(&R->err, SP_E_NOMEM, "out of memory (_atom_site)");
+  for (uint32_t r = 0; r < cat->n_rows && !rc; ++r) {
+    for (uint32_t c = 0; c < cat->n_cols; ++c) row[c] = *sp_cif_cell(d, cat, c, r);
+    rc = atoms_row(R, row);
+  }
+  free(row);
+  return rc;
 }
 
 /* ------------------------------------------------------------ entities */
@@ -606,17 +710,65 @@ static int read_symmetry(const sp_cif_doc *d, const sp_cif_block *b, sp_structur
 }
 
 int sp_mmcif_read(const char *text, size_t len, sp_structure *s, sp_err *err) {
+  return sp_mmcif_read_ex(text, len, s, 0, err);
+}
+
+int sp_mmcif_read_ex(const char *text, size_t len, sp_structure *s, unsigned flags, sp_err *err) {
   sp_cif_doc doc;
   memset(&doc, 0, sizeof doc);
-  int rc = sp_cif_parse(text, len, 1, &doc, err);
-  if (rc) goto done;
+  atom_reader *R = calloc(1, sizeof *R);
+  if (!R) return sp_err_set(err, SP_E_NOMEM, "out of memory (mmCIF reader)");
+  R->d = &doc;
+  R->end = text + len;
+  R->s = s;
+  size_t w0 = s->n_warnings, wl0 = s->warnings_len;
+  const sp_structure n0 = *s; /* counts before the atoms (arrays may move: only counts are restored) */
+  sp_cif_stream st = {"atom_site", atoms_begin, atoms_row, R, 0, 0, 0};
+  int rc = sp_cif_parse_stream(text, len, 1, &doc, &st, flags, err);
+  if (rc) { /* a CIF error: leave the structure as the parse found it (no atoms of this text) */
+    s->n_atoms = n0.n_atoms, s->n_residues = n0.n_residues, s->n_chains = n0.n_chains, s->n_models = n0.n_models;
+    s->n_warnings = w0, s->warnings_len = wl0;
+    s->has_label_ids = n0.has_label_ids, s->has_auth_ids = n0.has_auth_ids;
+    goto done;
+  }
   if (!doc.n_blocks) {
     rc = sp_err_set(err, SP_E_NO_ATOMS, len ? "no data_ block" : "empty file");
     goto done;
   }
   const sp_cif_block *b = &doc.blocks[0];
-  for (size_t i = 0; i < doc.n_warnings; ++i) sp_structure_warn(s, "%s", sp_cif_warning(&doc, i));
-  if ((rc = read_atoms(&doc, b, s, err))) goto done;
+  /* the CIF warnings come first, then those of the atoms (added while streaming) */
+  if (doc.n_warnings && s->warnings_len > wl0) {
+    size_t n = s->warnings_len - wl0;
+    char *aw = malloc(n);
+    if (!aw) {
+      rc = sp_err_set(err, SP_E_NOMEM, "out of memory (warnings)");
+      goto done;
+    }
+    memcpy(aw, s->warnings + wl0, n);
+    s->warnings_len = wl0;
+    s->n_warnings = w0;
+    for (size_t i = 0; i < doc.n_warnings; ++i) sp_structure_warn(s, "%s", sp_cif_warning(&doc, i));
+    for (size_t i = 0; i < n; i += strlen(aw + i) + 1) sp_structure_warn(s, "%s", aw + i);
+    free(aw);
+  } else {
+    for (size_t i = 0; i < doc.n_warnings; ++i) sp_structure_warn(s, "%s", sp_cif_warning(&doc, i));
+  }
+  uint64_t n_rows = st.n_rows;
+  int arc = st.rc;
+  if (st.state != SP_CIF_STREAM_DONE) { /* not streamed: pairs, or no _atom_site */
+    const sp_cif_category *cat = sp_cif_find_category(&doc, b, "_atom_site");
+    n_rows = cat ? cat->n_rows : 0;
+    arc = n_rows ? read_atoms_doc(R, &doc, cat) : 0;
+  }
+  if (n_rows == 0) {
+    rc = sp_err_set(err, SP_E_NO_ATOMS, "no _atom_site rows in data block '%.*s'", SHOWN(b->name.n), b->name.p);
+    goto done;
+  }
+  if (arc) {
+    rc = arc;
+    if (err) *err = R->err;
+    goto done;
+  }
   if ((rc = read_entities(&doc, b, s, err))) goto done;
   if ((rc = read_conns(&doc, b, s, err))) goto done;
   if ((rc = read_comps(&doc, b, s, err))) goto done;
@@ -624,6 +776,7 @@ int sp_mmcif_read(const char *text, size_t len, sp_structure *s, sp_err *err) {
   if ((rc = read_symmetry(&doc, b, s, err))) goto done;
   rc = sp_structure_finish(s, err);
 done:
+  free(R);
   sp_cif_doc_free(&doc);
   return rc;
 }

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "cif/cif_internal.h"
 #include "sitepack/mmcif.h"
 #include "sitepack/pdb.h"
 
@@ -82,7 +83,7 @@ int sp_read_structure_text(const char *text, size_t len, sp_structure *s, int *f
   int f = detect_text(text, len); /* NUL bytes excluded just above */
   if (fmt) *fmt = f;
   switch (f) {
-    case SP_FMT_MMCIF: return sp_mmcif_read(text, len, s, err);
+    case SP_FMT_MMCIF: return sp_mmcif_read_ex(text, len, s, SP_CIF_NUL_CHECKED, err); /* NULs checked above */
     case SP_FMT_PDB: return sp_pdb_read(text, len, s, err);
     default:
       return sp_err_set(err, SP_E_FORMAT, "unknown format: neither mmCIF (data_ block) nor PDB (record names)");
