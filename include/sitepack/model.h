@@ -221,6 +221,12 @@ typedef struct sp_structure {
   /* warnings: NUL-separated messages, n_warnings of them */
   char *warnings;
   size_t warnings_len, warnings_cap, n_warnings;
+
+  /* private to sp_structure_add_atom: a 64-bit Bloom filter of the (atom name, altloc) pairs of
+   * the last residue, valid while rb_residue_ == n_residues and rb_atoms_ == its n_atoms */
+  uint64_t rb_bits_;
+  size_t rb_residue_;
+  uint32_t rb_atoms_;
 } sp_structure;
 
 /** Incoming atom for sp_structure_add_atom(). String views need not be NUL-terminated. */

@@ -2,6 +2,7 @@
 #include "sitepack/cif.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,16 +17,18 @@
  * treated as a blank too, which lets the scanner test "byte <= 0x20" 16 bytes at a time. */
 #define IS_WS(c) ((unsigned char)(c) <= 0x20)
 
-/* first characters that end the block fast path of a loop body: quotes, comment, text
- * field, tag, frame reference */
-static const unsigned char k_special[256] = {['\''] = 1, ['"'] = 1, ['#'] = 1, [';'] = 1, ['_'] = 1, ['$'] = 1,
-                                             /* 2: first letters of data_ loop_ save_ stop_ global_ */
-                                             ['d'] = 2, ['D'] = 2, ['l'] = 2, ['L'] = 2, ['s'] = 2, ['S'] = 2,
-                                             ['g'] = 2, ['G'] = 2};
-/* kind of a one-character plain value */
-static const unsigned char k_kind1[256] = {['?'] = SP_CIF_UNKNOWN, ['.'] = SP_CIF_INAPPLICABLE};
-
 #if defined(__SSE2__)
+/* the block scanner stores a value's n and kind as one little-endian 64-bit word */
+_Static_assert(offsetof(sp_cif_value, kind) == offsetof(sp_cif_value, n) + 4, "n and kind adjacent");
+
+/* classes of the first character of a token for the block scanner: bit 0 special (quotes,
+ * comment, text field, tag, frame reference: the per-token path takes it), bit 1 first letter of
+ * data_ loop_ save_ stop_ global_, bits 2.. the kind of the character alone (nulls) */
+static const unsigned char k_cls[256] = {['\''] = 1, ['"'] = 1, ['#'] = 1, [';'] = 1, ['_'] = 1, ['$'] = 1,
+                                         ['d'] = 2, ['D'] = 2, ['l'] = 2, ['L'] = 2, ['s'] = 2, ['S'] = 2,
+                                         ['g'] = 2, ['G'] = 2, ['?'] = SP_CIF_UNKNOWN << 2,
+                                         ['.'] = SP_CIF_INAPPLICABLE << 2};
+
 #include <emmintrin.h>
 /* bit i set when p[i] <= 0x20 */
 static inline unsigned ws_mask16(const char *p) {
@@ -500,36 +503,44 @@ static int parse_loop(parser *P, const tok *loop_tok) {
                       (uint64_t)ws_mask16(t + pos + 32) << 32 | (uint64_t)ws_mask16(t + pos + 48) << 48;
         uint64_t starts = ~ws & ((ws << 1) | (uint64_t)IS_WS(t[pos - 1]));
         size_t next = pos + 64;
+        const char *base = t + pos;
+        sp_cif_value *w = vals + nv;
         while (starts) {
-          unsigned sb = (unsigned)__builtin_ctzll(starts);
-          const char *tp = t + pos + sb;
-          unsigned char c0 = (unsigned char)*tp;
-          unsigned sp = k_special[c0];
-          if (sp == 1) {
-            pos += sb;
-            goto block_bail;
-          }
+          uint64_t sb = (unsigned)__builtin_ctzll(starts);
+          const char *tp = base + sb;
+          unsigned cls = k_cls[(unsigned char)*tp];
           uint64_t rest = ws >> sb;
-          size_t n = rest ? (size_t)__builtin_ctzll(rest) : skip_token(t, pos + sb, len) - (pos + sb);
-          if (sp && n >= 5 && (tp[4] == '_' || (n == 7 && tp[6] == '_'))) { /* maybe a reserved word */
+          if (cls & 1) {
             pos += sb;
+            nv = (size_t)(w - vals);
             goto block_bail;
           }
-          if (n > UINT32_MAX) {
-            sk.nv = nv;
-            rc = perr(P, SP_E_TOO_LARGE, tp, "value longer than 4 GiB");
-            goto fail;
-          }
-          sp_cif_value *w = &vals[nv++];
-          w->p = tp;
-          w->n = (uint32_t)n;
-          w->kind = k_kind1[c0] & (0u - (uint32_t)(n == 1)); /* '?' / '.' alone are nulls */
-          if (!rest) { /* the token runs past this block */
+          uint64_t n;
+          if (rest) {
+            n = (unsigned)__builtin_ctzll(rest);
+          } else { /* the token runs past this block */
+            n = skip_token(t, pos + sb, len) - (pos + sb);
             next = pos + sb + n;
-            break;
+            starts = 0; /* last token of the block */
+            if (n > UINT32_MAX) {
+              sk.nv = (size_t)(w - vals);
+              rc = perr(P, SP_E_TOO_LARGE, tp, "value longer than 4 GiB");
+              goto fail;
+            }
           }
+          if ((cls & 2) && n >= 5 && (tp[4] == '_' || (n == 7 && tp[6] == '_'))) { /* maybe a reserved word */
+            pos += sb;
+            nv = (size_t)(w - vals);
+            goto block_bail;
+          }
+          /* '?' / '.' alone are nulls; n and kind in one 8-byte store */
+          uint64_t nk = n | (uint64_t)((cls >> 2) & (0u - (unsigned)(n == 1))) << 32;
+          w->p = tp;
+          memcpy(&w->n, &nk, sizeof nk);
+          ++w;
           starts &= starts - 1;
         }
+        nv = (size_t)(w - vals);
         pos = next;
       }
     block_bail:

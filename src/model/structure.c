@@ -194,16 +194,21 @@ int sp_structure_add_atom(sp_structure *s, const sp_atom_in *a, sp_err *err) {
   sp_residue *r = (!new_chain && s->n_residues) ? &s->residues[s->n_residues - 1] : NULL;
   bool new_res = !r || !id_eq(r->comp_id, a->comp_id) || r->label_seq_id != a->label_seq_id ||
                  r->auth_seq_id != a->auth_seq_id || r->ins_code != a->ins_code;
+  uint64_t name = pack_sv(a->atom_name);
+  /* the pair's bit in the residue's Bloom filter (rb_bits_) */
+  uint64_t bit = 1ull << (((name ^ (uint64_t)(unsigned char)a->altloc << 56) * 0x9E3779B97F4A7C15ull) >> 58);
   if (!new_res && r->n_atoms <= SP_RESIDUE_REPEAT_SCAN) {
     /* identical identifiers: a repeated (atom name, altloc) starts the next residue (B16).
      * Only residues of up to SP_RESIDUE_REPEAT_SCAN atoms are scanned, which bounds the cost
-     * per atom; larger residues (no CCD component has that many atoms) are kept whole. */
-    uint64_t name = pack_sv(a->atom_name);
-    for (uint32_t k = r->first_atom; k < i; ++k)
-      if (s->altloc[k] == a->altloc && pack_fixed(s->atom_name[k]) == name) {
-        new_res = true;
-        break;
-      }
+     * per atom; larger residues (no CCD component has that many atoms) are kept whole. The
+     * filter rules out most repeats without the scan (a pair whose bit is clear is new). */
+    bool known = s->rb_residue_ == s->n_residues && s->rb_atoms_ == r->n_atoms;
+    if (!known || (s->rb_bits_ & bit))
+      for (uint32_t k = r->first_atom; k < i; ++k)
+        if (s->altloc[k] == a->altloc && pack_fixed(s->atom_name[k]) == name) {
+          new_res = true;
+          break;
+        }
   }
   if (new_res) {
     if (grow((void **)&s->residues, &s->cap_residues, s->n_residues + 1, sizeof *s->residues))
@@ -219,6 +224,13 @@ int sp_structure_add_atom(sp_structure *s, const sp_atom_in *a, sp_err *err) {
     r->first_atom = (uint32_t)i;
     c->n_residues++;
     m->n_residues++;
+    s->rb_bits_ = 0;
+    s->rb_residue_ = s->n_residues;
+    s->rb_atoms_ = 0;
+  }
+  if (s->rb_residue_ == s->n_residues && s->rb_atoms_ == r->n_atoms) {
+    s->rb_bits_ |= bit;
+    s->rb_atoms_ = r->n_atoms + 1;
   }
   r->n_atoms++;
   if (!a->hetatm) r->all_hetatm = 0;
@@ -230,8 +242,7 @@ int sp_structure_add_atom(sp_structure *s, const sp_atom_in *a, sp_err *err) {
   s->occupancy[i] = a->occupancy;
   s->b_iso[i] = a->b_iso;
   if (a->atom_name.n < SP_ID_LEN) { /* the common case: one 8-byte store, NUL-padded */
-    uint64_t w = pack_sv(a->atom_name);
-    memcpy(s->atom_name[i], &w, sizeof w);
+    memcpy(s->atom_name[i], &name, sizeof name);
   } else {
     copy_id(s, s->atom_name[i], a->atom_name, "atom name");
   }
