@@ -248,6 +248,7 @@ static const sp_cif_value k_absent = {"", 0, SP_CIF_UNKNOWN};
 
 typedef struct atom_reader {
   const sp_cif_doc *d;
+  sp_cif_stream *st; /* the stream when streamed (begin may choose its row function) */
   const char *end; /* end of the text (parse_float reads 8 bytes where they lie before it) */
   sp_structure *s;
   sp_err err;   /* the first error of begin/row (reported after the parse) */
@@ -265,6 +266,8 @@ typedef struct atom_reader {
 } atom_reader;
 
 static inline const sp_cif_value *col_of(const sp_cif_value *row, int ci) { return ci >= 0 ? row + ci : &k_absent; }
+
+static int atoms_row_all(void *ctx, const sp_cif_value *row);
 
 static int atoms_begin(void *ctx, const sp_cif_doc *d, const sp_cif_category *cat) {
   atom_reader *R = ctx;
@@ -298,6 +301,9 @@ static int atoms_begin(void *ctx, const sp_cif_doc *d, const sp_cif_category *ca
   if (R->col_rc) return R->col_rc;
   if (R->c_latom < 0) R->c_latom = R->c_aatom;
   if (R->c_lcomp < 0) R->c_lcomp = R->c_acomp;
+  if (R->st && R->c_occ >= 0 && R->c_b >= 0 && R->c_model >= 0 && R->c_lseq >= 0 && R->c_aseq >= 0 && R->c_id >= 0 &&
+      R->c_lasym >= 0 && R->c_aasym >= 0 && R->c_ent >= 0 && R->c_ins >= 0 && R->c_alt >= 0)
+    R->st->row = atoms_row_all; /* every column present: the copy without the tests */
   s->has_label_ids = R->c_lasym >= 0 || R->c_lseq >= 0;
   s->has_auth_ids = R->c_aasym >= 0 || R->c_aseq >= 0;
   memset(R->ec.z, 0xff, sizeof R->ec.z);
@@ -306,8 +312,10 @@ static int atoms_begin(void *ctx, const sp_cif_doc *d, const sp_cif_category *ca
   return 0;
 }
 
-static int atoms_row(void *ctx, const sp_cif_value *row) {
-  atom_reader *R = ctx;
+/* One row. `all`: every column that col_of looks up is present (a constant at each call site, so
+ * that the usual file, which has them all, gets a copy of this function without those tests). */
+static inline __attribute__((always_inline)) int atoms_row_body(atom_reader *R, const sp_cif_value *row, bool all) {
+#define col_of(row, ci) (all ? (row) + (ci) : col_of(row, ci))
   sp_structure *s = R->s;
   sp_atom_in *a = &R->a;
   uint32_t rown = R->row++;
@@ -333,7 +341,9 @@ static int atoms_row(void *ctx, const sp_cif_value *row) {
   if (!what) {
     const sp_cif_value *v = col_of(row, R->c_model);
     if (!sp_cif_is_null(v)) {
-      if (v->n == R->last_model_n && R->last_model_p && !memcmp(v->p, R->last_model_p, v->n)) {
+      if (v->n == 1 && (unsigned)(v->p[0] - '0') < 10) { /* what sp_cif_parse_int gives */
+        a->model_num = v->p[0] - '0';
+      } else if (v->n == R->last_model_n && R->last_model_p && !memcmp(v->p, R->last_model_p, v->n)) {
         a->model_num = R->last_model;
       } else if (sp_cif_parse_int(v->p, v->n, &a->model_num)) {
         R->last_model_p = v->p;
@@ -400,7 +410,11 @@ static int atoms_row(void *ctx, const sp_cif_value *row) {
     if (!sp_cif_is_null(v) && parse_int_fast(v->p, v->n, &sv)) a->serial = sv;
   }
   return sp_structure_add_atom(s, a, &R->err);
+#undef col_of
 }
+
+static int atoms_row(void *ctx, const sp_cif_value *row) { return atoms_row_body(ctx, row, false); }
+static int atoms_row_all(void *ctx, const sp_cif_value *row) { return atoms_row_body(ctx, row, true); }
 
 /* _atom_site when it was not streamed (its first occurrence is a run of pair items) */
 static int read_atoms_doc(atom_reader *R, const sp_cif_doc *d, const sp_cif_category *cat) {
@@ -724,6 +738,7 @@ int sp_mmcif_read_ex(const char *text, size_t len, sp_structure *s, unsigned fla
   size_t w0 = s->n_warnings, wl0 = s->warnings_len;
   const sp_structure n0 = *s; /* counts before the atoms (arrays may move: only counts are restored) */
   sp_cif_stream st = {"atom_site", atoms_begin, atoms_row, R, 0, 0, 0};
+  R->st = &st;
   int rc = sp_cif_parse_stream(text, len, 1, &doc, &st, flags, err);
   if (rc) { /* a CIF error: leave the structure as the parse found it (no atoms of this text) */
     s->n_atoms = n0.n_atoms, s->n_residues = n0.n_residues, s->n_chains = n0.n_chains, s->n_models = n0.n_models;
@@ -756,6 +771,7 @@ int sp_mmcif_read_ex(const char *text, size_t len, sp_structure *s, unsigned fla
   uint64_t n_rows = st.n_rows;
   int arc = st.rc;
   if (st.state != SP_CIF_STREAM_DONE) { /* not streamed: pairs, or no _atom_site */
+    R->st = NULL;
     const sp_cif_category *cat = sp_cif_find_category(&doc, b, "_atom_site");
     n_rows = cat ? cat->n_rows : 0;
     arc = n_rows ? read_atoms_doc(R, &doc, cat) : 0;
