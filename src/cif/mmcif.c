@@ -199,10 +199,13 @@ typedef struct elem_cache {
   int16_t z[27 * 27];
 } elem_cache;
 
-static uint8_t elem_lookup(elem_cache *c, const char *p, size_t n) {
+/* toupper of the C locale (the library never sets another), without the call */
+static inline unsigned ascii_upper(unsigned char ch) { return (unsigned)(ch - 'a') < 26u ? ch - 32u : ch; }
+
+static inline uint8_t elem_lookup(elem_cache *c, const char *p, size_t n) {
   if (n == 0 || n > 2) return sp_element_from_symbol(p, n);
-  unsigned a = (unsigned)(toupper((unsigned char)p[0]) - 'A');
-  unsigned b = n == 2 ? (unsigned)(toupper((unsigned char)p[1]) - 'A') + 1 : 0;
+  unsigned a = ascii_upper((unsigned char)p[0]) - 'A';
+  unsigned b = n == 2 ? ascii_upper((unsigned char)p[1]) - 'A' + 1 : 0;
   if (a >= 26 || b > 26) return sp_element_from_symbol(p, n);
   int16_t *slot = &c->z[a * 27 + b];
   if (*slot < 0) *slot = sp_element_from_symbol(p, n);
@@ -545,31 +548,39 @@ static uint8_t conn_type(const sp_cif_value *v) {
   return SP_CONN_OTHER;
 }
 
-static void conn_end(const sp_cif_doc *d, const sp_cif_category *cat, const rowctx *r, int k, sp_conn_end *e) {
+/* column indices of one partner (k = 1, 2) of _struct_conn, looked up once per category */
+typedef struct conn_cols {
+  int lasym, aasym, lcomp, acomp, lseq, aseq, latom, aatom, alt, ins, sym;
+} conn_cols;
+
+static void conn_cols_of(const sp_cif_doc *d, const sp_cif_category *cat, int k, conn_cols *c) {
   char name[64];
 #define COL(fmt) (snprintf(name, sizeof name, fmt, k), sp_cif_col(d, cat, name))
-  int lasym = COL("ptnr%d_label_asym_id"), aasym = COL("ptnr%d_auth_asym_id");
-  int lcomp = COL("ptnr%d_label_comp_id"), acomp = COL("ptnr%d_auth_comp_id");
-  int lseq = COL("ptnr%d_label_seq_id"), aseq = COL("ptnr%d_auth_seq_id");
-  int latom = COL("ptnr%d_label_atom_id"), aatom = COL("pdbx_ptnr%d_auth_atom_id");
-  int alt = COL("pdbx_ptnr%d_label_alt_id"), ins = COL("pdbx_ptnr%d_PDB_ins_code");
-  int sym = COL("ptnr%d_symmetry");
+  c->lasym = COL("ptnr%d_label_asym_id"), c->aasym = COL("ptnr%d_auth_asym_id");
+  c->lcomp = COL("ptnr%d_label_comp_id"), c->acomp = COL("ptnr%d_auth_comp_id");
+  c->lseq = COL("ptnr%d_label_seq_id"), c->aseq = COL("ptnr%d_auth_seq_id");
+  c->latom = COL("ptnr%d_label_atom_id"), c->aatom = COL("pdbx_ptnr%d_auth_atom_id");
+  c->alt = COL("pdbx_ptnr%d_label_alt_id"), c->ins = COL("pdbx_ptnr%d_PDB_ins_code");
+  c->sym = COL("ptnr%d_symmetry");
 #undef COL
+}
+
+static void conn_end(const conn_cols *cc, const rowctx *r, sp_conn_end *e) {
   memset(e, 0, sizeof *e);
-  copy_cell(e->label_asym_id, sizeof e->label_asym_id, r, lasym);
-  copy_cell(e->auth_asym_id, sizeof e->auth_asym_id, r, aasym);
+  copy_cell(e->label_asym_id, sizeof e->label_asym_id, r, cc->lasym);
+  copy_cell(e->auth_asym_id, sizeof e->auth_asym_id, r, cc->aasym);
   if (!e->auth_asym_id[0]) memcpy(e->auth_asym_id, e->label_asym_id, sizeof e->auth_asym_id);
-  sp_sv comp = cell_sv(r, lcomp);
-  if (!comp.n) comp = cell_sv(r, acomp);
+  sp_sv comp = cell_sv(r, cc->lcomp);
+  if (!comp.n) comp = cell_sv(r, cc->acomp);
   sp_sv_copy(e->comp_id, sizeof e->comp_id, comp);
-  sp_sv atom = cell_sv(r, latom);
-  if (!atom.n) atom = cell_sv(r, aatom);
+  sp_sv atom = cell_sv(r, cc->latom);
+  if (!atom.n) atom = cell_sv(r, cc->aatom);
   sp_sv_copy(e->atom_name, sizeof e->atom_name, atom);
-  if (!cell_seq(r, lseq, &e->label_seq_id)) e->label_seq_id = SP_SEQ_NONE;
-  if (!cell_seq(r, aseq, &e->auth_seq_id)) e->auth_seq_id = SP_SEQ_NONE;
-  e->ins_code = cell_char(r, ins);
-  e->altloc = cell_char(r, alt);
-  copy_cell(e->symmetry, sizeof e->symmetry, r, sym);
+  if (!cell_seq(r, cc->lseq, &e->label_seq_id)) e->label_seq_id = SP_SEQ_NONE;
+  if (!cell_seq(r, cc->aseq, &e->auth_seq_id)) e->auth_seq_id = SP_SEQ_NONE;
+  e->ins_code = cell_char(r, cc->ins);
+  e->altloc = cell_char(r, cc->alt);
+  copy_cell(e->symmetry, sizeof e->symmetry, r, cc->sym);
   e->atom = -1;
 }
 
@@ -578,6 +589,9 @@ static int read_conns(const sp_cif_doc *d, const sp_cif_block *b, sp_structure *
   if (!cat) return 0;
   int c_id = sp_cif_col(d, cat, "id"), c_type = sp_cif_col(d, cat, "conn_type_id");
   int c_dist = sp_cif_col(d, cat, "pdbx_dist_value");
+  conn_cols c1, c2;
+  conn_cols_of(d, cat, 1, &c1);
+  conn_cols_of(d, cat, 2, &c2);
   rowctx r = {d, cat, 0, NULL};
   for (uint32_t row = 0; row < cat->n_rows; ++row) {
     r.row = row;
@@ -589,8 +603,8 @@ static int read_conns(const sp_cif_doc *d, const sp_cif_block *b, sp_structure *
     const sp_cif_value *v = cell(&r, c_dist);
     double x;
     if (v && !sp_cif_is_null(v) && sp_cif_parse_double(v->p, v->n, &x)) c.distance = (float)x;
-    conn_end(d, cat, &r, 1, &c.a);
-    conn_end(d, cat, &r, 2, &c.b);
+    conn_end(&c1, &r, &c.a);
+    conn_end(&c2, &r, &c.b);
     int rc = sp_structure_add_conn(s, &c, err);
     if (rc) return rc;
   }
