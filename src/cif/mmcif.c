@@ -741,6 +741,19 @@ int sp_mmcif_read(const char *text, size_t len, sp_structure *s, sp_err *err) {
   return sp_mmcif_read_ex(text, len, s, 0, err);
 }
 
+/* Back to the counts (and scalars) of @p n0, a copy of the structure taken before this text was
+ * read: its arrays may have moved since, so only counts and fixed fields are restored. */
+static void restore_counts(sp_structure *s, const sp_structure *n0) {
+  s->n_atoms = n0->n_atoms, s->n_residues = n0->n_residues, s->n_chains = n0->n_chains, s->n_models = n0->n_models;
+  s->n_entities = n0->n_entities, s->n_seq = n0->n_seq, s->n_conns = n0->n_conns;
+  s->n_file_bonds = n0->n_file_bonds, s->n_file_comps = n0->n_file_comps;
+  s->n_warnings = n0->n_warnings, s->warnings_len = n0->warnings_len;
+  s->has_label_ids = n0->has_label_ids, s->has_auth_ids = n0->has_auth_ids;
+  memcpy(s->entry_id, n0->entry_id, sizeof s->entry_id);
+  memcpy(s->method, n0->method, sizeof s->method);
+  s->resolution = n0->resolution;
+}
+
 int sp_mmcif_read_ex(const char *text, size_t len, sp_structure *s, unsigned flags, sp_err *err) {
   sp_cif_doc doc;
   memset(&doc, 0, sizeof doc);
@@ -750,14 +763,12 @@ int sp_mmcif_read_ex(const char *text, size_t len, sp_structure *s, unsigned fla
   R->end = text + len;
   R->s = s;
   size_t w0 = s->n_warnings, wl0 = s->warnings_len;
-  const sp_structure n0 = *s; /* counts before the atoms (arrays may move: only counts are restored) */
+  const sp_structure n0 = *s; /* counts before this text (see restore_counts) */
   sp_cif_stream st = {"atom_site", atoms_begin, atoms_row, R, 0, 0, 0};
   R->st = &st;
   int rc = sp_cif_parse_stream(text, len, 1, &doc, &st, flags, err);
   if (rc) { /* a CIF error: leave the structure as the parse found it (no atoms of this text) */
-    s->n_atoms = n0.n_atoms, s->n_residues = n0.n_residues, s->n_chains = n0.n_chains, s->n_models = n0.n_models;
-    s->n_warnings = w0, s->warnings_len = wl0;
-    s->has_label_ids = n0.has_label_ids, s->has_auth_ids = n0.has_auth_ids;
+    restore_counts(s, &n0);
     goto done;
   }
   if (!doc.n_blocks) {
@@ -808,5 +819,11 @@ int sp_mmcif_read_ex(const char *text, size_t len, sp_structure *s, unsigned fla
 done:
   free(R);
   sp_cif_doc_free(&doc);
+  if ((flags & SP_MMCIF_NUL_AFTER) && len && memchr(text, '\0', len)) {
+    /* checked after the parse, while the text is in the cache (the tokenizer reads a NUL as a blank) */
+    restore_counts(s, &n0);
+    return sp_err_set(err, SP_E_BINARY, "NUL byte at offset %zu: binary data, not CIF text",
+                      (size_t)((const char *)memchr(text, '\0', len) - text));
+  }
   return rc;
 }
