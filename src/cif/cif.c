@@ -652,7 +652,7 @@ int sp_cif_parse_stream(const char *text, size_t len, size_t max_blocks, sp_cif_
   }
   /* a streamed reader takes the bulk of the values (_atom_site): start the array small */
   if (!doc->values &&
-      grow((void **)&doc->values, &doc->cap_values, st ? len / 64 + 256 : len / 8 + 256, sizeof *doc->values))
+      grow((void **)&doc->values, &doc->cap_values, st ? len / 16 + 256 : len / 8 + 256, sizeof *doc->values))
     return sp_err_set(err, SP_E_NOMEM, "out of memory (CIF values)");
   parser P = {.t = text, .len = len, .pos = 0, .d = doc, .err = err, .st = st};
   ptrdiff_t pair_cat = -1; /* index of the open run of pair items */
