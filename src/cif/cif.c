@@ -23,11 +23,13 @@ _Static_assert(offsetof(sp_cif_value, kind) == offsetof(sp_cif_value, n) + 4, "n
 
 /* classes of the first character of a token for the block scanner: bit 0 special (quotes,
  * comment, text field, tag, frame reference: the per-token path takes it), bit 1 first letter of
- * data_ loop_ save_ stop_ global_, bits 2.. the kind of the character alone (nulls) */
+ * data_ loop_ save_ stop_ global_ */
 static const unsigned char k_cls[256] = {['\''] = 1, ['"'] = 1, ['#'] = 1, [';'] = 1, ['_'] = 1, ['$'] = 1,
                                          ['d'] = 2, ['D'] = 2, ['l'] = 2, ['L'] = 2, ['s'] = 2, ['S'] = 2,
-                                         ['g'] = 2, ['G'] = 2, ['?'] = SP_CIF_UNKNOWN << 2,
-                                         ['.'] = SP_CIF_INAPPLICABLE << 2};
+                                         ['g'] = 2, ['G'] = 2};
+/* the kind of a one-character value in the upper half of a word (the block scanner's n + kind) */
+static const uint64_t k_kind1w[256] = {['?'] = (uint64_t)SP_CIF_UNKNOWN << 32,
+                                       ['.'] = (uint64_t)SP_CIF_INAPPLICABLE << 32};
 
 #include <emmintrin.h>
 /* bit i set when p[i] <= 0x20 */
@@ -508,7 +510,8 @@ static int parse_loop(parser *P, const tok *loop_tok) {
         while (starts) {
           uint64_t sb = (unsigned)__builtin_ctzll(starts);
           const char *tp = base + sb;
-          unsigned cls = k_cls[(unsigned char)*tp];
+          unsigned char c0 = (unsigned char)*tp;
+          unsigned cls = k_cls[c0];
           uint64_t rest = ws >> sb;
           if (cls & 1) {
             pos += sb;
@@ -534,7 +537,7 @@ static int parse_loop(parser *P, const tok *loop_tok) {
             goto block_bail;
           }
           /* '?' / '.' alone are nulls; n and kind in one 8-byte store */
-          uint64_t nk = n | (uint64_t)((cls >> 2) & (0u - (unsigned)(n == 1))) << 32;
+          uint64_t nk = n == 1 ? n | k_kind1w[c0] : n;
           w->p = tp;
           memcpy(&w->n, &nk, sizeof nk);
           ++w;
