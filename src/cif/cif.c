@@ -392,12 +392,14 @@ static int push_cat(parser *P, sp_sv name, int is_loop, const char *at) {
  * sp_cif_stream) a small buffer whose complete rows are handed to the reader whenever it fills,
  * so that they are converted while still in the L1 cache and never stored. */
 typedef struct vsink {
-  sp_cif_value *vals; /* d->values, or the stream buffer */
+  sp_cif_value *vals; /* d->values, or the stream buffer, or scratch (discard) */
   size_t nv, cap;     /* filled, capacity */
   sp_cif_stream *st;  /* NULL: document */
   size_t rs;          /* stream: first value of the first row not yet handed over */
   uint64_t rows;      /* stream: rows handed over */
   uint32_t ncols;
+  bool discard;       /* a loop nobody reads (sp_cif_stream.keep): values counted only */
+  uint64_t dropped;   /* discard: values counted outside vals */
 } vsink;
 
 static void sink_deliver(vsink *k) {
@@ -412,6 +414,11 @@ static void sink_deliver(vsink *k) {
 /* room for `need` more values (need <= 65 for a stream: its buffer holds ncols + 65 more) */
 static int sink_room(parser *P, vsink *k, size_t need) {
   if (k->cap - k->nv >= need) return 0;
+  if (k->discard) {
+    k->dropped += k->nv;
+    k->nv = 0;
+    return 0;
+  }
   if (!k->st) {
     sp_cif_doc *d = P->d;
     d->n_values = k->nv;
@@ -435,9 +442,39 @@ static bool stream_wants(const parser *P, sp_sv cat) {
   return cat.n == strlen(st->category) && !strncasecmp(cat.p, st->category, cat.n);
 }
 
-/* loop_ has been read. */
-static int parse_loop(parser *P, const tok *loop_tok) {
+/* true for a loop of the first block that neither the stream nor sp_cif_stream.keep names */
+static bool stream_discards(const parser *P, sp_sv cat) {
+  sp_cif_stream *st = P->st;
+  if (!st || !st->keep || P->in_save || P->d->n_blocks != 1) return false;
+  if (cat.n && *cat.p == '_') cat.p++, cat.n--;
+  if (cat.n == strlen(st->category) && !strncasecmp(cat.p, st->category, cat.n)) return false;
+  for (const char *const *kp = st->keep; *kp; ++kp)
+    if (cat.n == strlen(*kp) && !strncasecmp(cat.p, *kp, cat.n)) return false;
+  return true;
+}
+
+#if defined(__SSE2__)
+/* true when none of the 64 bytes at p is a quote, '#', ';', '_' or '$': no token of the block
+ * is special, and no reserved word (they all hold a '_') lies inside it */
+static inline bool block_plain64(const char *p) {
+  __m128i acc = _mm_setzero_si128();
+  for (int i = 0; i < 4; ++i) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
+    acc = _mm_or_si128(acc, _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\'')),
+                                                      _mm_cmpeq_epi8(v, _mm_set1_epi8('"'))),
+                                         _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('#')),
+                                                      _mm_cmpeq_epi8(v, _mm_set1_epi8(';')))));
+    acc = _mm_or_si128(acc, _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('_')), _mm_cmpeq_epi8(v, _mm_set1_epi8('$'))));
+  }
+  return _mm_movemask_epi8(acc) == 0;
+}
+#endif
+
+/* loop_ has been read. allow_discard: a loop nobody reads may be counted instead of stored (its
+ * errors are reported by parsing it again, stored, so that the messages are exact). */
+static int parse_loop(parser *P, const tok *loop_tok, bool allow_discard) {
   sp_cif_doc *d = P->d;
+  size_t pos0 = P->pos; /* just after loop_ (for a second pass) */
   tok k;
   int ty = next_tok(P, &k);
   if (ty == T_ERROR) return P->ecls;
@@ -460,7 +497,7 @@ static int parse_loop(parser *P, const tok *loop_tok) {
   }
   size_t first_val = d->n_values;
   for (uint32_t i = 0; i < ncols; ++i) d->cols[first_col + i].first = first_val + i;
-  vsink sk = {d->values, d->n_values, d->cap_values, NULL, 0, 0, ncols};
+  vsink sk = {d->values, d->n_values, d->cap_values, NULL, 0, 0, ncols, false, 0};
   if (stream_wants(P, cat)) {
     sp_cif_stream *st = P->st;
     st->state = SP_CIF_STREAM_DONE;
@@ -472,6 +509,12 @@ static int parse_loop(parser *P, const tok *loop_tok) {
     sp_cif_category *c = &d->cats[cat_idx];
     c->n_cols = ncols; /* rows: 0 in the document (they go to the reader) */
     st->rc = st->begin(st->ctx, d, c);
+  } else if (allow_discard && stream_discards(P, cat)) {
+    sk.discard = true;
+    sk.cap = 130;
+    sk.vals = malloc(sk.cap * sizeof *sk.vals);
+    sk.nv = 0;
+    if (!sk.vals) return perr(P, SP_E_NOMEM, NULL, "out of memory (CIF values)");
   }
   const char *t = P->t;
   size_t len = P->len;
@@ -504,6 +547,25 @@ static int parse_loop(parser *P, const tok *loop_tok) {
         uint64_t ws = (uint64_t)ws_mask16(t + pos) | (uint64_t)ws_mask16(t + pos + 16) << 16 |
                       (uint64_t)ws_mask16(t + pos + 32) << 32 | (uint64_t)ws_mask16(t + pos + 48) << 48;
         uint64_t starts = ~ws & ((ws << 1) | (uint64_t)IS_WS(t[pos - 1]));
+        if (sk.discard && starts && block_plain64(t + pos)) {
+          /* a loop nobody reads, a block of plain tokens: count them */
+          uint64_t cnt = (uint64_t)__builtin_popcountll(starts);
+          size_t nxt = pos + 64;
+          if (!(ws >> 63)) { /* the last token runs past the block */
+            unsigned hs = 63u - (unsigned)__builtin_clzll(starts);
+            const char *tp = t + pos + hs;
+            size_t n = skip_token(t, pos + hs, len) - (pos + hs);
+            if ((k_cls[(unsigned char)*tp] & 2) && n >= 5 && (tp[4] == '_' || (n == 7 && tp[6] == '_'))) {
+              sk.dropped += cnt - 1; /* maybe a reserved word: the per-token path takes it */
+              pos += hs;
+              goto block_bail;
+            }
+            nxt = pos + hs + n;
+          }
+          sk.dropped += cnt;
+          pos = nxt;
+          continue;
+        }
         size_t next = pos + 64;
         const char *base = t + pos;
         sp_cif_value *w = vals + nv;
@@ -576,7 +638,14 @@ static int parse_loop(parser *P, const tok *loop_tok) {
   }
   size_t nv; /* values of the loop */
   const sp_cif_value *last_row; /* where the last (incomplete) row would start */
-  if (sk.st) {
+  if (sk.discard) {
+    nv = (size_t)sk.dropped + sk.nv;
+    last_row = NULL;
+    if (nv % ncols || ty == T_DOLLAR || nv / ncols > UINT32_MAX) {
+      rc = SP_E_SYNTAX; /* any error: the second pass reports it */
+      goto fail;
+    }
+  } else if (sk.st) {
     sink_deliver(&sk);
     nv = (size_t)sk.rows * ncols + (sk.nv - sk.rs);
     last_row = sk.vals + sk.rs;
@@ -619,6 +688,10 @@ static int parse_loop(parser *P, const tok *loop_tok) {
     sk.st->n_rows = sk.rows;
     free(sk.vals);
   }
+  if (sk.discard) {
+    c->n_rows = 0; /* counted, not kept */
+    free(sk.vals);
+  }
   if (nv == 0)
     doc_warn(d, "empty loop %.*s (line %zu): accepted with 0 rows", SHOWN(c->name.n), c->name.p,
              sp_cif_category_line(d, c));
@@ -627,6 +700,17 @@ static int parse_loop(parser *P, const tok *loop_tok) {
   P->has_pending = 1;
   return 0;
 fail:
+  if (sk.discard) {
+    /* parse the loop again, stored, for the exact error and message */
+    free(sk.vals);
+    d->n_cats = cat_idx;
+    d->n_cols = first_col;
+    d->n_values = first_val;
+    d->blocks[d->n_blocks - 1].n_cats--;
+    P->pos = pos0;
+    P->has_pending = 0;
+    return parse_loop(P, loop_tok, false);
+  }
   if (sk.st) free(sk.vals);
   else d->n_values = sk.nv;
   return rc;
@@ -707,7 +791,7 @@ int sp_cif_parse_stream(const char *text, size_t len, size_t max_blocks, sp_cif_
     }
     if (ty == T_LOOP) {
       pair_cat = -1;
-      int rc = parse_loop(&P, &k);
+      int rc = parse_loop(&P, &k, true);
       if (rc) return rc;
       continue;
     }

@@ -36,6 +36,10 @@ typedef struct sp_cif_stream {
   /** every complete row in order: vals[0 .. n_cols) */
   int (*row)(void *ctx, const sp_cif_value *vals);
   void *ctx;
+  /** NULL, or the NULL-terminated names (no leading '_') of the other categories whose loops the
+   *  reader looks up: loops of the first block named by neither are checked and counted but not
+   *  stored (zero rows in the document) */
+  const char *const *keep;
   int state;       /**< out: SP_CIF_STREAM_ARMED (no such category), _DONE (streamed), _OFF (pairs: not streamed) */
   int rc;          /**< out: first non-zero return of begin/row, 0 if none */
   uint64_t n_rows; /**< out: rows of the streamed loop */

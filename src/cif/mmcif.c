@@ -764,7 +764,11 @@ int sp_mmcif_read_ex(const char *text, size_t len, sp_structure *s, unsigned fla
   R->s = s;
   size_t w0 = s->n_warnings, wl0 = s->warnings_len;
   const sp_structure n0 = *s; /* counts before this text (see restore_counts) */
-  sp_cif_stream st = {"atom_site", atoms_begin, atoms_row, R, 0, 0, 0};
+  /* the categories the functions below look up; other loops are only checked */
+  static const char *const keep[] = {"entity", "entity_poly", "entity_poly_seq", "struct_conn", "chem_comp",
+                                     "chem_comp_bond", "entry", "exptl", "refine", "em_3d_reconstruction",
+                                     "reflns", NULL};
+  sp_cif_stream st = {"atom_site", atoms_begin, atoms_row, R, keep, 0, 0, 0};
   R->st = &st;
   int rc = sp_cif_parse_stream(text, len, 1, &doc, &st, flags, err);
   if (rc) { /* a CIF error: leave the structure as the parse found it (no atoms of this text) */
