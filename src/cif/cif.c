@@ -599,7 +599,7 @@ static int parse_loop(parser *P, const tok *loop_tok, bool allow_discard) {
             goto block_bail;
           }
           /* '?' / '.' alone are nulls; n and kind in one 8-byte store */
-          uint64_t nk = n == 1 ? n | k_kind1w[c0] : n;
+          uint64_t nk = n | (k_kind1w[c0] & (0 - (uint64_t)(n == 1))); /* no branch: n == 1 follows the columns */
           w->p = tp;
           memcpy(&w->n, &nk, sizeof nk);
           ++w;

@@ -101,8 +101,8 @@ static inline bool parse_float_swar(const char *p, uint32_t n, float *out) {
   uint64_t tok = ~0ull << sh; /* the value right-aligned: bytes 8-n .. 7 */
   x = (x << sh) | (0x3030303030303030ull & ~tok); /* '0' in front */
   uint64_t first = tok & (0 - tok);                /* lowest bit of the value's first byte */
-  bool neg = p[0] == '-';
-  if (neg) x += first * (uint64_t)('0' - '-');     /* '-' -> '0' */
+  uint32_t neg = p[0] == '-'; /* signs of coordinates are random: no branch on them */
+  x += first * (uint64_t)('0' - '-') & (0 - (uint64_t)neg); /* '-' -> '0' */
   uint64_t dots = x ^ 0x2e2e2e2e2e2e2e2eull;       /* zero byte where '.' */
   uint64_t dz = (dots - 0x0101010101010101ull) & ~dots & 0x8080808080808080ull;
   uint64_t low = dz & (0 - dz);                     /* top bit of the first '.' byte (exact), or 0 */
@@ -124,7 +124,10 @@ static inline bool parse_float_swar(const char *p, uint32_t n, float *out) {
   } else {
     f = (float)mant / k_pow10f[fr];
   }
-  *out = neg ? -f : f;
+  uint32_t bits; /* -f by its sign bit, as neg ? -f : f gives (also -0.0f for -0.000) */
+  memcpy(&bits, &f, sizeof bits);
+  bits ^= neg << 31;
+  memcpy(out, &bits, sizeof bits);
   return true;
 }
 
