@@ -45,98 +45,6 @@ static inline const sp_cif_value *cell(const rowctx *r, int ci) {
   return r->base ? r->base + ci : sp_cif_cell(r->d, r->cat, (uint32_t)ci, r->row);
 }
 
-static const float k_pow10f[] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
-
-/* A coordinate-like decimal as float. With at most 7 digits and 10 decimals, mantissa and
- * power of ten are exact floats, so one IEEE division gives the float nearest to the
- * written decimal; anything else goes through sp_cif_parse_double. */
-static bool parse_float_scalar(const sp_cif_value *v, float *out) {
-  if (v->kind >= SP_CIF_UNKNOWN) return false;
-  const char *q = v->p, *e = v->p + v->n;
-  bool neg = false;
-  if (q < e && *q == '-') neg = true, ++q;
-  uint32_t mant = 0;
-  const char *d0 = q;
-  while (q < e && (unsigned)(*q - '0') < 10) mant = mant * 10 + (unsigned)(*q++ - '0');
-  size_t ip = (size_t)(q - d0), fr = 0;
-  if (q < e && *q == '.') {
-    const char *f0 = ++q;
-    while (q < e && (unsigned)(*q - '0') < 10) mant = mant * 10 + (unsigned)(*q++ - '0');
-    fr = (size_t)(q - f0);
-  }
-  if (q == e && ip + fr >= 1 && ip + fr <= 7 && fr <= 3) {
-    /* Up to 3 decimals (coordinates, occupancy, B): a double product instead of a division.
-     * Still the correctly rounded float: the product is within 2^-52 (relative) of the exact
-     * m / 10^fr, while that value lies at least 2^-35 (relative) from any midpoint between two
-     * floats (m < 10^7, so a midpoint k / 2^s with 25 significant bits differs from m / 10^fr
-     * by at least 1 / (10^fr 2^s) >= x / (10^3 2^25)), and is never a midpoint itself (if 5^fr
-     * divides m it is a float of at most 24 bits). Checked exhaustively against the division
-     * for every m < 10^7 and fr <= 3. */
-    static const double k_inv10[4] = {1.0, 0.1, 0.01, 0.001};
-    float f = (float)((double)mant * k_inv10[fr]);
-    *out = neg ? -f : f;
-    return true;
-  }
-  if (q == e && ip + fr >= 1 && ip + fr <= 7 && fr <= 10) {
-    float f = (float)mant / k_pow10f[fr];
-    *out = neg ? -f : f;
-    return true;
-  }
-  double x;
-  if (!sp_cif_parse_double(v->p, v->n, &x)) return false;
-  *out = (float)x;
-  return true;
-}
-
-/* parse_float_scalar's fast path in a few word operations (SWAR) for a plain value of at most 8
- * characters `[-]digits[.digits]` with 1 to 7 digits: the same mantissa, decimals and rounding,
- * so the same float, without a branch per character. Reads the 8 bytes at p: the caller
- * guarantees p + 8 <= end of the text. Returns false where it does not apply (the caller then
- * takes parse_float_scalar). */
-static inline bool parse_float_swar(const char *p, uint32_t n, float *out) {
-  if (n - 1 >= 8) return false;
-  uint64_t x;
-  memcpy(&x, p, 8); /* little-endian: byte i of x is p[i] */
-  unsigned sh = 64 - 8 * n;
-  uint64_t tok = ~0ull << sh; /* the value right-aligned: bytes 8-n .. 7 */
-  x = (x << sh) | (0x3030303030303030ull & ~tok); /* '0' in front */
-  uint64_t first = tok & (0 - tok);                /* lowest bit of the value's first byte */
-  uint32_t neg = p[0] == '-'; /* signs of coordinates are random: no branch on them */
-  x += first * (uint64_t)('0' - '-') & (0 - (uint64_t)neg); /* '-' -> '0' */
-  uint64_t dots = x ^ 0x2e2e2e2e2e2e2e2eull;       /* zero byte where '.' */
-  uint64_t dz = (dots - 0x0101010101010101ull) & ~dots & 0x8080808080808080ull;
-  uint64_t low = dz & (0 - dz);                     /* top bit of the first '.' byte (exact), or 0 */
-  uint64_t mj = (low << 1) - (low != 0);            /* bytes 0 .. that '.', or none */
-  x = (x & ~mj) | (((x << 8) | 0x30) & mj);        /* the digits before the '.' move up over it */
-  uint32_t fr = low ? 7 - ((uint32_t)__builtin_ctzll(low) >> 3) : 0;
-  uint32_t m = n - neg - (low != 0);                /* digits written */
-  if (m - 1 >= 7) return false;                     /* none, or 8 (the scalar path hands those to strtod) */
-  if (((x & 0xf0f0f0f0f0f0f0f0ull) | (((x + 0x0606060606060606ull) & 0xf0f0f0f0f0f0f0f0ull) >> 4)) !=
-      0x3333333333333333ull)
-    return false; /* a second '.', a sign inside, 'e', ... */
-  x = (x & 0x0f0f0f0f0f0f0f0full) * 2561 >> 8;
-  x = (x & 0x00ff00ff00ff00ffull) * 6553601 >> 16;
-  uint32_t mant = (uint32_t)((x & 0x0000ffff0000ffffull) * 42949672960001ull >> 32);
-  float f;
-  if (fr <= 3) {
-    static const double k_inv10[4] = {1.0, 0.1, 0.01, 0.001}; /* see parse_float_scalar */
-    f = (float)((double)mant * k_inv10[fr]);
-  } else {
-    f = (float)mant / k_pow10f[fr];
-  }
-  uint32_t bits; /* -f by its sign bit, as neg ? -f : f gives (also -0.0f for -0.000) */
-  memcpy(&bits, &f, sizeof bits);
-  bits ^= neg << 31;
-  memcpy(out, &bits, sizeof bits);
-  return true;
-}
-
-/* a number of a row: the SWAR path where it applies, else the scalar one */
-static inline bool parse_float(const sp_cif_value *v, const char *end, float *out) {
-  if (v->kind == SP_CIF_PLAIN && v->p + 8 <= end && parse_float_swar(v->p, v->n, out)) return true;
-  return parse_float_scalar(v, out);
-}
-
 static inline sp_sv cell_sv(const rowctx *r, int ci) {
   const sp_cif_value *v = cell(r, ci);
   if (!v) {
@@ -255,7 +163,7 @@ static const sp_cif_value k_absent = {"", 0, SP_CIF_UNKNOWN};
 typedef struct atom_reader {
   const sp_cif_doc *d;
   sp_cif_stream *st; /* the stream when streamed (begin may choose its row function) */
-  const char *end; /* end of the text (parse_float reads 8 bytes where they lie before it) */
+  const char *end; /* end of the text (sp_cif_float reads 8 bytes where they lie before it) */
   sp_structure *s;
   sp_err err;   /* the first error of begin/row (reported after the parse) */
   int c_group, c_id, c_type, c_latom, c_aatom, c_alt, c_lcomp, c_acomp, c_lasym, c_aasym, c_ent, c_lseq, c_aseq,
@@ -330,18 +238,18 @@ static inline __attribute__((always_inline)) int atoms_row_body(atom_reader *R, 
   const sp_cif_value *vx = row + R->c_x, *vy = row + R->c_y, *vz = row + R->c_z;
   a->x = a->y = a->z = 0.0f;
   const char *end = R->end;
-  if (!parse_float(vx, end, &a->x)) what = "Cartn_x", bad = vx;
-  else if (!parse_float(vy, end, &a->y)) what = "Cartn_y", bad = vy;
-  else if (!parse_float(vz, end, &a->z)) what = "Cartn_z", bad = vz;
+  if (!sp_cif_float(vx, end, &a->x)) what = "Cartn_x", bad = vx;
+  else if (!sp_cif_float(vy, end, &a->y)) what = "Cartn_y", bad = vy;
+  else if (!sp_cif_float(vz, end, &a->z)) what = "Cartn_z", bad = vz;
   a->occupancy = 1.0f;
   a->b_iso = 0.0f;
   if (!what) {
     const sp_cif_value *v = col_of(row, R->c_occ);
-    if (!sp_cif_is_null(v) && !parse_float(v, end, &a->occupancy)) what = "occupancy", bad = v;
+    if (!sp_cif_is_null(v) && !sp_cif_float(v, end, &a->occupancy)) what = "occupancy", bad = v;
   }
   if (!what) {
     const sp_cif_value *v = col_of(row, R->c_b);
-    if (!sp_cif_is_null(v) && !parse_float(v, end, &a->b_iso)) what = "B_iso_or_equiv", bad = v;
+    if (!sp_cif_is_null(v) && !sp_cif_float(v, end, &a->b_iso)) what = "B_iso_or_equiv", bad = v;
   }
   a->model_num = 1;
   if (!what) {

@@ -3,6 +3,12 @@
 # Lexical rules on inline texts.
 sp_add_unit_test(test_cif_tokenizer SOURCES ${SP_TEST_DIR}/unit/test_cif_tokenizer.c LABELS "cif;parser")
 
+# The SWAR number path of the mmCIF reader against the scalar one, on generated strings and on
+# every token of the plain mmCIF files of shared/data/structures.
+file(GLOB SP_NUMBERS_CORPUS "${SP_SHARED_DIR}/data/structures/*.cif")
+sp_add_unit_test(test_cif_numbers SOURCES ${SP_TEST_DIR}/unit/test_cif_numbers.c ARGS ${SP_NUMBERS_CORPUS}
+  LABELS "cif;parser")
+
 # Case-driven tests: each case folder's expected.json is read by the test itself.
 # Every case with an mmCIF input (B11, gzip, is test_io's). B27's warnings come from CCD
 # template matching (a later stage), so its reader test skips warnings_contain.
