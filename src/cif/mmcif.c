@@ -160,6 +160,30 @@ static bool first_number(const sp_cif_doc *d, const sp_cif_block *b, const char 
  * document. Absent columns read as a null value, which every field treats as absent. */
 static const sp_cif_value k_absent = {"", 0, SP_CIF_UNKNOWN};
 
+/* The last value of a column whose values repeat (occupancy: nearly always "1.00"): a value
+ * with the same bytes (at most 8) has the same float. */
+typedef struct float_cache {
+  uint64_t word; /* its bytes, zero-padded */
+  uint32_t n;    /* its length, 0 = empty */
+  float value;
+} float_cache;
+
+static inline bool float_cached(float_cache *c, const sp_cif_value *v, const char *end, float *out) {
+  if (v->kind != SP_CIF_PLAIN || v->n - 1 >= 8 || v->p + 8 > end) return sp_cif_float(v, end, out);
+  uint64_t w;
+  memcpy(&w, v->p, 8);
+  w &= ~0ull >> (64 - 8 * v->n);
+  if (v->n == c->n && w == c->word) {
+    *out = c->value;
+    return true;
+  }
+  if (!sp_cif_float(v, end, out)) return false;
+  c->word = w;
+  c->n = v->n;
+  c->value = *out;
+  return true;
+}
+
 typedef struct atom_reader {
   const sp_cif_doc *d;
   sp_cif_stream *st; /* the stream when streamed (begin may choose its row function) */
@@ -170,6 +194,7 @@ typedef struct atom_reader {
       c_ins, c_x, c_y, c_z, c_occ, c_b, c_chg, c_model;
   int col_rc;   /* SP_E_MISSING_ITEM found by begin (reported only if the loop has rows) */
   uint32_t row;
+  float_cache occ;
   bool inferred;
   /* cache of the last model number text */
   const char *last_model_p;
@@ -245,7 +270,7 @@ static inline __attribute__((always_inline)) int atoms_row_body(atom_reader *R, 
   a->b_iso = 0.0f;
   if (!what) {
     const sp_cif_value *v = col_of(row, R->c_occ);
-    if (!sp_cif_is_null(v) && !sp_cif_float(v, end, &a->occupancy)) what = "occupancy", bad = v;
+    if (!sp_cif_is_null(v) && !float_cached(&R->occ, v, end, &a->occupancy)) what = "occupancy", bad = v;
   }
   if (!what) {
     const sp_cif_value *v = col_of(row, R->c_b);
