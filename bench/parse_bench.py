@@ -10,7 +10,9 @@ PDB) into the in-memory model, REPS times (median reported), with
     same run, after sitepack.
 Also: whole-file inflate of the gzip files with zlib, libdeflate, ISA-L and sp_gunzip; bytes of
 the in-memory model per atom (sp_structure_bytes); peak RSS reading the largest entry (sitepack
-and gemmi, each in a fresh process). Writes results/parse-<UTC date>.json and .md.
+and gemmi, each in a fresh process). Writes results/parse-<UTC date>.json and .md (a later run of
+the same day: parse-<date>-2, -3, ...; earlier results are never overwritten), with the load
+averages at the start and the end.
 
 The machine may be shared: the script waits (up to --wait-max s) for the 1-minute load average
 to drop below --load-max before timing, and records the load before and after each group.
@@ -108,6 +110,7 @@ def main():
     cflags = build_driver(build, drv)
     import gemmi
 
+    loadavg_start = list(os.getloadavg())
     names = sorted(os.listdir(data))
     groups = {
         "mmcif_plain": [n for n in names if n.endswith(".cif")],
@@ -215,11 +218,18 @@ def main():
         "build": build, "cmake_build_type": _cache(build, "CMAKE_BUILD_TYPE"), "reps": a.reps,
         "inputs": data, "timing": "wall clock, whole group per repetition, sitepack and gemmi alternating, median of reps; files in page cache",
     }
+    res["provenance"]["loadavg_start"] = loadavg_start
+    res["provenance"]["loadavg_end"] = list(os.getloadavg())
     day = datetime.datetime.utcnow().strftime("%Y-%m-%d")
-    jpath = os.path.join(a.out, "parse-%s.json" % day)
+    # never overwrite an earlier run of the same day: parse-DAY.json, parse-DAY-2.json, ...
+    stem, k = "parse-%s" % day, 1
+    while os.path.exists(os.path.join(a.out, stem + ".json")) or os.path.exists(os.path.join(a.out, stem + ".md")):
+        k += 1
+        stem = "parse-%s-%d" % (day, k)
+    jpath = os.path.join(a.out, stem + ".json")
     with open(jpath, "w") as f:
         json.dump(res, f, indent=1)
-    with open(os.path.join(a.out, "parse-%s.md" % day), "w") as f:
+    with open(os.path.join(a.out, stem + ".md"), "w") as f:
         f.write(markdown(res))
     print("wrote", jpath)
 
@@ -242,6 +252,10 @@ def markdown(r):
            "`make bench-parse` (bench/parse_bench.py)." % (p["git_sha"][:12], " (dirty)" if p["git_dirty"] else "",
                                                           p["host"], p["cpu"], p["n_cpus"], p["gemmi"], p["zlib"],
                                                           p["libdeflate"], p["isal"], p["reps"]), "",
+           "Build: %s (%s). Load averages (1, 5, 15 min) at the start %s, at the end %s." % (
+               p["build"], p.get("cmake_build_type"),
+               " / ".join("%.2f" % x for x in p.get("loadavg_start", [])) or "?",
+               " / ".join("%.2f" % x for x in p.get("loadavg_end", [])) or "?"), "",
            "| group | files | MB (text) | atoms | sitepack MB/s | sitepack Matoms/s | no-hash MB/s | parse-only MB/s | "
            "gemmi MB/s | gemmi Matoms/s | ratio (file) | ratio (no hash) | ratio (parse) | load before/after |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
