@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "cif_internal.h"
+#include "model/add_atom_inline.h"
 #include "sitepack/cif.h"
 #include "sitepack/elements.h"
 #include "sitepack/symmetry.h"
@@ -348,7 +349,7 @@ static inline __attribute__((always_inline)) int atoms_row_body(atom_reader *R, 
     int32_t sv;
     if (!sp_cif_is_null(v) && parse_int_fast(v->p, v->n, &sv)) a->serial = sv;
   }
-  return sp_structure_add_atom(s, a, &R->err);
+  return sp_structure_add_atom_inline(s, a, &R->err);
 #undef col_of
 }
 

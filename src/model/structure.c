@@ -7,10 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(SP_ID_LEN == 8, "identifiers are compared and stored as one 64-bit word");
+#include "add_atom_inline.h"
 
-/* Largest residue (atoms) scanned for a repeated atom name; see sp_structure_add_atom. */
-#define SP_RESIDUE_REPEAT_SCAN 512
+_Static_assert(SP_ID_LEN == 8, "identifiers are compared and stored as one 64-bit word");
 
 int sp_sv_copy(char *dst, size_t cap, sp_sv v) {
   size_t n = v.n < cap - 1 ? v.n : cap - 1;
@@ -70,23 +69,6 @@ void sp_structure_clear(sp_structure *s) {
   clear_crystal(s);
 }
 
-static int grow_atoms(sp_structure *s, size_t need) {
-  if (need <= s->cap_atoms) return 0;
-  size_t nc = s->cap_atoms ? s->cap_atoms : 1024;
-  while (nc < need) nc += nc / 2;
-#define RE(f)                                            \
-  do {                                                   \
-    void *p_ = realloc(s->f, nc * sizeof *s->f);         \
-    if (!p_) return SP_E_NOMEM;                          \
-    s->f = p_;                                           \
-  } while (0)
-  RE(xyz); RE(occupancy); RE(b_iso); RE(atom_name); RE(serial); RE(atom_residue);
-  RE(element); RE(charge); RE(altloc); RE(atom_flags);
-#undef RE
-  s->cap_atoms = nc;
-  return 0;
-}
-
 void sp_structure_warn(sp_structure *s, const char *fmt, ...) {
   char buf[512];
   va_list ap;
@@ -97,7 +79,7 @@ void sp_structure_warn(sp_structure *s, const char *fmt, ...) {
   if ((size_t)n >= sizeof buf) n = sizeof buf - 1;
   if (s->n_warnings >= 1000) return; /* bounded: a pathological file cannot grow this forever */
   size_t cap = s->warnings_cap;
-  if (grow((void **)&s->warnings, &cap, s->warnings_len + (size_t)n + 1, 1)) return;
+  if (sp_model_grow_((void **)&s->warnings, &cap, s->warnings_len + (size_t)n + 1, 1)) return;
   s->warnings_cap = cap;
   memcpy(s->warnings + s->warnings_len, buf, (size_t)n + 1);
   s->warnings_len += (size_t)n + 1;
@@ -111,153 +93,12 @@ const char *sp_structure_warning(const sp_structure *s, size_t i) {
   return p;
 }
 
-/* Identifier fields are SP_ID_LEN (8) bytes, NUL-padded by sp_sv_copy, so an identifier
- * compares as one 64-bit word: the view packed the same way (truncated to 7 characters). */
-static inline uint64_t pack_sv(sp_sv v) {
-  size_t n = v.n < SP_ID_LEN - 1 ? v.n : SP_ID_LEN - 1;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  /* two overlapping loads that stay inside the view (the bytes they share are equal, so OR
-   * joins them): no byte beyond v.p[n-1] is read, no call to memcpy */
-  const unsigned char *p = (const unsigned char *)v.p;
-  if (n >= 4) {
-    uint32_t lo, hi;
-    memcpy(&lo, p, 4);
-    memcpy(&hi, p + n - 4, 4);
-    return (uint64_t)lo | (uint64_t)hi << ((n - 4) * 8);
-  }
-  if (n >= 2) {
-    uint16_t lo, hi;
-    memcpy(&lo, p, 2);
-    memcpy(&hi, p + n - 2, 2);
-    return (uint64_t)lo | (uint64_t)hi << ((n - 2) * 8);
-  }
-  return n ? p[0] : 0;
-#else
-  char b[SP_ID_LEN] = {0};
-  if (n) memcpy(b, v.p, n);
-  uint64_t w;
-  memcpy(&w, b, sizeof w);
-  return w;
-#endif
-}
-
-static inline uint64_t pack_fixed(const char *fixed) {
-  uint64_t w;
-  memcpy(&w, fixed, sizeof w);
-  return w;
-}
-
-static bool id_eq(const char *fixed, sp_sv v) { return pack_fixed(fixed) == pack_sv(v); }
-
-static void copy_id(sp_structure *s, char *dst, sp_sv v, const char *what) {
-  if (sp_sv_copy(dst, SP_ID_LEN, v))
-    sp_structure_warn(s, "%s '%.*s' longer than %d characters, truncated", what, (int)(v.n > 64 ? 64 : v.n),
-                      v.p, SP_ID_LEN - 1);
-}
-
 int sp_structure_add_atom(sp_structure *s, const sp_atom_in *a, sp_err *err) {
-  if (s->n_atoms >= (size_t)UINT32_MAX - 1) return sp_err_set(err, SP_E_TOO_LARGE, "more than 2^32-2 atoms");
-  if (grow_atoms(s, s->n_atoms + 1)) return sp_err_set(err, SP_E_NOMEM, "out of memory (atoms)");
-  size_t i = s->n_atoms;
-
-  /* model */
-  sp_model *m = s->n_models ? &s->models[s->n_models - 1] : NULL;
-  bool new_model = !m || m->model_num != a->model_num;
-  if (new_model) {
-    if (grow((void **)&s->models, &s->cap_models, s->n_models + 1, sizeof *s->models))
-      return sp_err_set(err, SP_E_NOMEM, "out of memory (models)");
-    m = &s->models[s->n_models++];
-    memset(m, 0, sizeof *m);
-    m->model_num = a->model_num;
-    m->first_atom = (uint32_t)i;
-    m->first_residue = (uint32_t)s->n_residues;
-    m->first_chain = (uint32_t)s->n_chains;
-  }
-  /* chain */
-  sp_chain *c = (!new_model && s->n_chains) ? &s->chains[s->n_chains - 1] : NULL;
-  bool new_chain = !c || !id_eq(c->label_asym_id, a->label_asym_id.n ? a->label_asym_id : a->auth_asym_id) ||
-                   !id_eq(c->auth_asym_id, a->auth_asym_id.n ? a->auth_asym_id : a->label_asym_id);
-  if (new_chain) {
-    if (grow((void **)&s->chains, &s->cap_chains, s->n_chains + 1, sizeof *s->chains))
-      return sp_err_set(err, SP_E_NOMEM, "out of memory (chains)");
-    c = &s->chains[s->n_chains++];
-    memset(c, 0, sizeof *c);
-    copy_id(s, c->label_asym_id, a->label_asym_id.n ? a->label_asym_id : a->auth_asym_id, "label_asym_id");
-    copy_id(s, c->auth_asym_id, a->auth_asym_id.n ? a->auth_asym_id : a->label_asym_id, "auth_asym_id");
-    copy_id(s, c->entity_id, a->entity_id, "entity_id");
-    c->entity = -1;
-    c->model = (uint32_t)(s->n_models - 1);
-    c->first_residue = (uint32_t)s->n_residues;
-    m->n_chains++;
-  }
-  /* residue */
-  sp_residue *r = (!new_chain && s->n_residues) ? &s->residues[s->n_residues - 1] : NULL;
-  bool new_res = !r || !id_eq(r->comp_id, a->comp_id) || r->label_seq_id != a->label_seq_id ||
-                 r->auth_seq_id != a->auth_seq_id || r->ins_code != a->ins_code;
-  uint64_t name = pack_sv(a->atom_name);
-  /* the pair's bit in the residue's Bloom filter (rb_bits_) */
-  uint64_t bit = 1ull << (((name ^ (uint64_t)(unsigned char)a->altloc << 56) * 0x9E3779B97F4A7C15ull) >> 58);
-  if (!new_res && r->n_atoms <= SP_RESIDUE_REPEAT_SCAN) {
-    /* identical identifiers: a repeated (atom name, altloc) starts the next residue (B16).
-     * Only residues of up to SP_RESIDUE_REPEAT_SCAN atoms are scanned, which bounds the cost
-     * per atom; larger residues (no CCD component has that many atoms) are kept whole. The
-     * filter rules out most repeats without the scan (a pair whose bit is clear is new). */
-    bool known = s->rb_residue_ == s->n_residues && s->rb_atoms_ == r->n_atoms;
-    if (!known || (s->rb_bits_ & bit))
-      for (uint32_t k = r->first_atom; k < i; ++k)
-        if (s->altloc[k] == a->altloc && pack_fixed(s->atom_name[k]) == name) {
-          new_res = true;
-          break;
-        }
-  }
-  if (new_res) {
-    if (grow((void **)&s->residues, &s->cap_residues, s->n_residues + 1, sizeof *s->residues))
-      return sp_err_set(err, SP_E_NOMEM, "out of memory (residues)");
-    r = &s->residues[s->n_residues++];
-    memset(r, 0, sizeof *r);
-    copy_id(s, r->comp_id, a->comp_id, "comp_id");
-    r->label_seq_id = a->label_seq_id;
-    r->auth_seq_id = a->auth_seq_id;
-    r->ins_code = a->ins_code;
-    r->all_hetatm = 1;
-    r->chain = (uint32_t)(s->n_chains - 1);
-    r->first_atom = (uint32_t)i;
-    c->n_residues++;
-    m->n_residues++;
-    s->rb_bits_ = 0;
-    s->rb_residue_ = s->n_residues;
-    s->rb_atoms_ = 0;
-  }
-  if (s->rb_residue_ == s->n_residues && s->rb_atoms_ == r->n_atoms) {
-    s->rb_bits_ |= bit;
-    s->rb_atoms_ = r->n_atoms + 1;
-  }
-  r->n_atoms++;
-  if (!a->hetatm) r->all_hetatm = 0;
-  m->n_atoms++;
-
-  s->xyz[i][0] = a->x;
-  s->xyz[i][1] = a->y;
-  s->xyz[i][2] = a->z;
-  s->occupancy[i] = a->occupancy;
-  s->b_iso[i] = a->b_iso;
-  if (a->atom_name.n < SP_ID_LEN) { /* the common case: one 8-byte store, NUL-padded */
-    memcpy(s->atom_name[i], &name, sizeof name);
-  } else {
-    copy_id(s, s->atom_name[i], a->atom_name, "atom name");
-  }
-  s->serial[i] = a->serial;
-  s->atom_residue[i] = (uint32_t)(s->n_residues - 1);
-  s->element[i] = a->element;
-  s->charge[i] = a->charge;
-  s->altloc[i] = a->altloc;
-  s->atom_flags[i] = (uint8_t)((a->hetatm ? SP_ATOM_HETATM : 0) | (a->element == 1 ? SP_ATOM_HYDROGEN : 0));
-  s->n_atoms++;
-  return 0;
+  return sp_structure_add_atom_inline(s, a, err);
 }
 
 int sp_structure_add_entity(sp_structure *s, const sp_entity *e, sp_err *err) {
-  if (grow((void **)&s->entities, &s->cap_entities, s->n_entities + 1, sizeof *s->entities))
+  if (sp_model_grow_((void **)&s->entities, &s->cap_entities, s->n_entities + 1, sizeof *s->entities))
     return sp_err_set(err, SP_E_NOMEM, "out of memory (entities)");
   s->entities[s->n_entities] = *e;
   s->entities[s->n_entities].seq_first = (uint32_t)s->n_seq;
@@ -268,7 +109,7 @@ int sp_structure_add_entity(sp_structure *s, const sp_entity *e, sp_err *err) {
 
 int sp_structure_add_seq(sp_structure *s, size_t entity, sp_sv comp_id, sp_err *err) {
   if (entity >= s->n_entities) return sp_err_set(err, SP_E_INTERNAL, "sequence for unknown entity %zu", entity);
-  if (grow((void **)&s->seq_comp, &s->cap_seq, s->n_seq + 1, sizeof *s->seq_comp))
+  if (sp_model_grow_((void **)&s->seq_comp, &s->cap_seq, s->n_seq + 1, sizeof *s->seq_comp))
     return sp_err_set(err, SP_E_NOMEM, "out of memory (sequences)");
   sp_entity *e = &s->entities[entity];
   if (e->seq_first + e->seq_len != s->n_seq)
@@ -279,7 +120,7 @@ int sp_structure_add_seq(sp_structure *s, size_t entity, sp_sv comp_id, sp_err *
 }
 
 int sp_structure_add_conn(sp_structure *s, const sp_conn *c, sp_err *err) {
-  if (grow((void **)&s->conns, &s->cap_conns, s->n_conns + 1, sizeof *s->conns))
+  if (sp_model_grow_((void **)&s->conns, &s->cap_conns, s->n_conns + 1, sizeof *s->conns))
     return sp_err_set(err, SP_E_NOMEM, "out of memory (connections)");
   s->conns[s->n_conns] = *c;
   s->conns[s->n_conns].a.atom = s->conns[s->n_conns].b.atom = -1;
@@ -288,14 +129,14 @@ int sp_structure_add_conn(sp_structure *s, const sp_conn *c, sp_err *err) {
 }
 
 int sp_structure_add_file_bond(sp_structure *s, const sp_file_bond *b, sp_err *err) {
-  if (grow((void **)&s->file_bonds, &s->cap_file_bonds, s->n_file_bonds + 1, sizeof *s->file_bonds))
+  if (sp_model_grow_((void **)&s->file_bonds, &s->cap_file_bonds, s->n_file_bonds + 1, sizeof *s->file_bonds))
     return sp_err_set(err, SP_E_NOMEM, "out of memory (bonds)");
   s->file_bonds[s->n_file_bonds++] = *b;
   return 0;
 }
 
 int sp_structure_add_file_comp(sp_structure *s, const sp_file_comp *c, sp_err *err) {
-  if (grow((void **)&s->file_comps, &s->cap_file_comps, s->n_file_comps + 1, sizeof *s->file_comps))
+  if (sp_model_grow_((void **)&s->file_comps, &s->cap_file_comps, s->n_file_comps + 1, sizeof *s->file_comps))
     return sp_err_set(err, SP_E_NOMEM, "out of memory (components)");
   s->file_comps[s->n_file_comps++] = *c;
   return 0;
