@@ -704,7 +704,8 @@ int sp_mmcif_read_ex(const char *text, size_t len, sp_structure *s, unsigned fla
   /* the categories the functions below look up; other loops are only checked */
   static const char *const keep[] = {"entity", "entity_poly", "entity_poly_seq", "struct_conn", "chem_comp",
                                      "chem_comp_bond", "entry", "exptl", "refine", "em_3d_reconstruction",
-                                     "reflns", NULL};
+                                     "reflns", "cell", "symmetry", "space_group", "space_group_symop",
+                                     "symmetry_equiv", "atom_sites", NULL};
   sp_cif_stream st = {"atom_site", atoms_begin, atoms_row, R, keep, 0, 0, 0};
   R->st = &st;
   int rc = sp_cif_parse_stream(text, len, 1, &doc, &st, flags, err);
