@@ -11,7 +11,7 @@
  *   --repeat N    compute every site N times (default 1) and report the median of the N passes
  *   --per-file    one JSON object per file (site atoms, seconds per 1000 site atoms) instead of the total
  *
- * build: cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc bench/site_bench.c build-X/libsitepack.a -ldeflate -lz -lcrypto -lm
+ * build: cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc bench/site_bench.c build-X/libsitepack.a -ldeflate -lz -lcrypto -lm -lccp4c -lpthread
  * usage: site_bench [--cutoff X] [--repeat N] [--per-file] CCD STRUCTURES_DIR FILE...   (prints JSON) */
 #include <math.h>
 #include <stdio.h>

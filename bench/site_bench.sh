@@ -14,7 +14,8 @@ trap 'rm -rf "$TMP"' EXIT
 # the -dev packages or gemmi); by default both are made here.
 if [ -n "${SITE_BENCH_BIN:-}" ]; then cp "$SITE_BENCH_BIN" "$TMP/site_bench"; else
 cc -O2 -std=c11 -D_GNU_SOURCE -I"$ROOT/include" -I"$ROOT/src" "$ROOT/bench/site_bench.c" "$BUILD/libsitepack.a" \
-  $(pkg-config --libs libdeflate 2>/dev/null || echo -ldeflate) -lz -lcrypto -lm -o "$TMP/site_bench"
+  $(pkg-config --libs libdeflate 2>/dev/null || echo -ldeflate) -lz -lcrypto -lm \
+  $(sed -n 's/^CCP4C_LIBRARY:FILEPATH=\(.*ccp4c.*\)$/\1/p' "$BUILD/CMakeCache.txt") -lpthread -o "$TMP/site_bench"
 fi
 if [ -n "${SEG_DIR:-}" ]; then cp -r "$SEG_DIR" "$TMP/seg"; else
 /usr/bin/python3 "$ROOT/bench/site_scaling.py" "$DATA/structures/6wlb.cif" B "$TMP/seg" 100 200 300 400 500 600 720 >/dev/null

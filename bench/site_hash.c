@@ -8,7 +8,7 @@
  * With --passes N every file's sites are computed N times at each pH with the same workspaces (cached
  * per-model grids) and the hash covers every pass; --fresh uses a new workspace per file.
  *
- * build: cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc bench/site_hash.c build-X/libsitepack.a -ldeflate -lz -lcrypto -lm
+ * build: cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc bench/site_hash.c build-X/libsitepack.a -ldeflate -lz -lcrypto -lm -lccp4c -lpthread
  * usage: site_hash [--ph X]... [--passes N] [--fresh] [--per-file] CCD STRUCTURES_DIR FILE...
  * prints: one line per pH "ph X sites N atoms M hash H", then "all H" */
 #include <math.h>
