@@ -23,18 +23,6 @@ bool sp_sv_eq(sp_sv v, const char *s) {
   return n == v.n && (n == 0 || memcmp(v.p, s, n) == 0);
 }
 
-/* Grow an array to hold at least `need` elements of `elsize` bytes. */
-static int grow(void **arr, size_t *cap, size_t need, size_t elsize) {
-  if (need <= *cap) return 0;
-  size_t nc = *cap ? *cap : 64;
-  while (nc < need) nc += nc / 2 + 16;
-  void *p = realloc(*arr, nc * elsize);
-  if (!p) return SP_E_NOMEM;
-  *arr = p;
-  *cap = nc;
-  return 0;
-}
-
 static void clear_crystal(sp_structure *s) {
   for (int k = 0; k < 6; k++) s->cell[k] = NAN;
   s->spacegroup[0] = 0;
@@ -143,7 +131,7 @@ int sp_structure_add_file_comp(sp_structure *s, const sp_file_comp *c, sp_err *e
 }
 
 int sp_structure_add_symop(sp_structure *s, const sp_symop *op, sp_err *err) {
-  if (grow((void **)&s->symops, &s->cap_symops, s->n_symops + 1, sizeof *s->symops))
+  if (sp_model_grow_((void **)&s->symops, &s->cap_symops, s->n_symops + 1, sizeof *s->symops))
     return sp_err_set(err, SP_E_NOMEM, "out of memory (symmetry operators)");
   s->symops[s->n_symops++] = *op;
   return 0;

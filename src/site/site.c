@@ -496,6 +496,31 @@ static int is_identity(const sp_symop *op, const int n[3]) {
  * no image within the cutoff is missed); for each such image the ligand is moved by the inverse
  * transform and the asymmetric unit's cell list is searched, so the cost per image is that of one
  * ordinary site search. */
+/* every chosen atom of site residue ri, in file order, with kind flag kf and its position: as in the file
+   (M NULL) or moved by x -> M x + T (a symmetry image) */
+static int push_residue_atoms(sp_site *out, const sp_structure *s, const sp_survey *sv, const sp_site_ws *ws,
+                              size_t ri, uint16_t kf, const double (*M)[3], const double *T, size_t m_lo, size_t m_hi,
+                              uint32_t st, sp_err *err) {
+  const sp_residue *R = &s->residues[out->res[ri].residue];
+  size_t a0 = R->first_atom, a1 = (size_t)R->first_atom + R->n_atoms;
+  if (a0 < m_lo || a1 > m_hi) return sp_err_set(err, SP_E_INVALID, "site: residue atoms outside their model");
+  if (reserve_atoms(out, out->n_atoms + R->n_atoms)) return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
+  for (size_t a = a0; a < a1; a++) {
+    if (!sp_survey_atom_chosen(s, sv, a)) continue;
+    size_t j = out->n_atoms++;
+    out->atoms[j] = (uint32_t)a;
+    out->atom_flags[j] = atom_flags_of(s, a, kf, ws->atom_hit[a - m_lo] == st);
+    out->atom_res[j] = (uint32_t)ri;
+    const float *y = s->xyz[a];
+    if (!M) {
+      memcpy(out->xyz[j], y, sizeof out->xyz[j]);
+      continue;
+    }
+    for (int d = 0; d < 3; d++) out->xyz[j][d] = (float)(M[d][0] * y[0] + M[d][1] * y[1] + M[d][2] * y[2] + T[d]);
+  }
+  return 0;
+}
+
 static int symmetry_mates(const sp_structure *s, const sp_survey *sv, size_t m_lo, size_t m_hi, float cutoff,
                           sp_site_ws *ws, size_t n_heavy, sp_site *out, sp_err *err) {
   int rc = ensure_symmetry(ws, s, err);
@@ -655,21 +680,8 @@ static int symmetry_mates(const sp_structure *s, const sp_survey *sv, size_t m_l
               return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
           }
           for (size_t ri = r0; ri < out->n_res; ri++) {
-            const sp_residue *R = &s->residues[out->res[ri].residue];
             uint16_t kf = kind_flag(out->res[ri].kind) | SP_SITE_ATOM_SYMMETRY;
-            size_t a0 = R->first_atom, a1 = (size_t)R->first_atom + R->n_atoms;
-            if (a0 < m_lo || a1 > m_hi) return sp_err_set(err, SP_E_INVALID, "site: residue atoms outside their model");
-            if (reserve_atoms(out, out->n_atoms + R->n_atoms)) return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
-            for (size_t a = a0; a < a1; a++) {
-              if (!sp_survey_atom_chosen(s, sv, a)) continue;
-              size_t j = out->n_atoms++;
-              out->atoms[j] = (uint32_t)a;
-              out->atom_flags[j] = atom_flags_of(s, a, kf, ws->atom_hit[a - m_lo] == st);
-              out->atom_res[j] = (uint32_t)ri;
-              const float *y = s->xyz[a];
-              for (int d = 0; d < 3; d++)
-                out->xyz[j][d] = (float)(M[d][0] * y[0] + M[d][1] * y[1] + M[d][2] * y[2] + T[d]);
-            }
+            if ((rc = push_residue_atoms(out, s, sv, ws, ri, kf, M, T, m_lo, m_hi, st, err))) return rc;
           }
           out->flags |= SP_SITE_SYMMETRY;
         }
@@ -865,21 +877,9 @@ int sp_site_compute(const sp_structure *s, const sp_survey *sv, size_t lig, cons
   out->n_ligand = out->n_atoms;
 
   /* site atoms: every chosen atom of each site residue */
-  for (size_t ri = first_site_res; ri < out->n_res; ri++) {
-    const sp_residue *R = &s->residues[out->res[ri].residue];
-    uint16_t kf = kind_flag(out->res[ri].kind);
-    size_t a0 = R->first_atom, a1 = (size_t)R->first_atom + R->n_atoms;
-    if (a0 < m_lo || a1 > m_hi) return sp_err_set(err, SP_E_INVALID, "site: residue atoms outside their model");
-    if (reserve_atoms(out, out->n_atoms + R->n_atoms)) return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
-    for (size_t a = a0; a < a1; a++) {
-      if (!sp_survey_atom_chosen(s, sv, a)) continue;
-      size_t j = out->n_atoms++;
-      out->atoms[j] = (uint32_t)a;
-      out->atom_flags[j] = atom_flags_of(s, a, kf, ws->atom_hit[a - m_lo] == st);
-      out->atom_res[j] = (uint32_t)ri;
-      memcpy(out->xyz[j], s->xyz[a], sizeof out->xyz[j]);
-    }
-  }
+  for (size_t ri = first_site_res; ri < out->n_res; ri++)
+    if ((rc = push_residue_atoms(out, s, sv, ws, ri, kind_flag(out->res[ri].kind), NULL, NULL, m_lo, m_hi, st, err)))
+      return rc;
   if (opts && opts->symmetry_mates && n_heavy && cl->n_pts) {
     rc = symmetry_mates(s, sv, m_lo, m_hi, cutoff, ws, n_heavy, out, err);
     if (rc) return rc;
