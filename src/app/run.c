@@ -271,6 +271,18 @@ static void add_stats(sp_sched_stats *sum, const sp_sched_stats *s) {
 }
 
 /* mkdir -p: create @p path and its missing parents. */
+/* 1 when the run report can be written at `path`: opened for writing without truncation (a file this
+   probe creates is removed again); 0 with errno set otherwise */
+static int report_writable(const char *path) {
+  struct stat sb;
+  int existed = stat(path, &sb) == 0;
+  int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return 0;
+  close(fd);
+  if (!existed) unlink(path);
+  return 1;
+}
+
 static int mkdir_p(const char *path) {
   char buf[4096];
   size_t n = strlen(path);
@@ -573,6 +585,9 @@ int sp_cmd_run(int argc, char **argv) {
       status = SP_EXIT_USAGE;
     } else if (rslash && report_dir[0] && mkdir_p(report_dir)) {
       fprintf(stderr, "sitepack run: cannot create the report's directory %s: %s\n", report_dir, strerror(errno));
+      status = SP_EXIT_RUNTIME;
+    } else if (!report_writable(job.report)) { /* found now, not after the whole run */
+      fprintf(stderr, "sitepack run: cannot write report %s: %s\n", job.report, strerror(errno));
       status = SP_EXIT_RUNTIME;
     } else if (sp_scan_dir(job.input, &scan, &err)) {
       fprintf(stderr, "sitepack run: input %s: %s\n", job.input, err.msg);

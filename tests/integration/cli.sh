@@ -54,6 +54,11 @@ grep -q "not a chemical component" "$WORK/err.txt" || { echo "FAIL: non-CCD file
 expect 0 "report into a new directory" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run --input "$SRC/tests/data/structures/1stp.cif" --out "$WORK/r.h5" --report "$WORK/rep/sub/r.json" --quiet
 [ -s "$WORK/rep/sub/r.json" ] || { echo "FAIL: report not written into a new directory"; fail=1; }
 expect 1 "report not writable" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run --input "$SRC/tests/data/structures/1stp.cif" --out "$WORK/r2.h5" --report /proc/sitepack-report.json --quiet
+# found before any work: no output file, and the message names the report
+[ ! -e "$WORK/r2.h5" ] || { echo "FAIL: an unwritable report was found only after the run wrote $WORK/r2.h5"; fail=1; }
+grep -q "cannot write report" "$WORK/err.txt" || { echo "FAIL: unwritable report not named"; fail=1; }
+expect 2 "unknown option as the last argument" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run --input "$SRC/tests/data/structures/1stp.cif" --frob
+grep -q "unknown option: --frob" "$WORK/err.txt" || { echo "FAIL: a last unknown option is not called unknown"; fail=1; }
 expect 0 "dump structures" -- "$SP" dump "$WORK/one.h5" structures
 head -1 "$WORK/out.txt" | grep -q "path" || { echo "FAIL: dump header"; fail=1; }
 grep -q "1stp.cif" "$WORK/out.txt" || { echo "FAIL: dump row"; fail=1; }
