@@ -169,7 +169,11 @@ static int load_job_file(const char *path, sp_job *job) {
           job->opts.max_site_atoms = (size_t)s->valuedouble;
         else if (!strcmp(s->string, "symmetry_mates") && cJSON_IsBool(s))
           job->opts.symmetry_mates = cJSON_IsTrue(s);
-        else rc = bad("job file: unknown or bad key in site", s->string);
+        else if (!strcmp(s->string, "cutoff")) rc = bad("job file: site.cutoff must be a number (Angstrom)", NULL);
+        else if (!strcmp(s->string, "max_atoms")) rc = bad("job file: site.max_atoms must be an integer >= 1", NULL);
+        else if (!strcmp(s->string, "symmetry_mates"))
+          rc = bad("job file: site.symmetry_mates must be true or false", NULL);
+        else rc = bad("job file: unknown key in site (cutoff, max_atoms, symmetry_mates)", s->string);
       }
     } else if (!strcmp(k, "split")) {
       if (!cJSON_IsObject(it)) {
