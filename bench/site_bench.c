@@ -25,6 +25,8 @@
 #include "sitepack/sitechem.h"
 #include "sitepack/survey.h"
 
+#include "bench_load.h"
+
 static double clk(clockid_t id) {
   struct timespec ts;
   clock_gettime(id, &ts);
@@ -68,7 +70,7 @@ int main(int argc, char **argv) {
   sp_chem_ws *cw = sp_chem_ws_new();
   sp_site site = {0};
   sp_site_chem ch = {0};
-  sp_site_opts so;
+  sp_site_opts so = {0};
   so.cutoff = (float)cutoff;
   so.max_atoms = cutoff > 6.0 ? 1000000 : 12000; /* the scaling run stores whole segments */
   static double w_site[MAXREP], w_chem[MAXREP], c_all[MAXREP];
@@ -76,23 +78,11 @@ int main(int argc, char **argv) {
   long n_sites = 0, n_atoms = 0, n_files = 0;
   double sasa_sum = 0; /* checksum: sum of the per-site SASA totals (free + complex), first pass */
   for (int fi = ai + 2; fi < argc; fi++) {
-    char path[2048];
-    snprintf(path, sizeof path, "%s/%s", argv[ai + 1], argv[fi]);
     sp_structure s;
-    memset(&s, 0, sizeof s);
-    sp_structure_init(&s);
-    sp_buf buf;
-    memset(&buf, 0, sizeof buf);
-    int fmt = 0;
     sp_survey sv;
-    memset(&sv, 0, sizeof sv);
-    if (sp_read_structure_file(path, 0, &buf, &s, &fmt, &err) || sp_survey_run(&s, ccd, NULL, &sv, &err)) {
-      sp_buf_free(&buf);
-      sp_survey_free(&sv);
-      sp_structure_free(&s);
+    if (bench_load(argv[ai + 1], argv[fi], ccd, &s, &sv, &err)) {
       continue;
     }
-    sp_buf_free(&buf);
     n_files++;
     long f_sites = 0, f_atoms = 0;
     double f_cpu[MAXREP];

@@ -22,6 +22,8 @@
 #include "sitepack/sitechem.h"
 #include "sitepack/survey.h"
 
+#include "bench_load.h"
+
 /* FNV-1a, 64 bit */
 static uint64_t h_bytes(uint64_t h, const void *p, size_t n) {
   const unsigned char *c = p;
@@ -106,24 +108,12 @@ int main(int argc, char **argv) {
   sp_site site = {0};
   sp_site_chem ch = {0};
   for (int fi = ai + 2; fi < argc; fi++) {
-    char path[2048];
-    snprintf(path, sizeof path, "%s/%s", argv[ai + 1], argv[fi]);
     sp_structure s;
-    memset(&s, 0, sizeof s);
-    sp_structure_init(&s);
-    sp_buf buf;
-    memset(&buf, 0, sizeof buf);
-    int fmt = 0;
     sp_survey sv;
-    memset(&sv, 0, sizeof sv);
-    if (sp_read_structure_file(path, 0, &buf, &s, &fmt, &err) || sp_survey_run(&s, ccd, NULL, &sv, &err)) {
+    if (bench_load(argv[ai + 1], argv[fi], ccd, &s, &sv, &err)) {
       fprintf(stderr, "%s: %s\n", argv[fi], err.msg);
-      sp_buf_free(&buf);
-      sp_survey_free(&sv);
-      sp_structure_free(&s);
       continue;
     }
-    sp_buf_free(&buf);
     if (fresh) {
       sp_site_ws_free(ws);
       sp_chem_ws_free(cw);
@@ -135,7 +125,7 @@ int main(int argc, char **argv) {
       sp_chem_opts co;
       sp_chem_opts_default(&co);
       co.ph = ph[k];
-      sp_site_opts so;
+      sp_site_opts so = {0};
       memset(&so, 0, sizeof so);
       so.cutoff = 6.0f;
       so.max_atoms = 12000;
