@@ -286,9 +286,6 @@ static inline size_t sasa_occ_order(const sasa_occ *o, size_t n, uint64_t *ord) 
 #define KTGT
 #define KW 1
 #include "sasa_kernel.inc"
-#undef KN
-#undef KTGT
-#undef KW
 
 #if SASA_X86
 /* SSE2 (baseline of x86-64) */
@@ -305,18 +302,6 @@ static inline size_t sasa_occ_order(const sasa_occ *o, size_t n, uint64_t *ord) 
 #define VGT(a, b) ((unsigned)_mm_movemask_ps(_mm_cmpgt_ps(a, b)))
 #define VGE(a, b) ((unsigned)_mm_movemask_ps(_mm_cmpge_ps(a, b)))
 #include "sasa_kernel.inc"
-#undef KN
-#undef KTGT
-#undef KW
-#undef VF
-#undef VSET1
-#undef VLOAD
-#undef VSUB
-#undef VMUL
-#undef VADD
-#undef VLT
-#undef VGT
-#undef VGE
 
 /* AVX2 (run-time checked); no FMA: every product and sum is rounded on its own, as in the C test */
 #define KN(name) sasa_##name##_avx2
@@ -332,18 +317,6 @@ static inline size_t sasa_occ_order(const sasa_occ *o, size_t n, uint64_t *ord) 
 #define VGT(a, b) ((unsigned)_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ)))
 #define VGE(a, b) ((unsigned)_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_GE_OQ)))
 #include "sasa_kernel.inc"
-#undef KN
-#undef KTGT
-#undef KW
-#undef VF
-#undef VSET1
-#undef VLOAD
-#undef VSUB
-#undef VMUL
-#undef VADD
-#undef VLT
-#undef VGT
-#undef VGE
 #endif
 
 int sp_sasa_isa_available(int isa) {

@@ -21,6 +21,7 @@
  *
  * File helpers: slurp() reads a whole file; write_file() writes one or exits(2).
  * If <zlib.h> is included before this header, gzip_bytes() compresses a buffer.
+ * If "sitepack/read.h" is included before this header, read_structure() reads one structure file.
  *
  * CHECK's message is optional: it uses __VA_OPT__ (C23; an extension in earlier modes that
  * GCC >= 8 and current Clang accept without a warning unless -pedantic). */
@@ -104,6 +105,20 @@ static inline void write_file(const char *path, const void *data, size_t len) {
     exit(2);
   }
 }
+
+#ifdef SITEPACK_READ_H
+/* s initialised and filled from the structure file at path (any format, gzip or not, no size limit):
+ * sp_read_structure_file's return code and *err; the read buffer is freed here. */
+static inline int read_structure(const char *path, sp_structure *s, sp_err *err) {
+  sp_structure_init(s);
+  sp_buf buf;
+  memset(&buf, 0, sizeof buf);
+  int fmt = 0;
+  int rc = sp_read_structure_file(path, 0, &buf, s, &fmt, err);
+  sp_buf_free(&buf);
+  return rc;
+}
+#endif
 
 #ifdef ZLIB_H
 /* gzip one member of data (zlib deflate at level 0-9, gzip wrapper). Returns malloc'd bytes

@@ -64,14 +64,8 @@ static void check_entry(const char *json, const char *dir, const char *id) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s.pdb", dir, id);
   sp_structure s;
-  memset(&s, 0, sizeof s);
-  sp_structure_init(&s);
-  sp_buf buf;
-  memset(&buf, 0, sizeof buf);
   sp_err err = {0};
-  int fmt = 0;
-  int rc = sp_read_structure_file(path, 0, &buf, &s, &fmt, &err);
-  sp_buf_free(&buf);
+  int rc = read_structure(path, &s, &err);
   CHECK(rc == 0, "%s: %s", path, err.msg);
   if (rc) return;
   size_t n = s.models[0].n_atoms, a0 = s.models[0].first_atom;

@@ -139,14 +139,8 @@ static void real_cases(sp_sasa_ws *ws, const char *dir) {
   char path[1024];
   snprintf(path, sizeof path, "%s/1gya.pdb", dir);
   sp_structure s;
-  memset(&s, 0, sizeof s);
-  sp_structure_init(&s);
-  sp_buf buf;
-  memset(&buf, 0, sizeof buf);
   sp_err err = {0};
-  int fmt = 0;
-  int rc = sp_read_structure_file(path, 0, &buf, &s, &fmt, &err);
-  sp_buf_free(&buf);
+  int rc = read_structure(path, &s, &err);
   CHECK(rc == 0, "%s: %s", path, err.msg);
   if (rc) return;
   /* heavy atoms of model 1, Bondi radii; query sets: 30 consecutive heavy atoms at several places

@@ -149,14 +149,8 @@ static void run_case(const char *dir, sp_ccd *shared_ccd, size_t *n_checked) {
 
     snprintf(path, sizeof path, "%s/%s", dir, in->valuestring);
     sp_structure s;
-    memset(&s, 0, sizeof s);
-    sp_structure_init(&s);
-    sp_buf buf;
-    memset(&buf, 0, sizeof buf);
     sp_err err = {0};
-    int fmt = 0;
-    int rc = sp_read_structure_file(path, 0, &buf, &s, &fmt, &err);
-    sp_buf_free(&buf);
+    int rc = read_structure(path, &s, &err);
     TSU_CHECK(rc == 0, "%s: read failed: %s", path, err.msg);
     if (rc == 0) {
       sp_site_ws *ws = sp_site_ws_new();
