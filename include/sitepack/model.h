@@ -71,6 +71,7 @@ typedef enum sp_poly_type {
 enum {
   SP_ATOM_HETATM = 1u << 0,    /**< group_PDB HETATM / PDB HETATM record */
   SP_ATOM_HYDROGEN = 1u << 1,  /**< element H, D or T */
+  SP_ATOM_ELEMENT_FROM_NAME = 1u << 2, /**< element inferred from the atom name (no usable element column) */
 };
 
 /** One residue: (chain, seq id, insertion code, comp id) within one model. */

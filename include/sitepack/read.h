@@ -31,7 +31,15 @@ enum { SP_FMT_UNKNOWN = 0, SP_FMT_MMCIF = 1, SP_FMT_PDB = 2 };
  *    MTRIXn, MODEL, ATOM, ANISOU, TER, HETATM, ENDMDL, CONECT, MASTER, END; and FTNOTE,
  *    HYDBND, SLTBRG, TURN, SIGATM, SIGUIJ of format v2.3, and USER of MolProbity/Reduce),
  *    followed by a blank, a digit (ORIGX1...) or the end of the line -> SP_FMT_PDB;
- *  - anything else (including an empty or all-blank text) -> SP_FMT_UNKNOWN.
+ *  - it is neither: the first coordinate record decides, as in gemmi (whose PDB reader skips
+ *    records it does not know): an ATOM (followed by a blank, a digit or the end of the line)
+ *    or HETATM record in column 1 on any later line -> SP_FMT_PDB (a file that starts with a
+ *    record of no format version, e.g. "TITEL" written by hand or a tool, then MODEL/ATOM);
+ *    a later `data_` line does not count (CIF 1.1 allows only comments before the first
+ *    data block);
+ *  - anything else (including an empty or all-blank text; SDF, MOL2, JSON, PDBML/XML,
+ *    FASTA) -> SP_FMT_UNKNOWN.
+ * Reads the text up to the deciding line: the whole text when there is none.
  * @return SP_FMT_UNKNOWN, SP_FMT_MMCIF or SP_FMT_PDB.
  */
 int sp_detect_format(const char *text, size_t len);

@@ -30,21 +30,44 @@ static bool is_pdb_record(const char *p, size_t n) {
   return false;
 }
 
-/* sp_detect_format without the NUL scan (the caller has done it) */
+static bool is_data_header(const char *q, size_t n) {
+  return n >= 5 && (q[0] == 'd' || q[0] == 'D') && (q[1] == 'a' || q[1] == 'A') && (q[2] == 't' || q[2] == 'T') &&
+         (q[3] == 'a' || q[3] == 'A') && q[4] == '_';
+}
+
+/* An ATOM or HETATM record in column 1 (the coordinate records of the PDB format). */
+static bool is_coordinate_record(const char *p, size_t n) {
+  if (n < 4 || (p[0] != 'A' && p[0] != 'H')) return false;
+  if (n >= 6 && !memcmp(p, "HETATM", 6)) return true;
+  return !memcmp(p, "ATOM", 4) && (n == 4 || p[4] == ' ' || (p[4] >= '0' && p[4] <= '9'));
+}
+
+/* Format by content (sp_detect_format without the NUL scan; the caller has done it or does it
+ * next). The first line that is neither blank nor a '#' comment decides when it is a `data_`
+ * header (mmCIF) or a PDB record name in column 1 (PDB). When it is neither, the first
+ * coordinate record decides, as in gemmi (read_pdb skips records it does not know, and
+ * coor_format_from_content takes any text that is not mmCIF or JSON for PDB): an ATOM/HETATM
+ * record in column 1 further down makes the text PDB (a file that starts with a record no
+ * format version has, e.g. "TITEL", written by hand or by a tool); else the text is unknown
+ * (SDF, MOL2, JSON, XML, FASTA have no such line). A later `data_` line does not make a text
+ * mmCIF: CIF 1.1 allows nothing but comments before the first data block. */
 static int detect_text(const char *text, size_t len) {
   const char *p = text, *end = text + len;
+  bool first = true;
   while (p < end) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     const char *e = nl ? nl : end;
-    const char *q = p;
-    while (q < e && (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\f' || *q == '\v')) ++q;
-    if (q < e && *q != '#') {
-      size_t n = (size_t)(e - q);
-      if (n >= 5 && (q[0] == 'd' || q[0] == 'D') && (q[1] == 'a' || q[1] == 'A') && (q[2] == 't' || q[2] == 'T') &&
-          (q[3] == 'a' || q[3] == 'A') && q[4] == '_')
-        return SP_FMT_MMCIF;
-      /* PDB records start in column 1 */
-      return q == p && is_pdb_record(p, (size_t)(e - p)) ? SP_FMT_PDB : SP_FMT_UNKNOWN;
+    if (first) {
+      const char *q = p;
+      while (q < e && (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\f' || *q == '\v')) ++q;
+      if (q < e && *q != '#') {
+        if (is_data_header(q, (size_t)(e - q))) return SP_FMT_MMCIF;
+        /* PDB records start in column 1 */
+        if (q == p && is_pdb_record(p, (size_t)(e - p))) return SP_FMT_PDB;
+        first = false;
+      }
+    } else if (is_coordinate_record(p, (size_t)(e - p))) {
+      return SP_FMT_PDB;
     }
     p = nl ? nl + 1 : end;
   }
@@ -79,7 +102,7 @@ int sp_read_structure_text(const char *text, size_t len, sp_structure *s, int *f
     len -= 3;
   }
   if (!text || all_blank(text, len)) return sp_err_set(err, SP_E_NO_ATOMS, "no atoms (empty file)");
-  int f = detect_text(text, len); /* reads the first lines only; a NUL there is just a byte */
+  int f = detect_text(text, len); /* a NUL before the deciding line is just a byte here */
   if (f == SP_FMT_MMCIF) {
     /* the NUL check runs after the parse, on text then in the cache: one pass over the text
      * from memory instead of two; the result is the same as checking first */

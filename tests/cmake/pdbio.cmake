@@ -46,3 +46,17 @@ sp_add_unit_test(test_io_hostile SOURCES ${SP_TEST_DIR}/unit/test_io_hostile.c
 # Fuzz harnesses (CIF tokenizer + mmCIF reader, PDB reader, gzip): corpus replay always,
 # libFuzzer runs with -DSP_FUZZ=ON. See tests/fuzz/fuzz.cmake and docs/fuzzing.md.
 include(${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz.cmake)
+
+# Reader cases of issue 20 (tests/cases/Rxx_*/, synthetic files for kinds of real files that
+# were misread; each folder's README names the kind): every input through format detection and
+# the reader (test_reader_cases), and the survey of those with ligands (test_survey_cases).
+add_executable(test_reader_cases ${SP_TEST_DIR}/unit/test_reader_cases.c)
+target_include_directories(test_reader_cases PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/unit)
+target_link_libraries(test_reader_cases PRIVATE sitepack)
+file(GLOB SP_READER_CASES LIST_DIRECTORIES true "${SP_TEST_DIR}/cases/R[0-9][0-9]_*")
+foreach(_dir ${SP_READER_CASES})
+  get_filename_component(_name ${_dir} NAME)
+  string(SUBSTRING ${_name} 0 3 _id)
+  add_test(NAME test_reader_case_${_id} COMMAND test_reader_cases ${_dir})
+  set_tests_properties(test_reader_case_${_id} PROPERTIES LABELS "pdbio;parser")
+endforeach()

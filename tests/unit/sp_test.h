@@ -22,12 +22,16 @@
  * File helpers: slurp() reads a whole file; write_file() writes one or exits(2).
  * If <zlib.h> is included before this header, gzip_bytes() compresses a buffer.
  * If "sitepack/read.h" is included before this header, read_structure() reads one structure file.
+ * If <cjson/cJSON.h> is included before this header, the expected.json helpers of the case
+ * drivers are there too: case_str(), case_key() (per_file overrides), case_error() (expect_error).
+ * ci_contains() is a case-insensitive substring test.
  *
  * CHECK's message is optional: it uses __VA_OPT__ (C23; an extension in earlier modes that
  * GCC >= 8 and current Clang accept without a warning unless -pedantic). */
 #ifndef SP_TEST_H
 #define SP_TEST_H
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +109,47 @@ static inline void write_file(const char *path, const void *data, size_t len) {
     exit(2);
   }
 }
+
+/* Does hay contain needle, ignoring ASCII case? (An empty needle is in every string.) */
+static inline int ci_contains(const char *hay, const char *needle) {
+  size_t n = strlen(needle);
+  for (const char *p = hay; *p; ++p) {
+    size_t k = 0;
+    while (k < n && p[k] && tolower((unsigned char)p[k]) == tolower((unsigned char)needle[k])) ++k;
+    if (k == n) return 1;
+  }
+  return n == 0;
+}
+
+#ifdef cJSON__h
+/* o[k] when it is a string, else NULL. */
+static inline const char *case_str(const cJSON *o, const char *k) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+  return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* The key of a case's expected.json for one input: per_file[file][key] when present (null there
+ * = absent), else the top-level key. */
+static inline const cJSON *case_key(const cJSON *exp, const char *file, const char *key) {
+  const cJSON *pf = cJSON_GetObjectItemCaseSensitive(exp, "per_file");
+  const cJSON *f = pf ? cJSON_GetObjectItemCaseSensitive(pf, file) : NULL;
+  if (f && cJSON_HasObjectItem(f, key)) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(f, key);
+    return cJSON_IsNull(v) ? NULL : v;
+  }
+  return cJSON_GetObjectItemCaseSensitive(exp, key);
+}
+
+/* The expect_error entry ({"file", "class", "message_contains"}, alone or in a list) of one input. */
+static inline const cJSON *case_error(const cJSON *exp, const char *file) {
+  const cJSON *e = cJSON_GetObjectItemCaseSensitive(exp, "expect_error");
+  if (!e || cJSON_IsNull(e)) return NULL;
+  if (cJSON_IsObject(e)) return case_str(e, "file") && !strcmp(case_str(e, "file"), file) ? e : NULL;
+  const cJSON *it;
+  cJSON_ArrayForEach(it, e) if (case_str(it, "file") && !strcmp(case_str(it, "file"), file)) return it;
+  return NULL;
+}
+#endif
 
 #ifdef SITEPACK_READ_H
 /* s initialised and filled from the structure file at path (any format, gzip or not, no size limit):

@@ -33,6 +33,14 @@ static void test_detect(void) {
   CHECK(DET("ATOMIC STRUCTURE\n") == SP_FMT_UNKNOWN, "ATOMIC is no record");
   CHECK(DET("  ATOM      1  N   ALA A   1\n") == SP_FMT_UNKNOWN, "indented record");
   CHECK(DET("hello world\n") == SP_FMT_UNKNOWN, "other text");
+  /* issue 20: an unknown first record, then coordinate records (the first ATOM/HETATM decides) */
+  CHECK(DET("TITEL     X\nMODEL        1\nATOM      1  N   ALA A   1      11.104   6.134  -6.504\n") == SP_FMT_PDB,
+        "unknown record, then ATOM");
+  CHECK(DET("TITEL     X\n\nHETATM    1 ZN    ZN A 301\n") == SP_FMT_PDB, "unknown record, then HETATM");
+  CHECK(DET("TITEL     X\nATOM100000  N   ALA A   1\n") == SP_FMT_PDB, "unknown record, then ATOM + digit");
+  CHECK(DET("TITEL     X\nATOMIC STRUCTURE\n  ATOM      1  N\n") == SP_FMT_UNKNOWN, "no coordinate record");
+  CHECK(DET("some text\ndata_x\n_atom_site.id 1\n") == SP_FMT_UNKNOWN, "data_ after text is not mmCIF");
+  CHECK(DET("@<TRIPOS>MOLECULE\nx\n@<TRIPOS>ATOM\n 1 C 0 0 0 C.3\n") == SP_FMT_UNKNOWN, "MOL2");
   CHECK(DET("") == SP_FMT_UNKNOWN, "empty");
   CHECK(DET(" \n\t\n") == SP_FMT_UNKNOWN, "blank");
   CHECK(DET("data_x\n\0\n") == SP_FMT_UNKNOWN, "NUL byte");

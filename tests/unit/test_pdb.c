@@ -37,16 +37,6 @@ static cJSON *load_json(const char *path) {
   return j;
 }
 
-static bool ci_contains(const char *hay, const char *needle) {
-  size_t n = strlen(needle);
-  for (const char *p = hay; *p; ++p) {
-    size_t k = 0;
-    while (k < n && p[k] && tolower((unsigned char)p[k]) == tolower((unsigned char)needle[k])) ++k;
-    if (k == n) return true;
-  }
-  return n == 0;
-}
-
 /* "100A" from a residue */
 static void res_num(const sp_residue *r, char out[24]) {
   if (r->auth_seq_id == SP_SEQ_NONE) snprintf(out, 24, ".");
@@ -71,42 +61,11 @@ static bool res_match(const sp_structure *s, const sp_residue *r, const char *ch
   return true;
 }
 
-static const char *jstr(const cJSON *o, const char *k) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-  return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-/* effective key: per_file[file][key] when present (null there = absent), else top-level */
-static const cJSON *key_for(const cJSON *exp, const char *file, const char *key) {
-  const cJSON *pf = cJSON_GetObjectItemCaseSensitive(exp, "per_file");
-  const cJSON *f = pf ? cJSON_GetObjectItemCaseSensitive(pf, file) : NULL;
-  if (f && cJSON_HasObjectItem(f, key)) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(f, key);
-    return cJSON_IsNull(v) ? NULL : v;
-  }
-  return cJSON_GetObjectItemCaseSensitive(exp, key);
-}
-
-static const cJSON *expected_error(const cJSON *exp, const char *file) {
-  const cJSON *e = cJSON_GetObjectItemCaseSensitive(exp, "expect_error");
-  if (!e || cJSON_IsNull(e)) return NULL;
-  if (cJSON_IsObject(e)) {
-    const char *f = jstr(e, "file");
-    return f && !strcmp(f, file) ? e : NULL;
-  }
-  const cJSON *it;
-  cJSON_ArrayForEach(it, e) {
-    const char *f = jstr(it, "file");
-    if (f && !strcmp(f, file)) return it;
-  }
-  return NULL;
-}
-
 static void check_atoms(const char *tag, const sp_structure *s, const cJSON *list) {
   const cJSON *a;
   cJSON_ArrayForEach(a, list) {
-    const char *name = jstr(a, "atom_name"), *comp = jstr(a, "comp_id"), *el = jstr(a, "element");
-    const char *chain = jstr(a, "auth_asym_id"), *num = jstr(a, "auth_seq_id"), *serial = jstr(a, "serial");
+    const char *name = case_str(a, "atom_name"), *comp = case_str(a, "comp_id"), *el = case_str(a, "element");
+    const char *chain = case_str(a, "auth_asym_id"), *num = case_str(a, "auth_seq_id"), *serial = case_str(a, "serial");
     const cJSON *xyz = cJSON_GetObjectItemCaseSensitive(a, "xyz");
     const cJSON *occ = cJSON_GetObjectItemCaseSensitive(a, "occupancy");
     const cJSON *chg = cJSON_GetObjectItemCaseSensitive(a, "charge");
@@ -181,16 +140,16 @@ static void check_no_cr(const char *tag, const sp_structure *s) {
 static void check_file(const char *case_dir, const cJSON *exp, const char *file) {
   char path[2200], tag[512];
   snprintf(path, sizeof path, "%s/%s", case_dir, file);
-  const char *case_id = jstr(exp, "case");
+  const char *case_id = case_str(exp, "case");
   snprintf(tag, sizeof tag, "%s %s", case_id ? case_id : "?", file);
   sp_structure s;
   sp_structure_init(&s);
   sp_buf b;
   sp_err err = {0};
   int rc = read_pdb_file(path, &b, &s, &err);
-  const cJSON *ee = expected_error(exp, file);
+  const cJSON *ee = case_error(exp, file);
   if (ee) {
-    const char *cls = jstr(ee, "class"), *mc = jstr(ee, "message_contains");
+    const char *cls = case_str(ee, "class"), *mc = case_str(ee, "message_contains");
     CHECK(rc != 0 && cls && !strcmp(sp_errclass_name(rc), cls), "%s: got %s (%s), want %s", tag,
           sp_errclass_name(rc), err.msg, cls ? cls : "?");
     if (mc) CHECK(ci_contains(err.msg, mc), "%s: message '%s' lacks '%s'", tag, err.msg, mc);
@@ -207,14 +166,14 @@ static void check_file(const char *case_dir, const cJSON *exp, const char *file)
   CHECK(s.has_label_ids == 0 && s.has_auth_ids == 1, "%s: id flags", tag);
   check_no_cr(tag, &s);
   const cJSON *v;
-  if ((v = key_for(exp, file, "n_models"))) CHECK((int)s.n_models == v->valueint, "%s: %zu models, want %d", tag, s.n_models, v->valueint);
-  if ((v = key_for(exp, file, "n_atoms_model1")))
+  if ((v = case_key(exp, file, "n_models"))) CHECK((int)s.n_models == v->valueint, "%s: %zu models, want %d", tag, s.n_models, v->valueint);
+  if ((v = case_key(exp, file, "n_atoms_model1")))
     CHECK(s.n_models && (int)s.models[0].n_atoms == v->valueint, "%s: %u atoms in model 1, want %d", tag,
           s.n_models ? s.models[0].n_atoms : 0, v->valueint);
-  if ((v = key_for(exp, file, "atoms_check"))) check_atoms(tag, &s, v);
-  if ((v = key_for(exp, file, "site_residues"))) check_residue_keys(tag, &s, v);
-  if ((v = key_for(exp, file, "not_site_residues"))) check_residue_keys(tag, &s, v);
-  if ((v = key_for(exp, file, "models"))) {
+  if ((v = case_key(exp, file, "atoms_check"))) check_atoms(tag, &s, v);
+  if ((v = case_key(exp, file, "site_residues"))) check_residue_keys(tag, &s, v);
+  if ((v = case_key(exp, file, "not_site_residues"))) check_residue_keys(tag, &s, v);
+  if ((v = case_key(exp, file, "models"))) {
     const cJSON *m;
     cJSON_ArrayForEach(m, v) {
       int num = cJSON_GetObjectItemCaseSensitive(m, "model")->valueint;
@@ -230,7 +189,7 @@ static void check_file(const char *case_dir, const cJSON *exp, const char *file)
       }
     }
   }
-  if ((v = key_for(exp, file, "residue_order"))) {
+  if ((v = case_key(exp, file, "residue_order"))) {
     const cJSON *ch;
     cJSON_ArrayForEach(ch, v) {
       /* the residues of that chain whose key is listed, in file order, equal the list */
@@ -251,11 +210,11 @@ static void check_file(const char *case_dir, const cJSON *exp, const char *file)
       CHECK(ok && k == n, "%s: residue order of chain %s", tag, ch->string);
     }
   }
-  if ((v = key_for(exp, file, "ligands"))) {
+  if ((v = case_key(exp, file, "ligands"))) {
     const cJSON *l;
     cJSON_ArrayForEach(l, v) {
-      const char *comp = jstr(l, "comp_id"), *chain = jstr(l, "auth_asym_id"), *num = jstr(l, "auth_seq_id");
-      const char *ic = jstr(l, "ins_code");
+      const char *comp = case_str(l, "comp_id"), *chain = case_str(l, "auth_asym_id"), *num = case_str(l, "auth_seq_id");
+      const char *ic = case_str(l, "ins_code");
       char key[32];
       snprintf(key, sizeof key, "%s%s", num ? num : "", ic ? ic : "");
       const sp_model *m = &s.models[0];
@@ -276,7 +235,7 @@ static void check_file(const char *case_dir, const cJSON *exp, const char *file)
       }
     }
   }
-  if ((v = key_for(exp, file, "warnings_contain"))) {
+  if ((v = case_key(exp, file, "warnings_contain"))) {
     const cJSON *w;
     cJSON_ArrayForEach(w, v) {
       bool found = false;

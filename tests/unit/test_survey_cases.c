@@ -325,7 +325,7 @@ int main(int argc, char **argv) {
   size_t n = 0;
   struct dirent *de;
   while ((de = readdir(d)) && n < 256)
-    if (de->d_name[0] == 'B') names[n++] = strdup(de->d_name);
+    if (de->d_name[0] == 'B' || de->d_name[0] == 'R') names[n++] = strdup(de->d_name); /* shared, tests/cases */
   closedir(d);
   qsort(names, n, sizeof *names, cmp_name);
   int total = 0;
