@@ -227,12 +227,18 @@ static bool entity_has_comp(const sp_structure *s, int32_t ent, const char *id) 
   return false;
 }
 
-/* A polymer entity (SEQRES) whose strand list names this auth chain id. */
+/* A polymer entity (SEQRES) whose strand list names this auth chain id. A blank chain id (PDB
+ * files with column 22 blank, SEQRES column 12 blank as well) is the chain of the SEQRES entity
+ * whose id and strand list are both blank: only the PDB reader makes such an entity (mmCIF
+ * entity ids are never blank), so a blank mmCIF auth_asym_id matches nothing. */
 static bool chain_in_seqres(const sp_structure *s, const char *auth) {
   size_t n = strlen(auth);
-  if (!n) return false;
   for (size_t e = 0; e < s->n_entities; e++) {
     if (s->entities[e].type != SP_ENT_POLYMER) continue;
+    if (!n) {
+      if (!s->entities[e].id[0] && !s->entities[e].strand_ids[0]) return true;
+      continue;
+    }
     const char *p = s->entities[e].strand_ids;
     while (*p) {
       while (*p == ',' || *p == ' ') p++;

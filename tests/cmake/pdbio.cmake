@@ -60,3 +60,6 @@ foreach(_dir ${SP_READER_CASES})
   add_test(NAME test_reader_case_${_id} COMMAND test_reader_cases ${_dir})
   set_tests_properties(test_reader_case_${_id} PROPERTIES LABELS "pdbio;parser")
 endforeach()
+add_test(NAME test_reader_survey_cases
+  COMMAND test_survey_cases ${SP_TEST_DIR}/cases ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif R)
+set_tests_properties(test_reader_survey_cases PROPERTIES LABELS "pdbio;survey;parser")
