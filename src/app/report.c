@@ -1,0 +1,293 @@
+/* `sitepack run`: rank 0's run report (JSON, docs/usage.md) and the human summary of a completed run,
+ * from the gathered figures of app/run_ctx.h. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "app/run_ctx.h"
+#include "sitepack/version.h"
+
+/* Declared in app/run_ctx.h. */
+void run_iso_now(char *buf, size_t cap) {
+  time_t t = time(NULL);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Files this run processed: a shard's own files (issue 8), else all scanned files. */
+static size_t run_files(const struct run_ctx *c) {
+  return c->job.shard_count > 0 ? c->shard.n_assigned : c->n;
+}
+
+/* A cost model's constants as a new JSON object (owned by the caller; r2 null when not finite). */
+static cJSON *model_json(const sp_cost_model *m) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "intercept_s", m->intercept);
+  cJSON_AddNumberToObject(o, "per_plain_byte_s", m->per_plain_byte);
+  cJSON_AddNumberToObject(o, "per_gz_byte_s", m->per_gz_byte);
+  cJSON_AddNumberToObject(o, "per_atom_s", m->per_atom);
+  cJSON_AddNumberToObject(o, "per_ligand_s", m->per_ligand);
+  cJSON_AddNumberToObject(o, "bytes_only_intercept_s", m->bo_intercept);
+  cJSON_AddNumberToObject(o, "bytes_only_per_plain_byte_s", m->bo_per_plain_byte);
+  cJSON_AddNumberToObject(o, "bytes_only_per_gz_byte_s", m->bo_per_gz_byte);
+  cJSON_AddNumberToObject(o, "n_samples", (double)m->n_samples);
+  if (isfinite(m->r2)) cJSON_AddNumberToObject(o, "r2", m->r2);
+  else cJSON_AddNullToObject(o, "r2");
+  if (isfinite(m->r2_bytes_only)) cJSON_AddNumberToObject(o, "r2_bytes_only", m->r2_bytes_only);
+  else cJSON_AddNullToObject(o, "r2_bytes_only");
+  return o;
+}
+
+/* One rank's scheduler statistics of one phase as a new JSON object (owned by the caller). */
+static cJSON *stats_json(const sp_sched_stats *s) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "tasks_planned", (double)s->tasks_planned);
+  cJSON_AddNumberToObject(o, "tasks", (double)s->tasks_done);
+  cJSON_AddNumberToObject(o, "cost_planned_s", s->cost_planned);
+  cJSON_AddNumberToObject(o, "cost_done_s", s->cost_done);
+  cJSON_AddNumberToObject(o, "busy_seconds", s->busy_s);
+  cJSON_AddNumberToObject(o, "idle_seconds", s->idle_s);
+  cJSON_AddNumberToObject(o, "wall_seconds", s->wall_s);
+  cJSON_AddNumberToObject(o, "steals", (double)s->steals);
+  cJSON_AddNumberToObject(o, "stolen", (double)s->stolen);
+  cJSON_AddNumberToObject(o, "steal_attempts", (double)s->steal_attempts);
+  cJSON_AddNumberToObject(o, "polls", (double)s->polls);
+  return o;
+}
+
+/* The measured makespan of the scheduled phases against max(largest task, total / P) into c->largest,
+   c->total, c->lower_bound, c->makespan; *fitted: the cost model fitted to the gathered task timings
+   (with fewer than 2 usable samples: the defaults with n_samples 0, sched.h sp_cost_fit). */
+static void measure_schedule(struct run_ctx *c, sp_cost_model *fitted) {
+  size_t n_samples = c->g.n_samples;
+  sp_cost_sample *cs = calloc(n_samples ? n_samples : 1, sizeof *cs);
+  double largest = 0, total = 0;
+  for (size_t i = 0; i < n_samples; i++) {
+    const double *v = c->g.samples + i * S_N;
+    if (v[S_SECONDS] > largest) largest = v[S_SECONDS];
+    total += v[S_SECONDS];
+    if (cs) cs[i] = (sp_cost_sample){v[S_SECONDS], (int64_t)v[S_BYTES], (int)v[S_GZIP], (int64_t)v[S_ATOMS],
+                                     (int64_t)v[S_LIGANDS]};
+  }
+  sp_err err = {0};
+  sp_cost_fit(cs, cs ? n_samples : 0, fitted, &err);
+  free(cs);
+  c->largest = largest;
+  c->total = total;
+  c->lower_bound = total / c->n_ranks > largest ? total / c->n_ranks : largest;
+  c->makespan = c->t_phase_a + c->t_phase_b;
+}
+
+/* The report's "schedule" object (new, owned by the caller): policy, split, makespan figures, cost models. */
+static cJSON *schedule_json(const struct run_ctx *c, const sp_cost_model *fitted) {
+  const sp_job *job = &c->job;
+  double lb = c->lower_bound, makespan = c->makespan;
+  cJSON *sched = cJSON_CreateObject();
+  cJSON_AddStringToObject(sched, "policy", job->no_steal ? "lpt" : "lpt+steal");
+  cJSON *sp = cJSON_AddObjectToObject(sched, "split");
+  cJSON_AddBoolToObject(sp, "enabled", job->split.enabled);
+  cJSON_AddNumberToObject(sp, "min_bytes", (double)job->split.min_bytes);
+  cJSON_AddNumberToObject(sp, "min_ligands", (double)job->split.min_ligands);
+  cJSON_AddNumberToObject(sp, "max_parts", job->split.max_parts);
+  cJSON_AddBoolToObject(sp, "cost_guard", job->split.cost_guard);
+  cJSON_AddNumberToObject(sp, "large_files", (double)c->n_big);
+  cJSON_AddNumberToObject(sp, "files_split", (double)c->n_split);
+  cJSON_AddNumberToObject(sp, "extra_parts", (double)c->n_parts_added);
+  cJSON_AddNumberToObject(sched, "tasks", (double)c->g.n_samples);
+  cJSON_AddNumberToObject(sched, "phase_a_seconds", c->t_phase_a);
+  cJSON_AddNumberToObject(sched, "phase_b_seconds", c->t_phase_b);
+  cJSON_AddNumberToObject(sched, "makespan_seconds", makespan);
+  cJSON_AddNumberToObject(sched, "largest_task_seconds", c->largest);
+  cJSON_AddNumberToObject(sched, "total_task_seconds", c->total);
+  cJSON_AddNumberToObject(sched, "lower_bound_seconds", lb);
+  cJSON_AddNumberToObject(sched, "makespan_over_lower_bound", lb > 0 ? makespan / lb : 0);
+  if (c->delay_ms) cJSON_AddNumberToObject(sched, "test_task_delay_ms", c->delay_ms);
+  cJSON_AddItemToObject(sched, "cost_model_used", model_json(&c->model));
+  cJSON_AddItemToObject(sched, "cost_model_fitted", model_json(fitted));
+  return sched;
+}
+
+/* Add the report's "files" object to @p r: totals, failures by class and the failed files' lines. */
+static void add_files_json(cJSON *r, const struct run_ctx *c, size_t n_files) {
+  const int64_t *counts = c->g.counts, *by_class = c->g.by_class;
+  cJSON *files = cJSON_AddObjectToObject(r, "files");
+  cJSON_AddNumberToObject(files, "total", (double)n_files);
+  cJSON_AddNumberToObject(files, "ok", (double)counts[C_FILES_OK]);
+  cJSON_AddNumberToObject(files, "failed", (double)counts[C_FILES_FAILED]);
+  /* duplicates are neither ok nor failed (docs/reliability.md): counted on their own */
+  cJSON_AddNumberToObject(files, "duplicates", (double)by_class[SP_E_DUPLICATE]);
+  cJSON *fc = cJSON_AddObjectToObject(files, "failed_by_class");
+  for (int k = 1; k < SP_ERRCLASS_COUNT; ++k)
+    if (by_class[k] && k != SP_E_DUPLICATE) cJSON_AddNumberToObject(fc, sp_errclass_name(k), (double)by_class[k]);
+  cJSON *fl = cJSON_AddArrayToObject(files, "failures");
+  const char *p = c->g.fails;
+  while (p && *p) {
+    const char *nl = strchr(p, '\n');
+    if (!nl) break;
+    char line[SP_PATH_LEN + SP_ERR_MSG_LEN + 64];
+    size_t l = (size_t)(nl - p) < sizeof line - 1 ? (size_t)(nl - p) : sizeof line - 1;
+    memcpy(line, p, l);
+    line[l] = 0;
+    char *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+    if (t1 && t2) {
+      *t1 = *t2 = 0;
+      cJSON *o = cJSON_CreateObject();
+      cJSON_AddStringToObject(o, "path", line);
+      cJSON_AddStringToObject(o, "class", t1 + 1);
+      cJSON_AddStringToObject(o, "message", t2 + 1);
+      cJSON_AddItemToArray(fl, o);
+    }
+    p = nl + 1;
+  }
+}
+
+/* Add the report's "ranks" array to @p r: per rank its summed statistics, bytes, memory, and the
+   per-phase object per_rank[i] (ownership taken; per_rank[i] set to NULL). */
+static void add_ranks_json(cJSON *r, const struct run_ctx *c, cJSON **per_rank) {
+  const sp_sched_stats *all = c->g.all;
+  cJSON *ranks = cJSON_AddArrayToObject(r, "ranks");
+  for (int i = 0; i < c->n_ranks; ++i) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "rank", all[i].rank);
+    cJSON_AddNumberToObject(o, "tasks_planned", (double)all[i].tasks_planned);
+    cJSON_AddNumberToObject(o, "tasks", (double)all[i].tasks_done);
+    cJSON_AddNumberToObject(o, "bytes", c->g.rank_bytes[i]);
+    cJSON_AddNumberToObject(o, "cost_done", all[i].cost_done);
+    cJSON_AddNumberToObject(o, "busy_seconds", all[i].busy_s);
+    cJSON_AddNumberToObject(o, "idle_seconds", all[i].idle_s);
+    cJSON_AddNumberToObject(o, "wall_seconds", all[i].wall_s);
+    cJSON_AddNumberToObject(o, "steals", (double)all[i].steals);
+    cJSON_AddNumberToObject(o, "stolen", (double)all[i].stolen);
+    cJSON_AddNumberToObject(o, "steal_attempts", (double)all[i].steal_attempts);
+    cJSON_AddNumberToObject(o, "peak_rss_bytes", c->g.rss_kib[i] >= 0 ? (double)c->g.rss_kib[i] * 1024.0 : -1);
+    cJSON_AddNumberToObject(o, "model_bytes_per_atom_largest_file", c->g.bpa[i]);
+    if (per_rank[i]) cJSON_AddItemToObject(o, "phases", per_rank[i]);
+    per_rank[i] = NULL;
+    cJSON_AddItemToArray(ranks, o);
+  }
+}
+
+/* Write the report to c->job.report. `sched` (ownership taken) is the "schedule" object; per_rank[i]
+   the per-phase objects of rank i (ownership taken). Returns 0, or -1 with errno set (or out of memory). */
+static int write_report(const struct run_ctx *c, cJSON *sched, cJSON **per_rank) {
+  const sp_job *job = &c->job;
+  const int64_t *counts = c->g.counts;
+  size_t n_files = run_files(c);
+  double wall = c->wall;
+  cJSON *r = cJSON_CreateObject();
+  cJSON_AddStringToObject(r, "tool", "sitepack");
+  cJSON_AddStringToObject(r, "version", SP_VERSION);
+  cJSON_AddStringToObject(r, "git_sha", SP_GIT_SHA);
+  char created[32];
+  run_iso_now(created, sizeof created);
+  cJSON_AddStringToObject(r, "created", created);
+  cJSON_AddItemToObject(r, "job", cJSON_Parse(job->json));
+  cJSON_AddStringToObject(r, "output", job->output);
+  if (c->ccd_sha[0]) cJSON_AddStringToObject(r, "ccd_sha256", c->ccd_sha);
+  cJSON_AddNumberToObject(r, "n_ranks", c->n_ranks);
+  cJSON_AddNumberToObject(r, "wall_seconds", wall);
+  cJSON_AddNumberToObject(r, "merge_seconds", c->merge_s);
+  add_files_json(r, c, n_files);
+  cJSON_AddNumberToObject(r, "ligands", (double)counts[C_LIGANDS]);
+  cJSON_AddNumberToObject(r, "sites", (double)counts[C_SITES]);
+  cJSON_AddNumberToObject(r, "site_atoms", (double)counts[C_SITE_ATOMS]);
+  cJSON_AddNumberToObject(r, "atoms_read", (double)counts[C_ATOMS]);
+  cJSON_AddNumberToObject(r, "bytes_read", (double)counts[C_BYTES]);
+  cJSON_AddNumberToObject(r, "text_bytes", (double)counts[C_TEXT_BYTES]);
+  cJSON_AddNumberToObject(r, "files_per_second", wall > 0 ? (double)n_files / wall : 0);
+  cJSON *ms = cJSON_GetObjectItem(sched, "makespan_over_lower_bound");
+  cJSON_AddNumberToObject(r, "makespan_over_lower_bound", ms ? ms->valuedouble : 0);
+  cJSON_AddItemToObject(r, "schedule", sched);
+  add_ranks_json(r, c, per_rank);
+  char *text = cJSON_Print(r);
+  cJSON_Delete(r);
+  if (!text) return -1;
+  FILE *f = fopen(job->report, "w");
+  int rc = -1;
+  if (f) {
+    rc = fputs(text, f) < 0 ? -1 : 0;
+    fputc('\n', f);
+    if (fclose(f)) rc = -1;
+  }
+  cJSON_free(text);
+  return rc;
+}
+
+/* Declared in app/run_ctx.h. */
+int run_report_write(struct run_ctx *c) {
+  int status = 0;
+  sp_cost_model fitted;
+  measure_schedule(c, &fitted);
+  cJSON *sched = schedule_json(c, &fitted);
+  cJSON **per_rank = calloc((size_t)c->n_ranks, sizeof *per_rank);
+  for (int i = 0; per_rank && i < c->n_ranks; ++i) {
+    per_rank[i] = cJSON_CreateObject();
+    cJSON_AddItemToObject(per_rank[i], "a", stats_json(&c->g.all_a[i]));
+    if (c->phase_b_ran) cJSON_AddItemToObject(per_rank[i], "b", stats_json(&c->g.all_b[i]));
+  }
+  if (per_rank && write_report(c, sched, per_rank)) {
+    fprintf(stderr, "sitepack run: cannot write report %s: %s\n", c->job.report, strerror(errno));
+    status = SP_EXIT_RUNTIME; /* the merged file is complete; only its report is missing */
+  } else if (!per_rank) {
+    cJSON_Delete(sched);
+  }
+  for (int i = 0; per_rank && i < c->n_ranks; ++i) cJSON_Delete(per_rank[i]);
+  free(per_rank);
+  return status;
+}
+
+/* Print the first 20 lines of the failed files ("path\tclass\tmessage"), indented. */
+static void print_failures(const struct run_ctx *c) {
+  printf("  failed files:\n");
+  const char *p = c->g.fails;
+  int shown = 0;
+  while (*p && shown < 20) {
+    const char *nl = strchr(p, '\n');
+    if (!nl) break;
+    printf("    %.*s\n", (int)(nl - p), p);
+    p = nl + 1;
+    ++shown;
+  }
+  if (c->g.counts[C_FILES_FAILED] > 20) printf("    ... (all in the report and in /structures)\n");
+}
+
+/* Declared in app/run_ctx.h. */
+void run_summary_print(const struct run_ctx *c) {
+  const sp_job *job = &c->job;
+  const sp_prepare_out *prep = &c->prep;
+  const int64_t *counts = c->g.counts, *by_class = c->g.by_class;
+  const sp_sched_stats *all = c->g.all;
+  int P = c->n_ranks;
+  size_t n_run_files = run_files(c);
+  double wall = c->wall, lb = c->lower_bound;
+  printf("sitepack: %zu files in %.2f s (%.1f files/s, %.1f MB/s) on %d ranks\n", n_run_files, wall,
+         (double)n_run_files / wall, c->bytes_total / 1e6 / wall, P);
+  printf("  files ok %lld, failed %lld", (long long)counts[C_FILES_OK], (long long)counts[C_FILES_FAILED]);
+  int first = 1;
+  for (int k = 1; k < SP_ERRCLASS_COUNT; ++k)
+    if (by_class[k] && k != SP_E_DUPLICATE) { /* duplicates: their own line below */
+      printf("%s%s %lld", first ? " (" : ", ", sp_errclass_name(k), (long long)by_class[k]);
+      first = 0;
+    }
+  printf("%s\n", first ? "" : ")");
+  printf("  ligands %lld, sites %lld, site atoms %lld\n", (long long)counts[C_LIGANDS], (long long)counts[C_SITES],
+         (long long)counts[C_SITE_ATOMS]);
+  if (c->n_split) printf("  split %zu large files into %zu extra tasks\n", c->n_split, c->n_parts_added);
+  if (job->resume) /* issue 9 */
+    printf("  resumed %zu files (%zu tasks) from an earlier run, %zu changed since\n", prep->n_resumed,
+           prep->n_resumed_tasks, prep->n_changed);
+  if (prep->n_duplicates)
+    printf("  %zu duplicates (same SHA-256 as an earlier file: not processed again)\n", prep->n_duplicates);
+  int64_t steals = 0;
+  for (int i = 0; i < P; ++i) steals += all[i].steals;
+  printf("  %zu tasks, steals %lld, makespan %.2f s = %.3f x max(largest task, total/P); busy/wall per rank:",
+         c->g.n_samples, (long long)steals, c->makespan, lb > 0 ? c->makespan / lb : 0);
+  for (int i = 0; i < P && i < 32; ++i) printf(" %.2f/%.2f", all[i].busy_s, all[i].wall_s);
+  printf("\n  output %s\n  report %s\n", job->output, job->report);
+  if (counts[C_FILES_FAILED] && c->g.fails) print_failures(c);
+}

@@ -1,0 +1,145 @@
+/* `sitepack run`: the state of one run, shared by the phases of run.c, the task loop of run_task.c
+ * and the report of report.c. Private to src/app.
+ *
+ * One `struct run_ctx` lives on the stack of sp_cmd_run() for the whole run. Its fields are grouped
+ * by the phase that fills them (the order of the run, DESIGN.md "The run, end to end"); each group
+ * says which ranks hold it and who owns what. Everything the context owns is freed by one function,
+ * run_ctx_free() in run.c: a field added here is freed there. All fields start zeroed.
+ */
+#ifndef SITEPACK_APP_RUN_CTX_H
+#define SITEPACK_APP_RUN_CTX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "app/app.h"
+#include "app/cmd_merge.h"
+#include "app/resume.h"
+#include "sitepack/ccd.h"
+#include "sitepack/ccd_shared.h"
+#include "sitepack/io.h"
+#include "sitepack/sched.h"
+#include "sitepack/store.h"
+#include "sitepack/task.h"
+
+/* Per-rank counters reduced to rank 0 for the summary and the report. */
+enum { C_FILES_OK, C_FILES_FAILED, C_LIGANDS, C_SITES, C_SITE_ATOMS, C_ATOMS, C_BYTES, C_TEXT_BYTES, C_N };
+
+/* One measured task (this rank's), for the cost fit and the makespan bound: doubles
+   {phase, task, seconds, bytes, gzip, atoms, ligands, n_parts} */
+enum { S_PHASE, S_TASK, S_SECONDS, S_BYTES, S_GZIP, S_ATOMS, S_LIGANDS, S_PARTS, S_N };
+
+/* Bytes of the path buffers of the run (the parts directory, a per-rank file in it). */
+enum { RUN_DIR_CAP = 4096, RUN_PATH_CAP = 4200 };
+
+struct run_ctx {
+  /* -- the run (run_ctx_open, all ranks) -- */
+  sp_job job;            /* owned; job.input is rewritten by the scan when the input is one file */
+  int rank, n_ranks;     /* MPI_COMM_WORLD */
+  double t_start;        /* MPI_Wtime() at the start of the command */
+  int tty;               /* stderr is a terminal: a progress bar instead of progress lines */
+  char parts_dir[RUN_DIR_CAP]; /* OUT.parts: the per-rank files, job stamp, prepared.h5 */
+  sp_cost_model model;   /* the planner's constants (also the split's cost guard) */
+  int delay_ms;          /* test hook SITEPACK_TEST_TASK_DELAY_MS (0: off) */
+  unsigned rng;          /* its random state */
+
+  /* -- scan (rank 0 scans; phase_share_files gives paths and bytes to every rank) -- */
+  sp_scan_list scan;     /* rank 0: the scan; owns rank 0's path strings */
+  char **paths;          /* [n] relative paths, sorted; rank 0: into scan; other ranks: one blob owned
+                            through paths[0] */
+  int64_t *bytes;        /* [n] stored sizes; owned */
+  size_t n;
+  uint8_t *gz;           /* [n] rank 0: 1 where the file starts with the gzip magic; owned */
+
+  /* -- CCD (all ranks) -- */
+  sp_ccd_shared *ccd_shared; /* owned; closing it (collective) closes ccd */
+  sp_ccd *ccd;           /* NULL: run without a CCD */
+  char ccd_sha[65];      /* SHA-256 of the CCD file as stored; "" without one */
+
+  /* -- resume, duplicates, shard (rank 0) -- */
+  sp_prepare_out prep;   /* what sp_run_prepare() decided (skip[], counts); owned */
+  sp_shard_meta shard;   /* --shard I/N: this shard's files (phase_plan_a); owned */
+
+  /* -- per-rank output (all ranks) -- */
+  char part_path[RUN_PATH_CAP]; /* PARTS/rank-NNNNN.h5 */
+  sp_worker *worker;     /* owned */
+  sp_result result;      /* the current task's rows; owned */
+  sp_rank_writer *writer;/* owned until phase_close_output */
+  int h5_broken;         /* closing this rank's file failed (e.g. disk full): skip HDF5's shutdown */
+
+  /* -- phases A and B (tasks: all ranks; plans: rank 0) -- */
+  int phase;             /* 0: A (every file, part 0 with the split decided), 1: B (the other parts) */
+  sp_task_ref *tasks;    /* [n_tasks] tasks of the current phase (every rank); owned */
+  size_t n_tasks;
+  int32_t *parts_found;  /* [n] phase A: n_parts decided for each file this rank ran (0 = not run here) */
+  int64_t *ligs_found;   /* [n] phase A: ligands of those files */
+  int64_t *atoms_found;  /* [n] phase A: atoms of those files */
+  size_t n_big;          /* files of at least split.min_bytes (with splitting on): phase B may run */
+  double bytes_total;    /* rank 0: stored bytes of the files this run processes */
+  double *cost_a;        /* [n] rank 0: phase A's estimated task costs; owned */
+  sp_plan plan_a, plan_b;/* rank 0; owned */
+  double *weight_a, *weight_b; /* rank 0: per-task progress weights (bytes); owned */
+  sp_sched_stats st_a, st_b; /* this rank's scheduler statistics of each phase */
+  double t_phase_a, t_phase_b; /* wall time of each phase */
+  int run_rc;            /* error class that stopped the tasks (agreed after phase A and on closing); 0: none. Not an
+                            exit status: the gather and the "stopped" message still follow */
+  int phase_b_ran;       /* phase B had tasks (all ranks) */
+  size_t n_split, n_parts_added; /* rank 0: files split, extra tasks of phase B */
+
+  /* -- this rank's task accounting (run_task.c) -- */
+  int64_t counts[C_N];
+  int64_t fail_by_class[SP_ERRCLASS_COUNT];
+  char *fail_lines;      /* "path\tclass\tmessage\n" for each failed file of this rank; owned */
+  size_t fail_len, fail_cap;
+  double *samples;       /* [n_samples][S_N]; owned */
+  size_t n_samples, cap_samples;
+  double bytes_done;     /* stored bytes of the tasks this rank ran (a part: bytes / n_parts) */
+  double last_line;      /* rank 0: elapsed time of the last progress line */
+  /* progress over both phases (rank 0) */
+  int64_t prog_tasks_base, prog_tasks_total;
+  double prog_bytes_base, prog_bytes_total, prog_cost_base, prog_cost_total, prog_time_base;
+
+  /* -- gather (phase_gather: rank 0 holds every rank's figures, [n_ranks] each; all owned) -- */
+  struct run_gathered {
+    sp_sched_stats *all, *all_a, *all_b; /* both phases summed, phase A, phase B */
+    long *rss_kib;       /* peak resident set (KiB; -1 unknown) */
+    double *bpa;         /* model bytes per atom of the rank's largest file */
+    double *rank_bytes;  /* stored bytes each rank ran */
+    int64_t counts[C_N]; /* summed counters; after the merge: read back from the merged file */
+    int64_t by_class[SP_ERRCLASS_COUNT];
+    char *fails;         /* "path\tclass\tmessage\n" lines of every failed file */
+    double *samples;     /* [n_samples][S_N] task timings of every rank */
+    size_t n_samples;
+    double t_run;        /* seconds from the start to the end of the gather */
+  } g;
+
+  /* -- merge and report (rank 0) -- */
+  double merge_s, wall;  /* seconds of the merge (with the read-back); of the whole run */
+  double largest, total, lower_bound, makespan; /* schedule figures (seconds; run_report_write) */
+};
+
+/* run_task.c. Rank 0: the LPT plan of the current phase (c->tasks with their estimated costs
+ * @p cost [c->n_tasks], seconds) over c->n_ranks; *weight (owned by the caller) gets each task's
+ * progress weight (a file's stored bytes on its part 0, 0 on other parts).
+ * Returns 0; SP_E_NOMEM; the planner's error (printed). */
+int run_plan_tasks(struct run_ctx *c, const double *cost, sp_plan *plan, double **weight);
+
+/* run_task.c. Collective: broadcast rank 0's c->tasks, run @p plan (rank 0's; ignored elsewhere)
+ * with work stealing, each task through the worker into c->writer. *stats gets this rank's
+ * scheduler statistics, *t_phase the phase's wall seconds. Returns 0 or this rank's error class
+ * (printed): SP_E_NOMEM (task list), a task's failure to run or to be written, the scheduler's. */
+int run_sched_tasks(struct run_ctx *c, const sp_plan *plan, const double *weight, sp_sched_stats *stats,
+                    double *t_phase);
+
+/* report.c. The current UTC time as ISO 8601 ("2026-01-31T12:00:00Z") into @p buf [cap >= 21]. */
+void run_iso_now(char *buf, size_t cap);
+
+/* report.c. Rank 0, after the merge: the schedule's measured figures (c->largest, c->total,
+ * c->lower_bound, c->makespan), then the run report JSON at c->job.report.
+ * Returns 0; SP_EXIT_RUNTIME when the report cannot be written (printed; the merged file is complete). */
+int run_report_write(struct run_ctx *c);
+
+/* report.c. Rank 0: the human summary of a completed run on stdout. */
+void run_summary_print(const struct run_ctx *c);
+
+#endif
