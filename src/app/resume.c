@@ -152,246 +152,311 @@ static int fail(const char *what, const char *path) {
   return SP_EXIT_RUNTIME;
 }
 
-int sp_run_prepare(const sp_job *job, const char *parts_dir, char *const *paths, const int64_t *bytes, size_t n,
-                   const char *ccd_sha, sp_prepare_out *out) {
-  double t0 = sp_now();
+/* The work of one sp_run_prepare() call: its arguments, its scratch arrays [n] and the earlier
+   attempts read back. Everything but the arguments and out is owned here and freed by prepare_free(). */
+typedef struct prepare {
+  const sp_job *job;
+  const char *parts_dir;
+  char *const *paths;
+  const int64_t *bytes;
+  size_t n;
+  sp_prepare_out *out;
+  char (*sha)[65];      /* [n] SHA-256 (hex) of the stored bytes; "" = not hashed (yet) */
+  uint8_t *gz;          /* [n] the file starts with the gzip magic (where hashed) */
+  int64_t *dup_of;      /* [n] the first file (path order) with the same bytes; -1: none */
+  size_t *order;        /* [n] file indices sorted by (bytes, index) */
+  sp_resume_set rs;     /* --resume: the completed tasks of earlier attempts */
+  h5list files;         /* --resume: their per-rank files */
+  sp_result r;          /* scratch rows */
+  char stamp[8192];     /* the job stamp (PARTS/job.txt) of this run */
+  char resume_root[PATH_CAP], tmp[PATH_CAP], fin[PATH_CAP]; /* OUT.resume, PARTS/prepared.h5(.tmp) */
+} prepare;
+
+/* Zero @p p, keep the arguments, allocate the scratch arrays and out->skip, write the stamp and the
+   paths. Returns 0 or SP_EXIT_RUNTIME (out of memory, printed); prepare_free() in every case. */
+static int prepare_open(prepare *p, const sp_job *job, const char *parts_dir, char *const *paths,
+                        const int64_t *bytes, size_t n, const char *ccd_sha, sp_prepare_out *out) {
+  *p = (prepare){.job = job, .parts_dir = parts_dir, .paths = paths, .bytes = bytes, .n = n, .out = out};
   memset(out, 0, sizeof *out);
   out->skip = calloc(n ? n : 1, 1);
-  char (*sha)[65] = calloc(n ? n : 1, sizeof *sha); /* "" = not hashed (yet) */
-  uint8_t *gz = calloc(n ? n : 1, 1);
-  int64_t *dup_of = malloc((n ? n : 1) * sizeof *dup_of);
-  size_t *order = malloc((n ? n : 1) * sizeof *order);
-  sp_resume_set rs;
-  memset(&rs, 0, sizeof rs);
-  h5list files = {0};
-  sp_rank_writer *w = NULL;
-  sp_result r;
-  sp_result_init(&r);
-  int status = 0;
-  char stamp[8192], resume_root[PATH_CAP], tmp[PATH_CAP], fin[PATH_CAP];
-  snprintf(resume_root, sizeof resume_root, "%s.resume", job->output);
-  join(tmp, sizeof tmp, parts_dir, "prepared.h5.tmp");
-  join(fin, sizeof fin, parts_dir, "prepared.h5");
+  p->sha = calloc(n ? n : 1, sizeof *p->sha);
+  p->gz = calloc(n ? n : 1, 1);
+  p->dup_of = malloc((n ? n : 1) * sizeof *p->dup_of);
+  p->order = malloc((n ? n : 1) * sizeof *p->order);
+  sp_result_init(&p->r);
+  snprintf(p->resume_root, sizeof p->resume_root, "%s.resume", job->output);
+  join(p->tmp, sizeof p->tmp, parts_dir, "prepared.h5.tmp");
+  join(p->fin, sizeof p->fin, parts_dir, "prepared.h5");
   /* what an earlier run's files must match to be reused: per-rank files are internal to one build,
      and the rows depend on the job (pH, cutoff, model, limits) and on the CCD's content */
-  snprintf(stamp, sizeof stamp, "sitepack %s %s\njob %s\nccd_sha256 %s\n", SP_VERSION, SP_GIT_SHA,
+  snprintf(p->stamp, sizeof p->stamp, "sitepack %s %s\njob %s\nccd_sha256 %s\n", SP_VERSION, SP_GIT_SHA,
            job->json ? job->json : "", ccd_sha ? ccd_sha : "");
-  if (!out->skip || !sha || !gz || !dup_of || !order) {
+  if (!out->skip || !p->sha || !p->gz || !p->dup_of || !p->order) {
     fprintf(stderr, "sitepack run: out of memory (prepare)\n");
+    return SP_EXIT_RUNTIME;
+  }
+  return 0;
+}
+
+/* Free what @p p owns (not its arguments, not out). */
+static void prepare_free(prepare *p) {
+  sp_resume_free(&p->rs);
+  h5list_free(&p->files);
+  sp_result_free(&p->r);
+  free(p->sha);
+  free(p->gz);
+  free(p->dup_of);
+  free(p->order);
+}
+
+/* --resume, step 1a: when the parts directory holds sitepack's files of an earlier run, move the whole
+   directory to OUT.resume/attempt-NNNN (the next free number). Returns 0 or SP_EXIT_RUNTIME (printed). */
+static int move_parts_aside(prepare *p) {
+  if (clear_ours(p->parts_dir, 0) == 0) return 0;
+  if (mkdir(p->resume_root, 0777) && errno != EEXIST) return fail("cannot create", p->resume_root);
+  int next = 1;
+  DIR *d = opendir(p->resume_root);
+  struct dirent *e;
+  while (d && (e = readdir(d)))
+    if (!strncmp(e->d_name, "attempt-", 8) && atoi(e->d_name + 8) >= next) next = atoi(e->d_name + 8) + 1;
+  if (d) closedir(d);
+  char dst[PATH_CAP], name[32];
+  snprintf(name, sizeof name, "attempt-%04d", next);
+  join(dst, sizeof dst, p->resume_root, name);
+  if (rename(p->parts_dir, dst)) return fail("cannot move the earlier per-rank files to", dst);
+  return 0;
+}
+
+/* --resume, step 1b: the per-rank files (*.h5 of ours) of every attempt whose job stamp is this run's
+   into p->files, with the attempt's number as generation; attempts of another job, CCD or build are
+   counted in out->n_stale_attempts. Returns 0 or SP_EXIT_RUNTIME (out of memory; the listing goes on). */
+static int list_attempt_files(prepare *p) {
+  int status = 0;
+  DIR *d = opendir(p->resume_root);
+  struct dirent *e;
+  while (d && (e = readdir(d))) {
+    if (strncmp(e->d_name, "attempt-", 8)) continue;
+    char dir[PATH_CAP], f[PATH_CAP];
+    if (join(dir, sizeof dir, p->resume_root, e->d_name) || join(f, sizeof f, dir, "job.txt")) continue;
+    char *st = read_small(f);
+    int same = st && !strcmp(st, p->stamp);
+    free(st);
+    if (!same) {
+      p->out->n_stale_attempts++;
+      continue;
+    }
+    DIR *d2 = opendir(dir);
+    struct dirent *e2;
+    while (d2 && (e2 = readdir(d2))) {
+      size_t l = strlen(e2->d_name);
+      if (!ours(e2->d_name) || l < 4 || strcmp(e2->d_name + l - 3, ".h5")) continue;
+      if (join(f, sizeof f, dir, e2->d_name)) continue;
+      if (h5list_add(&p->files, f, atoi(e->d_name + 8))) status = SP_EXIT_RUNTIME;
+    }
+    if (d2) closedir(d2);
+  }
+  if (d) closedir(d);
+  return status;
+}
+
+/* Step 1: earlier per-rank files: moved aside and read back into p->rs (--resume), or removed.
+   Returns 0 or SP_EXIT_RUNTIME (printed). */
+static int read_earlier_runs(prepare *p) {
+  const sp_job *job = p->job;
+  if (!job->resume) {
+    clear_ours(p->parts_dir, 1);
+    return 0;
+  }
+  int status = move_parts_aside(p);
+  if (status) return status;
+  status = list_attempt_files(p);
+  sp_err err = {0};
+  if (!status && sp_resume_scan((const char *const *)p->files.paths, p->files.gen, p->files.n, &p->rs, &err)) {
+    fprintf(stderr, "sitepack run: --resume: %s\n", err.msg);
     status = SP_EXIT_RUNTIME;
-    goto done;
   }
+  if (status) return status;
+  p->out->n_unreadable = p->rs.n_unreadable;
+  if (p->rs.n_unreadable && !job->quiet)
+    fprintf(stderr, "sitepack run: --resume: %zu earlier per-rank file(s) unreadable, their tasks run again (%s)\n",
+            p->rs.n_unreadable, p->rs.first_problem);
+  return 0;
+}
 
-  /* 1. earlier per-rank files: moved aside and read back (--resume), or removed */
-  if (job->resume) {
-    if (clear_ours(parts_dir, 0) > 0) {
-      if (mkdir(resume_root, 0777) && errno != EEXIST) {
-        status = fail("cannot create", resume_root);
-        goto done;
-      }
-      int next = 1;
-      DIR *d = opendir(resume_root);
-      struct dirent *e;
-      while (d && (e = readdir(d)))
-        if (!strncmp(e->d_name, "attempt-", 8) && atoi(e->d_name + 8) >= next) next = atoi(e->d_name + 8) + 1;
-      if (d) closedir(d);
-      char dst[PATH_CAP], name[32];
-      snprintf(name, sizeof name, "attempt-%04d", next);
-      join(dst, sizeof dst, resume_root, name);
-      if (rename(parts_dir, dst)) {
-        status = fail("cannot move the earlier per-rank files to", dst);
-        goto done;
-      }
-    }
-    DIR *d = opendir(resume_root);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-      if (strncmp(e->d_name, "attempt-", 8)) continue;
-      char dir[PATH_CAP], p[PATH_CAP];
-      if (join(dir, sizeof dir, resume_root, e->d_name) || join(p, sizeof p, dir, "job.txt")) continue;
-      char *st = read_small(p);
-      int same = st && !strcmp(st, stamp);
-      free(st);
-      if (!same) {
-        out->n_stale_attempts++;
-        continue;
-      }
-      DIR *d2 = opendir(dir);
-      struct dirent *e2;
-      while (d2 && (e2 = readdir(d2))) {
-        size_t l = strlen(e2->d_name);
-        if (!ours(e2->d_name) || l < 4 || strcmp(e2->d_name + l - 3, ".h5")) continue;
-        if (join(p, sizeof p, dir, e2->d_name)) continue;
-        if (h5list_add(&files, p, atoi(e->d_name + 8))) status = SP_EXIT_RUNTIME;
-      }
-      if (d2) closedir(d2);
-    }
-    if (d) closedir(d);
-    sp_err err = {0};
-    if (!status && sp_resume_scan((const char *const *)files.paths, files.gen, files.n, &rs, &err)) {
-      fprintf(stderr, "sitepack run: --resume: %s\n", err.msg);
-      status = SP_EXIT_RUNTIME;
-    }
-    if (status) goto done;
-    out->n_unreadable = rs.n_unreadable;
-    if (rs.n_unreadable && !job->quiet)
-      fprintf(stderr, "sitepack run: --resume: %zu earlier per-rank file(s) unreadable, their tasks run again (%s)\n",
-              rs.n_unreadable, rs.first_problem);
-  } else {
-    clear_ours(parts_dir, 1);
-  }
-  if (mkdir(parts_dir, 0777) && errno != EEXIST) {
-    status = fail("cannot create", parts_dir);
-    goto done;
-  }
-  if (write_stamp(parts_dir, stamp)) {
-    status = fail("cannot write the job stamp in", parts_dir);
-    goto done;
-  }
+#define KEY_LT(a, b) (bytes[a] < bytes[b] || (bytes[a] == bytes[b] && (a) < (b)))
 
-  /* 2. duplicates: equal sizes first (cheap), then equal SHA-256; the first in path order is kept */
+/* Heap sort's sift-down of order[root] in the max-heap order[0 .. end-1], keyed by (bytes, index). */
+static void sift_down(size_t *order, const int64_t *bytes, size_t root, size_t end) {
+  for (;;) {
+    size_t c = 2 * root + 1;
+    if (c >= end) break;
+    if (c + 1 < end && KEY_LT(order[c], order[c + 1])) c++;
+    if (!KEY_LT(order[root], order[c])) break;
+    size_t t = order[root]; order[root] = order[c]; order[c] = t;
+    root = c;
+  }
+}
+#undef KEY_LT
+
+/* Sort @p order [n] (file indices) by (bytes, index): a heap sort, which keeps this file free of a
+   comparison context (insertion by size would be O(n^2)). */
+static void sort_by_size(size_t *order, const int64_t *bytes, size_t n) {
+  for (size_t start = n / 2; start-- > 0;) sift_down(order, bytes, start, n);
+  for (size_t end = n; end-- > 1;) {
+    size_t t = order[0]; order[0] = order[end]; order[end] = t;
+    sift_down(order, bytes, 0, end);
+  }
+}
+
+/* Step 2: duplicates: equal sizes first (cheap), then equal SHA-256 (p->sha, p->gz of every file of a
+   size shared with another; an unreadable file stays unhashed); p->dup_of: the first in path order. */
+static void find_duplicates(prepare *p) {
+  const int64_t *bytes = p->bytes;
+  size_t n = p->n, *order = p->order;
   for (size_t i = 0; i < n; i++) {
     order[i] = i;
-    dup_of[i] = -1;
+    p->dup_of[i] = -1;
   }
-  /* insertion by size would be O(n^2): sort indices by (bytes, index) */
-  {
-    /* a simple heap sort keeps this file free of a comparison context */
-    size_t m = n;
-#define KEY_LT(a, b) (bytes[a] < bytes[b] || (bytes[a] == bytes[b] && (a) < (b)))
-    for (size_t start = m / 2; start-- > 0;) {
-      size_t root = start;
-      for (;;) {
-        size_t c = 2 * root + 1;
-        if (c >= m) break;
-        if (c + 1 < m && KEY_LT(order[c], order[c + 1])) c++;
-        if (!KEY_LT(order[root], order[c])) break;
-        size_t t = order[root]; order[root] = order[c]; order[c] = t;
-        root = c;
-      }
-    }
-    for (size_t end = m; end-- > 1;) {
-      size_t t = order[0]; order[0] = order[end]; order[end] = t;
-      size_t root = 0;
-      for (;;) {
-        size_t c = 2 * root + 1;
-        if (c >= end) break;
-        if (c + 1 < end && KEY_LT(order[c], order[c + 1])) c++;
-        if (!KEY_LT(order[root], order[c])) break;
-        size_t u = order[root]; order[root] = order[c]; order[c] = u;
-        root = c;
-      }
-    }
-#undef KEY_LT
-  }
+  sort_by_size(order, bytes, n);
   for (size_t a = 0; a < n;) {
     size_t b = a + 1;
     while (b < n && bytes[order[b]] == bytes[order[a]]) b++;
     if (b - a > 1) {
       for (size_t k = a; k < b; k++) {
         size_t f = order[k];
-        if (hash_file(job->input, paths[f], sha[f], &gz[f])) sha[f][0] = 0;
-        else out->n_hashed++;
+        if (hash_file(p->job->input, p->paths[f], p->sha[f], &p->gz[f])) p->sha[f][0] = 0;
+        else p->out->n_hashed++;
       }
       for (size_t k = a + 1; k < b; k++) { /* order inside a size group is by index */
         size_t f = order[k];
-        for (size_t j = a; j < k && sha[f][0]; j++)
-          if (!strcmp(sha[order[j]], sha[f])) {
-            dup_of[f] = dup_of[order[j]] >= 0 ? dup_of[order[j]] : (int64_t)order[j];
+        for (size_t j = a; j < k && p->sha[f][0]; j++)
+          if (!strcmp(p->sha[order[j]], p->sha[f])) {
+            p->dup_of[f] = p->dup_of[order[j]] >= 0 ? p->dup_of[order[j]] : (int64_t)order[j];
             break;
           }
       }
     }
     a = b;
   }
+}
 
-  /* 3. the prepared file: resumed tasks (unchanged files) and the duplicates' rows */
-  for (size_t f = 0; f < n && !status; f++) {
-    sp_err err = {0};
-    long e = dup_of[f] < 0 && rs.n ? sp_resume_find(&rs, paths[f]) : -1;
-    if (dup_of[f] < 0 && e < 0) continue;
-    if (e >= 0) {
-      const sp_resume_entry *en = &rs.entries[e];
-      if (!strcmp(en->status, sp_errclass_name(SP_E_DUPLICATE))) continue; /* decided afresh above */
-      if (en->bytes != bytes[f]) {
-        out->n_changed++;
-        continue;
-      }
-      if (!sha[f][0]) {
-        if (hash_file(job->input, paths[f], sha[f], &gz[f])) continue; /* unreadable now: its task says why */
-        out->n_hashed++;
-      }
-      if (strcmp(sha[f], en->sha256)) {
-        out->n_changed++;
-        continue;
-      }
-    }
-    if (!w && !(w = sp_rank_writer_open(tmp, &err))) {
-      fprintf(stderr, "sitepack run: cannot create %s: %s\n", tmp, err.msg);
-      status = SP_EXIT_RUNTIME;
-      break;
-    }
-    int rc;
-    if (e >= 0) {
-      rc = sp_resume_copy(&rs, (size_t)e, (int64_t)f, w, &r, &err);
-      if (!rc) {
-        out->n_resumed++;
-        out->n_resumed_tasks += (size_t)rs.entries[e].n_parts;
-      }
-    } else {
-      sp_result_clear(&r);
-      r.file_idx = (int64_t)f;
-      r.has_structure_row = 1;
-      sp_structure_row *st = &r.st;
-      snprintf(st->path, sizeof st->path, "%s", paths[f]);
-      memcpy(st->sha256, sha[f], 65);
-      snprintf(st->status, sizeof st->status, "%s", sp_errclass_name(SP_E_DUPLICATE));
-      snprintf(st->error, sizeof st->error, "same bytes (SHA-256) as %.200s", paths[dup_of[f]]);
-      st->gzip = gz[f];
-      st->bytes = bytes[f];
-      st->resolution = NAN;
-      rc = sp_rank_writer_append(w, &r, &err);
-      if (!rc) out->n_duplicates++;
-    }
-    if (rc == SP_E_INVALID && e >= 0 && rs.entries[e].n_parts == 1) {
-      /* rows that fail the writer's checks (nothing was written): a damaged earlier file; run it again */
-      if (!job->quiet) fprintf(stderr, "sitepack run: --resume: %s: earlier rows damaged, run again (%s)\n", paths[f], err.msg);
-      out->n_unreadable++;
-      continue;
-    }
-    if (rc) {
-      fprintf(stderr, "sitepack run: cannot write %s: %s: %s\n", tmp, sp_errclass_name(rc), err.msg);
-      status = SP_EXIT_RUNTIME;
-      break;
-    }
-    out->skip[f] = 1;
+/* 1 when earlier entry @p e (of p->rs) can stand for file @p f of this run: not a duplicate row (those
+   are decided afresh), same size and SHA-256 as now (hashed here if not yet; a change is counted in
+   out->n_changed). 0 otherwise (also when the file is unreadable now: its task says why). */
+static int resume_usable(prepare *p, size_t f, long e) {
+  const sp_resume_entry *en = &p->rs.entries[e];
+  if (!strcmp(en->status, sp_errclass_name(SP_E_DUPLICATE))) return 0; /* decided afresh above */
+  if (en->bytes != p->bytes[f]) {
+    p->out->n_changed++;
+    return 0;
   }
+  if (!p->sha[f][0]) {
+    if (hash_file(p->job->input, p->paths[f], p->sha[f], &p->gz[f])) return 0; /* unreadable now: its task says why */
+    p->out->n_hashed++;
+  }
+  if (strcmp(p->sha[f], en->sha256)) {
+    p->out->n_changed++;
+    return 0;
+  }
+  return 1;
+}
+
+/* Append the structure row of duplicate file @p f (status "duplicate", the first file's path in its
+   error text) to @p w. Returns sp_rank_writer_append()'s status. */
+static int append_duplicate_row(prepare *p, size_t f, sp_rank_writer *w, sp_err *err) {
+  sp_result *r = &p->r;
+  sp_result_clear(r);
+  r->file_idx = (int64_t)f;
+  r->has_structure_row = 1;
+  sp_structure_row *st = &r->st;
+  snprintf(st->path, sizeof st->path, "%s", p->paths[f]);
+  memcpy(st->sha256, p->sha[f], 65);
+  snprintf(st->status, sizeof st->status, "%s", sp_errclass_name(SP_E_DUPLICATE));
+  snprintf(st->error, sizeof st->error, "same bytes (SHA-256) as %.200s", p->paths[p->dup_of[f]]);
+  st->gzip = p->gz[f];
+  st->bytes = p->bytes[f];
+  st->resolution = NAN;
+  return sp_rank_writer_append(w, r, err);
+}
+
+/* Step 3 for file @p f: its rows in the prepared file (*w, opened at the first one): the resumed
+   tasks of an unchanged file, or a duplicate's row; out->skip[f] = 1 then. A resumed file whose rows
+   fail the writer's checks runs again (counted as unreadable). Returns 0 or SP_EXIT_RUNTIME (cannot
+   create or write the prepared file; printed). */
+static int prepare_file(prepare *p, size_t f, sp_rank_writer **w) {
+  sp_prepare_out *out = p->out;
+  sp_err err = {0};
+  long e = p->dup_of[f] < 0 && p->rs.n ? sp_resume_find(&p->rs, p->paths[f]) : -1;
+  if (p->dup_of[f] < 0 && e < 0) return 0;
+  if (e >= 0 && !resume_usable(p, f, e)) return 0;
+  if (!*w && !(*w = sp_rank_writer_open(p->tmp, &err))) {
+    fprintf(stderr, "sitepack run: cannot create %s: %s\n", p->tmp, err.msg);
+    return SP_EXIT_RUNTIME;
+  }
+  int rc;
+  if (e >= 0) {
+    rc = sp_resume_copy(&p->rs, (size_t)e, (int64_t)f, *w, &p->r, &err);
+    if (!rc) {
+      out->n_resumed++;
+      out->n_resumed_tasks += (size_t)p->rs.entries[e].n_parts;
+    }
+  } else {
+    rc = append_duplicate_row(p, f, *w, &err);
+    if (!rc) out->n_duplicates++;
+  }
+  if (rc == SP_E_INVALID && e >= 0 && p->rs.entries[e].n_parts == 1) {
+    /* rows that fail the writer's checks (nothing was written): a damaged earlier file; run it again */
+    if (!p->job->quiet)
+      fprintf(stderr, "sitepack run: --resume: %s: earlier rows damaged, run again (%s)\n", p->paths[f], err.msg);
+    out->n_unreadable++;
+    return 0;
+  }
+  if (rc) {
+    fprintf(stderr, "sitepack run: cannot write %s: %s: %s\n", p->tmp, sp_errclass_name(rc), err.msg);
+    return SP_EXIT_RUNTIME;
+  }
+  out->skip[f] = 1;
+  return 0;
+}
+
+/* Step 3: PARTS/prepared.h5 (through its .tmp name and a rename), only when some file has rows in it
+   (out->has_prepared). Returns 0 or SP_EXIT_RUNTIME (printed; the .tmp file removed). */
+static int write_prepared(prepare *p) {
+  int status = 0;
+  sp_rank_writer *w = NULL;
+  for (size_t f = 0; f < p->n && !status; f++) status = prepare_file(p, f, &w);
   if (w) {
     sp_err err = {0};
     if (sp_rank_writer_close(w, &err) && !status) {
-      fprintf(stderr, "sitepack run: cannot close %s: %s\n", tmp, err.msg);
+      fprintf(stderr, "sitepack run: cannot close %s: %s\n", p->tmp, err.msg);
       status = SP_EXIT_RUNTIME;
     }
-    w = NULL;
-    if (!status && rename(tmp, fin)) status = fail("cannot rename", tmp);
-    if (status) unlink(tmp);
-    out->has_prepared = !status;
+    if (!status && rename(p->tmp, p->fin)) status = fail("cannot rename", p->tmp);
+    if (status) unlink(p->tmp);
+    p->out->has_prepared = !status;
+  }
+  return status;
+}
+
+int sp_run_prepare(const sp_job *job, const char *parts_dir, char *const *paths, const int64_t *bytes, size_t n,
+                   const char *ccd_sha, sp_prepare_out *out) {
+  double t0 = sp_now();
+  prepare p;
+  int status = prepare_open(&p, job, parts_dir, paths, bytes, n, ccd_sha, out);
+  if (!status) status = read_earlier_runs(&p); /* 1. */
+  if (!status && mkdir(parts_dir, 0777) && errno != EEXIST) status = fail("cannot create", parts_dir);
+  if (!status && write_stamp(parts_dir, p.stamp)) status = fail("cannot write the job stamp in", parts_dir);
+  if (!status) {
+    find_duplicates(&p);         /* 2. */
+    status = write_prepared(&p); /* 3. */
   }
   /* the earlier attempts are now all in prepared.h5 (or of no use): remove them */
   if (!status && job->resume) {
-    sp_resume_free(&rs);
-    remove_attempts(resume_root);
+    sp_resume_free(&p.rs);
+    remove_attempts(p.resume_root);
   }
-
-done:
   if (status && out->skip) memset(out->skip, 0, n ? n : 1);
-  sp_resume_free(&rs);
-  h5list_free(&files);
-  sp_result_free(&r);
-  free(sha);
-  free(gz);
-  free(dup_of);
-  free(order);
+  prepare_free(&p);
   out->seconds = sp_now() - t0;
   return status;
 }
