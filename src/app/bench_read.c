@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "app/cmd_store.h"
+#include "sitepack/base.h"
 #include "sitepack/reader.h"
 #include "sitepack/store.h"
 #include "sitepack/version.h"
@@ -57,12 +58,7 @@ static double now_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static uint64_t mix64(uint64_t z) {
-  z += 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+static uint64_t mix64(uint64_t z) { return sp_mix64(z + SP_GOLDEN_GAMMA); }
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n) {
   const unsigned char *b = p;

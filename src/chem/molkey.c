@@ -7,14 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sitepack/base.h"
 #include "sitepack/elements.h"
 
-static inline uint64_t mix64(uint64_t x) {
-  uint64_t z = x + 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+/* mix(x) of molkey.h: the splitmix64 finaliser of x + 0x9E3779B97F4A7C15. Part of the key's
+ * definition (version wl1): sp_mix64 is frozen for it (base.h). */
+static inline uint64_t mix64(uint64_t x) { return sp_mix64(x + SP_GOLDEN_GAMMA); }
 
 static int cmp_u64(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "cif_internal.h"
+#include "sitepack/base.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -104,17 +105,6 @@ static char *arena_alloc(sp_cif_doc *d, size_t n) {
   return p;
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elsize) {
-  if (need <= *cap) return 0;
-  size_t nc = *cap ? *cap : 256;
-  while (nc < need) nc *= 2;
-  void *p = realloc(*arr, nc * elsize);
-  if (!p) return SP_E_NOMEM;
-  *arr = p;
-  *cap = nc;
-  return 0;
-}
-
 static void doc_warn(sp_cif_doc *d, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -129,7 +119,7 @@ static void doc_warn(sp_cif_doc *d, const char *fmt, ...) {
   va_end(ap);
   if (n < 0) return;
   if ((size_t)n >= sizeof buf) n = (int)sizeof buf - 1;
-  if (grow((void **)&d->warnings, &d->warnings_cap, d->warnings_len + (size_t)n + 1, 1)) return;
+  if (sp_grow((void **)&d->warnings, &d->warnings_cap, d->warnings_len + (size_t)n + 1, 1)) return;
   memcpy(d->warnings + d->warnings_len, buf, (size_t)n + 1);
   d->warnings_len += (size_t)n + 1;
   d->n_warnings++;
@@ -351,7 +341,7 @@ static bool sv_ieq(sp_sv a, sp_sv b) { return a.n == b.n && (a.n == 0 || !strnca
 static int push_value(parser *P, const tok *k) {
   sp_cif_doc *d = P->d;
   if (d->n_values == d->cap_values &&
-      grow((void **)&d->values, &d->cap_values, d->n_values + 1, sizeof *d->values))
+      sp_grow((void **)&d->values, &d->cap_values, d->n_values + 1, sizeof *d->values))
     return perr(P, SP_E_NOMEM, NULL, "out of memory (CIF values)");
   if (k->n > UINT32_MAX) return perr(P, SP_E_TOO_LARGE, k->p, "value longer than 4 GiB");
   sp_cif_value *v = &d->values[d->n_values++];
@@ -363,7 +353,7 @@ static int push_value(parser *P, const tok *k) {
 
 static int push_col(parser *P, const tok *k, size_t first) {
   sp_cif_doc *d = P->d;
-  if (grow((void **)&d->cols, &d->cap_cols, d->n_cols + 1, sizeof *d->cols))
+  if (sp_grow((void **)&d->cols, &d->cap_cols, d->n_cols + 1, sizeof *d->cols))
     return perr(P, SP_E_NOMEM, NULL, "out of memory (CIF columns)");
   sp_cif_column *c = &d->cols[d->n_cols++];
   c->tag.p = k->p;
@@ -375,7 +365,7 @@ static int push_col(parser *P, const tok *k, size_t first) {
 
 static int push_cat(parser *P, sp_sv name, int is_loop, const char *at) {
   sp_cif_doc *d = P->d;
-  if (grow((void **)&d->cats, &d->cap_cats, d->n_cats + 1, sizeof *d->cats))
+  if (sp_grow((void **)&d->cats, &d->cap_cats, d->n_cats + 1, sizeof *d->cats))
     return perr(P, SP_E_NOMEM, NULL, "out of memory (CIF categories)");
   sp_cif_category *c = &d->cats[d->n_cats++];
   memset(c, 0, sizeof *c);
@@ -422,7 +412,7 @@ static int sink_room(parser *P, vsink *k, size_t need) {
   if (!k->st) {
     sp_cif_doc *d = P->d;
     d->n_values = k->nv;
-    if (grow((void **)&d->values, &d->cap_values, k->nv + need, sizeof *d->values))
+    if (sp_grow((void **)&d->values, &d->cap_values, k->nv + need, sizeof *d->values))
       return perr(P, SP_E_NOMEM, NULL, "out of memory (CIF values)");
     k->vals = d->values;
     k->cap = d->cap_values;
@@ -739,7 +729,7 @@ int sp_cif_parse_stream(const char *text, size_t len, size_t max_blocks, sp_cif_
   }
   /* a streamed reader takes the bulk of the values (_atom_site): start the array small */
   if (!doc->values &&
-      grow((void **)&doc->values, &doc->cap_values, st ? len / 16 + 256 : len / 8 + 256, sizeof *doc->values))
+      sp_grow((void **)&doc->values, &doc->cap_values, st ? len / 16 + 256 : len / 8 + 256, sizeof *doc->values))
     return sp_err_set(err, SP_E_NOMEM, "out of memory (CIF values)");
   parser P = {.t = text, .len = len, .pos = 0, .d = doc, .err = err, .st = st};
   ptrdiff_t pair_cat = -1; /* index of the open run of pair items */
@@ -753,7 +743,7 @@ int sp_cif_parse_stream(const char *text, size_t len, size_t max_blocks, sp_cif_
     if (ty == T_DATA) {
       if (P.in_save) return perr(&P, SP_E_SYNTAX, save_at, "save frame not closed before the next data_ block");
       if (max_blocks && doc->n_blocks == max_blocks) break;
-      if (grow((void **)&doc->blocks, &doc->cap_blocks, doc->n_blocks + 1, sizeof *doc->blocks))
+      if (sp_grow((void **)&doc->blocks, &doc->cap_blocks, doc->n_blocks + 1, sizeof *doc->blocks))
         return sp_err_set(err, SP_E_NOMEM, "out of memory (CIF blocks)");
       sp_cif_block *b = &doc->blocks[doc->n_blocks++];
       b->name.p = k.p + 5;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sitepack/base.h"
 #include "sitepack/model.h"
 
 _Static_assert(SP_ID_LEN == 8, "identifiers are compared and stored as one 64-bit word");
@@ -16,25 +17,13 @@ _Static_assert(SP_ID_LEN == 8, "identifiers are compared and stored as one 64-bi
 /* Largest residue (atoms) scanned for a repeated atom name; see sp_structure_add_atom. */
 #define SP_RESIDUE_REPEAT_SCAN 512
 
-/* Grow an array to hold at least `need` elements of `elsize` bytes. */
-static inline int sp_model_grow_(void **arr, size_t *cap, size_t need, size_t elsize) {
-  if (need <= *cap) return 0;
-  size_t nc = *cap ? *cap : 64;
-  while (nc < need) nc += nc / 2 + 16;
-  void *p = realloc(*arr, nc * elsize);
-  if (!p) return SP_E_NOMEM;
-  *arr = p;
-  *cap = nc;
-  return 0;
-}
-
 static inline int sp_model_grow_atoms_(sp_structure *s, size_t need) {
   if (need <= s->cap_atoms) return 0;
   size_t nc = s->cap_atoms ? s->cap_atoms : 1024;
   while (nc < need) nc += nc / 2;
 #define RE(f)                                            \
   do {                                                   \
-    void *p_ = realloc(s->f, nc * sizeof *s->f);         \
+    void *p_ = sp_realloc_array(s->f, nc, sizeof *s->f); \
     if (!p_) return SP_E_NOMEM;                          \
     s->f = p_;                                           \
   } while (0)
@@ -100,7 +89,7 @@ static inline __attribute__((always_inline)) int sp_structure_add_atom_inline(sp
   sp_model *m = s->n_models ? &s->models[s->n_models - 1] : NULL;
   bool new_model = !m || m->model_num != a->model_num;
   if (new_model) {
-    if (sp_model_grow_((void **)&s->models, &s->cap_models, s->n_models + 1, sizeof *s->models))
+    if (sp_grow((void **)&s->models, &s->cap_models, s->n_models + 1, sizeof *s->models))
       return sp_err_set(err, SP_E_NOMEM, "out of memory (models)");
     m = &s->models[s->n_models++];
     memset(m, 0, sizeof *m);
@@ -114,7 +103,7 @@ static inline __attribute__((always_inline)) int sp_structure_add_atom_inline(sp
   bool new_chain = !c || !id_eq(c->label_asym_id, a->label_asym_id.n ? a->label_asym_id : a->auth_asym_id) ||
                    !id_eq(c->auth_asym_id, a->auth_asym_id.n ? a->auth_asym_id : a->label_asym_id);
   if (new_chain) {
-    if (sp_model_grow_((void **)&s->chains, &s->cap_chains, s->n_chains + 1, sizeof *s->chains))
+    if (sp_grow((void **)&s->chains, &s->cap_chains, s->n_chains + 1, sizeof *s->chains))
       return sp_err_set(err, SP_E_NOMEM, "out of memory (chains)");
     c = &s->chains[s->n_chains++];
     memset(c, 0, sizeof *c);
@@ -147,7 +136,7 @@ static inline __attribute__((always_inline)) int sp_structure_add_atom_inline(sp
         }
   }
   if (new_res) {
-    if (sp_model_grow_((void **)&s->residues, &s->cap_residues, s->n_residues + 1, sizeof *s->residues))
+    if (sp_grow((void **)&s->residues, &s->cap_residues, s->n_residues + 1, sizeof *s->residues))
       return sp_err_set(err, SP_E_NOMEM, "out of memory (residues)");
     r = &s->residues[s->n_residues++];
     memset(r, 0, sizeof *r);

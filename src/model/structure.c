@@ -67,7 +67,7 @@ void sp_structure_warn(sp_structure *s, const char *fmt, ...) {
   if ((size_t)n >= sizeof buf) n = sizeof buf - 1;
   if (s->n_warnings >= 1000) return; /* bounded: a pathological file cannot grow this forever */
   size_t cap = s->warnings_cap;
-  if (sp_model_grow_((void **)&s->warnings, &cap, s->warnings_len + (size_t)n + 1, 1)) return;
+  if (sp_grow((void **)&s->warnings, &cap, s->warnings_len + (size_t)n + 1, 1)) return;
   s->warnings_cap = cap;
   memcpy(s->warnings + s->warnings_len, buf, (size_t)n + 1);
   s->warnings_len += (size_t)n + 1;
@@ -86,7 +86,7 @@ int sp_structure_add_atom(sp_structure *s, const sp_atom_in *a, sp_err *err) {
 }
 
 int sp_structure_add_entity(sp_structure *s, const sp_entity *e, sp_err *err) {
-  if (sp_model_grow_((void **)&s->entities, &s->cap_entities, s->n_entities + 1, sizeof *s->entities))
+  if (sp_grow((void **)&s->entities, &s->cap_entities, s->n_entities + 1, sizeof *s->entities))
     return sp_err_set(err, SP_E_NOMEM, "out of memory (entities)");
   s->entities[s->n_entities] = *e;
   s->entities[s->n_entities].seq_first = (uint32_t)s->n_seq;
@@ -97,7 +97,7 @@ int sp_structure_add_entity(sp_structure *s, const sp_entity *e, sp_err *err) {
 
 int sp_structure_add_seq(sp_structure *s, size_t entity, sp_sv comp_id, sp_err *err) {
   if (entity >= s->n_entities) return sp_err_set(err, SP_E_INTERNAL, "sequence for unknown entity %zu", entity);
-  if (sp_model_grow_((void **)&s->seq_comp, &s->cap_seq, s->n_seq + 1, sizeof *s->seq_comp))
+  if (sp_grow((void **)&s->seq_comp, &s->cap_seq, s->n_seq + 1, sizeof *s->seq_comp))
     return sp_err_set(err, SP_E_NOMEM, "out of memory (sequences)");
   sp_entity *e = &s->entities[entity];
   if (e->seq_first + e->seq_len != s->n_seq)
@@ -108,7 +108,7 @@ int sp_structure_add_seq(sp_structure *s, size_t entity, sp_sv comp_id, sp_err *
 }
 
 int sp_structure_add_conn(sp_structure *s, const sp_conn *c, sp_err *err) {
-  if (sp_model_grow_((void **)&s->conns, &s->cap_conns, s->n_conns + 1, sizeof *s->conns))
+  if (sp_grow((void **)&s->conns, &s->cap_conns, s->n_conns + 1, sizeof *s->conns))
     return sp_err_set(err, SP_E_NOMEM, "out of memory (connections)");
   s->conns[s->n_conns] = *c;
   s->conns[s->n_conns].a.atom = s->conns[s->n_conns].b.atom = -1;
@@ -117,21 +117,21 @@ int sp_structure_add_conn(sp_structure *s, const sp_conn *c, sp_err *err) {
 }
 
 int sp_structure_add_file_bond(sp_structure *s, const sp_file_bond *b, sp_err *err) {
-  if (sp_model_grow_((void **)&s->file_bonds, &s->cap_file_bonds, s->n_file_bonds + 1, sizeof *s->file_bonds))
+  if (sp_grow((void **)&s->file_bonds, &s->cap_file_bonds, s->n_file_bonds + 1, sizeof *s->file_bonds))
     return sp_err_set(err, SP_E_NOMEM, "out of memory (bonds)");
   s->file_bonds[s->n_file_bonds++] = *b;
   return 0;
 }
 
 int sp_structure_add_file_comp(sp_structure *s, const sp_file_comp *c, sp_err *err) {
-  if (sp_model_grow_((void **)&s->file_comps, &s->cap_file_comps, s->n_file_comps + 1, sizeof *s->file_comps))
+  if (sp_grow((void **)&s->file_comps, &s->cap_file_comps, s->n_file_comps + 1, sizeof *s->file_comps))
     return sp_err_set(err, SP_E_NOMEM, "out of memory (components)");
   s->file_comps[s->n_file_comps++] = *c;
   return 0;
 }
 
 int sp_structure_add_symop(sp_structure *s, const sp_symop *op, sp_err *err) {
-  if (sp_model_grow_((void **)&s->symops, &s->cap_symops, s->n_symops + 1, sizeof *s->symops))
+  if (sp_grow((void **)&s->symops, &s->cap_symops, s->n_symops + 1, sizeof *s->symops))
     return sp_err_set(err, SP_E_NOMEM, "out of memory (symmetry operators)");
   s->symops[s->n_symops++] = *op;
   return 0;

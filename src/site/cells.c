@@ -1,6 +1,8 @@
 /* Cell list for fixed-radius neighbour search: see cells.h. */
 #include "site/cells.h"
 
+#include "sitepack/base.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,16 +31,6 @@ void sp_cells_coord(const sp_cells *c, float x, float y, float z, int32_t out[3]
   out[2] = clamp_cell(((double)z - c->origin[2]) * c->inv_edge);
 }
 
-/* splitmix64 finaliser: a well-mixed hash of the packed cell coordinates. */
-static uint64_t mix64(uint64_t k) {
-  k ^= k >> 30;
-  k *= 0xbf58476d1ce4e5b9ULL;
-  k ^= k >> 27;
-  k *= 0x94d049bb133111ebULL;
-  k ^= k >> 31;
-  return k;
-}
-
 size_t sp_cells_bucket(const sp_cells *c, int32_t ix, int32_t iy, int32_t iz) {
   if (!c->hashed) {
     if (ix < 0 || iy < 0 || iz < 0 || ix >= c->nx || iy >= c->ny || iz >= c->nz) return SIZE_MAX;
@@ -47,26 +39,14 @@ size_t sp_cells_bucket(const sp_cells *c, int32_t ix, int32_t iy, int32_t iz) {
   /* coordinates lie in [-2^20-1, 2^20+1]: offset to non-negative 22-bit fields */
   uint64_t k = ((uint64_t)(uint32_t)(ix + (1 << 21)) << 44) | ((uint64_t)(uint32_t)(iy + (1 << 21)) << 22) |
                (uint64_t)(uint32_t)(iz + (1 << 21));
-  return (size_t)(mix64(k) & (uint64_t)(c->n_buckets - 1));
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem) {
-  if (need <= *cap) return 0;
-  size_t n = *cap ? *cap : 64;
-  while (n < need) n = n > SIZE_MAX / 2 ? need : n * 2;
-  if (n > SIZE_MAX / elem) return -1;
-  void *q = realloc(*p, n * elem);
-  if (!q) return -1;
-  *p = q;
-  *cap = n;
-  return 0;
+  return (size_t)(sp_mix64(k) /* splitmix64 finaliser */ & (uint64_t)(c->n_buckets - 1));
 }
 
 static int grow_xyz(sp_cells *c, size_t need) {
   if (need <= c->cap_xyz) return 0;
   size_t cap = c->cap_xyz, c1 = cap, c2 = cap, c3 = cap;
-  if (grow((void **)&c->px, &c1, need, sizeof *c->px) || grow((void **)&c->py, &c2, need, sizeof *c->py) ||
-      grow((void **)&c->pz, &c3, need, sizeof *c->pz))
+  if (sp_grow((void **)&c->px, &c1, need, sizeof *c->px) || sp_grow((void **)&c->py, &c2, need, sizeof *c->py) ||
+      sp_grow((void **)&c->pz, &c3, need, sizeof *c->pz))
     return -1;
   c->cap_xyz = c1 < c2 ? (c1 < c3 ? c1 : c3) : (c2 < c3 ? c2 : c3);
   return 0;
@@ -94,7 +74,7 @@ int sp_cells_build(sp_cells *c, const sp_cell_pt *in, size_t n, float edge) {
     n_ok++;
   }
   if (n_ok == 0) {
-    if (grow((void **)&c->start, &c->cap_buckets, 2, sizeof *c->start)) return -1;
+    if (sp_grow((void **)&c->start, &c->cap_buckets, 2, sizeof *c->start)) return -1;
     c->start[0] = c->start[1] = 0;
     return 0;
   }
@@ -123,9 +103,9 @@ int sp_cells_build(sp_cells *c, const sp_cell_pt *in, size_t n, float edge) {
     c->n_buckets = nb;
   }
 
-  if (grow((void **)&c->start, &c->cap_buckets, c->n_buckets + 1, sizeof *c->start) ||
-      grow((void **)&c->pts, &c->cap_pts, n_ok, sizeof *c->pts) ||
-      grow((void **)&c->tmp, &c->cap_tmp, n_ok, sizeof *c->tmp) || grow_xyz(c, n_ok + 4)) {
+  if (sp_grow((void **)&c->start, &c->cap_buckets, c->n_buckets + 1, sizeof *c->start) ||
+      sp_grow((void **)&c->pts, &c->cap_pts, n_ok, sizeof *c->pts) ||
+      sp_grow((void **)&c->tmp, &c->cap_tmp, n_ok, sizeof *c->tmp) || grow_xyz(c, n_ok + 4)) {
     /* keep a valid empty grid */
     c->hashed = 0;
     c->nx = c->ny = c->nz = 1;
@@ -171,8 +151,8 @@ int sp_cells_build_dense(sp_cells *c, const sp_cell_pt *in, const uint32_t *buck
   for (int d = 0; d < 3; d++) c->origin[d] = origin[d];
   c->nx = dims[0], c->ny = dims[1], c->nz = dims[2];
   c->n_buckets = (size_t)dims[0] * (size_t)dims[1] * (size_t)dims[2];
-  if (grow((void **)&c->start, &c->cap_buckets, c->n_buckets + 1, sizeof *c->start) ||
-      grow((void **)&c->pts, &c->cap_pts, n ? n : 1, sizeof *c->pts) || grow_xyz(c, n + 4)) {
+  if (sp_grow((void **)&c->start, &c->cap_buckets, c->n_buckets + 1, sizeof *c->start) ||
+      sp_grow((void **)&c->pts, &c->cap_pts, n ? n : 1, sizeof *c->pts) || grow_xyz(c, n + 4)) {
     c->nx = c->ny = c->nz = 1;
     c->n_buckets = 1;
     if (c->start && c->cap_buckets >= 2) c->start[0] = c->start[1] = 0;

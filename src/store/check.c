@@ -2,6 +2,7 @@
 #include "sitepack/store.h"
 #include "store_internal.h"
 
+#include "sitepack/base.h"
 #include "sitepack/site.h"
 
 #include <errno.h>
@@ -170,14 +171,6 @@ static int ck_ptr(ck *c, const char *full, const int64_t *p, int64_t n, int64_t 
     return sp_err_set(c->err, SP_E_FORMAT, "%s: %s ends at %lld, but there are %lld %s", c->path, full,
                       (long long)p[n], (long long)total, what);
   return 0;
-}
-
-/* A simple seeded generator (splitmix64) for the spot check: reproducible across platforms. */
-static uint64_t splitmix64(uint64_t *s) {
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
 }
 
 typedef struct ck_arrays {
@@ -406,7 +399,7 @@ static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
   if (!a->flags) return sp_err_set(c->err, SP_E_NOMEM, "out of memory for the spot check");
   uint64_t st = seed;
   for (size_t k = 0; k < k_max; k++) {
-    int64_t i = k_max == (size_t)N ? (int64_t)k : (int64_t)(splitmix64(&st) % (uint64_t)N);
+    int64_t i = k_max == (size_t)N ? (int64_t)k : (int64_t)(sp_splitmix64(&st) % (uint64_t)N);
     if ((rc = ck_read(c, "/atoms/flags", H5T_NATIVE_UINT16, a->atom_ptr[i], (size_t)a->n_at[i], a->flags))) return rc;
     for (int32_t j = 0; j < a->n_at[i]; j++) {
       int lig = a->flags[j] & 1u;

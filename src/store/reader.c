@@ -2,6 +2,7 @@
 #include "sitepack/reader.h"
 #include "sitepack/store.h"
 #include "store_internal.h"
+#include "sitepack/base.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -333,7 +334,7 @@ int sp_reader_site_range(const sp_reader *r, int64_t i, int64_t *a0, int64_t *a1
 }
 
 static int grow(void **p, size_t n, size_t elsize) {
-  void *q = realloc(*p, (n ? n : 1) * elsize);
+  void *q = sp_realloc_array(*p, n, elsize);
   if (!q) return -1;
   *p = q;
   return 0;

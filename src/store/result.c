@@ -1,6 +1,8 @@
 /* Task results: see include/sitepack/result.h. */
 #include "sitepack/result.h"
 
+#include "sitepack/base.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,13 +28,7 @@ void sp_result_clear(sp_result *r) {
 }
 
 static void *push(void **arr, size_t *n, size_t *cap, size_t elsize) {
-  if (*n == *cap) {
-    size_t nc = *cap ? *cap * 2 : 32;
-    void *p = realloc(*arr, nc * elsize);
-    if (!p) return NULL;
-    *arr = p;
-    *cap = nc;
-  }
+  if (sp_grow(arr, cap, *n + 1, elsize)) return NULL;
   char *row = (char *)*arr + (*n)++ * elsize;
   memset(row, 0, elsize);
   return row;

@@ -1,6 +1,7 @@
 /* Completed tasks of earlier runs, read back from per-rank files: see include/sitepack/resume.h. */
 #include "sitepack/resume.h"
 #include "store_internal.h"
+#include "sitepack/base.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -271,7 +272,7 @@ long sp_resume_find(const sp_resume_set *s, const char *path) {
 /* Make room for n rows of an array of the result. */
 static int reserve(void **arr, size_t *cap, size_t n, size_t elsize) {
   if (n <= *cap) return 0;
-  void *q = realloc(*arr, n * elsize);
+  void *q = sp_realloc_array(*arr, n, elsize);
   if (!q) return -1;
   *arr = q;
   *cap = n;

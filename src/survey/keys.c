@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sitepack/base.h"
 #include "sitepack/elements.h"
 #include "survey/survey_internal.h"
 
@@ -13,7 +14,7 @@
 /* A molecule graph being built. An allocation failure sets `nomem` and makes every later
  * addition a no-op, so that a builder checks once, in graph_key(). */
 typedef struct graph {
-  size_t n, cap;
+  size_t n, cap_el, cap_ch;       /* atoms; capacities of el and ch */
   uint8_t *el;
   int8_t *ch;
   size_t nb, capb;
@@ -30,17 +31,9 @@ static void graph_free(graph *g) {
 
 static void graph_add_atom(graph *g, uint8_t el, int8_t ch) {
   if (g->nomem) return;
-  if (g->n == g->cap) {
-    size_t nc = g->cap ? 2 * g->cap : 64;
-    uint8_t *e = realloc(g->el, nc);
-    if (e) g->el = e;
-    int8_t *c = e ? realloc(g->ch, nc) : NULL;
-    if (c) g->ch = c;
-    if (!e || !c) {
-      g->nomem = true;
-      return;
-    }
-    g->cap = nc;
+  if (SP_GROW(g->el, g->cap_el, g->n + 1) || SP_GROW(g->ch, g->cap_ch, g->n + 1)) {
+    g->nomem = true;
+    return;
   }
   g->el[g->n] = el;
   g->ch[g->n] = ch;
@@ -49,15 +42,9 @@ static void graph_add_atom(graph *g, uint8_t el, int8_t ch) {
 
 static void graph_add_bond(graph *g, size_t a, size_t b) {
   if (g->nomem) return;
-  if (g->nb == g->capb) {
-    size_t nc = g->capb ? 2 * g->capb : 64;
-    uint32_t(*p)[2] = realloc(g->b, nc * sizeof *p);
-    if (!p) {
-      g->nomem = true;
-      return;
-    }
-    g->b = p;
-    g->capb = nc;
+  if (SP_GROW(g->b, g->capb, g->nb + 1)) {
+    g->nomem = true;
+    return;
   }
   g->b[g->nb][0] = (uint32_t)a;
   g->b[g->nb][1] = (uint32_t)b;

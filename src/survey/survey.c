@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sitepack/base.h"
 #include "survey/lists.h"
 #include "survey/survey_internal.h"
 
@@ -51,13 +52,7 @@ static bool ci_contains(const char *hay, const char *needle) {
 comp_info *comp_get(comp_table *c, const char *id) {
   for (size_t i = 0; i < c->n_comps; i++)
     if (!strcmp(c->comps[i].id, id)) return &c->comps[i];
-  if (c->n_comps == c->cap_comps) {
-    size_t nc = c->cap_comps ? 2 * c->cap_comps : 16;
-    comp_info *p = realloc(c->comps, nc * sizeof *p);
-    if (!p) return NULL;
-    c->comps = p;
-    c->cap_comps = nc;
-  }
+  if (SP_GROW(c->comps, c->cap_comps, c->n_comps + 1)) return NULL;
   comp_info *ci = &c->comps[c->n_comps++];
   memset(ci, 0, sizeof *ci);
   snprintf(ci->id, sizeof ci->id, "%s", id);
@@ -172,13 +167,7 @@ typedef struct growbuf {
 } growbuf;
 
 static void *gb_push(growbuf *b) {
-  if (b->n == b->cap) {
-    size_t nc = b->cap ? 2 * b->cap : 64;
-    void *p = realloc(b->p, nc * b->el);
-    if (!p) return NULL;
-    b->p = p;
-    b->cap = nc;
-  }
+  if (sp_grow(&b->p, &b->cap, b->n + 1, b->el)) return NULL;
   return (char *)b->p + b->el * b->n++;
 }
 

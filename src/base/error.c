@@ -1,4 +1,4 @@
-/* Error classes: see include/sitepack/error.h. */
+/* Error classes (base module): see include/sitepack/error.h. */
 #include "sitepack/error.h"
 
 #include <stdarg.h>
