@@ -14,8 +14,7 @@
  *    NAR (aromatic N) 5.00, OCO (carboxylate) 4.50, SH (thiol) 10.00, OP (phosphate) 6.00.
  *  - interaction thresholds: PLIP 2.4 (Salentin et al., Nucleic Acids Res. 2015, 43, W443;
  *    Adasme et al. 2021), pharmai/plip plip/basic/config.py (values as SP_PLIP_* below).
- *  - SASA: Shrake & Rupley, J. Mol. Biol. 1973, 79, 351; probe 1.4 Å; points on a
- *    golden-section spiral (the construction MDTraj uses, so that results compare).
+ *  - SASA: Shrake & Rupley, J. Mol. Biol. 1973, 79, 351; probe 1.4 Å; the kernel of sasa.h (sp_sasa).
  *
  * Hydrogens: positions of H are never needed. Hydrogen bonds use the heavy-atom criteria
  * PLIP applies to donor and acceptor (distance D···A), plus a heavy-atom angle
@@ -28,7 +27,7 @@
  * Metal geometry: PLIP's metal_complexation (plip/structure/detection.py), outliers of the chosen
  * geometry excluded. Phosphate/sulfonate charge centre: the P/S atom (PLIP find_charged). Water bridges
  * use the two heavy-atom distances only. Hydrogen atoms present in the file are ignored by the
- * interaction and SASA code of the pipeline (sp_sasa() itself takes whatever atoms it is given).
+ * interaction and SASA code of the pipeline (sp_sasa() of sasa.h takes whatever atoms it is given).
  */
 #ifndef SITEPACK_SITECHEM_H
 #define SITEPACK_SITECHEM_H
@@ -248,19 +247,6 @@ void sp_chem_ws_free(sp_chem_ws *ws);
  */
 int sp_site_chem_compute(const sp_structure *s, const sp_survey *sv, size_t lig, const sp_site *site,
                          sp_ccd *ccd, const sp_chem_opts *opts, sp_chem_ws *ws, sp_site_chem *out, sp_err *err);
-
-/**
- * Shrake–Rupley solvent-accessible surface area of the atoms @p query among @p n atoms.
- * @param xyz     [n][3] positions, Å (atoms with a non-finite coordinate neither count nor occlude)
- * @param radii   [n] van der Waals radii, Å (> 0)
- * @param query   [n] 1 = compute this atom's SASA, or NULL for all atoms
- * @param probe   probe radius, Å (>= 0)
- * @param n_points points per sphere (golden-section spiral), 1 .. 100000
- * @param out     [n] Å² for query atoms; others are set to NaN
- * @return 0; SP_E_INVALID (NULL array, bad n_points or probe, radius <= 0 or NaN); SP_E_NOMEM.
- */
-int sp_sasa(size_t n, const float (*xyz)[3], const float *radii, const uint8_t *query, float probe, int n_points,
-            float *out, sp_err *err);
 
 #ifdef __cplusplus
 }

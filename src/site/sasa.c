@@ -1,4 +1,4 @@
-/* Shrake–Rupley solvent-accessible surface (include/sitepack/sitechem.h, docs/sites.md).
+/* Shrake–Rupley solvent-accessible surface (include/sitepack/sasa.h, docs/sites.md).
  *
  * A point p = ri u (u on the unit sphere, ri = r_vdW + probe) of atom i is buried when some other atom
  * j, at offset o, has |p - o|^2 < (rj + probe)^2, tested in single precision exactly as
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sitepack/sitechem.h"
+#include "sitepack/sasa.h"
 #include "sasa_internal.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(SP_SASA_PORTABLE)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "sitepack/read.h"
-#include "sitepack/sitechem.h"
+#include "sitepack/sasa.h"
 
 #include "sp_test.h"
 

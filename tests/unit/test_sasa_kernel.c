@@ -14,7 +14,7 @@
 
 #include "sitepack/elements.h"
 #include "sitepack/read.h"
-#include "sitepack/sitechem.h"
+#include "sitepack/sasa.h"
 #include "site/sasa_internal.h"
 
 #include "sp_test.h"
