@@ -490,12 +490,6 @@ static int is_identity(const sp_symop *op, const int n[3]) {
   return 1;
 }
 
-/* Append the residues of every symmetry image within the cutoff of the ligand's heavy atoms
- * (ws->lig_heavy[0..n_heavy)): for each operator, the lattice translations whose image of the model's
- * fractional box can reach the ligand's fractional box grown by the cutoff (a necessary condition, so
- * no image within the cutoff is missed); for each such image the ligand is moved by the inverse
- * transform and the asymmetric unit's cell list is searched, so the cost per image is that of one
- * ordinary site search. */
 /* every chosen atom of site residue ri, in file order, with kind flag kf and its position: as in the file
    (M NULL) or moved by x -> M x + T (a symmetry image) */
 static int push_residue_atoms(sp_site *out, const sp_structure *s, const sp_survey *sv, const sp_site_ws *ws,
@@ -521,18 +515,28 @@ static int push_residue_atoms(sp_site *out, const sp_structure *s, const sp_surv
   return 0;
 }
 
-static int symmetry_mates(const sp_structure *s, const sp_survey *sv, size_t m_lo, size_t m_hi, float cutoff,
-                          sp_site_ws *ws, size_t n_heavy, sp_site *out, sp_err *err) {
-  int rc = ensure_symmetry(ws, s, err);
-  if (rc) return rc;
-  const sp_crystal *cr = &ws->cryst;
-  if (cr->n_ops <= 0) return 0;
-  const sp_cells *cl = &ws->cells;
-  const float c2 = cutoff * cutoff;
-  if (grow((void **)&ws->lig_q, &ws->cap_q, n_heavy, sizeof *ws->lig_q))
-    return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
-  double ulo[3] = {INFINITY, INFINITY, INFINITY}, uhi[3] = {-INFINITY, -INFINITY, -INFINITY}, fr[3];
+/* atom @p a of the model [m_lo, ..) at squared distance d2 (Å²) from a ligand heavy atom (or its image):
+ * stamp it, list its residue on the first hit (ws->hits) and keep the residue's minimum squared distance.
+ * 0, or -1 when out of memory */
+static inline int hit_atom(sp_site_ws *ws, const sp_structure *s, uint32_t a, float d2, size_t m_lo, uint32_t st) {
+  ws->atom_hit[a - m_lo] = st;
+  uint32_t r = s->atom_residue[a];
+  if (ws->res_hit[r] != st) {
+    ws->res_hit[r] = st;
+    ws->res_d2[r] = d2;
+    if (grow((void **)&ws->hits, &ws->cap_hits, ws->n_hits + 1, sizeof *ws->hits)) return -1;
+    ws->hits[ws->n_hits++] = r;
+  } else if (d2 < ws->res_d2[r]) {
+    ws->res_d2[r] = d2;
+  }
+  return 0;
+}
+
+/* Fractional box [ulo, uhi] of the ligand's finite heavy atoms; the number of them */
+static size_t ligand_frac_box(const sp_structure *s, const sp_crystal *cr, const sp_site_ws *ws, size_t n_heavy,
+                              double ulo[3], double uhi[3]) {
   size_t n_fin = 0;
+  for (int d = 0; d < 3; d++) ulo[d] = INFINITY, uhi[d] = -INFINITY;
   for (size_t h = 0; h < n_heavy; h++) {
     const float *p = s->xyz[ws->lig_heavy[h]];
     if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) continue;
@@ -543,7 +547,150 @@ static int symmetry_mates(const sp_structure *s, const sp_survey *sv, size_t m_l
       if (f > uhi[d]) uhi[d] = f;
     }
   }
-  if (!n_fin) return 0;
+  return n_fin;
+}
+
+/* The lattice translations [nlo, nhi] of operator @p op whose image of the model's fractional box can reach
+ * the ligand's fractional box [ulo, uhi] grown by fr (clamped to +-99: the site is then flagged partial).
+ * @return 0, or 1 when there is none */
+static int translation_range(const sp_symop *op, const sp_site_ws *ws, const double ulo[3], const double uhi[3],
+                             const double fr[3], int nlo[3], int nhi[3], sp_site *out) {
+  for (int d = 0; d < 3; d++) {
+    double blo = op->trn[d], bhi = op->trn[d];
+    for (int j = 0; j < 3; j++) {
+      double a = op->rot[d][j] * ws->flo[j], b = op->rot[d][j] * ws->fhi[j];
+      blo += a < b ? a : b;
+      bhi += a < b ? b : a;
+    }
+    double lo = ceil(ulo[d] - fr[d] - bhi - 1e-6), hi = floor(uhi[d] + fr[d] - blo + 1e-6);
+    if (!(lo <= hi)) return 1;
+    if (lo < -99 || hi > 99) {
+      out->flags |= SP_SITE_SYMMETRY_PARTIAL;
+      if (lo < -99) lo = -99;
+      if (hi > 99) hi = 99;
+      if (lo > hi) return 1;
+    }
+    nlo[d] = (int)lo;
+    nhi[d] = (int)hi;
+  }
+  return 0;
+}
+
+/* The residues of the image x -> M x + T within the cutoff of the ligand's heavy atoms (ws->hits, res_d2,
+ * atom_hit stamped with a new stamp, *st_out): the ligand is moved by the inverse transform and the
+ * asymmetric unit's cell list searched; none (no new stamp) when the moved ligand's box misses the model's.
+ * 0, or -1 when out of memory */
+static int image_hits(const sp_structure *s, sp_site_ws *ws, const double (*M)[3], const double T[3], size_t n_heavy,
+                      float cutoff, size_t m_lo, uint32_t *st_out) {
+  const sp_cells *cl = &ws->cells;
+  const float c2 = cutoff * cutoff;
+  ws->n_hits = 0;
+  /* the ligand under the inverse transform: q = M^T (x - T); skip images whose box misses the model */
+  float qlo[3] = {INFINITY, INFINITY, INFINITY}, qhi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (size_t h = 0; h < n_heavy; h++) {
+    const float *p = s->xyz[ws->lig_heavy[h]];
+    double v[3] = {p[0] - T[0], p[1] - T[1], p[2] - T[2]};
+    for (int d = 0; d < 3; d++) {
+      float q = (float)(M[0][d] * v[0] + M[1][d] * v[1] + M[2][d] * v[2]);
+      ws->lig_q[h][d] = q;
+      if (q < qlo[d]) qlo[d] = q;
+      if (q > qhi[d]) qhi[d] = q;
+    }
+  }
+  for (int d = 0; d < 3; d++)
+    if (!(qlo[d] <= ws->chi[d] + cutoff && qhi[d] >= ws->clo[d] - cutoff)) return 0;
+  next_stamp(ws);
+  const uint32_t st = *st_out = ws->stamp;
+  for (size_t h = 0; h < n_heavy; h++) {
+    const float px = ws->lig_q[h][0], py = ws->lig_q[h][1], pz = ws->lig_q[h][2];
+    if (!isfinite(px) || !isfinite(py) || !isfinite(pz)) continue;
+    int32_t cc[3];
+    sp_cells_coord(cl, px, py, pz, cc);
+    for (int32_t dz = -1; dz <= 1; dz++)
+      for (int32_t dy = -1; dy <= 1; dy++)
+        for (int32_t dx = -1; dx <= 1; dx++) {
+          size_t b = sp_cells_bucket(cl, cc[0] + dx, cc[1] + dy, cc[2] + dz);
+          if (b == SIZE_MAX) continue;
+          const sp_cell_pt *q = cl->pts + cl->start[b], *qe = cl->pts + cl->start[b + 1];
+          for (; q < qe; q++) {
+            float ex = q->x - px, ey = q->y - py, ez = q->z - pz;
+            if (ex * ex + ey * ey + ez * ez > c2 * 1.01f) continue;
+            /* the distance that counts is the image's own, in the ligand's frame (the same as
+               above for an exact isometry; a file's 6-decimal SCALEn is not quite one) */
+            const float *lx = s->xyz[ws->lig_heavy[h]];
+            double y[3] = {q->x, q->y, q->z}, sp2 = 0, dd = 0;
+            for (int d = 0; d < 3; d++) {
+              double yi = M[d][0] * y[0] + M[d][1] * y[1] + M[d][2] * y[2] + T[d];
+              sp2 += (yi - y[d]) * (yi - y[d]);
+              dd += (yi - lx[d]) * (yi - lx[d]);
+            }
+            float d2 = (float)dd;
+            if (d2 > c2) continue;
+            /* an atom on a special position: its image is itself, not a neighbour */
+            if (sp2 < 0.8 * 0.8) continue;
+            if (hit_atom(ws, s, q->id, d2, m_lo, st)) return -1;
+          }
+        }
+  }
+  return 0;
+}
+
+/* Append image (operator k, lattice translation n; x -> M x + T) to the site with the residues it hit
+ * (ws->hits) and their atoms, moved. 0; 1 when the site has its 65,535 images already (flagged partial:
+ * stop); or an error */
+static int add_image(const sp_structure *s, const sp_survey *sv, sp_site_ws *ws, int k, const int n[3],
+                     const double (*M)[3], const double T[3], size_t m_lo, size_t m_hi, uint32_t st, sp_site *out,
+                     sp_err *err) {
+  if (out->n_images >= 65535) {
+    out->flags |= SP_SITE_SYMMETRY_PARTIAL;
+    return 1;
+  }
+  if (out->n_images == out->cap_images) {
+    size_t nc = out->cap_images ? out->cap_images * 2 : 8;
+    sp_site_image *im = realloc(out->images, nc * sizeof *im);
+    if (!im) return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
+    out->images = im;
+    out->cap_images = nc;
+  }
+  sp_site_image *im = &out->images[out->n_images++];
+  im->op = k;
+  memcpy(im->t, n, sizeof im->t);
+  memcpy(im->rot, M, sizeof im->rot);
+  memcpy(im->trn, T, sizeof im->trn);
+  sp_symop_tag(k, n, im->tag, sizeof im->tag);
+  uint16_t img = (uint16_t)out->n_images;
+  qsort(ws->hits, ws->n_hits, sizeof *ws->hits, cmp_u32);
+  size_t r0 = out->n_res;
+  for (size_t h = 0; h < ws->n_hits; h++) {
+    uint32_t r = ws->hits[h];
+    if (push_res(out, r, residue_kind(s, sv, r), sqrtf(ws->res_d2[r]), img))
+      return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
+  }
+  for (size_t ri = r0; ri < out->n_res; ri++) {
+    uint16_t kf = kind_flag(out->res[ri].kind) | SP_SITE_ATOM_SYMMETRY;
+    int rc = push_residue_atoms(out, s, sv, ws, ri, kf, M, T, m_lo, m_hi, st, err);
+    if (rc) return rc;
+  }
+  out->flags |= SP_SITE_SYMMETRY;
+  return 0;
+}
+
+/* Append the residues of every symmetry image within the cutoff of the ligand's heavy atoms
+ * (ws->lig_heavy[0..n_heavy)): for each operator, the lattice translations whose image of the model's
+ * fractional box can reach the ligand's fractional box grown by the cutoff (a necessary condition, so
+ * no image within the cutoff is missed); for each such image the ligand is moved by the inverse
+ * transform and the asymmetric unit's cell list is searched, so the cost per image is that of one
+ * ordinary site search. */
+static int symmetry_mates(const sp_structure *s, const sp_survey *sv, size_t m_lo, size_t m_hi, float cutoff,
+                          sp_site_ws *ws, size_t n_heavy, sp_site *out, sp_err *err) {
+  int rc = ensure_symmetry(ws, s, err);
+  if (rc) return rc;
+  const sp_crystal *cr = &ws->cryst;
+  if (cr->n_ops <= 0) return 0;
+  if (grow((void **)&ws->lig_q, &ws->cap_q, n_heavy, sizeof *ws->lig_q))
+    return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
+  double ulo[3], uhi[3], fr[3];
+  if (!ligand_frac_box(s, cr, ws, n_heavy, ulo, uhi)) return 0;
   /* the fractional reach of a sphere of radius cutoff along axis d: cutoff * |row d of F| */
   for (int d = 0; d < 3; d++)
     fr[d] = cutoff * sqrt(cr->frac[d][0] * cr->frac[d][0] + cr->frac[d][1] * cr->frac[d][1] +
@@ -551,32 +698,8 @@ static int symmetry_mates(const sp_structure *s, const sp_survey *sv, size_t m_l
   double examined = 0;
   for (int k = 0; k < cr->n_ops; k++) {
     const sp_symop *op = &cr->ops[k];
-    int nlo[3], nhi[3], empty = 0;
-    for (int d = 0; d < 3 && !empty; d++) {
-      double blo = op->trn[d], bhi = op->trn[d];
-      for (int j = 0; j < 3; j++) {
-        double a = op->rot[d][j] * ws->flo[j], b = op->rot[d][j] * ws->fhi[j];
-        blo += a < b ? a : b;
-        bhi += a < b ? b : a;
-      }
-      double lo = ceil(ulo[d] - fr[d] - bhi - 1e-6), hi = floor(uhi[d] + fr[d] - blo + 1e-6);
-      if (!(lo <= hi)) {
-        empty = 1;
-        break;
-      }
-      if (lo < -99 || hi > 99) {
-        out->flags |= SP_SITE_SYMMETRY_PARTIAL;
-        if (lo < -99) lo = -99;
-        if (hi > 99) hi = 99;
-        if (lo > hi) {
-          empty = 1;
-          break;
-        }
-      }
-      nlo[d] = (int)lo;
-      nhi[d] = (int)hi;
-    }
-    if (empty) continue;
+    int nlo[3], nhi[3];
+    if (translation_range(op, ws, ulo, uhi, fr, nlo, nhi, out)) continue;
     double count = (double)(nhi[0] - nlo[0] + 1) * (nhi[1] - nlo[1] + 1) * (nhi[2] - nlo[2] + 1);
     if (examined + count > SP_SITE_MAX_IMAGES) {
       out->flags |= SP_SITE_SYMMETRY_PARTIAL;
@@ -592,122 +715,23 @@ static int symmetry_mates(const sp_structure *s, const sp_survey *sv, size_t m_l
           double T[3];
           for (int d = 0; d < 3; d++)
             T[d] = ws->sym_t[k][d] + cr->orth[d][0] * n[0] + cr->orth[d][1] * n[1] + cr->orth[d][2] * n[2];
-          /* the ligand under the inverse transform: q = M^T (x - T); skip images whose box misses the model */
-          float qlo[3] = {INFINITY, INFINITY, INFINITY}, qhi[3] = {-INFINITY, -INFINITY, -INFINITY};
-          for (size_t h = 0; h < n_heavy; h++) {
-            const float *p = s->xyz[ws->lig_heavy[h]];
-            double v[3] = {p[0] - T[0], p[1] - T[1], p[2] - T[2]};
-            for (int d = 0; d < 3; d++) {
-              float q = (float)(M[0][d] * v[0] + M[1][d] * v[1] + M[2][d] * v[2]);
-              ws->lig_q[h][d] = q;
-              if (q < qlo[d]) qlo[d] = q;
-              if (q > qhi[d]) qhi[d] = q;
-            }
-          }
-          int miss = 0;
-          for (int d = 0; d < 3; d++)
-            if (!(qlo[d] <= ws->chi[d] + cutoff && qhi[d] >= ws->clo[d] - cutoff)) miss = 1;
-          if (miss) continue;
-          next_stamp(ws);
-          const uint32_t st = ws->stamp;
-          ws->n_hits = 0;
-          for (size_t h = 0; h < n_heavy; h++) {
-            const float px = ws->lig_q[h][0], py = ws->lig_q[h][1], pz = ws->lig_q[h][2];
-            if (!isfinite(px) || !isfinite(py) || !isfinite(pz)) continue;
-            int32_t cc[3];
-            sp_cells_coord(cl, px, py, pz, cc);
-            for (int32_t dz = -1; dz <= 1; dz++)
-              for (int32_t dy = -1; dy <= 1; dy++)
-                for (int32_t dx = -1; dx <= 1; dx++) {
-                  size_t b = sp_cells_bucket(cl, cc[0] + dx, cc[1] + dy, cc[2] + dz);
-                  if (b == SIZE_MAX) continue;
-                  const sp_cell_pt *q = cl->pts + cl->start[b], *qe = cl->pts + cl->start[b + 1];
-                  for (; q < qe; q++) {
-                    float ex = q->x - px, ey = q->y - py, ez = q->z - pz;
-                    if (ex * ex + ey * ey + ez * ez > c2 * 1.01f) continue;
-                    /* the distance that counts is the image's own, in the ligand's frame (the same as
-                       above for an exact isometry; a file's 6-decimal SCALEn is not quite one) */
-                    const float *lx = s->xyz[ws->lig_heavy[h]];
-                    double y[3] = {q->x, q->y, q->z}, sp2 = 0, dd = 0;
-                    for (int d = 0; d < 3; d++) {
-                      double yi = M[d][0] * y[0] + M[d][1] * y[1] + M[d][2] * y[2] + T[d];
-                      sp2 += (yi - y[d]) * (yi - y[d]);
-                      dd += (yi - lx[d]) * (yi - lx[d]);
-                    }
-                    float d2 = (float)dd;
-                    if (d2 > c2) continue;
-                    /* an atom on a special position: its image is itself, not a neighbour */
-                    if (sp2 < 0.8 * 0.8) continue;
-                    uint32_t a = q->id;
-                    ws->atom_hit[a - m_lo] = st;
-                    uint32_t r = s->atom_residue[a];
-                    if (ws->res_hit[r] != st) {
-                      ws->res_hit[r] = st;
-                      ws->res_d2[r] = d2;
-                      if (grow((void **)&ws->hits, &ws->cap_hits, ws->n_hits + 1, sizeof *ws->hits))
-                        return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
-                      ws->hits[ws->n_hits++] = r;
-                    } else if (d2 < ws->res_d2[r]) {
-                      ws->res_d2[r] = d2;
-                    }
-                  }
-                }
-          }
+          uint32_t st = 0;
+          if (image_hits(s, ws, M, T, n_heavy, cutoff, m_lo, &st)) return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
           if (!ws->n_hits) continue;
-          if (out->n_images >= 65535) {
-            out->flags |= SP_SITE_SYMMETRY_PARTIAL;
-            return 0;
-          }
-          if (out->n_images == out->cap_images) {
-            size_t nc = out->cap_images ? out->cap_images * 2 : 8;
-            sp_site_image *im = realloc(out->images, nc * sizeof *im);
-            if (!im) return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
-            out->images = im;
-            out->cap_images = nc;
-          }
-          sp_site_image *im = &out->images[out->n_images++];
-          im->op = k;
-          memcpy(im->t, n, sizeof im->t);
-          memcpy(im->rot, M, sizeof im->rot);
-          memcpy(im->trn, T, sizeof im->trn);
-          sp_symop_tag(k, n, im->tag, sizeof im->tag);
-          uint16_t img = (uint16_t)out->n_images;
-          qsort(ws->hits, ws->n_hits, sizeof *ws->hits, cmp_u32);
-          size_t r0 = out->n_res;
-          for (size_t h = 0; h < ws->n_hits; h++) {
-            uint32_t r = ws->hits[h];
-            if (push_res(out, r, residue_kind(s, sv, r), sqrtf(ws->res_d2[r]), img))
-              return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
-          }
-          for (size_t ri = r0; ri < out->n_res; ri++) {
-            uint16_t kf = kind_flag(out->res[ri].kind) | SP_SITE_ATOM_SYMMETRY;
-            if ((rc = push_residue_atoms(out, s, sv, ws, ri, kf, M, T, m_lo, m_hi, st, err))) return rc;
-          }
-          out->flags |= SP_SITE_SYMMETRY;
+          rc = add_image(s, sv, ws, k, n, M, T, m_lo, m_hi, st, out, err);
+          if (rc == 1) return 0;
+          if (rc) return rc;
         }
   }
   return 0;
 }
 
-/* one point of the cell list within the cutoff of a ligand heavy atom: mark its atom, its residue
- * (first hit: listed) and the residue's minimum squared distance */
+/* one point of the cell list within the cutoff of a ligand heavy atom: mark it (hit_atom) */
 static inline int mark_hit(sp_site_ws *ws, const sp_structure *s, const sp_cells *cl, size_t q, float px, float py,
                            float pz, size_t m_lo, uint32_t st) {
   const sp_cell_pt *p = &cl->pts[q];
   float ex = p->x - px, ey = p->y - py, ez = p->z - pz;
-  float d2 = ex * ex + ey * ey + ez * ez;
-  uint32_t a = p->id;
-  ws->atom_hit[a - m_lo] = st;
-  uint32_t r = s->atom_residue[a];
-  if (ws->res_hit[r] != st) {
-    ws->res_hit[r] = st;
-    ws->res_d2[r] = d2;
-    if (grow((void **)&ws->hits, &ws->cap_hits, ws->n_hits + 1, sizeof *ws->hits)) return -1;
-    ws->hits[ws->n_hits++] = r;
-  } else if (d2 < ws->res_d2[r]) {
-    ws->res_d2[r] = d2;
-  }
-  return 0;
+  return hit_atom(ws, s, p->id, ex * ex + ey * ey + ez * ez, m_lo, st);
 }
 
 /* every point of cl->pts[j0, j1) with d^2 <= c2 from (px, py, pz) (the test is the same float expression
@@ -736,6 +760,127 @@ static inline int scan_range(sp_site_ws *ws, const sp_structure *s, const sp_cel
   return 0;
 }
 
+/* The ligand's model [m_lo, m_hi) after checking that its model, residues and atoms are in range */
+static int check_ligand(const sp_structure *s, const sp_survey *sv, size_t lig, size_t *m_lo, size_t *m_hi,
+                        sp_err *err) {
+  const sp_ligand *L = &sv->ligands[lig];
+  if (L->model >= s->n_models)
+    return sp_err_set(err, SP_E_INVALID, "site: ligand %zu has model index %u of %zu", lig, L->model, s->n_models);
+  const sp_model *m = &s->models[L->model];
+  *m_lo = m->first_atom, *m_hi = (size_t)m->first_atom + m->n_atoms;
+  if (*m_hi > s->n_atoms) return sp_err_set(err, SP_E_INVALID, "site: model %u atom range out of bounds", L->model);
+  for (size_t k = 0; k < L->n_res; k++) {
+    uint32_t r = sv->res_refs[(size_t)L->res_first + k];
+    if (r >= s->n_residues)
+      return sp_err_set(err, SP_E_INVALID, "site: ligand %zu residue index %u out of range", lig, r);
+  }
+  for (size_t k = 0; k < L->n_atoms; k++) {
+    uint32_t a = sv->atom_refs[(size_t)L->atom_first + k];
+    if (a < *m_lo || a >= *m_hi)
+      return sp_err_set(err, SP_E_INVALID, "site: ligand %zu atom index %u outside its model", lig, a);
+  }
+  return 0;
+}
+
+/* The ligand's residues first (res_refs order = file order), its heavy atoms (ws->lig_heavy) and the
+ * site's centre (their mean; none: SP_SITE_NO_HEAVY). The number of heavy atoms, or SIZE_MAX when out of
+ * memory */
+static size_t ligand_residues_heavy(const sp_structure *s, const sp_survey *sv, const sp_ligand *L, sp_site_ws *ws,
+                                    uint32_t st, sp_site *out) {
+  for (size_t k = 0; k < L->n_res; k++) {
+    uint32_t r = sv->res_refs[(size_t)L->res_first + k];
+    if (ws->res_in[r] == st) continue; /* listed twice */
+    if (push_res(out, r, SP_RES_KIND_LIGAND, 0.0f, 0)) return SIZE_MAX;
+    ws->res_in[r] = st;
+    ws->res_slot[r] = (uint32_t)(out->n_res - 1);
+  }
+  size_t n_heavy = 0;
+  double c[3] = {0, 0, 0};
+  for (size_t k = 0; k < L->n_atoms; k++) {
+    uint32_t a = sv->atom_refs[(size_t)L->atom_first + k];
+    if (s->element[a] == 1) continue;
+    ws->lig_heavy[n_heavy++] = a;
+    for (int d = 0; d < 3; d++) c[d] += s->xyz[a][d];
+  }
+  if (n_heavy) {
+    for (int d = 0; d < 3; d++) out->center[d] = (float)(c[d] / (double)n_heavy);
+  } else {
+    out->flags |= SP_SITE_NO_HEAVY;
+  }
+  return n_heavy;
+}
+
+/* Neighbour scan: every chosen model atom of the cell list within the cutoff (c2 = its square) of a ligand
+ * heavy atom is stamped @p st, its residue listed in ws->hits with its minimum squared distance.
+ * 0, or -1 when out of memory */
+static int neighbour_scan(const sp_structure *s, sp_site_ws *ws, size_t n_heavy, float c2, size_t m_lo, uint32_t st) {
+  const sp_cells *cl = &ws->cells;
+  ws->n_hits = 0;
+  if (!cl->n_pts) return 0;
+  for (size_t h = 0; h < n_heavy; h++) {
+    const float *p = s->xyz[ws->lig_heavy[h]];
+    const float px = p[0], py = p[1], pz = p[2];
+    if (!isfinite(px) || !isfinite(py) || !isfinite(pz)) continue;
+    int32_t cc[3];
+    sp_cells_coord(cl, px, py, pz, cc);
+    for (int32_t dz = -1; dz <= 1; dz++)
+      for (int32_t dy = -1; dy <= 1; dy++) {
+        if (!cl->hashed) {
+          /* dense: the cells dx = -1..1 are adjacent buckets, one range of points */
+          const int32_t iy = cc[1] + dy, iz = cc[2] + dz;
+          if (iy < 0 || iz < 0 || iy >= cl->ny || iz >= cl->nz) continue;
+          const int32_t x0 = cc[0] - 1 < 0 ? 0 : cc[0] - 1, x1 = cc[0] + 1 >= cl->nx ? cl->nx - 1 : cc[0] + 1;
+          if (x0 > x1) continue;
+          const size_t b0 = sp_cells_bucket(cl, x0, iy, iz), b1 = sp_cells_bucket(cl, x1, iy, iz);
+          if (scan_range(ws, s, cl, cl->start[b0], cl->start[b1 + 1], px, py, pz, c2, m_lo, st)) return -1;
+          continue;
+        }
+        for (int32_t dx = -1; dx <= 1; dx++) {
+          size_t b = sp_cells_bucket(cl, cc[0] + dx, cc[1] + dy, cc[2] + dz);
+          if (b == SIZE_MAX) continue;
+          if (scan_range(ws, s, cl, cl->start[b], cl->start[b + 1], px, py, pz, c2, m_lo, st)) return -1;
+        }
+      }
+  }
+  return 0;
+}
+
+/* The site residues (hit, not of ligand @p lig, in file order), then the ligand's atoms in atom_refs order
+ * (out->n_ligand), then every chosen atom of each site residue */
+static int site_residues_atoms(const sp_structure *s, const sp_survey *sv, size_t lig, sp_site_ws *ws, size_t m_lo,
+                               size_t m_hi, uint32_t st, sp_site *out, sp_err *err) {
+  const sp_ligand *L = &sv->ligands[lig];
+  qsort(ws->hits, ws->n_hits, sizeof *ws->hits, cmp_u32);
+  size_t first_site_res = out->n_res;
+  for (size_t k = 0; k < ws->n_hits; k++) {
+    uint32_t r = ws->hits[k];
+    if (ws->res_in[r] == st) continue;          /* a residue of this ligand */
+    if (sv->res_ligand[r] == (int32_t)lig) continue;
+    if (push_res(out, r, residue_kind(s, sv, r), sqrtf(ws->res_d2[r]), 0))
+      return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
+    ws->res_in[r] = st;
+    ws->res_slot[r] = (uint32_t)(out->n_res - 1);
+  }
+  if (reserve_atoms(out, L->n_atoms ? L->n_atoms : 1)) return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
+  for (size_t k = 0; k < L->n_atoms; k++) {
+    uint32_t a = sv->atom_refs[(size_t)L->atom_first + k];
+    uint32_t r = s->atom_residue[a];
+    if (r >= s->n_residues || ws->res_in[r] != st || ws->res_slot[r] >= first_site_res)
+      return sp_err_set(err, SP_E_INVALID, "site: ligand %zu atom %u is not in one of its residues", lig, a);
+    size_t j = out->n_atoms++;
+    out->atoms[j] = a;
+    out->atom_flags[j] = atom_flags_of(s, a, SP_SITE_ATOM_LIGAND, ws->atom_hit[a - m_lo] == st);
+    out->atom_res[j] = ws->res_slot[r];
+    memcpy(out->xyz[j], s->xyz[a], sizeof out->xyz[j]);
+  }
+  out->n_ligand = out->n_atoms;
+  for (size_t ri = first_site_res; ri < out->n_res; ri++) {
+    int rc = push_residue_atoms(out, s, sv, ws, ri, kind_flag(out->res[ri].kind), NULL, NULL, m_lo, m_hi, st, err);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
 int sp_site_compute(const sp_structure *s, const sp_survey *sv, size_t lig, const sp_site_opts *opts,
                     sp_site_ws *ws, sp_site *out, sp_err *err) {
   if (!s || !sv || !ws || !out) return sp_err_set(err, SP_E_INVALID, "site: NULL argument");
@@ -753,58 +898,21 @@ int sp_site_compute(const sp_structure *s, const sp_survey *sv, size_t lig, cons
     if (opts->cutoff > 0) cutoff = opts->cutoff;
     if (opts->max_atoms > 0) max_atoms = opts->max_atoms;
   }
-
   const sp_ligand *L = &sv->ligands[lig];
-  if (L->model >= s->n_models)
-    return sp_err_set(err, SP_E_INVALID, "site: ligand %zu has model index %u of %zu", lig, L->model, s->n_models);
-  const sp_model *m = &s->models[L->model];
-  size_t m_lo = m->first_atom, m_hi = (size_t)m->first_atom + m->n_atoms;
-  if (m_hi > s->n_atoms) return sp_err_set(err, SP_E_INVALID, "site: model %u atom range out of bounds", L->model);
-
-  /* validate the ligand's residues and atoms */
-  for (size_t k = 0; k < L->n_res; k++) {
-    uint32_t r = sv->res_refs[(size_t)L->res_first + k];
-    if (r >= s->n_residues)
-      return sp_err_set(err, SP_E_INVALID, "site: ligand %zu residue index %u out of range", lig, r);
-  }
-  for (size_t k = 0; k < L->n_atoms; k++) {
-    uint32_t a = sv->atom_refs[(size_t)L->atom_first + k];
-    if (a < m_lo || a >= m_hi)
-      return sp_err_set(err, SP_E_INVALID, "site: ligand %zu atom index %u outside its model", lig, a);
-  }
+  size_t m_lo = 0, m_hi = 0;
+  int rc = check_ligand(s, sv, lig, &m_lo, &m_hi, err);
+  if (rc) return rc;
 
   /* symmetry mates search the asymmetric unit around images of the ligand, far from any ligand of the
      model, and bound their translations by the box of the model's atoms: they need the whole model */
-  int rc = ensure_cells(ws, s, sv, L->model, cutoff, opts && opts->symmetry_mates, err);
+  rc = ensure_cells(ws, s, sv, L->model, cutoff, opts && opts->symmetry_mates, err);
   if (rc) return rc;
   if (grow((void **)&ws->lig_heavy, &ws->cap_heavy, L->n_atoms ? L->n_atoms : 1, sizeof *ws->lig_heavy))
     return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
   next_stamp(ws);
   const uint32_t st = ws->stamp;
-
-  /* ligand residues first (res_refs order = file order) */
-  for (size_t k = 0; k < L->n_res; k++) {
-    uint32_t r = sv->res_refs[(size_t)L->res_first + k];
-    if (ws->res_in[r] == st) continue; /* listed twice */
-    if (push_res(out, r, SP_RES_KIND_LIGAND, 0.0f, 0)) return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
-    ws->res_in[r] = st;
-    ws->res_slot[r] = (uint32_t)(out->n_res - 1);
-  }
-
-  /* heavy atoms and center */
-  size_t n_heavy = 0;
-  double c[3] = {0, 0, 0};
-  for (size_t k = 0; k < L->n_atoms; k++) {
-    uint32_t a = sv->atom_refs[(size_t)L->atom_first + k];
-    if (s->element[a] == 1) continue;
-    ws->lig_heavy[n_heavy++] = a;
-    for (int d = 0; d < 3; d++) c[d] += s->xyz[a][d];
-  }
-  if (n_heavy) {
-    for (int d = 0; d < 3; d++) out->center[d] = (float)(c[d] / (double)n_heavy);
-  } else {
-    out->flags |= SP_SITE_NO_HEAVY;
-  }
+  const size_t n_heavy = ligand_residues_heavy(s, sv, L, ws, st, out);
+  if (n_heavy == SIZE_MAX) return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
 
   /* the cell list was filled around the ligands the survey had at build time: a ligand atom outside
      those cells (a survey changed in place) gets the whole model */
@@ -813,74 +921,9 @@ int sp_site_compute(const sp_structure *s, const sp_survey *sv, size_t lig, cons
     if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) continue;
     if (!covered(ws, p) && (rc = ensure_cells(ws, s, sv, L->model, cutoff, 1, err))) return rc;
   }
-
-  /* neighbour scan: every chosen model atom within the cutoff of a ligand heavy atom */
-  const float c2 = cutoff * cutoff;
-  const sp_cells *cl = &ws->cells;
-  ws->n_hits = 0;
-  if (cl->n_pts) {
-    for (size_t h = 0; h < n_heavy; h++) {
-      const float *p = s->xyz[ws->lig_heavy[h]];
-      const float px = p[0], py = p[1], pz = p[2];
-      if (!isfinite(px) || !isfinite(py) || !isfinite(pz)) continue;
-      int32_t cc[3];
-      sp_cells_coord(cl, px, py, pz, cc);
-      for (int32_t dz = -1; dz <= 1; dz++)
-        for (int32_t dy = -1; dy <= 1; dy++) {
-          if (!cl->hashed) {
-            /* dense: the cells dx = -1..1 are adjacent buckets, one range of points */
-            const int32_t iy = cc[1] + dy, iz = cc[2] + dz;
-            if (iy < 0 || iz < 0 || iy >= cl->ny || iz >= cl->nz) continue;
-            const int32_t x0 = cc[0] - 1 < 0 ? 0 : cc[0] - 1, x1 = cc[0] + 1 >= cl->nx ? cl->nx - 1 : cc[0] + 1;
-            if (x0 > x1) continue;
-            const size_t b0 = sp_cells_bucket(cl, x0, iy, iz), b1 = sp_cells_bucket(cl, x1, iy, iz);
-            if (scan_range(ws, s, cl, cl->start[b0], cl->start[b1 + 1], px, py, pz, c2, m_lo, st))
-              return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
-            continue;
-          }
-          for (int32_t dx = -1; dx <= 1; dx++) {
-            size_t b = sp_cells_bucket(cl, cc[0] + dx, cc[1] + dy, cc[2] + dz);
-            if (b == SIZE_MAX) continue;
-            if (scan_range(ws, s, cl, cl->start[b], cl->start[b + 1], px, py, pz, c2, m_lo, st))
-              return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
-          }
-        }
-    }
-  }
-
-  /* site residues: hit, not of this ligand, in file order */
-  qsort(ws->hits, ws->n_hits, sizeof *ws->hits, cmp_u32);
-  size_t first_site_res = out->n_res;
-  for (size_t k = 0; k < ws->n_hits; k++) {
-    uint32_t r = ws->hits[k];
-    if (ws->res_in[r] == st) continue;          /* a residue of this ligand */
-    if (sv->res_ligand[r] == (int32_t)lig) continue;
-    if (push_res(out, r, residue_kind(s, sv, r), sqrtf(ws->res_d2[r]), 0))
-      return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
-    ws->res_in[r] = st;
-    ws->res_slot[r] = (uint32_t)(out->n_res - 1);
-  }
-
-  /* ligand atoms, in atom_refs order */
-  if (reserve_atoms(out, L->n_atoms ? L->n_atoms : 1)) return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
-  for (size_t k = 0; k < L->n_atoms; k++) {
-    uint32_t a = sv->atom_refs[(size_t)L->atom_first + k];
-    uint32_t r = s->atom_residue[a];
-    if (r >= s->n_residues || ws->res_in[r] != st || ws->res_slot[r] >= first_site_res)
-      return sp_err_set(err, SP_E_INVALID, "site: ligand %zu atom %u is not in one of its residues", lig, a);
-    size_t j = out->n_atoms++;
-    out->atoms[j] = a;
-    out->atom_flags[j] = atom_flags_of(s, a, SP_SITE_ATOM_LIGAND, ws->atom_hit[a - m_lo] == st);
-    out->atom_res[j] = ws->res_slot[r];
-    memcpy(out->xyz[j], s->xyz[a], sizeof out->xyz[j]);
-  }
-  out->n_ligand = out->n_atoms;
-
-  /* site atoms: every chosen atom of each site residue */
-  for (size_t ri = first_site_res; ri < out->n_res; ri++)
-    if ((rc = push_residue_atoms(out, s, sv, ws, ri, kind_flag(out->res[ri].kind), NULL, NULL, m_lo, m_hi, st, err)))
-      return rc;
-  if (opts && opts->symmetry_mates && n_heavy && cl->n_pts) {
+  if (neighbour_scan(s, ws, n_heavy, cutoff * cutoff, m_lo, st)) return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
+  if ((rc = site_residues_atoms(s, sv, lig, ws, m_lo, m_hi, st, out, err))) return rc;
+  if (opts && opts->symmetry_mates && n_heavy && ws->cells.n_pts) {
     rc = symmetry_mates(s, sv, m_lo, m_hi, cutoff, ws, n_heavy, out, err);
     if (rc) return rc;
   }
