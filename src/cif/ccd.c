@@ -363,8 +363,70 @@ static int ccd_tables(sp_ccd *c, sp_err *err) {
   return 0;
 }
 
+/* 1-based line number of byte offset @p off of @p text (counted only for an error message) */
+static size_t line_of(const char *text, size_t off) {
+  size_t line = 1;
+  for (const char *p = text, *e = text + off; (p = memchr(p, '\n', (size_t)(e - p))) != NULL; ++p) ++line;
+  return line;
+}
+
+/* 1 when the text [0, end) ends with a comment line ('#', the category separator of the wwPDB
+   CCD), trailing blanks and line ends ignored */
+static bool ends_with_hash_line(const char *text, size_t end) {
+  while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == '\r' || text[end - 1] == ' ' || text[end - 1] == '\t'))
+    --end;
+  size_t bol = end;
+  while (bol > 0 && text[bol - 1] != '\n') --bol;
+  return bol < end && text[bol] == '#';
+}
+
+/* 1 when the last category named in the block [b, e) is @p cat (its tag lines start "cat.") */
+static bool last_category_is(const char *b, const char *e, const char *cat) {
+  size_t k = strlen(cat);
+  for (const char *p = e; p > b; --p)
+    if (p[-1] == '\n' && p < e && *p == '_') return (size_t)(e - p) > k && !memcmp(p, cat, k) && p[k] == '.';
+  return false;
+}
+
+/* Issue 16: a CCD cut short (a copy or download that stopped) must not pass for a complete one,
+ * whose last block would be read as a whole component. Checked on the last block of the file
+ * (the only one a cut can damage), in the layout of the wwPDB CCD: the text ends with a line end;
+ * the block parses as CIF (every loop row complete, every quote and text field closed); and a
+ * block that separates its categories with '#' lines ends with one too, or with the rows of
+ * _pdbx_chem_comp_audit, the CCD's closing category (some blocks of the wwPDB file end so).
+ * A block without '#' lines (hand-made, monomer library) is checked by the first two rules only;
+ * a cut exactly at a category boundary passes (the CCD holds no block count to tell).
+ * Returns SP_E_FORMAT naming the block and its first line. */
+static int ccd_check_complete(const char *text, size_t len, const sp_ccd_index *idx, sp_err *err) {
+  size_t last = 0;
+  for (size_t i = 1; i < idx->n; ++i)
+    if (idx->offset[i] > idx->offset[last]) last = i;
+  size_t off = (size_t)idx->offset[last];
+  const char *id = idx->ids[last];
+  if (len == 0 || text[len - 1] != '\n')
+    return sp_err_set(err, SP_E_FORMAT,
+                      "the file ends inside a row of block data_%s (line %zu, which has no line end): the CCD is "
+                      "truncated", id, line_of(text, len));
+  sp_cif_doc doc;
+  memset(&doc, 0, sizeof doc);
+  sp_err e2 = {0};
+  int rc = sp_cif_parse(text + off, len - off, 1, &doc, &e2);
+  sp_cif_doc_free(&doc);
+  if (rc)
+    return sp_err_set(err, SP_E_FORMAT, "the last block data_%s (from line %zu) is incomplete: %s (lines counted from "
+                      "the block's first): the CCD is truncated or damaged", id, line_of(text, off), e2.msg);
+  bool separated = memmem(text + off, len - off, "\n#", 2) != NULL;
+  if (separated && !ends_with_hash_line(text, len) && !last_category_is(text + off, text + len, "_pdbx_chem_comp_audit"))
+    return sp_err_set(err, SP_E_FORMAT,
+                      "the file ends inside block data_%s (from line %zu; it stops at line %zu, inside its last "
+                      "category, without the '#' line that closes it): the CCD is truncated", id, line_of(text, off),
+                      line_of(text, len - 1));
+  return 0;
+}
+
 static int ccd_finish(sp_ccd *c, sp_err *err) {
   int rc = sp_ccd_index_build(c->buf.data, c->buf.len, &c->idx, NULL, err);
+  if (!rc) rc = ccd_check_complete(c->buf.data, c->buf.len, &c->idx, err);
   return rc ? rc : ccd_tables(c, err);
 }
 

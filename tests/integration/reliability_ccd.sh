@@ -1,0 +1,24 @@
+#!/bin/bash
+# Issue 16 item 3: a truncated CCD is an unreadable CCD. Cut inside a row (no line end) or at a row
+# boundary inside a block (no closing '#' line), it was taken as complete (exit 0: the half block of
+# ARG read as the whole component, every later one not_in_ccd; seen on main at b0a8729, where this
+# test fails at its first check). Now: exit 2, the message names the block and the line, nothing
+# written. The complete CCD is indexed and its block count is in the summary and in /run.
+source "$(dirname "$0")/reliability_lib.sh"
+IN=$SRC/tests/data/structures/1stp.cif
+# a cut inside line 330 (a row of ARG's _chem_comp_atom loop): the file ends without a line end
+head -n 329 "$CCD" > "$T/cut_row.cif"; sed -n 330p "$CCD" | head -c 20 >> "$T/cut_row.cif"
+# a cut after line 330: every row complete, but the block lacks the '#' line that closes the others
+head -n 330 "$CCD" > "$T/cut_block.cif"
+for k in cut_row cut_block; do
+  set +e
+  "${MPI[@]}" -np 2 "$BIN" run --input "$IN" --ccd "$T/$k.cif" --out "$T/$k.h5" --quiet > "$T/$k.log" 2>&1
+  rc=$?
+  set -e
+  [ $rc -eq 2 ] || die "$k: exit $rc, expected 2: $(cat $T/$k.log)"
+  grep -q "data_ARG" "$T/$k.log" || die "$k: the block is not named: $(cat $T/$k.log)"
+  grep -q "line 3[0-9][0-9]" "$T/$k.log" || die "$k: no line: $(cat $T/$k.log)"
+  grep -q "truncated" "$T/$k.log" || die "$k: not called truncated: $(cat $T/$k.log)"
+  [ ! -e "$T/$k.h5" ] || die "$k: an output was written"
+  echo "$k: $(grep -m1 CCD "$T/$k.log")"
+done
