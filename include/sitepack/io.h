@@ -72,17 +72,44 @@ typedef struct sp_scan_entry {
   int64_t bytes;         /**< size as stored */
 } sp_scan_entry;
 
+/** Why the scan could not enter or read a path (issue 16; stable names: sp_scan_problem_name). */
+typedef enum sp_scan_kind {
+  SP_SCAN_UNREADABLE_DIR = 0, /**< "unreadable_directory": opendir failed (EACCES ...): its files are unknown */
+  SP_SCAN_BROKEN_SYMLINK = 1, /**< "broken_symlink": a structure-named symlink whose target does not exist */
+  SP_SCAN_SYMLINK_LOOP = 2,   /**< "symlink_loop": a structure-named symlink that resolves to itself (ELOOP) */
+  SP_SCAN_NOT_A_FILE = 3,     /**< "not_a_file": a structure-named FIFO, socket or device (never opened) */
+  SP_SCAN_DIR_REVISITED = 4,  /**< "directory_loop": a link back to a directory already scanned (reported once) */
+  SP_SCAN_STAT_ERROR = 5,     /**< "stat_error": stat failed otherwise (EACCES on a path, EIO ...) */
+  SP_SCAN_KIND_COUNT
+} sp_scan_kind;
+
+/** A path the scan could not enter or read. */
+typedef struct sp_scan_problem {
+  char *path;            /**< relative to the scanned root, as sp_scan_entry.path; owned */
+  int kind;              /**< an sp_scan_kind */
+  int errno_value;       /**< errno of the failed call (0 for not_a_file, directory_loop) */
+} sp_scan_problem;
+
 typedef struct sp_scan_list {
   size_t n;
   sp_scan_entry *files;  /**< sorted by path (strcmp, byte order) */
-  size_t n_skipped;      /**< entries skipped (unreadable dirs, symlink loops, other extensions) */
+  size_t n_skipped;      /**< entries skipped: other extensions, and every problem below */
+  size_t n_problems;     /**< paths the scan could not enter or read (issue 16) ... */
+  sp_scan_problem *problems; /**< ... [n_problems], sorted by path */
 } sp_scan_list;
+
+/** Stable name of an sp_scan_kind ("unreadable_directory", ...); "unknown" outside the enum. */
+const char *sp_scan_problem_name(int kind);
 
 /**
  * Recursively list structure files under @p root: names ending (case-insensitive)
  * in .cif .mmcif .pdb .ent, each optionally followed by .gz. Symlinks to files are
  * followed; directory symlink loops are detected (device, inode) and skipped. If
  * @p root is a regular file, the list holds that one file (path = its base name).
+ * Every path the scan could not enter or read is listed in out->problems (a directory
+ * it cannot open; a structure-named broken symlink, symlink loop, FIFO/socket/device or
+ * path stat fails on; a second link to a directory already walked); other names are
+ * only counted in n_skipped.
  * @return 0; SP_E_NOT_FOUND (root does not exist), SP_E_IO, SP_E_NOMEM.
  */
 int sp_scan_dir(const char *root, sp_scan_list *out, sp_err *err);

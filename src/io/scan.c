@@ -3,8 +3,9 @@
  * Iterative depth-first walk (explicit stack, no recursion). Symlinks are followed
  * (stat, not lstat); every directory's (device, inode) is remembered, and a directory
  * reached a second time (a symlink loop, or a second link to the same directory) is
- * skipped and counted in n_skipped, so the walk always ends and never lists a file twice
- * through two links to one directory. */
+ * skipped and listed as a problem (directory_loop), so the walk always ends and never lists
+ * a file twice through two links to one directory. Paths it cannot enter or read are listed in
+ * problems (issue 16), never dropped without a word. */
 #include "sitepack/io.h"
 
 #include <dirent.h>
@@ -18,7 +19,15 @@ void sp_scan_list_free(sp_scan_list *l) {
   if (!l) return;
   for (size_t i = 0; i < l->n; ++i) free(l->files[i].path);
   free(l->files);
+  for (size_t i = 0; i < l->n_problems; ++i) free(l->problems[i].path);
+  free(l->problems);
   memset(l, 0, sizeof *l);
+}
+
+const char *sp_scan_problem_name(int kind) {
+  static const char *const names[SP_SCAN_KIND_COUNT] = {"unreadable_directory", "broken_symlink", "symlink_loop",
+                                                        "not_a_file", "directory_loop", "stat_error"};
+  return kind >= 0 && kind < SP_SCAN_KIND_COUNT ? names[kind] : "unknown";
 }
 
 static int ends_with_ci(const char *s, size_t n, const char *suf) {
@@ -49,7 +58,7 @@ typedef struct {
 
 typedef struct {
   sp_scan_list *out;
-  size_t cap_files;
+  size_t cap_files, cap_problems;
   dev_ino *seen; /* hash set of the directories walked (device, inode) */
   unsigned char *used;
   size_t n_seen, cap_seen;
@@ -126,6 +135,24 @@ static int add_file(walk *w, char *rel, int64_t bytes) {
   return 0;
 }
 
+/* Record a problem path (ownership of rel taken, also on failure); counted in n_skipped too. */
+static int add_problem(walk *w, char *rel, int kind, int errno_value) {
+  sp_scan_list *l = w->out;
+  l->n_skipped++;
+  if (l->n_problems == w->cap_problems) {
+    size_t nc = w->cap_problems ? w->cap_problems * 2 : 16;
+    sp_scan_problem *np = realloc(l->problems, nc * sizeof *np);
+    if (!np) {
+      free(rel);
+      return -1;
+    }
+    l->problems = np;
+    w->cap_problems = nc;
+  }
+  l->problems[l->n_problems++] = (sp_scan_problem){rel, kind, errno_value};
+  return 0;
+}
+
 static char *join(const char *a, const char *b) {
   size_t na = strlen(a), nb = strlen(b);
   char *p = malloc(na + nb + 2);
@@ -141,6 +168,20 @@ static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const 
 static int cmp_entry(const void *a, const void *b) {
   return strcmp(((const sp_scan_entry *)a)->path, ((const sp_scan_entry *)b)->path);
 }
+static int cmp_problem(const void *a, const void *b) {
+  return strcmp(((const sp_scan_problem *)a)->path, ((const sp_scan_problem *)b)->path);
+}
+
+/* The problem kind of a child stat() failed on with errno @p e (a structure name, or any name
+   for -1 = not worth a row: other names are only counted) */
+static int stat_problem(const char *full, const char *name, int e) {
+  struct stat ls;
+  int is_link = lstat(full, &ls) == 0 && S_ISLNK(ls.st_mode);
+  if (!wanted_name(name)) return -1;
+  if (e == ELOOP) return SP_SCAN_SYMLINK_LOOP;
+  if (is_link && (e == ENOENT || e == ENOTDIR)) return SP_SCAN_BROKEN_SYMLINK;
+  return SP_SCAN_STAT_ERROR;
+}
 
 /* Walk one directory (relative path rel, already marked as seen). */
 static int walk_dir(walk *w, const char *root, const char *rel, sp_err *err) {
@@ -154,8 +195,10 @@ static int walk_dir(walk *w, const char *root, const char *rel, sp_err *err) {
       free(full);
       return SP_E_IO;
     }
+    int e = errno;
     free(full);
-    w->out->n_skipped++;
+    char *r = strdup(rel);
+    if (!r || add_problem(w, r, SP_SCAN_UNREADABLE_DIR, e)) return sp_err_set(err, SP_E_NOMEM, "out of memory (scan)");
     return 0;
   }
   char **names = NULL;
@@ -186,17 +229,21 @@ static int walk_dir(walk *w, const char *root, const char *rel, sp_err *err) {
       break;
     }
     struct stat st;
-    if (stat(child_full, &st) != 0) { /* broken symlink, permission: skipped */
-      w->out->n_skipped++;
-      free(child_rel);
+    if (stat(child_full, &st) != 0) { /* broken symlink, loop, permission: a problem when structure-named */
+      int e = errno, kind = stat_problem(child_full, names[i], e);
+      if (kind < 0) {
+        w->out->n_skipped++;
+        free(child_rel);
+      } else if (add_problem(w, child_rel, kind, e)) {
+        rc = sp_err_set(err, SP_E_NOMEM, "out of memory (scan)");
+      }
     } else if (S_ISDIR(st.st_mode)) {
       int sb = seen_before(w, st.st_dev, st.st_ino);
       if (sb < 0) {
         free(child_rel);
         rc = sp_err_set(err, SP_E_NOMEM, "out of memory (scan)");
-      } else if (sb) { /* symlink loop or second link to a directory already walked */
-        w->out->n_skipped++;
-        free(child_rel);
+      } else if (sb) { /* symlink loop or second link to a directory already walked: once per link */
+        if (add_problem(w, child_rel, SP_SCAN_DIR_REVISITED, 0)) rc = sp_err_set(err, SP_E_NOMEM, "out of memory (scan)");
       } else if (push_ptr((void ***)&subdirs, &n_sub, &cap_sub, child_rel)) {
         free(child_rel);
         rc = sp_err_set(err, SP_E_NOMEM, "out of memory (scan)");
@@ -206,6 +253,8 @@ static int walk_dir(walk *w, const char *root, const char *rel, sp_err *err) {
         free(child_rel);
         rc = sp_err_set(err, SP_E_NOMEM, "out of memory (scan)");
       }
+    } else if (!S_ISREG(st.st_mode) && wanted_name(names[i])) { /* FIFO, socket, device: never opened */
+      if (add_problem(w, child_rel, SP_SCAN_NOT_A_FILE, 0)) rc = sp_err_set(err, SP_E_NOMEM, "out of memory (scan)");
     } else {
       w->out->n_skipped++;
       free(child_rel);
@@ -277,5 +326,6 @@ int sp_scan_dir(const char *root, sp_scan_list *out, sp_err *err) {
     return rc;
   }
   if (out->n > 1) qsort(out->files, out->n, sizeof *out->files, cmp_entry);
+  if (out->n_problems > 1) qsort(out->problems, out->n_problems, sizeof *out->problems, cmp_problem);
   return 0;
 }

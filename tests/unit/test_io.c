@@ -310,6 +310,10 @@ static void test_scan(void) {
   CHECK(symlink("a.cif", lp) == 0, "symlink file");
   snprintf(lp, sizeof lp, "%s/broken.pdb", root);
   CHECK(symlink("does-not-exist.pdb", lp) == 0, "broken symlink");
+  snprintf(lp, sizeof lp, "%s/self.cif", root);
+  CHECK(symlink("self.cif", lp) == 0, "symlink to itself");
+  snprintf(lp, sizeof lp, "%s/fifo.cif", root);
+  CHECK(mkfifo(lp, 0644) == 0, "fifo: %s", strerror(errno));
 
   sp_scan_list l;
   sp_err err = {0};
@@ -324,8 +328,16 @@ static void test_scan(void) {
     CHECK(!strcmp(l.files[i].path, want[i]), "file %zu: %s, want %s", i, l.files[i].path, want[i]);
     CHECK(l.files[i].bytes == want_bytes[i], "%s: %lld bytes", l.files[i].path, (long long)l.files[i].bytes);
   }
-  /* skipped: e.txt g.gz h.cif.bz2 i.pdb.zip broken.pdb, and the loop back to the root */
-  CHECK(l.n_skipped == 6, "n_skipped %zu, want 6", l.n_skipped);
+  /* skipped: e.txt g.gz h.cif.bz2 i.pdb.zip broken.pdb self.cif fifo.cif, and the loop back to the root */
+  CHECK(l.n_skipped == 8, "n_skipped %zu, want 8", l.n_skipped);
+  /* issue 16: the paths it could not read are listed, by kind (the others only counted) */
+  static const char *const want_p[][2] = {{"broken.pdb", "broken_symlink"}, {"fifo.cif", "not_a_file"},
+                                           {"self.cif", "symlink_loop"}, {"sub/deep/loop", "directory_loop"}};
+  CHECK(l.n_problems == 4, "%zu problems, want 4", l.n_problems);
+  for (size_t i = 0; i < l.n_problems && i < 4; ++i)
+    CHECK(!strcmp(l.problems[i].path, want_p[i][0]) && !strcmp(sp_scan_problem_name(l.problems[i].kind), want_p[i][1]),
+          "problem %zu: %s %s, want %s %s", i, l.problems[i].path, sp_scan_problem_name(l.problems[i].kind),
+          want_p[i][0], want_p[i][1]);
   sp_scan_list_free(&l);
   CHECK(l.n == 0 && l.files == NULL, "freed");
 
