@@ -15,6 +15,12 @@ enum {
   SP_EXIT_USAGE = 2,     /* bad command line or job file, unreadable CCD, no input files */
 };
 
+/* Ranges of the job's numbers, the same for flags and job-file keys (issue 16 item 9) */
+#define SP_MAX_CUTOFF 50.0                      /* site.cutoff, --cutoff: (0, 50] Angstrom */
+#define SP_MAX_SITE_ATOMS 1000000000LL          /* site.max_atoms, --max-site-atoms: [1, 1e9] */
+#define SP_MAX_COUNT 9007199254740992LL         /* byte and atom counts: 2^53, the largest exact JSON integer */
+#define SP_MAX_PARTS 1024LL                     /* split.max_parts, --split-max-parts: [1, 1024] */
+
 /* A job: the job file's values, then command-line overrides. */
 typedef struct sp_job {
   char *input;           /* input directory (or one file) */

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app/cli_opts.h"
 #include "app/cmd_store.h"
 #include "sitepack/base.h"
 #include "sitepack/reader.h"
@@ -674,42 +675,43 @@ int sp_cmd_bench(int argc, char **argv) {
   bench *b = calloc(1, sizeof *b);
   if (!b) return 1;
   b->o = (opts){1000000, 64, 10000, 3, 42, "/tmp/sitepack-bench", NULL, NULL, 0, 0};
-  for (int i = 2; i < argc; i++) {
-    const char *a = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      bench_usage(stdout);
-      free(b);
-      return 0;
-    } else if (!strcmp(a, "--reuse")) {
-      b->o.reuse = 1;
-    } else if (!strcmp(a, "--cold")) {
-      b->o.cold = 1;
-    } else if (v && (!strcmp(a, "--dir") || !strcmp(a, "--real") || !strcmp(a, "--out"))) {
-      if (a[2] == 'd') b->o.dir = v;
-      else if (a[2] == 'r') b->o.real = v;
-      else b->o.out = v;
-      i++;
-    } else if (v && (!strcmp(a, "--n") || !strcmp(a, "--atoms") || !strcmp(a, "--count") || !strcmp(a, "--reps") ||
-                     !strcmp(a, "--seed"))) {
-      char *end = NULL;
-      long long x = strtoll(v, &end, 10);
-      if (!end || *end || x < 1 || (!strcmp(a, "--atoms") && x > 100000) || (!strcmp(a, "--reps") && x > 15)) {
-        fprintf(stderr, "sitepack bench read: bad value for %s: '%s'\n", a, v);
-        free(b);
-        return 2;
-      }
-      if (!strcmp(a, "--n")) b->o.n = x;
-      else if (!strcmp(a, "--atoms")) b->o.atoms = (int)x;
-      else if (!strcmp(a, "--count")) b->o.count = x;
-      else if (!strcmp(a, "--reps")) b->o.reps = (int)x;
-      else b->o.seed = (uint64_t)x;
-      i++;
-    } else {
-      bench_usage(stderr);
+  static const struct option longopts[] = {
+      {"n", required_argument, NULL, 'n'},     {"atoms", required_argument, NULL, 'a'},
+      {"count", required_argument, NULL, 'c'}, {"reps", required_argument, NULL, 'r'},
+      {"seed", required_argument, NULL, 's'},  {"dir", required_argument, NULL, 'd'},
+      {"real", required_argument, NULL, 'R'},  {"out", required_argument, NULL, 'o'},
+      {"reuse", no_argument, NULL, 'u'},       {"cold", no_argument, NULL, 'C'},
+      {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0}};
+  int c;
+  int64_t x;
+  sp_opt_reset();
+  /* argv[1] = "read": the options follow it */
+  while ((c = sp_opt_next("bench read", argc - 1, argv + 1, "h", longopts)) != -1) {
+    const char *name = c == 'n' ? "--n" : c == 'a' ? "--atoms" : c == 'c' ? "--count" : c == 'r' ? "--reps" : "--seed";
+    int64_t hi = c == 'a' ? 100000 : c == 'r' ? 15 : INT64_MAX;
+    if (c == '?' || ((c == 'n' || c == 'a' || c == 'c' || c == 'r' || c == 's') &&
+                     sp_opt_int("bench read", name, optarg, 1, hi, &x))) {
       free(b);
       return 2;
     }
+    switch (c) {
+    case 'h': bench_usage(stdout); free(b); return 0;
+    case 'u': b->o.reuse = 1; break;
+    case 'C': b->o.cold = 1; break;
+    case 'd': b->o.dir = optarg; break;
+    case 'R': b->o.real = optarg; break;
+    case 'o': b->o.out = optarg; break;
+    case 'n': b->o.n = x; break;
+    case 'a': b->o.atoms = (int)x; break;
+    case 'c': b->o.count = x; break;
+    case 'r': b->o.reps = (int)x; break;
+    case 's': b->o.seed = (uint64_t)x; break;
+    }
+  }
+  if (optind + 1 < argc) {
+    fprintf(stderr, "sitepack bench read: unexpected argument: %s\n", argv[optind + 1]);
+    free(b);
+    return 2;
   }
   getloadavg(b->load_before, 3);
   mkdir(b->o.dir, 0755);

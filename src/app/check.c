@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/cli_opts.h"
 #include "app/cmd_store.h"
 #include "sitepack/store.h"
 
@@ -19,29 +20,32 @@ int sp_cmd_check(int argc, char **argv) {
   size_t spot = 100;
   unsigned long long seed = 1;
   int quiet = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+  static const struct option longopts[] = {{"spot", required_argument, NULL, 's'},
+                                           {"seed", required_argument, NULL, 'S'},
+                                           {"quiet", no_argument, NULL, 'q'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {NULL, 0, NULL, 0}};
+  int c;
+  int64_t v;
+  sp_opt_reset();
+  while ((c = sp_opt_next("check", argc, argv, "hq", longopts)) != -1) {
+    if (c == '?') return 2;
+    if (c == 'h') {
       check_usage(stdout);
       return 0;
-    } else if ((!strcmp(a, "--spot") || !strcmp(a, "--seed")) && i + 1 < argc) {
-      char *end = NULL;
-      unsigned long long v = strtoull(argv[++i], &end, 10);
-      if (!end || *end || argv[i][0] == '-' || !argv[i][0]) {
-        fprintf(stderr, "sitepack check: %s needs a non-negative integer, got '%s'\n", a, argv[i]);
-        return 2;
-      }
-      if (a[3] == 'p') spot = (size_t)v;
-      else seed = v;
-    } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-      quiet = 1;
-    } else if (a[0] == '-' || path) {
-      check_usage(stderr);
-      return 2;
-    } else {
-      path = a;
+    }
+    if (c == 'q') quiet = 1;
+    if (c == 's' || c == 'S') {
+      if (sp_opt_int("check", c == 's' ? "--spot" : "--seed", optarg, 0, INT64_MAX, &v)) return 2;
+      if (c == 's') spot = (size_t)v;
+      else seed = (unsigned long long)v;
     }
   }
+  if (argc - optind > 1) {
+    fprintf(stderr, "sitepack check: unexpected argument: %s (one FILE.h5)\n", argv[optind + 1]);
+    return 2;
+  }
+  if (optind < argc) path = argv[optind];
   if (!path) {
     check_usage(stderr);
     return 2;

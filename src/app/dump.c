@@ -3,18 +3,25 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "app/cli_opts.h"
 #include "sitepack/store.h"
 
 int sp_cmd_dump(int argc, char **argv) {
-  if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+  static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  int c;
+  sp_opt_reset();
+  while ((c = sp_opt_next("dump", argc, argv, "h", longopts)) != -1) {
+    if (c == '?') return SP_EXIT_USAGE;
     printf("usage: sitepack dump FILE.h5 TABLE\n"
            "TABLE: structures, ligands, sites, components, residues, interactions (columns: docs/format.md)\n");
     return SP_EXIT_OK;
   }
-  if (argc != 3) {
-    fprintf(stderr, "usage: sitepack dump FILE.h5 TABLE  (TABLE: structures, ligands, sites, components, residues, interactions)\n");
+  if (argc - optind != 2) {
+    fprintf(stderr, "sitepack dump: give FILE.h5 and TABLE (TABLE: structures, ligands, sites, components, residues, "
+                    "interactions)\n");
     return SP_EXIT_USAGE;
   }
+  argv += optind - 1;
   sp_err err = {0};
   int rc = sp_dump(argv[1], argv[2], stdout, &err);
   if (rc) {

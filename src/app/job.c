@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "app/cli_opts.h"
 #include "app/cmd_merge.h"
 
 void sp_print_run_help(FILE *f) {
@@ -18,10 +19,13 @@ void sp_print_run_help(FILE *f) {
           "detected by its magic bytes), finds every ligand, computes its binding site and writes one\n"
           "merged HDF5 file (docs/format.md) plus a run report (JSON). Options override the job file.\n"
           "\n"
+          "Options take their value as --opt VALUE or --opt=VALUE (a unique prefix of a long option is\n"
+          "enough); `--` ends the options. Numbers are checked: integers must be whole numbers in range.\n"
+          "\n"
           "  --input DIR           directory of structure files (or one file)\n"
           "  --ccd FILE            wwPDB CCD, components.cif or .cif.gz (optional: without it every\n"
           "                        component is 'not in CCD')\n"
-          "  --out FILE.h5         merged output (refuses to overwrite without --force)\n"
+          "  --out FILE.h5         merged output (refuses to overwrite without --force); --output too\n"
           "  --report FILE.json    run report (default: OUT without .h5 + .report.json)\n"
           "  --ph X                pH of the site chemistry (default 7.4)\n"
           "  --cutoff A            site cutoff in Angstrom (default 6.0)\n"
@@ -31,7 +35,7 @@ void sp_print_run_help(FILE *f) {
           "                        --no-symmetry-mates turns a job file's site.symmetry_mates off\n"
           "  --model first|all     models to survey (default first)\n"
           "  --force               overwrite an existing output file\n"
-          "  --quiet               no progress lines\n"
+          "  --quiet, -q           no progress lines\n"
           "  --keep-parts          keep the per-rank HDF5 files (OUT.h5.parts/)\n"
           "  --no-steal            run the static LPT plan only, no work stealing (benchmarks)\n"
           "  --no-split            never split a file into ligand ranges\n"
@@ -45,6 +49,7 @@ void sp_print_run_help(FILE *f) {
           "  --max-atoms N         record a file with more than N atom records as too_many_atoms\n"
           "                        and skip it (default: no limit)\n"
           "  --task-timeout S      record a file still running after S seconds as timeout (default: none)\n"
+          "  --help, -h            this text\n"
           "  --shard I/N|auto      shard I of N of a SLURM array (auto: SLURM_ARRAY_TASK_*): run this\n"
           "                        shard's share of the files, write a shard file to --out; then\n"
           "                        `sitepack merge` (docs/slurm.md)\n"
@@ -102,6 +107,107 @@ static int bad(const char *what, const char *detail) {
   return SP_EXIT_USAGE;
 }
 
+/* Issue 16 item 9: job-file numbers follow the flags' rules. An integer key takes a JSON number
+ * that is a whole number in [lo, hi] (1.5 and 1e20 are refused, never rounded or wrapped); a
+ * number key a finite number in [lo, hi] ((lo, hi] with lo_open). The error names the key, the
+ * value as written by cJSON, and the range. */
+static int job_value_error(const cJSON *v, const char *key, const char *what) {
+  char *text = cJSON_PrintUnformatted(v);
+  fprintf(stderr, "sitepack run: job file: %s must be %s, got %s\n", key, what, text ? text : "?");
+  cJSON_free(text);
+  return SP_EXIT_USAGE;
+}
+
+static int job_int(const cJSON *v, const char *key, int64_t lo, int64_t hi, int64_t *out) {
+  double d = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+  if (!(d >= (double)lo && d <= (double)hi && d == floor(d))) {
+    char what[96];
+    snprintf(what, sizeof what, "an integer in [%lld, %lld]", (long long)lo, (long long)hi);
+    return job_value_error(v, key, what);
+  }
+  *out = (int64_t)d;
+  return 0;
+}
+
+static int job_number(const cJSON *v, const char *key, double lo, int lo_open, double hi, double *out) {
+  double d = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+  if (!(isfinite(d) && d >= lo && !(lo_open && d == lo) && d <= hi)) {
+    char what[96];
+    snprintf(what, sizeof what, "a number in %c%g, %g]", lo_open ? '(' : '[', lo, hi);
+    return job_value_error(v, key, what);
+  }
+  *out = d;
+  return 0;
+}
+
+static int job_bool(const cJSON *v, const char *key, bool *out) {
+  if (!cJSON_IsBool(v)) return job_value_error(v, key, "true or false");
+  *out = cJSON_IsTrue(v);
+  return 0;
+}
+
+static int job_unknown(const char *section, const char *key, const char *known) {
+  fprintf(stderr, "sitepack run: job file: unknown key in %s: %s (known: %s)\n", section, key, known);
+  return SP_EXIT_USAGE;
+}
+
+/* "site": {cutoff, max_atoms, symmetry_mates} */
+static int job_site_key(const cJSON *s, sp_job *job) {
+  const char *k = s->string;
+  double d;
+  int64_t n;
+  bool b;
+  int rc;
+  if (!strcmp(k, "cutoff")) {
+    if (!(rc = job_number(s, "site.cutoff", 0, 1, SP_MAX_CUTOFF, &d))) job->opts.cutoff = (float)d;
+  } else if (!strcmp(k, "max_atoms")) {
+    if (!(rc = job_int(s, "site.max_atoms", 1, SP_MAX_SITE_ATOMS, &n))) job->opts.max_site_atoms = (size_t)n;
+  } else if (!strcmp(k, "symmetry_mates")) {
+    if (!(rc = job_bool(s, "site.symmetry_mates", &b))) job->opts.symmetry_mates = b;
+  } else {
+    rc = job_unknown("site", k, "cutoff, max_atoms, symmetry_mates");
+  }
+  return rc;
+}
+
+/* "split": {min_bytes, min_ligands, max_parts, enabled, cost_guard} */
+static int job_split_key(const cJSON *s, sp_job *job) {
+  const char *k = s->string;
+  int64_t n;
+  bool b;
+  int rc;
+  if (!strcmp(k, "min_bytes")) {
+    if (!(rc = job_int(s, "split.min_bytes", 0, SP_MAX_COUNT, &n))) job->split.min_bytes = n;
+  } else if (!strcmp(k, "min_ligands")) {
+    if (!(rc = job_int(s, "split.min_ligands", 1, SP_MAX_COUNT, &n))) job->split.min_ligands = n;
+  } else if (!strcmp(k, "max_parts")) {
+    if (!(rc = job_int(s, "split.max_parts", 1, SP_MAX_PARTS, &n))) job->split.max_parts = (int)n;
+  } else if (!strcmp(k, "enabled")) {
+    if (!(rc = job_bool(s, "split.enabled", &b))) job->split.enabled = b;
+  } else if (!strcmp(k, "cost_guard")) {
+    if (!(rc = job_bool(s, "split.cost_guard", &b))) job->split.cost_guard = b;
+  } else {
+    rc = job_unknown("split", k, "min_bytes, min_ligands, max_parts, enabled, cost_guard");
+  }
+  return rc;
+}
+
+/* "limits": {max_atoms, max_seconds} (issue 9: per-task guards) */
+static int job_limits_key(const cJSON *s, sp_job *job) {
+  const char *k = s->string;
+  double d;
+  int64_t n;
+  int rc;
+  if (!strcmp(k, "max_atoms")) {
+    if (!(rc = job_int(s, "limits.max_atoms", 0, SP_MAX_COUNT, &n))) job->opts.max_atoms = (size_t)n;
+  } else if (!strcmp(k, "max_seconds")) {
+    if (!(rc = job_number(s, "limits.max_seconds", 0, 0, 1e9, &d))) job->opts.max_seconds = d;
+  } else {
+    rc = job_unknown("limits", k, "max_atoms, max_seconds");
+  }
+  return rc;
+}
+
 static int load_job_file(const char *path, sp_job *job) {
   char *text = read_text(path);
   if (!text) return bad("cannot read job file", path);
@@ -149,65 +255,29 @@ static int load_job_file(const char *path, sp_job *job) {
       }
       char **dst = !strcmp(k, "input") ? &job->input : !strcmp(k, "ccd") ? &job->ccd
                    : !strcmp(k, "output") ? &job->output : &job->report;
+      if (!it->valuestring[0]) {
+        fprintf(stderr, "sitepack run: job file: %s must name a file, got an empty string\n", k);
+        rc = SP_EXIT_USAGE;
+        break;
+      }
       free(*dst);
       *dst = resolve(dir, it->valuestring);
     } else if (!strcmp(k, "ph")) {
-      if (!cJSON_IsNumber(it)) rc = bad("job file: ph must be a number", NULL);
-      else job->opts.ph = it->valuedouble;
+      double d;
+      if (!(rc = job_number(it, "ph", 0, 0, 14, &d))) job->opts.ph = d;
     } else if (!strcmp(k, "model")) {
       if (!cJSON_IsString(it) || (strcmp(it->valuestring, "first") && strcmp(it->valuestring, "all")))
         rc = bad("job file: model must be \"first\" or \"all\"", NULL);
       else job->opts.all_models = !strcmp(it->valuestring, "all");
-    } else if (!strcmp(k, "site")) {
+    } else if (!strcmp(k, "site") || !strcmp(k, "split") || !strcmp(k, "limits")) {
       if (!cJSON_IsObject(it)) {
-        rc = bad("job file: site must be an object", NULL);
+        fprintf(stderr, "sitepack run: job file: %s must be an object\n", k);
+        rc = SP_EXIT_USAGE;
         break;
       }
-      for (cJSON *s = it->child; s && !rc; s = s->next) {
-        if (!strcmp(s->string, "cutoff") && cJSON_IsNumber(s)) job->opts.cutoff = (float)s->valuedouble;
-        else if (!strcmp(s->string, "max_atoms") && cJSON_IsNumber(s) && s->valuedouble >= 1)
-          job->opts.max_site_atoms = (size_t)s->valuedouble;
-        else if (!strcmp(s->string, "symmetry_mates") && cJSON_IsBool(s))
-          job->opts.symmetry_mates = cJSON_IsTrue(s);
-        else if (!strcmp(s->string, "cutoff")) rc = bad("job file: site.cutoff must be a number (Angstrom)", NULL);
-        else if (!strcmp(s->string, "max_atoms")) rc = bad("job file: site.max_atoms must be an integer >= 1", NULL);
-        else if (!strcmp(s->string, "symmetry_mates"))
-          rc = bad("job file: site.symmetry_mates must be true or false", NULL);
-        else rc = bad("job file: unknown key in site (cutoff, max_atoms, symmetry_mates)", s->string);
-      }
-    } else if (!strcmp(k, "split")) {
-      if (!cJSON_IsObject(it)) {
-        rc = bad("job file: split must be an object", NULL);
-        break;
-      }
-      for (cJSON *s = it->child; s && !rc; s = s->next) {
-        int num = cJSON_IsNumber(s) && s->valuedouble >= 0 && s->valuedouble == floor(s->valuedouble) &&
-                  s->valuedouble < 9e15;
-        if (!strcmp(s->string, "min_bytes") && num) job->split.min_bytes = (int64_t)s->valuedouble;
-        else if (!strcmp(s->string, "min_ligands") && num && s->valuedouble >= 1)
-          job->split.min_ligands = (int64_t)s->valuedouble;
-        else if (!strcmp(s->string, "max_parts") && num && s->valuedouble >= 1 && s->valuedouble <= 1024)
-          job->split.max_parts = (int)s->valuedouble;
-        else if (!strcmp(s->string, "enabled") && cJSON_IsBool(s)) job->split.enabled = cJSON_IsTrue(s);
-        else if (!strcmp(s->string, "cost_guard") && cJSON_IsBool(s)) job->split.cost_guard = cJSON_IsTrue(s);
-        else rc = bad("job file: unknown or bad key in split (min_bytes >= 0, min_ligands >= 1, "
-                      "max_parts 1..1024, enabled, cost_guard true/false)", s->string);
-      }
-    } else if (!strcmp(k, "limits")) { /* issue 9 (reliability): per-task guards */
-      if (!cJSON_IsObject(it)) {
-        rc = bad("job file: limits must be an object", NULL);
-        break;
-      }
-      for (cJSON *s = it->child; s && !rc; s = s->next) {
-        if (!strcmp(s->string, "max_atoms") && cJSON_IsNumber(s) && s->valuedouble >= 0 &&
-            s->valuedouble == floor(s->valuedouble) && s->valuedouble < 9e15)
-          job->opts.max_atoms = (size_t)s->valuedouble;
-        else if (!strcmp(s->string, "max_seconds") && cJSON_IsNumber(s) && s->valuedouble >= 0 &&
-                 isfinite(s->valuedouble))
-          job->opts.max_seconds = s->valuedouble;
-        else rc = bad("job file: unknown or bad key in limits (max_atoms: integer >= 0, max_seconds: number >= 0)",
-                      s->string);
-      }
+      for (cJSON *s = it->child; s && !rc; s = s->next)
+        rc = !strcmp(k, "site") ? job_site_key(s, job) : !strcmp(k, "split") ? job_split_key(s, job)
+                                                                             : job_limits_key(s, job);
     } else if (!strcmp(k, "steal")) {
       if (!cJSON_IsBool(it)) rc = bad("job file: steal must be true or false", NULL);
       else job->no_steal = !cJSON_IsTrue(it);
@@ -222,12 +292,145 @@ static int load_job_file(const char *path, sp_job *job) {
   return rc;
 }
 
-static int parse_double(const char *s, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || end == s || *end || !isfinite(v)) return -1;
-  *out = v;
+enum {
+  O_INPUT = 256, O_CCD, O_OUT, O_REPORT, O_PH, O_CUTOFF, O_MAX_SITE_ATOMS, O_MAX_ATOMS, O_TASK_TIMEOUT, O_MODEL,
+  O_SHARD, O_SPLIT_MIN_BYTES, O_SPLIT_MIN_LIGANDS, O_SPLIT_MAX_PARTS, O_FORCE, O_KEEP_PARTS, O_NO_STEAL, O_RESUME,
+  O_NO_SPLIT, O_SPLIT_NO_GUARD, O_SYMMETRY_MATES, O_NO_SYMMETRY_MATES
+};
+
+static const struct option k_run_options[] = {
+    {"input", required_argument, NULL, O_INPUT},
+    {"ccd", required_argument, NULL, O_CCD},
+    {"out", required_argument, NULL, O_OUT},
+    {"output", required_argument, NULL, O_OUT},
+    {"report", required_argument, NULL, O_REPORT},
+    {"ph", required_argument, NULL, O_PH},
+    {"cutoff", required_argument, NULL, O_CUTOFF},
+    {"max-site-atoms", required_argument, NULL, O_MAX_SITE_ATOMS},
+    {"max-atoms", required_argument, NULL, O_MAX_ATOMS},
+    {"task-timeout", required_argument, NULL, O_TASK_TIMEOUT},
+    {"model", required_argument, NULL, O_MODEL},
+    {"shard", required_argument, NULL, O_SHARD},
+    {"split-min-bytes", required_argument, NULL, O_SPLIT_MIN_BYTES},
+    {"split-min-ligands", required_argument, NULL, O_SPLIT_MIN_LIGANDS},
+    {"split-max-parts", required_argument, NULL, O_SPLIT_MAX_PARTS},
+    {"force", no_argument, NULL, O_FORCE},
+    {"quiet", no_argument, NULL, 'q'},
+    {"keep-parts", no_argument, NULL, O_KEEP_PARTS},
+    {"no-steal", no_argument, NULL, O_NO_STEAL},
+    {"resume", no_argument, NULL, O_RESUME},
+    {"no-split", no_argument, NULL, O_NO_SPLIT},
+    {"split-no-guard", no_argument, NULL, O_SPLIT_NO_GUARD},
+    {"symmetry-mates", no_argument, NULL, O_SYMMETRY_MATES},
+    {"no-symmetry-mates", no_argument, NULL, O_NO_SYMMETRY_MATES},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* A path option's value: never empty (issue 16 item 10: `--out ""` ran the whole job, then failed) */
+static int set_path(char **dst, const char *opt, const char *v) {
+  if (!v[0]) {
+    fprintf(stderr, "sitepack run: %s must name a file, got an empty string\n", opt);
+    return SP_EXIT_USAGE;
+  }
+  free(*dst);
+  *dst = dup_str(v);
+  return *dst ? 0 : bad("out of memory", NULL);
+}
+
+/* One option with a value (optarg) onto the job; 0 or SP_EXIT_USAGE (the message printed). */
+static int apply_value_option(int c, const char *v, sp_job *job) {
+  double d;
+  int64_t n;
+  switch (c) {
+  case O_INPUT: return set_path(&job->input, "--input", v);
+  case O_CCD: return set_path(&job->ccd, "--ccd", v);
+  case O_OUT: return set_path(&job->output, "--out", v);
+  case O_REPORT: return set_path(&job->report, "--report", v);
+  case O_PH:
+    if (sp_opt_double("run", "--ph", v, 0, 0, 14, &d)) return SP_EXIT_USAGE;
+    job->opts.ph = d;
+    return 0;
+  case O_CUTOFF:
+    if (sp_opt_double("run", "--cutoff", v, 0, 1, SP_MAX_CUTOFF, &d)) return SP_EXIT_USAGE;
+    job->opts.cutoff = (float)d;
+    return 0;
+  case O_TASK_TIMEOUT:
+    if (sp_opt_double("run", "--task-timeout", v, 0, 0, 1e9, &d)) return SP_EXIT_USAGE;
+    job->opts.max_seconds = d;
+    return 0;
+  case O_MAX_SITE_ATOMS:
+    if (sp_opt_int("run", "--max-site-atoms", v, 1, SP_MAX_SITE_ATOMS, &n)) return SP_EXIT_USAGE;
+    job->opts.max_site_atoms = (size_t)n;
+    return 0;
+  case O_MAX_ATOMS:
+    if (sp_opt_int("run", "--max-atoms", v, 0, SP_MAX_COUNT, &n)) return SP_EXIT_USAGE;
+    job->opts.max_atoms = (size_t)n;
+    return 0;
+  case O_SPLIT_MIN_BYTES:
+    if (sp_opt_int("run", "--split-min-bytes", v, 0, SP_MAX_COUNT, &n)) return SP_EXIT_USAGE;
+    job->split.min_bytes = n;
+    return 0;
+  case O_SPLIT_MIN_LIGANDS:
+    if (sp_opt_int("run", "--split-min-ligands", v, 1, SP_MAX_COUNT, &n)) return SP_EXIT_USAGE;
+    job->split.min_ligands = n;
+    return 0;
+  case O_SPLIT_MAX_PARTS:
+    if (sp_opt_int("run", "--split-max-parts", v, 1, SP_MAX_PARTS, &n)) return SP_EXIT_USAGE;
+    job->split.max_parts = (int)n;
+    return 0;
+  case O_MODEL:
+    if (strcmp(v, "first") && strcmp(v, "all")) return bad("--model must be first or all", v);
+    job->opts.all_models = !strcmp(v, "all");
+    return 0;
+  case O_SHARD: { /* issue 8 (slurm): cmd_merge.h sp_shard_parse() */
+    char msg[256];
+    if (sp_shard_parse(v, &job->shard_index, &job->shard_count, msg, sizeof msg)) return bad(msg, NULL);
+    return 0;
+  }
+  }
+  return bad("internal error: unhandled option", NULL);
+}
+
+/* One option without a value onto the job. */
+static void apply_flag(int c, sp_job *job) {
+  switch (c) {
+  case O_FORCE: job->force = true; break;
+  case 'q': job->quiet = true; break;
+  case O_KEEP_PARTS: job->keep_parts = true; break;
+  case O_NO_STEAL: job->no_steal = true; break;
+  case O_RESUME: job->resume = true; break;
+  case O_NO_SPLIT: job->split.enabled = 0; break;
+  case O_SPLIT_NO_GUARD: job->split.cost_guard = 0; break;
+  case O_SYMMETRY_MATES: job->opts.symmetry_mates = true; break;
+  case O_NO_SYMMETRY_MATES: job->opts.symmetry_mates = false; break;
+  }
+}
+
+/* Issue 16 item 13: getopt_long (cli_opts.h). Pass 1 checks every option and finds the operand
+ * (the job file: one at most, anywhere); the job file is read; pass 2 applies the options over it.
+ * Returns 0, -1 (--help printed) or SP_EXIT_USAGE. */
+static int parse_run_args(int argc, char **argv, sp_job *job) {
+  int c;
+  sp_opt_reset();
+  while ((c = sp_opt_next("run", argc, argv, "hq", k_run_options)) != -1) {
+    if (c == '?') return SP_EXIT_USAGE;
+    if (c == 'h') {
+      sp_print_run_help(stdout);
+      return -1;
+    }
+  }
+  if (argc - optind > 1) return bad("unexpected argument (one job file at most)", argv[optind + 1]);
+  if (argc - optind == 1) {
+    int rc = load_job_file(argv[optind], job);
+    if (rc) return rc;
+  }
+  sp_opt_reset();
+  while ((c = sp_opt_next("run", argc, argv, "hq", k_run_options)) != -1) {
+    int has_value = c >= O_INPUT && c <= O_SPLIT_MAX_PARTS;
+    int rc = has_value ? apply_value_option(c, optarg, job) : (apply_flag(c, job), 0);
+    if (rc) return rc;
+  }
   return 0;
 }
 
@@ -235,95 +438,8 @@ int sp_job_from_args(int argc, char **argv, sp_job *job) {
   memset(job, 0, sizeof *job);
   sp_task_opts_default(&job->opts);
   sp_split_opts_default(&job->split);
-  int i = 1;
-  if (i < argc && argv[i][0] != '-') {
-    int rc = load_job_file(argv[i], job);
-    if (rc) return rc;
-    ++i;
-  }
-  for (; i < argc; ++i) {
-    const char *a = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    double d;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      sp_print_run_help(stdout);
-      return -1;
-    } else if (!strcmp(a, "--force")) {
-      job->force = true;
-    } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-      job->quiet = true;
-    } else if (!strcmp(a, "--keep-parts")) {
-      job->keep_parts = true;
-    } else if (!strcmp(a, "--no-steal")) {
-      job->no_steal = true;
-    } else if (!strcmp(a, "--resume")) {
-      job->resume = true;
-    } else if (!strcmp(a, "--no-split")) {
-      job->split.enabled = 0;
-    } else if (!strcmp(a, "--symmetry-mates")) {
-      job->opts.symmetry_mates = true;
-    } else if (!strcmp(a, "--split-no-guard")) {
-      job->split.cost_guard = 0;
-    } else if (a[0] != '-') {
-      return bad("unexpected argument (one job file at most, before the options)", a);
-    } else if (!strcmp(a, "--no-symmetry-mates")) {
-      job->opts.symmetry_mates = false;
-    } else if (!v) {
-      static const char *const with_value[] = {"--input", "--ccd", "--out", "--output", "--report", "--ph",
-                                               "--cutoff", "--max-atoms", "--max-site-atoms", "--model", "--shard",
-                                               "--split-max-parts", "--split-min-bytes", "--split-min-ligands",
-                                               "--task-timeout"};
-      for (size_t k = 0; k < sizeof with_value / sizeof *with_value; ++k)
-        if (!strcmp(a, with_value[k])) return bad("missing value for", a);
-      return bad("unknown option", a);
-    } else if (!strcmp(a, "--input") || !strcmp(a, "--ccd") || !strcmp(a, "--out") || !strcmp(a, "--output") ||
-               !strcmp(a, "--report")) {
-      char **dst = !strcmp(a, "--input") ? &job->input : !strcmp(a, "--ccd") ? &job->ccd
-                   : !strcmp(a, "--report") ? &job->report : &job->output;
-      free(*dst);
-      *dst = dup_str(v);
-      ++i;
-    } else if (!strcmp(a, "--ph")) {
-      if (parse_double(v, &d) || d < 0 || d > 14) return bad("--ph must be a number in [0, 14]", v);
-      job->opts.ph = d;
-      ++i;
-    } else if (!strcmp(a, "--cutoff")) {
-      if (parse_double(v, &d) || d <= 0 || d > 50) return bad("--cutoff must be a number in (0, 50] Angstrom", v);
-      job->opts.cutoff = (float)d;
-      ++i;
-    } else if (!strcmp(a, "--max-site-atoms")) {
-      if (parse_double(v, &d) || d < 1 || d != floor(d)) return bad("--max-site-atoms must be a positive integer", v);
-      job->opts.max_site_atoms = (size_t)d;
-      ++i;
-    } else if (!strcmp(a, "--max-atoms")) {
-      if (parse_double(v, &d) || d < 0 || d != floor(d) || d > 9e15) return bad("--max-atoms must be an integer >= 0", v);
-      job->opts.max_atoms = (size_t)d;
-      ++i;
-    } else if (!strcmp(a, "--task-timeout")) {
-      if (parse_double(v, &d) || d < 0) return bad("--task-timeout must be a number of seconds >= 0", v);
-      job->opts.max_seconds = d;
-      ++i;
-    } else if (!strcmp(a, "--split-min-bytes") || !strcmp(a, "--split-min-ligands") ||
-               !strcmp(a, "--split-max-parts")) {
-      int is_parts = !strcmp(a, "--split-max-parts"), is_lig = !strcmp(a, "--split-min-ligands");
-      double lo = is_parts || is_lig ? 1 : 0, hi = is_parts ? 1024 : 9e15;
-      if (parse_double(v, &d) || d < lo || d > hi || d != floor(d)) return bad("bad integer value for", a);
-      if (is_parts) job->split.max_parts = (int)d;
-      else if (is_lig) job->split.min_ligands = (int64_t)d;
-      else job->split.min_bytes = (int64_t)d;
-      ++i;
-    } else if (!strcmp(a, "--shard")) { /* issue 8 (slurm): cmd_merge.h sp_shard_parse() */
-      char msg[256];
-      if (sp_shard_parse(v, &job->shard_index, &job->shard_count, msg, sizeof msg)) return bad(msg, NULL);
-      ++i;
-    } else if (!strcmp(a, "--model")) {
-      if (strcmp(v, "first") && strcmp(v, "all")) return bad("--model must be first or all", v);
-      job->opts.all_models = !strcmp(v, "all");
-      ++i;
-    } else {
-      return bad("unknown option", a);
-    }
-  }
+  int prc = parse_run_args(argc, argv, job);
+  if (prc) return prc;
   if (!job->input) return bad("no input directory (give --input DIR or a job file with \"input\")", NULL);
   if (!job->output) return bad("no output file (give --out FILE.h5 or a job file with \"output\")", NULL);
   if (!(job->opts.cutoff > 0 && job->opts.cutoff <= 50)) return bad("site cutoff must be in (0, 50] Angstrom", NULL);

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "app/cli_opts.h"
 #include "app/cmd_merge.h"
 #include "sitepack/io.h"
 #include "sitepack/version.h"
@@ -511,27 +512,24 @@ int sp_cmd_merge(int argc, char **argv) {
   char **paths = NULL;
   size_t n = 0, cap = 0;
   int status = 0;
-  for (int i = 1; i < argc && !status; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+  /* issue 16 item 13: getopt_long, the options anywhere, `--` before a name that starts with '-' */
+  static const struct option longopts[] = {{"force", no_argument, NULL, 'f'},
+                                           {"quiet", no_argument, NULL, 'q'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {NULL, 0, NULL, 0}};
+  int opt;
+  sp_opt_reset();
+  while ((opt = sp_opt_next("merge", argc, argv, "hq", longopts)) != -1) {
+    if (opt == '?') return 2;
+    if (opt == 'h') {
       merge_usage(stdout);
-      for (size_t k = 0; k < n; k++) free(paths[k]);
-      free(paths);
       return 0;
     }
-    if (!strcmp(a, "--force")) {
-      force = 1;
-      continue;
-    }
-    if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-      quiet = 1;
-      continue;
-    }
-    if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "sitepack merge: unknown option %s\n", a);
-      status = 2;
-      break;
-    }
+    if (opt == 'f') force = 1;
+    if (opt == 'q') quiet = 1;
+  }
+  for (int i = optind; i < argc && !status; i++) {
+    const char *a = argv[i];
     if (!out) {
       out = a;
       continue;

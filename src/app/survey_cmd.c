@@ -11,6 +11,7 @@
 
 #include "app/app.h"
 #include "app/cmd_survey.h"
+#include "app/cli_opts.h"
 #include "sitepack/ccd.h"
 #include "sitepack/molkey.h"
 #include "sitepack/store.h"
@@ -154,23 +155,28 @@ static void usage(FILE *f) {
 int sp_cmd_survey(int argc, char **argv) {
   const char *path = NULL, *ccd_arg = NULL;
   bool per_comp = false, quiet = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+  static const struct option longopts[] = {{"ccd", required_argument, NULL, 'c'},
+                                           {"per-comp", no_argument, NULL, 'p'},
+                                           {"quiet", no_argument, NULL, 'q'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {NULL, 0, NULL, 0}};
+  int opt;
+  sp_opt_reset();
+  while ((opt = sp_opt_next("survey", argc, argv, "hq", longopts)) != -1) {
+    if (opt == '?') return SP_EXIT_USAGE;
+    if (opt == 'h') {
       usage(stdout);
       return SP_EXIT_OK;
-    } else if (!strcmp(argv[i], "--ccd") && i + 1 < argc) {
-      ccd_arg = argv[++i];
-    } else if (!strcmp(argv[i], "--per-comp")) {
-      per_comp = true;
-    } else if (!strcmp(argv[i], "--quiet")) {
-      quiet = true;
-    } else if (argv[i][0] != '-' && !path) {
-      path = argv[i];
-    } else {
-      usage(stderr);
-      return SP_EXIT_USAGE;
     }
+    if (opt == 'c') ccd_arg = optarg;
+    else if (opt == 'p') per_comp = true;
+    else if (opt == 'q') quiet = true;
   }
+  if (argc - optind > 1) {
+    fprintf(stderr, "sitepack survey: unexpected argument: %s (one FILE.h5)\n", argv[optind + 1]);
+    return SP_EXIT_USAGE;
+  }
+  if (optind < argc) path = argv[optind];
   if (!path) {
     usage(stderr);
     return SP_EXIT_USAGE;
@@ -193,13 +199,25 @@ int sp_cmd_survey(int argc, char **argv) {
     fprintf(stderr, "sitepack survey: %s\n", err.msg);
     return SP_EXIT_RUNTIME;
   }
+  /* a CCD named on the command line must open (exit 2 otherwise); the run's own, recorded in
+     /run, may have moved since: then the key groups stay unconfirmed, with a warning */
+  sp_ccd *ccd = NULL;
+  if (ccd_arg) {
+    sp_err cerr = {0};
+    if (sp_ccd_open(ccd_arg, &ccd, &cerr)) {
+      fprintf(stderr, "sitepack survey: CCD %s: %s\n", ccd_arg, cerr.msg);
+      table_free(&st);
+      table_free(&lg);
+      table_free(&cp);
+      return SP_EXIT_USAGE;
+    }
+  }
   int s_status = col(&st, "status"), l_comp = col(&lg, "comp_id"), l_class = col(&lg, "class"),
       l_key = col(&lg, "molecule_key"), c_comp = col(&cp, "comp_id"), c_in = col(&cp, "in_ccd"),
       c_key = col(&cp, "molecule_key"), c_src = col(&cp, "key_source");
   int status = SP_EXIT_OK;
   comp_stat *cs = NULL;
   const char **allkeys = NULL;
-  sp_ccd *ccd = NULL;
   size_t *order = NULL;
   if (s_status < 0 || l_comp < 0 || l_class < 0 || l_key < 0 || c_comp < 0 || c_in < 0 || c_key < 0 || c_src < 0) {
     fprintf(stderr, "sitepack survey: %s: a column of docs/format.md is missing\n", path);
@@ -276,7 +294,7 @@ int sp_cmd_survey(int argc, char **argv) {
   if (ccd_arg) snprintf(ccd_path, sizeof ccd_path, "%s", ccd_arg);
   else run_ccd_path(path, ccd_path, sizeof ccd_path);
   sp_err cerr = {0};
-  if (ccd_path[0] && sp_ccd_open(ccd_path, &ccd, &cerr)) {
+  if (!ccd && ccd_path[0] && sp_ccd_open(ccd_path, &ccd, &cerr)) {
     fprintf(stderr, "sitepack survey: CCD %s: %s (key groups stay unconfirmed)\n", ccd_path, cerr.msg);
     ccd = NULL;
   }

@@ -59,6 +59,53 @@ expect 1 "report not writable" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run --input "$SR
 grep -q "cannot write report" "$WORK/err.txt" || { echo "FAIL: unwritable report not named"; fail=1; }
 expect 2 "unknown option as the last argument" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run --input "$SRC/tests/data/structures/1stp.cif" --frob
 grep -q "unknown option: --frob" "$WORK/err.txt" || { echo "FAIL: a last unknown option is not called unknown"; fail=1; }
+# --- issue 16. Each check below failed on main at b0a8729 (run once against it), except where noted.
+S1="$SRC/tests/data/structures/1stp.cif"
+RUN=("$MPIEXEC" $FLAGS -np 1 "$SP" run)
+# item 13: getopt_long: --opt=value, --opt value, `--` ends the options, one error format
+expect 0 "--opt=value" -- "${RUN[@]}" --input="$S1" --out="$WORK/eq.h5" --ph=6.5 --cutoff=5 --quiet
+/usr/bin/python3 -c "import h5py,json,sys; j=json.loads(h5py.File(sys.argv[1],'r')['run'].attrs['job_json']); \
+  sys.exit(0 if j['ph']==6.5 and abs(j['site']['cutoff']-5)<1e-6 else 1)" "$WORK/eq.h5" \
+  || { echo "FAIL: --ph=6.5 --cutoff=5 not in /run/job_json"; fail=1; }
+echo '{"input": "x"}' > "$WORK/j.json"
+expect 0 "job file after the options, after --" -- "${RUN[@]}" --input "$S1" --out "$WORK/dd.h5" --quiet -- "$WORK/j.json"
+expect 2 "option that takes no value given one" -- "${RUN[@]}" --input "$S1" --out "$WORK/nv.h5" --force=yes
+grep -q "sitepack run: option --force takes no value" "$WORK/err.txt" || { echo "FAIL: --force=yes message"; cat "$WORK/err.txt"; fail=1; }
+expect 2 "missing value at the end" -- "${RUN[@]}" --input "$S1" --out
+grep -q "sitepack run: missing value for --out" "$WORK/err.txt" || { echo "FAIL: missing value message"; cat "$WORK/err.txt"; fail=1; }
+for cmd in "dump" "check" "survey" "merge" "bench read"; do
+  expect 2 "$cmd: unknown option" -- "$SP" $cmd --frob
+  grep -q "^sitepack $cmd: unknown option: --frob" "$WORK/err.txt" || { echo "FAIL: $cmd: error format"; cat "$WORK/err.txt"; fail=1; }
+done
+expect 0 "check --spot=3" -- "$SP" check --spot=3 "$WORK/eq.h5"
+# run --help lists every long option the parser knows (the table in src/app/job.c)
+"$SP" run --help > "$WORK/help.txt"
+for o in $(grep -o '^    {"[a-z-]*", ' "$SRC/src/app/job.c" | sed 's/.*{"\([a-z-]*\)".*/\1/'); do
+  grep -q -- "--$o\b" "$WORK/help.txt" || { echo "FAIL: run --help does not list --$o"; fail=1; }
+done
+# item 10: an empty --out is refused at the start (it used to run the whole job, then fail to rename)
+mkdir -p "$WORK/cwd"
+expect 2 "--out \"\"" -- env -C "$WORK/cwd" "${RUN[@]}" --input "$S1" --out ""
+grep -q "must name a file" "$WORK/err.txt" || { echo "FAIL: empty --out message"; cat "$WORK/err.txt"; fail=1; }
+[ -z "$(ls -A "$WORK/cwd")" ] || { echo "FAIL: an empty --out left $(ls -A "$WORK/cwd")"; fail=1; }
+printf '{"input": "x", "output": ""}' > "$WORK/eo.json"
+expect 2 "job file output \"\"" -- "${RUN[@]}" "$WORK/eo.json"
+# item 9: job-file numbers: integers must be whole numbers in range; the error names key, value, range
+jobnum() { # jobnum JSON-FRAGMENT KEY VALUE
+  printf '{"input": "%s", "output": "%s", %s}' "$S1" "$WORK/jn.h5" "$1" > "$WORK/jn.json"
+  expect 2 "job file $2 = $3" -- "${RUN[@]}" "$WORK/jn.json"
+  grep -q "job file: $2 must be .*\[.*\], got $3" "$WORK/err.txt" || { echo "FAIL: $2 message: $(cat "$WORK/err.txt")"; fail=1; }
+}
+jobnum '"site": {"max_atoms": 1.5}' site.max_atoms 1.5
+jobnum '"limits": {"max_atoms": 1e20}' limits.max_atoms 1e+20
+jobnum '"split": {"max_parts": 0}' split.max_parts 0
+jobnum '"split": {"min_ligands": 2.5}' split.min_ligands 2.5
+jobnum '"ph": 15' ph 15
+expect 2 "--max-site-atoms 1.5" -- "${RUN[@]}" --input "$S1" --out "$WORK/ms.h5" --max-site-atoms 1.5
+grep -q "max-site-atoms must be an integer in \[1, 1000000000\], got '1.5'" "$WORK/err.txt" || { echo "FAIL: flag range message"; cat "$WORK/err.txt"; fail=1; }
+# docs/usage.md: `survey --ccd` with a missing file exits 2
+expect 2 "survey --ccd missing" -- "$SP" survey "$WORK/eq.h5" --ccd "$WORK/none.cif"
+
 expect 0 "dump structures" -- "$SP" dump "$WORK/one.h5" structures
 head -1 "$WORK/out.txt" | grep -q "path" || { echo "FAIL: dump header"; fail=1; }
 grep -q "1stp.cif" "$WORK/out.txt" || { echo "FAIL: dump row"; fail=1; }

@@ -1,0 +1,66 @@
+/* One option convention for every subcommand: see cli_opts.h. */
+#include "app/cli_opts.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sp_opt_reset(void) { optind = 0; }
+
+int sp_opt_next(const char *cmd, int argc, char **argv, const char *shortopts, const struct option *longopts) {
+  char spec[128];
+  snprintf(spec, sizeof spec, ":%s", shortopts); /* ':' first: a missing value returns ':', silently */
+  opterr = 0;
+  int c = getopt_long(argc, argv, spec, longopts, NULL);
+  if (c != '?' && c != ':') return c;
+  const char *a = optind > 0 && optind - 1 < argc ? argv[optind - 1] : "";
+  int is_long = a[0] == '-' && a[1] == '-';
+  const char *eq = strchr(a, '=');
+  int name_len = is_long && eq ? (int)(eq - a) : (int)strlen(a);
+  if (c == ':') {
+    if (is_long) fprintf(stderr, "sitepack %s: missing value for %.*s\n", cmd, name_len, a);
+    else fprintf(stderr, "sitepack %s: missing value for -%c\n", cmd, optopt);
+  } else if (is_long && eq && optopt) {
+    fprintf(stderr, "sitepack %s: option %.*s takes no value\n", cmd, name_len, a);
+  } else if (is_long) {
+    fprintf(stderr, "sitepack %s: unknown option: %.*s (try: sitepack %s --help)\n", cmd, name_len, a, cmd);
+  } else {
+    fprintf(stderr, "sitepack %s: unknown option: -%c (try: sitepack %s --help)\n", cmd, optopt, cmd);
+  }
+  return '?';
+}
+
+int sp_opt_int(const char *cmd, const char *opt, const char *text, int64_t lo, int64_t hi, int64_t *out) {
+  const char *p = text;
+  int neg = *p == '-';
+  if (neg || *p == '+') ++p;
+  int ok = *p >= '0' && *p <= '9' && !(neg && lo >= 0);
+  int64_t v = 0;
+  for (; ok && *p; ++p) {
+    if (*p < '0' || *p > '9' || v > (INT64_MAX - 9) / 10) ok = 0;
+    else v = v * 10 + (*p - '0');
+  }
+  if (neg) v = -v;
+  if (!ok || v < lo || v > hi) {
+    fprintf(stderr, "sitepack %s: %s must be an integer in [%lld, %lld], got '%s'\n", cmd, opt, (long long)lo,
+            (long long)hi, text);
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+int sp_opt_double(const char *cmd, const char *opt, const char *text, double lo, int lo_open, double hi, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (errno || end == text || *end || !isfinite(v) || v < lo || (lo_open && v == lo) || v > hi) {
+    fprintf(stderr, "sitepack %s: %s must be a number in %c%g, %g], got '%s'\n", cmd, opt, lo_open ? '(' : '[', lo,
+            hi, text);
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
