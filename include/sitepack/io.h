@@ -80,8 +80,15 @@ typedef enum sp_scan_kind {
   SP_SCAN_NOT_A_FILE = 3,     /**< "not_a_file": a structure-named FIFO, socket or device (never opened) */
   SP_SCAN_DIR_REVISITED = 4,  /**< "directory_loop": a link back to a directory already scanned (reported once) */
   SP_SCAN_STAT_ERROR = 5,     /**< "stat_error": stat failed otherwise (EACCES on a path, EIO ...) */
+  SP_SCAN_PATH_TOO_LONG = 6,  /**< "path_too_long": a structure file whose relative path has more than
+                                   SP_SCAN_MAX_PATH bytes (it would not fit /structures/path: never cut) */
   SP_SCAN_KIND_COUNT
 } sp_scan_kind;
+
+/** Longest relative path the scan lists, in bytes: the width of /structures/path (result.h
+ *  SP_PATH_LEN, 512) less its NUL. A longer one is a problem (path_too_long), so that two files
+ *  never share a cut path in the output (issue 16 item 7). */
+#define SP_SCAN_MAX_PATH 511
 
 /** A path the scan could not enter or read. */
 typedef struct sp_scan_problem {

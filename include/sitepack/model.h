@@ -303,6 +303,10 @@ size_t sp_structure_bytes(const sp_structure *s);
 /** Copy a string view into a fixed field of size @p cap (NUL-terminated, truncated).
  *  @return 1 if it was truncated, else 0. */
 int sp_sv_copy(char *dst, size_t cap, sp_sv v);
+/** Copy the NUL-terminated text @p src into the fixed-size column @p dst of @p cap bytes
+ *  (cap >= 4), NUL-padded; a text that does not fit is cut and ends with "..." (never cut
+ *  silently: issue 16 item 7). @return 1 when cut, else 0. */
+int sp_text_fit(char *dst, size_t cap, const char *src);
 /** Compare a string view with a NUL-terminated string: 1 if equal. */
 bool sp_sv_eq(sp_sv v, const char *s);
 

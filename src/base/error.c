@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static const char *const k_names[SP_ERRCLASS_COUNT] = {
     [SP_OK] = "ok",
@@ -38,8 +39,10 @@ int sp_err_set(sp_err *err, int cls, const char *fmt, ...) {
   err->cls = cls;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+  int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
   va_end(ap);
+  if (n >= (int)sizeof err->msg) /* issue 16 item 7: a cut message says so ("...") */
+    memcpy(err->msg + sizeof err->msg - 4, "...", 4);
   for (char *p = err->msg; *p; ++p)
     if (*p == '\n' || *p == '\r') *p = ' ';
   return cls;

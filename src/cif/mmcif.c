@@ -593,15 +593,17 @@ static int read_comps(const sp_cif_doc *d, const sp_cif_block *b, sp_structure *
 
 static void read_meta(const sp_cif_doc *d, const sp_cif_block *b, sp_structure *s) {
   const sp_cif_value *v = sp_cif_find_value(d, b, "_entry.id", 0);
-  if (v) sp_sv_copy(s->entry_id, sizeof s->entry_id, sp_cif_sv(v));
+  if (v && sp_sv_copy(s->entry_id, sizeof s->entry_id, sp_cif_sv(v))) /* cut: it says so (issue 16) */
+    memcpy(s->entry_id + sizeof s->entry_id - 4, "...", 3);
   size_t used = 0;
   s->method[0] = 0;
   for (uint32_t row = 0; (v = sp_cif_find_value(d, b, "_exptl.method", row)); ++row) {
     sp_sv m = sp_cif_sv(v);
     if (!m.n) continue;
     int w = snprintf(s->method + used, sizeof s->method - used, "%s%.*s", used ? ", " : "", (int)m.n, m.p);
-    if (w < 0 || (size_t)w >= sizeof s->method - used) {
+    if (w < 0 || (size_t)w >= sizeof s->method - used) { /* cut: it says so (issue 16) */
       used = sizeof s->method - 1;
+      memcpy(s->method + used - 3, "...", 4);
       break;
     }
     used += (size_t)w;

@@ -26,7 +26,8 @@ void sp_scan_list_free(sp_scan_list *l) {
 
 const char *sp_scan_problem_name(int kind) {
   static const char *const names[SP_SCAN_KIND_COUNT] = {"unreadable_directory", "broken_symlink", "symlink_loop",
-                                                        "not_a_file", "directory_loop", "stat_error"};
+                                                        "not_a_file", "directory_loop", "stat_error",
+                                                        "path_too_long"};
   return kind >= 0 && kind < SP_SCAN_KIND_COUNT ? names[kind] : "unknown";
 }
 
@@ -248,6 +249,8 @@ static int walk_dir(walk *w, const char *root, const char *rel, sp_err *err) {
         free(child_rel);
         rc = sp_err_set(err, SP_E_NOMEM, "out of memory (scan)");
       }
+    } else if (S_ISREG(st.st_mode) && wanted_name(names[i]) && strlen(child_rel) > SP_SCAN_MAX_PATH) {
+      if (add_problem(w, child_rel, SP_SCAN_PATH_TOO_LONG, 0)) rc = sp_err_set(err, SP_E_NOMEM, "out of memory (scan)");
     } else if (S_ISREG(st.st_mode) && wanted_name(names[i])) {
       if (add_file(w, child_rel, (int64_t)st.st_size)) {
         free(child_rel);

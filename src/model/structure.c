@@ -18,6 +18,16 @@ int sp_sv_copy(char *dst, size_t cap, sp_sv v) {
   return v.n > cap - 1;
 }
 
+int sp_text_fit(char *dst, size_t cap, const char *src) {
+  size_t n = strlen(src);
+  int cut = n > cap - 1;
+  if (cut) n = cap - 1;
+  memcpy(dst, src, n);
+  memset(dst + n, 0, cap - n);
+  if (cut) memcpy(dst + cap - 4, "...", 3);
+  return cut;
+}
+
 bool sp_sv_eq(sp_sv v, const char *s) {
   size_t n = strlen(s);
   return n == v.n && (n == 0 || memcmp(v.p, s, n) == 0);

@@ -568,7 +568,7 @@ int sp_pdb_read(const char *text, size_t len, sp_structure *s, sp_err *err) {
   }
 done:
   if (rc) return rc;
-  sp_sv_copy(s->method, sizeof s->method, (sp_sv){r.method, strlen(r.method)});
+  sp_text_fit(s->method, sizeof s->method, r.method); /* a cut method ends with "..." */
   if (!r.n_atom_records) return sp_err_set(err, SP_E_NO_ATOMS, "no atoms (no ATOM/HETATM records)");
   guess_poly_types(s);
   if ((rc = sp_structure_finish(s, err))) return rc;

@@ -64,6 +64,8 @@ size_t sp_worker_peak_bytes(const sp_worker *w) { return w->peak_bytes; }
 
 double sp_worker_max_bytes_per_atom(const sp_worker *w) { return w->max_bytes_per_atom; }
 
+_Static_assert(SP_SCAN_MAX_PATH + 1 == SP_PATH_LEN, "the scan lists only paths that fit /structures/path");
+
 static void copy_str(char *dst, size_t cap, const char *src) {
   size_t n = strlen(src);
   if (n >= cap) n = cap - 1;
@@ -202,15 +204,22 @@ static void fill_ligand_row(const sp_structure *s, const sp_survey *sv, const sp
   row->n_ccd_heavy_atoms = L->n_ccd_heavy;
   copy_str(row->molecule_key, sizeof row->molecule_key, L->molecule_key);
   copy_str(row->key_source, sizeof row->key_source, L->key_source);
-  size_t used = 0;
-  for (uint32_t k = 0; k < L->n_res; ++k) {
+  /* the whole list, then cut after the last residue that fits with " ..." (never cut silently) */
+  char list[sizeof row->residues + 72];
+  size_t used = 0, fits = 0;
+  uint32_t k = 0;
+  for (; k < L->n_res; ++k) {
     char key[64];
     int n = residue_key(s, sv->res_refs[L->res_first + k], key, sizeof key);
-    if (n < 0 || used + (size_t)n + (k ? 1 : 0) >= sizeof row->residues) break; /* truncated list */
-    if (k) row->residues[used++] = ' ';
-    memcpy(row->residues + used, key, (size_t)n);
+    if (n < 0 || used + (size_t)n + 1 >= sizeof list) break;
+    if (k) list[used++] = ' ';
+    memcpy(list + used, key, (size_t)n);
     used += (size_t)n;
+    if (used + 4 < sizeof row->residues) fits = used; /* room for " ..." after it */
   }
+  if (k == L->n_res && used < sizeof row->residues) fits = used;
+  memcpy(row->residues, list, fits);
+  if (fits < used || k < L->n_res) memcpy(row->residues + fits, " ...", 4);
   row->site_idx = -1;
 }
 
@@ -301,8 +310,8 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
   st->n_models = (int32_t)w->s.n_models;
   st->n_atoms_model1 = w->s.n_models ? (int64_t)w->s.models[0].n_atoms : 0;
   st->n_warnings = (int32_t)w->s.n_warnings;
-  copy_str(st->entry_id, sizeof st->entry_id, w->s.entry_id);
-  copy_str(st->method, sizeof st->method, w->s.method);
+  sp_text_fit(st->entry_id, sizeof st->entry_id, w->s.entry_id);
+  sp_text_fit(st->method, sizeof st->method, w->s.method);
   st->resolution = w->s.resolution;
   /* issue 9 (reliability): per-task guards, recorded as the file's status and not fatal */
   if (opts->max_atoms && w->s.n_atoms > opts->max_atoms) {

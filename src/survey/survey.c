@@ -652,13 +652,13 @@ static int component_row(build *b, comp_info *ci, sp_component_row *row) {
   row->in_ccd = ci->in_ccd;
   row->n_heavy_atoms = -1;
   if (ci->def) {
-    snprintf(row->formula, sizeof row->formula, "%s", ci->def->formula);
-    snprintf(row->name, sizeof row->name, "%.79s", ci->def->name);
-    snprintf(row->type, sizeof row->type, "%s", ci->def->type);
+    sp_text_fit(row->formula, sizeof row->formula, ci->def->formula); /* cut: ends with "..." (issue 16) */
+    sp_text_fit(row->name, sizeof row->name, ci->def->name);
+    sp_text_fit(row->type, sizeof row->type, ci->def->type);
     if (ci->def->n_atoms) row->n_heavy_atoms = (int32_t)sp_component_heavy_atoms(ci->def);
   } else {
     for (size_t k = 0; k < s->n_file_comps; k++)
-      if (!strcmp(s->file_comps[k].id, ci->id)) snprintf(row->type, sizeof row->type, "%s", s->file_comps[k].type);
+      if (!strcmp(s->file_comps[k].id, ci->id)) sp_text_fit(row->type, sizeof row->type, s->file_comps[k].type);
   }
   if (ci->usable) {
     sp_err kerr = {0};

@@ -4,7 +4,8 @@
 # 18 HEM instances of 19hc.pdb.gz are one molecule; the totals (structures, instances, classes,
 # molecules) equal what the ligand table holds (counted here with h5py independently); ARG and
 # DAR (L- and D-arginine) share a key and the group is confirmed by graph isomorphism of their
-# CCD definitions; without a CCD the group is reported unconfirmed.
+# CCD definitions; without a CCD (the run's moved) the group is reported unconfirmed; a --ccd that
+# cannot be opened exits 2.
 # usage: test_survey_cmd.sh SITEPACK MPIEXEC DATA_DIR WORKDIR
 set -euo pipefail
 SP=$1; MPIEXEC=$2; DATA=$3; WORK=$4
@@ -38,9 +39,14 @@ for c, k in cls.items():
 assert re.search(r"structures: 2 \(ok 2, failed 0\)", txt)
 print("survey totals agree with h5py:", n, "instances,", len(keys), "molecules,", dict(cls))
 PY
-# no CCD reachable: the group stays unconfirmed
-"$SP" survey "$WORK/b.h5" --ccd /nonexistent.cif 2> "$WORK/err.txt" | grep -qP '\tARG DAR\tunconfirmed$' \
+# the run's CCD (/run/ccd_path) moved since: the group stays unconfirmed, with a warning
+cp "$WORK/b.h5" "$WORK/moved.h5"
+/usr/bin/python3 -c "import h5py,sys; import numpy; h5py.File(sys.argv[1],'r+')['run'].attrs['ccd_path']=numpy.bytes_(b'/nonexistent.cif')" "$WORK/moved.h5"
+"$SP" survey "$WORK/moved.h5" 2> "$WORK/err.txt" | grep -qP '\tARG DAR\tunconfirmed$' \
   || fail "no CCD: unconfirmed"
 grep -q "nonexistent" "$WORK/err.txt" || fail "no CCD: message"
+# a --ccd that cannot be opened is a command-line error (issue 16, docs/usage.md): exit 2
+set +e; "$SP" survey "$WORK/b.h5" --ccd /nonexistent.cif > /dev/null 2>&1; rc=$?; set -e
+[ $rc -eq 2 ] || fail "survey --ccd of a missing file: exit $rc, expected 2"
 "$SP" survey /nonexistent.h5 > /dev/null 2>&1 && fail "missing file must fail"
 echo "test_survey_cmd: all checks passed"
