@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sitepack/sched.h"
+#include "sitepack/plan.h"
 
 typedef struct file_t {
   int64_t bytes;

@@ -61,6 +61,17 @@ int sp_file_digest(const char *path, char sha[65], int64_t *bytes, int *gzip, sp
 /** Inflate gzip data already in memory (same rules and errors as sp_file_read). */
 int sp_gunzip(const void *data, size_t len, size_t max_bytes, sp_buf *out, sp_err *err);
 
+/**
+ * Inflate one gzip member of @p in [0, @p n) into @p dst, which must come out exactly @p len
+ * bytes and use all the input (e.g. @p len from the gzip trailer's ISIZE, RFC 1952), into a
+ * buffer the caller owns (@p dst holds len + 1 bytes; dst[len] = 0 is written). libdeflate
+ * when the build has it, else zlib.
+ * @return 1 on success, 0 otherwise (several members, trailing bytes, another size, corrupt
+ *         data, out of memory): no error class; the caller then takes a general path such as
+ *         sp_gunzip(), which reports the error with its class.
+ */
+int sp_gzip_inflate_exact(const unsigned char *in, size_t n, char *dst, size_t len);
+
 void sp_buf_free(sp_buf *b);
 
 /** Hex SHA-256 (64 lowercase hex digits + NUL) of @p len bytes at @p data (OpenSSL libcrypto). */

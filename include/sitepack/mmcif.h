@@ -61,6 +61,23 @@ extern "C" {
  */
 int sp_mmcif_read(const char *text, size_t len, sp_structure *s, sp_err *err);
 
+
+/** Flag of sp_mmcif_read_ex: the caller has checked that the text has no NUL byte (the reader
+ *  then does not look for one). */
+#define SP_MMCIF_NUL_CHECKED 1u
+/** Flag of sp_mmcif_read_ex, with SP_MMCIF_NUL_CHECKED: look for NUL bytes after the parse
+ *  instead of before (one pass over the text from memory instead of two): a text with a NUL
+ *  gives SP_E_BINARY and the structure as it was before the call, whatever the parse found,
+ *  as if it had been checked first. */
+#define SP_MMCIF_NUL_AFTER 2u
+
+/**
+ * sp_mmcif_read() with @p flags: 0 (the same as sp_mmcif_read), SP_MMCIF_NUL_CHECKED, or
+ * SP_MMCIF_NUL_CHECKED | SP_MMCIF_NUL_AFTER. Used by the format dispatch (read.h), which has
+ * already looked at the text. Errors as sp_mmcif_read().
+ */
+int sp_mmcif_read_ex(const char *text, size_t len, sp_structure *s, unsigned flags, sp_err *err);
+
 #ifdef __cplusplus
 }
 #endif

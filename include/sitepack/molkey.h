@@ -44,13 +44,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sitepack/ccd.h"
+#include "sitepack/component.h"
 #include "sitepack/error.h"
-#include "sitepack/result.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/** Bytes of a molecule key string, NUL included ("wl1-" + 16 hex + "-h" + count fits in 40).
+ *  The /ligands and /components columns molecule_key have this size (docs/format.md). */
+#define SP_KEY_LEN 40
 
 /** Algorithm version prefix of every key this library makes. */
 #define SP_MOLKEY_VERSION "wl1"

@@ -16,13 +16,15 @@
 
 #include "sitepack/error.h"
 #include "sitepack/model.h"
+#include "sitepack/molkey.h"
+#include "sitepack/site.h"
+#include "sitepack/survey.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define SP_PATH_LEN 512
-#define SP_KEY_LEN 40
 #define SP_CLASS_LEN 16
 
 /** /structures row: one per input file (split files: one per file, from part 0). */
@@ -70,17 +72,7 @@ typedef struct sp_ligand_row {
   int64_t site_idx;              /**< local/global site index, -1 if none */
 } sp_ligand_row;
 
-/** /components row: one per comp_id of a ligand. */
-typedef struct sp_component_row {
-  char comp_id[SP_ID_LEN];
-  uint8_t in_ccd;
-  char molecule_key[SP_KEY_LEN];
-  char key_source[16];
-  char formula[64];
-  char name[80];
-  char type[40];
-  int32_t n_heavy_atoms;         /**< -1 unknown */
-} sp_component_row;
+/* /components row: sp_component_row of survey.h (the survey fills it). */
 
 /** /sites row (one per ligand instance that has a site). */
 typedef struct sp_site_row {
@@ -117,13 +109,7 @@ typedef struct sp_residue_row {
   char symop[16];                /**< symmetry image ("2_655", docs/sites.md "Symmetry mates"); "" as in the file */
 } sp_residue_row;
 
-enum {
-  SP_RES_KIND_LIGAND = 0,        /**< a residue of the site's own ligand */
-  SP_RES_KIND_POLYMER = 1,
-  SP_RES_KIND_OTHER_LIGAND = 2,
-  SP_RES_KIND_ION = 3,
-  SP_RES_KIND_WATER = 4,
-};
+/* kind: SP_RES_KIND_* of site.h (the site search sets it). */
 
 /** /atoms row (columns stored as separate datasets). */
 typedef struct sp_atom_row {

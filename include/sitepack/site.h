@@ -52,6 +52,15 @@ enum {
   SP_SITE_ATOM_SYMMETRY = 1u << 9,     /**< atom of a crystal symmetry image (position transformed) */
 };
 
+/** Kinds of site residues (sp_site_res.kind, /residues/kind). */
+enum {
+  SP_RES_KIND_LIGAND = 0,        /**< a residue of the site's own ligand */
+  SP_RES_KIND_POLYMER = 1,
+  SP_RES_KIND_OTHER_LIGAND = 2,
+  SP_RES_KIND_ION = 3,
+  SP_RES_KIND_WATER = 4,
+};
+
 typedef struct sp_site_opts {
   float cutoff;          /**< Å, default 6.0 */
   size_t max_atoms;      /**< default 12000 */
@@ -61,7 +70,7 @@ typedef struct sp_site_opts {
 /** One residue of a site. */
 typedef struct sp_site_res {
   uint32_t residue;      /**< index into sp_structure.residues */
-  uint8_t kind;          /**< SP_RES_KIND_* (result.h) */
+  uint8_t kind;          /**< SP_RES_KIND_* */
   uint16_t image;        /**< 0: the residue as in the file; k > 0: its symmetry image images[k-1] */
   float min_distance;    /**< Å to the nearest ligand heavy atom; 0 for ligand residues */
 } sp_site_res;

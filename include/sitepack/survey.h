@@ -18,7 +18,7 @@
 #include "sitepack/ccd.h"
 #include "sitepack/error.h"
 #include "sitepack/model.h"
-#include "sitepack/result.h"
+#include "sitepack/molkey.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -75,6 +75,18 @@ typedef struct sp_ligand {
   char key_source[16];       /**< "ccd", "file", "distance", "none" */
   int64_t attach_atom;       /**< covalent ligands: polymer atom it is bonded to, -1 otherwise */
 } sp_ligand;
+
+/** What the survey knows of one ligand comp_id; written as it is as a /components row (docs/format.md). */
+typedef struct sp_component_row {
+  char comp_id[SP_ID_LEN];
+  uint8_t in_ccd;
+  char molecule_key[SP_KEY_LEN];
+  char key_source[16];
+  char formula[64];
+  char name[80];
+  char type[40];
+  int32_t n_heavy_atoms;         /**< -1 unknown */
+} sp_component_row;
 
 /** Per-comp_id chemistry seen in the survey. */
 typedef struct sp_survey_comp {

@@ -16,7 +16,7 @@
 #include "sitepack/ccd.h"
 #include "sitepack/error.h"
 #include "sitepack/result.h"
-#include "sitepack/sched.h"
+#include "sitepack/plan.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -21,25 +21,6 @@
 
 /* ------------------------------------------------------------ component */
 
-void sp_component_free(sp_component *c) {
-  if (!c) return;
-  free(c->atoms);
-  free(c->bonds);
-  memset(c, 0, sizeof *c);
-}
-
-size_t sp_component_heavy_atoms(const sp_component *c) {
-  size_t n = 0;
-  for (size_t i = 0; i < c->n_atoms; ++i) n += c->atoms[i].element != 1;
-  return n;
-}
-
-int sp_component_atom_index(const sp_component *c, const char *name) {
-  for (size_t i = 0; i < c->n_atoms; ++i)
-    if (!strcmp(c->atoms[i].name, name)) return (int)i;
-  return -1;
-}
-
 static int atom_index_sv(const sp_component *c, sp_sv name) {
   if (name.n >= SP_ID_LEN) return -1;
   for (size_t i = 0; i < c->n_atoms; ++i)

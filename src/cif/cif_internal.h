@@ -151,14 +151,6 @@ enum { SP_CIF_STREAM_ARMED = 0, SP_CIF_STREAM_DONE = 1, SP_CIF_STREAM_OFF = 2 };
 int sp_cif_parse_stream(const char *text, size_t len, size_t max_blocks, sp_cif_doc *doc, sp_cif_stream *st,
                         unsigned flags, sp_err *err);
 
-/** Flag of sp_mmcif_read_ex: look for NUL bytes after the parse instead of before (with
- *  SP_CIF_NUL_CHECKED): a text with a NUL gives SP_E_BINARY and the structure as it was before the
- *  call, whatever the parse found, as if it had been checked first. */
-#define SP_MMCIF_NUL_AFTER 2u
-
-/** sp_mmcif_read() with flags SP_CIF_NUL_CHECKED (no NUL byte in the text) or
- *  SP_CIF_NUL_CHECKED | SP_MMCIF_NUL_AFTER. */
-struct sp_structure;
-int sp_mmcif_read_ex(const char *text, size_t len, struct sp_structure *s, unsigned flags, sp_err *err);
+/* sp_mmcif_read_ex and its flags are public: mmcif.h (SP_MMCIF_NUL_CHECKED == SP_CIF_NUL_CHECKED). */
 
 #endif

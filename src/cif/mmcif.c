@@ -9,10 +9,10 @@
 #include <strings.h>
 
 #include "cif_internal.h"
-#include "model/add_atom_inline.h"
+#include "sitepack/model_inline.h"
 #include "sitepack/cif.h"
 #include "sitepack/elements.h"
-#include "sitepack/symmetry.h"
+#include "sitepack/symop.h"
 
 #define SHOWN(n) ((int)((n) > 40 ? 40 : (n)))
 
@@ -692,6 +692,8 @@ static void restore_counts(sp_structure *s, const sp_structure *n0) {
   memcpy(s->method, n0->method, sizeof s->method);
   s->resolution = n0->resolution;
 }
+
+_Static_assert(SP_MMCIF_NUL_CHECKED == SP_CIF_NUL_CHECKED, "the flag is handed on to the CIF parser");
 
 int sp_mmcif_read_ex(const char *text, size_t len, sp_structure *s, unsigned flags, sp_err *err) {
   sp_cif_doc doc;

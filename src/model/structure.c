@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "add_atom_inline.h"
+#include "sitepack/model_inline.h"
 
 _Static_assert(SP_ID_LEN == 8, "identifiers are compared and stored as one 64-bit word");
 

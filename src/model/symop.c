@@ -1,6 +1,6 @@
 /* Symmetry operator strings, unit-cell matrices and symmetry tags: see include/sitepack/symmetry.h.
  * Pure functions (no library, no global state); the space-group lookup is src/site/spacegroup.c. */
-#include "sitepack/symmetry.h"
+#include "sitepack/symop.h"
 
 #include <math.h>
 #include <stdio.h>

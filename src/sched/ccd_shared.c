@@ -17,10 +17,6 @@
 
 #include "sitepack/io.h"
 
-#include <zlib.h>
-#ifdef SP_HAVE_LIBDEFLATE
-#include <libdeflate.h>
-#endif
 
 struct sp_ccd_shared {
   sp_ccd *ccd;
@@ -68,45 +64,6 @@ static int read_whole(const char *path, unsigned char **out, size_t *n_out) {
   *n_out = 0;
   if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) return -1;
   return sp_file_read_stored(path, 0, out, n_out, NULL) ? -1 : 0;
-}
-
-/* Inflate one gzip member of in[0..n) into dst, which must come out exactly `len` bytes and use
- * all the input; dst[len] = 0. 1 on success, 0 otherwise (the caller then takes the general
- * path, which handles several members and reports errors with their classes). */
-static int inflate_exact(const unsigned char *in, size_t n, char *dst, size_t len) {
-#ifdef SP_HAVE_LIBDEFLATE
-  /* libdeflate when the build has it (as io's reader: about 3x zlib) */
-  struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
-  if (d) {
-    size_t in_used = 0, got = 0;
-    enum libdeflate_result r = libdeflate_gzip_decompress_ex(d, in, n, dst, len, &in_used, &got);
-    libdeflate_free_decompressor(d);
-    dst[len] = 0;
-    return r == LIBDEFLATE_SUCCESS && in_used == n && got == len;
-  }
-#endif
-  z_stream z;
-  memset(&z, 0, sizeof z);
-  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return 0;
-  size_t in_pos = 0, out_pos = 0;
-  int zr = Z_OK;
-  while (zr == Z_OK) {
-    size_t il = n - in_pos, ol = len + 1 - out_pos; /* one spare byte: notices a longer stream */
-    z.next_in = (Bytef *)(uintptr_t)(in + in_pos);
-    z.avail_in = il > UINT_MAX ? UINT_MAX : (uInt)il;
-    z.next_out = (Bytef *)(dst + out_pos);
-    z.avail_out = ol > UINT_MAX ? UINT_MAX : (uInt)ol;
-    uInt ai = z.avail_in, ao = z.avail_out;
-    zr = inflate(&z, Z_NO_FLUSH);
-    in_pos += ai - z.avail_in;
-    out_pos += ao - z.avail_out;
-    if (zr == Z_OK && ai == z.avail_in && ao == z.avail_out) break; /* no progress */
-    if (out_pos > len) break;
-  }
-  inflateEnd(&z);
-  int ok = zr == Z_STREAM_END && out_pos == len && in_pos == n;
-  dst[len] = 0;
-  return ok;
 }
 
 /* MPI_Win_allocate_shared of `bytes` on node rank 0 (0 elsewhere); 1 when every rank of the
@@ -216,7 +173,7 @@ int sp_ccd_open_shared(MPI_Comm comm, const char *path, sp_ccd_shared **out, cha
     if (hint) {
       char *base = NULL;
       if (alloc_window(s, nrank, hint + 1, &base)) {
-        if (nrank == 0) fast = inflate_exact(raw, n_raw, base, (size_t)hint);
+        if (nrank == 0) fast = sp_gzip_inflate_exact(raw, n_raw, base, (size_t)hint);
         MPI_Bcast(&fast, 1, MPI_INT, 0, s->node);
         if (fast) len = hint;
         else MPI_Win_free(&s->win);

@@ -1,11 +1,11 @@
 /* The cost model of a task (fit and estimate) and the splitting of large files into tasks.
- * No MPI. See include/sitepack/sched.h and docs/scheduling.md "Cost model". */
+ * No MPI. See include/sitepack/plan.h and docs/scheduling.md "Cost model". */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sitepack/sched.h"
+#include "sitepack/plan.h"
 
 void sp_cost_model_default(sp_cost_model *m) {
   if (!m) return;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sitepack/sched.h"
+#include "sitepack/plan.h"
 
 static int check_costs(const double *cost, size_t n_tasks, int n_ranks, sp_plan *out, sp_err *err) {
   if (!out) return sp_err_set(err, SP_E_INVALID, "plan: NULL output plan");

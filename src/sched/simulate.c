@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sitepack/sched.h"
+#include "sitepack/plan.h"
 
 typedef struct sim_rank {
   double free_at;  /* time this rank next acts */

@@ -8,8 +8,8 @@
 
 #include "sitepack/io.h"
 #include "sitepack/model.h"
+#include "sitepack/plan.h"
 #include "sitepack/read.h"
-#include "sitepack/sched.h"
 #include "sitepack/site.h"
 #include "sitepack/sitechem.h"
 #include "sitepack/survey.h"

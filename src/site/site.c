@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sitepack/result.h"
 #include "sitepack/symmetry.h"
 #include "site/cells.h"
 #if defined(__SSE2__)

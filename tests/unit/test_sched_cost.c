@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "sitepack/ccd.h"
-#include "sitepack/sched.h"
+#include "sitepack/plan.h"
 #include "sitepack/task.h"
 
 #include "sp_test.h"

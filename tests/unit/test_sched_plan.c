@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sitepack/sched.h"
+#include "sitepack/plan.h"
 
 #include "sp_test.h"
 

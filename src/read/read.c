@@ -1,10 +1,9 @@
-/* Format detection and dispatch: see include/sitepack/read.h. */
+/* Format detection and dispatch (module read, above the readers cif and pdb): see include/sitepack/read.h. */
 #include "sitepack/read.h"
 
 #include <stdbool.h>
 #include <string.h>
 
-#include "cif/cif_internal.h"
 #include "sitepack/mmcif.h"
 #include "sitepack/pdb.h"
 
@@ -106,7 +105,7 @@ int sp_read_structure_text(const char *text, size_t len, sp_structure *s, int *f
   if (f == SP_FMT_MMCIF) {
     /* the NUL check runs after the parse, on text then in the cache: one pass over the text
      * from memory instead of two; the result is the same as checking first */
-    int rc = sp_mmcif_read_ex(text, len, s, SP_CIF_NUL_CHECKED | SP_MMCIF_NUL_AFTER, err);
+    int rc = sp_mmcif_read_ex(text, len, s, SP_MMCIF_NUL_CHECKED | SP_MMCIF_NUL_AFTER, err);
     if (rc == SP_E_BINARY) return sp_err_set(err, SP_E_BINARY, "binary content (NUL bytes), not a structure file");
     if (fmt) *fmt = f;
     return rc;
@@ -114,7 +113,7 @@ int sp_read_structure_text(const char *text, size_t len, sp_structure *s, int *f
   if (memchr(text, '\0', len)) return sp_err_set(err, SP_E_BINARY, "binary content (NUL bytes), not a structure file");
   if (fmt) *fmt = f;
   switch (f) {
-    case SP_FMT_MMCIF: return sp_mmcif_read_ex(text, len, s, SP_CIF_NUL_CHECKED, err); /* NULs checked above */
+    case SP_FMT_MMCIF: return sp_mmcif_read_ex(text, len, s, SP_MMCIF_NUL_CHECKED, err); /* NULs checked above */
     case SP_FMT_PDB: return sp_pdb_read(text, len, s, err);
     default:
       return sp_err_set(err, SP_E_FORMAT, "unknown format: neither mmCIF (data_ block) nor PDB (record names)");

@@ -1,8 +1,14 @@
-/* sp_structure_add_atom and its helpers as inline functions (not a public interface): the mmCIF
- * reader calls sp_structure_add_atom_inline directly, so that the atom it has just converted goes
- * into the arrays without a call and without passing through memory. See include/sitepack/model.h. */
-#ifndef SITEPACK_MODEL_ADD_ATOM_INLINE_H
-#define SITEPACK_MODEL_ADD_ATOM_INLINE_H
+/**
+ * @file model_inline.h
+ * @brief sp_structure_add_atom() and its helpers as inline functions, for the readers that
+ *        build the model (the mmCIF reader calls sp_structure_add_atom_inline directly, so that
+ *        the atom it has just converted goes into the arrays without a call and without passing
+ *        through memory). Same contract, arguments, errors and result as sp_structure_add_atom
+ *        (model.h), which is this function out of line. Names ending in '_' are its helpers,
+ *        not for other callers.
+ */
+#ifndef SITEPACK_MODEL_INLINE_H
+#define SITEPACK_MODEL_INLINE_H
 
 #include <stdbool.h>
 #include <stdint.h>
