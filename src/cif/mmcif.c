@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "cif_internal.h"
+#include "sitepack/base.h"
 #include "sitepack/model_inline.h"
 #include "sitepack/cif.h"
 #include "sitepack/elements.h"
@@ -421,15 +422,9 @@ static int read_entities(const sp_cif_doc *d, const sp_cif_block *b, sp_structur
         runs[n_runs - 1].end = row + 1;
         continue;
       }
-      if (n_runs == cap_runs) {
-        size_t nc = cap_runs ? cap_runs * 2 : 16;
-        void *p = realloc(runs, nc * sizeof *runs);
-        if (!p) {
-          free(runs);
-          return sp_err_set(err, SP_E_NOMEM, "out of memory (_entity_poly_seq)");
-        }
-        runs = p;
-        cap_runs = nc;
+      if (SP_GROW(runs, cap_runs, n_runs + 1)) {
+        free(runs);
+        return sp_err_set(err, SP_E_NOMEM, "out of memory (_entity_poly_seq)");
       }
       runs[n_runs].id = id;
       runs[n_runs].first = row;

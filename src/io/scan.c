@@ -7,6 +7,7 @@
  * a file twice through two links to one directory. Paths it cannot enter or read are listed in
  * problems (issue 16), never dropped without a word. */
 #include "sitepack/io.h"
+#include "sitepack/base.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -68,13 +69,7 @@ typedef struct {
 } walk;
 
 static int push_ptr(void ***arr, size_t *n, size_t *cap, void *p) {
-  if (*n == *cap) {
-    size_t nc = *cap ? *cap * 2 : 64;
-    void **na = realloc(*arr, nc * sizeof *na);
-    if (!na) return -1;
-    *arr = na;
-    *cap = nc;
-  }
+  if (SP_GROW(*arr, *cap, *n + 1)) return -1;
   (*arr)[(*n)++] = p;
   return 0;
 }
@@ -123,13 +118,7 @@ static int seen_before(walk *w, dev_t dev, ino_t ino) {
 
 static int add_file(walk *w, char *rel, int64_t bytes) {
   sp_scan_list *l = w->out;
-  if (l->n == w->cap_files) {
-    size_t nc = w->cap_files ? w->cap_files * 2 : 256;
-    sp_scan_entry *nf = realloc(l->files, nc * sizeof *nf);
-    if (!nf) return -1;
-    l->files = nf;
-    w->cap_files = nc;
-  }
+  if (SP_GROW(l->files, w->cap_files, l->n + 1)) return -1;
   l->files[l->n].path = rel;
   l->files[l->n].bytes = bytes;
   l->n++;

@@ -21,6 +21,8 @@
 #include <string.h>
 
 #include "sitepack/sasa.h"
+
+#include "sitepack/base.h"
 #include "sasa_internal.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(SP_SASA_PORTABLE)
@@ -368,28 +370,28 @@ static int ws_reserve(sp_sasa_ws *ws, size_t n, int n_points) {
   if (need > ws->cap_atoms) {
     size_t cap = ws->cap_atoms ? ws->cap_atoms : 256;
     while (cap < need) cap *= 2;
-    float *x = realloc(ws->A.x, cap * sizeof *x);
+    float *x = sp_realloc_array(ws->A.x, cap, sizeof *x);
     if (x) ws->A.x = x;
-    float *y = realloc(ws->A.y, cap * sizeof *y);
+    float *y = sp_realloc_array(ws->A.y, cap, sizeof *y);
     if (y) ws->A.y = y;
-    float *z = realloc(ws->A.z, cap * sizeof *z);
+    float *z = sp_realloc_array(ws->A.z, cap, sizeof *z);
     if (z) ws->A.z = z;
-    float *r = realloc(ws->A.r, cap * sizeof *r);
+    float *r = sp_realloc_array(ws->A.r, cap, sizeof *r);
     if (r) ws->A.r = r;
-    sasa_occ *q = realloc(ws->wk.q, cap * sizeof *q);
+    sasa_occ *q = sp_realloc_array(ws->wk.q, cap, sizeof *q);
     if (q) ws->wk.q = q;
-    sasa_occ *e = realloc(ws->wk.e, cap * sizeof *e);
+    sasa_occ *e = sp_realloc_array(ws->wk.e, cap, sizeof *e);
     if (e) ws->wk.e = e;
-    uint64_t *o = realloc(ws->wk.ord, cap * sizeof *o);
+    uint64_t *o = sp_realloc_array(ws->wk.ord, cap, sizeof *o);
     if (o) ws->wk.ord = o;
     if (!x || !y || !z || !r || !q || !e || !o) return -1;
     ws->cap_atoms = cap;
   }
   /* masks are sized for the current sphere (re-sized when the point count changes) */
   const size_t nb = (size_t)ws->sph.nb, nw = (nb + 63) / 64;
-  uint16_t *m = realloc(ws->wk.mask, (nb + 4) * sizeof *m);
+  uint16_t *m = sp_realloc_array(ws->wk.mask, (nb + 4), sizeof *m);
   if (m) ws->wk.mask = m;
-  uint64_t *f = realloc(ws->wk.full, (nw + 1) * sizeof *f);
+  uint64_t *f = sp_realloc_array(ws->wk.full, (nw + 1), sizeof *f);
   if (f) ws->wk.full = f;
   if (!m || !f) return -1;
   return 0;
@@ -403,7 +405,7 @@ int sp_sasa_two(sp_sasa_ws *ws, int isa, size_t nq, size_t n, const float (*xyz)
   if (isa < 0 || !ws || n_points < 1 || n_points > 100000) return -1;
   if (ws_reserve(ws, n, n_points)) return -1;
   if (nq > ws->cap_slot) {
-    size_t *s = realloc(ws->slot, (nq + 16) * sizeof *s);
+    size_t *s = sp_realloc_array(ws->slot, (nq + 16), sizeof *s);
     if (!s) return -1;
     ws->slot = s;
     ws->cap_slot = nq + 16;

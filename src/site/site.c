@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sitepack/base.h"
 #include "sitepack/symmetry.h"
 #include "site/cells.h"
 #if defined(__SSE2__)
@@ -99,34 +100,21 @@ void sp_site_free(sp_site *site) {
   memset(site, 0, sizeof *site);
 }
 
-/* Grow *p (elements of size elem) to hold at least need; 0 or -1. */
-static int grow(void **p, size_t *cap, size_t need, size_t elem) {
-  if (need <= *cap) return 0;
-  size_t n = *cap ? *cap : 16;
-  while (n < need) n = n > SIZE_MAX / 2 ? need : n * 2;
-  if (n > SIZE_MAX / elem) return -1;
-  void *q = realloc(*p, n * elem);
-  if (!q) return -1;
-  *p = q;
-  *cap = n;
-  return 0;
-}
-
 /* Grow several parallel arrays that share one capacity. */
 static int grow_res_arrays(sp_site_ws *ws, size_t need) {
   if (need <= ws->cap_res) return 0;
   size_t n = ws->cap_res ? ws->cap_res : 64;
   while (n < need) n *= 2;
-  uint32_t *a = realloc(ws->res_hit, n * sizeof *a);
+  uint32_t *a = sp_realloc_array(ws->res_hit, n, sizeof *a);
   if (!a) return -1;
   ws->res_hit = a;
-  float *d = realloc(ws->res_d2, n * sizeof *d);
+  float *d = sp_realloc_array(ws->res_d2, n, sizeof *d);
   if (!d) return -1;
   ws->res_d2 = d;
-  uint32_t *b = realloc(ws->res_in, n * sizeof *b);
+  uint32_t *b = sp_realloc_array(ws->res_in, n, sizeof *b);
   if (!b) return -1;
   ws->res_in = b;
-  uint32_t *c = realloc(ws->res_slot, n * sizeof *c);
+  uint32_t *c = sp_realloc_array(ws->res_slot, n, sizeof *c);
   if (!c) return -1;
   ws->res_slot = c;
   /* new entries must not look stamped */
@@ -139,7 +127,7 @@ static int grow_res_arrays(sp_site_ws *ws, size_t need) {
 /* Grow the per-atom stamps; new entries must not look stamped (old ones hold past stamps only). */
 static int grow_atom_hit(sp_site_ws *ws, size_t need) {
   size_t old = ws->cap_atom;
-  if (grow((void **)&ws->atom_hit, &ws->cap_atom, need, sizeof *ws->atom_hit)) return -1;
+  if (sp_grow((void **)&ws->atom_hit, &ws->cap_atom, need, sizeof *ws->atom_hit)) return -1;
   if (ws->cap_atom > old) memset(ws->atom_hit + old, 0, (ws->cap_atom - old) * sizeof *ws->atom_hit);
   return 0;
 }
@@ -234,7 +222,7 @@ static int mark_ligand_cells(sp_site_ws *ws, const sp_structure *s, const sp_sur
         cells *= nd;
       }
       if (cells > lim) return 1;
-      if (grow((void **)&ws->mask, &ws->cap_mask, (size_t)cells, 1)) return -1;
+      if (sp_grow((void **)&ws->mask, &ws->cap_mask, (size_t)cells, 1)) return -1;
       memset(ws->mask, 0, (size_t)cells);
     }
   }
@@ -256,7 +244,7 @@ static int ensure_cells(sp_site_ws *ws, const sp_structure *s, const sp_survey *
   size_t n = m->n_atoms;
   if (n > ws->cap_in) {
     size_t c1 = ws->cap_in, c2 = ws->cap_in;
-    if (grow((void **)&ws->in, &c1, n, sizeof *ws->in) || grow((void **)&ws->in_bucket, &c2, n, sizeof *ws->in_bucket))
+    if (sp_grow((void **)&ws->in, &c1, n, sizeof *ws->in) || sp_grow((void **)&ws->in_bucket, &c2, n, sizeof *ws->in_bucket))
       return sp_err_set(err, SP_E_NOMEM, "site: out of memory for the cell list (%zu atoms)", n);
     ws->cap_in = c1 < c2 ? c1 : c2;
   }
@@ -374,16 +362,16 @@ static int reserve_atoms(sp_site *out, size_t need) {
   if (need <= out->cap_atoms) return 0;
   size_t n = out->cap_atoms ? out->cap_atoms : 256;
   while (n < need) n *= 2;
-  uint32_t *a = realloc(out->atoms, n * sizeof *a);
+  uint32_t *a = sp_realloc_array(out->atoms, n, sizeof *a);
   if (!a) return -1;
   out->atoms = a;
-  uint16_t *f = realloc(out->atom_flags, n * sizeof *f);
+  uint16_t *f = sp_realloc_array(out->atom_flags, n, sizeof *f);
   if (!f) return -1;
   out->atom_flags = f;
-  uint32_t *r = realloc(out->atom_res, n * sizeof *r);
+  uint32_t *r = sp_realloc_array(out->atom_res, n, sizeof *r);
   if (!r) return -1;
   out->atom_res = r;
-  float(*x)[3] = realloc(out->xyz, n * sizeof *x);
+  float(*x)[3] = sp_realloc_array(out->xyz, n, sizeof *x);
   if (!x) return -1;
   out->xyz = x;
   out->cap_atoms = n;
@@ -393,7 +381,7 @@ static int reserve_atoms(sp_site *out, size_t need) {
 static int push_res(sp_site *out, uint32_t residue, uint8_t kind, float min_distance, uint16_t image) {
   if (out->n_res == out->cap_res) {
     size_t n = out->cap_res ? out->cap_res * 2 : 64;
-    sp_site_res *q = realloc(out->res, n * sizeof *q);
+    sp_site_res *q = sp_realloc_array(out->res, n, sizeof *q);
     if (!q) return -1;
     out->res = q;
     out->cap_res = n;
@@ -425,10 +413,10 @@ static int ensure_symmetry(sp_site_ws *ws, const sp_structure *s, sp_err *err) {
   int rc = sp_crystal_resolve(s, cr, err);
   if (rc) return rc;
   if (cr->n_ops > 0) {
-    double(*m)[3][3] = realloc(ws->sym_m, (size_t)cr->n_ops * sizeof *m);
+    double(*m)[3][3] = sp_realloc_array(ws->sym_m, (size_t)cr->n_ops, sizeof *m);
     if (!m) return sp_err_set(err, SP_E_NOMEM, "site: out of memory (symmetry)");
     ws->sym_m = m;
-    double(*t)[3] = realloc(ws->sym_t, (size_t)cr->n_ops * sizeof *t);
+    double(*t)[3] = sp_realloc_array(ws->sym_t, (size_t)cr->n_ops, sizeof *t);
     if (!t) return sp_err_set(err, SP_E_NOMEM, "site: out of memory (symmetry)");
     ws->sym_t = t;
     for (int k = 0; k < cr->n_ops && cr->n_ops > 0; k++) {
@@ -523,7 +511,7 @@ static inline int hit_atom(sp_site_ws *ws, const sp_structure *s, uint32_t a, fl
   if (ws->res_hit[r] != st) {
     ws->res_hit[r] = st;
     ws->res_d2[r] = d2;
-    if (grow((void **)&ws->hits, &ws->cap_hits, ws->n_hits + 1, sizeof *ws->hits)) return -1;
+    if (sp_grow((void **)&ws->hits, &ws->cap_hits, ws->n_hits + 1, sizeof *ws->hits)) return -1;
     ws->hits[ws->n_hits++] = r;
   } else if (d2 < ws->res_d2[r]) {
     ws->res_d2[r] = d2;
@@ -646,7 +634,7 @@ static int add_image(const sp_structure *s, const sp_survey *sv, sp_site_ws *ws,
   }
   if (out->n_images == out->cap_images) {
     size_t nc = out->cap_images ? out->cap_images * 2 : 8;
-    sp_site_image *im = realloc(out->images, nc * sizeof *im);
+    sp_site_image *im = sp_realloc_array(out->images, nc, sizeof *im);
     if (!im) return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
     out->images = im;
     out->cap_images = nc;
@@ -686,7 +674,7 @@ static int symmetry_mates(const sp_structure *s, const sp_survey *sv, size_t m_l
   if (rc) return rc;
   const sp_crystal *cr = &ws->cryst;
   if (cr->n_ops <= 0) return 0;
-  if (grow((void **)&ws->lig_q, &ws->cap_q, n_heavy, sizeof *ws->lig_q))
+  if (sp_grow((void **)&ws->lig_q, &ws->cap_q, n_heavy, sizeof *ws->lig_q))
     return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
   double ulo[3], uhi[3], fr[3];
   if (!ligand_frac_box(s, cr, ws, n_heavy, ulo, uhi)) return 0;
@@ -906,7 +894,7 @@ int sp_site_compute(const sp_structure *s, const sp_survey *sv, size_t lig, cons
      model, and bound their translations by the box of the model's atoms: they need the whole model */
   rc = ensure_cells(ws, s, sv, L->model, cutoff, opts && opts->symmetry_mates, err);
   if (rc) return rc;
-  if (grow((void **)&ws->lig_heavy, &ws->cap_heavy, L->n_atoms ? L->n_atoms : 1, sizeof *ws->lig_heavy))
+  if (sp_grow((void **)&ws->lig_heavy, &ws->cap_heavy, L->n_atoms ? L->n_atoms : 1, sizeof *ws->lig_heavy))
     return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
   next_stamp(ws);
   const uint32_t st = ws->stamp;

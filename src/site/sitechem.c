@@ -105,17 +105,17 @@ static sp_chem_opts effective_opts(const sp_chem_opts *opts) {
  * (res_first / res_n of every site residue slot); -1 when out of memory */
 static int reset_out(const sp_site *site, sp_chem_ws *w, sp_site_chem *out) {
   size_t na = site->n_atoms, nr = site->n_res;
-  if (GROW(out->atom_chem, out->cap_atoms, na + 1)) return -1;
+  if (SP_GROW(out->atom_chem, out->cap_atoms, na + 1)) return -1;
   size_t cap = out->cap_atoms, c0;
-  c0 = 0; if (grow((void **)&out->pka, &c0, cap, sizeof *out->pka)) return -1;
-  c0 = 0; if (grow((void **)&out->frac_protonated, &c0, cap, sizeof *out->frac_protonated)) return -1;
-  c0 = 0; if (grow((void **)&out->charge_ph, &c0, cap, sizeof *out->charge_ph)) return -1;
-  c0 = 0; if (grow((void **)&out->sasa_free, &c0, cap, sizeof *out->sasa_free)) return -1;
-  c0 = 0; if (grow((void **)&out->sasa_complex, &c0, cap, sizeof *out->sasa_complex)) return -1;
-  if (GROW(out->res_contact, out->cap_res, nr + 1)) return -1;
-  if (GROW(w->res_first, w->cap_resr, nr + 1)) return -1;
+  c0 = 0; if (sp_grow((void **)&out->pka, &c0, cap, sizeof *out->pka)) return -1;
+  c0 = 0; if (sp_grow((void **)&out->frac_protonated, &c0, cap, sizeof *out->frac_protonated)) return -1;
+  c0 = 0; if (sp_grow((void **)&out->charge_ph, &c0, cap, sizeof *out->charge_ph)) return -1;
+  c0 = 0; if (sp_grow((void **)&out->sasa_free, &c0, cap, sizeof *out->sasa_free)) return -1;
+  c0 = 0; if (sp_grow((void **)&out->sasa_complex, &c0, cap, sizeof *out->sasa_complex)) return -1;
+  if (SP_GROW(out->res_contact, out->cap_res, nr + 1)) return -1;
+  if (SP_GROW(w->res_first, w->cap_resr, nr + 1)) return -1;
   c0 = 0;
-  if (grow((void **)&w->res_n, &c0, w->cap_resr, sizeof *w->res_n)) return -1;
+  if (sp_grow((void **)&w->res_n, &c0, w->cap_resr, sizeof *w->res_n)) return -1;
   out->n_atoms = na;
   out->n_res = nr;
   out->n_groups = out->n_ix = 0;

@@ -79,7 +79,7 @@ static int env_sort(chem_burial *b, size_t n) {
     return 0;
   }
   const size_t R = (size_t)(nx * ny * nz);
-  if (GROW(b->env_count, b->cap_env_count, R + 1) || GROW(b->env_tmp2, b->cap_env_tmp2, n + 1)) return -1;
+  if (SP_GROW(b->env_count, b->cap_env_count, R + 1) || SP_GROW(b->env_tmp2, b->cap_env_tmp2, n + 1)) return -1;
   memset(b->env_count, 0, (R + 1) * sizeof *b->env_count);
   for (size_t k = 0; k < n; k++) {
     const int64_t key = b->env_tmp[k].key;
@@ -158,7 +158,7 @@ static int env_mark(chem_burial *b, const float *vdw, const sp_structure *s, con
     if (pass == 0) {
       if (blo[0] > bhi[0]) { /* no ligand with a finite atom: nothing is read */
         for (int d = 0; d < 3; d++) b->env_mlo[d] = 0, b->env_mdim[d] = 1;
-        if (GROW(b->env_mask, b->cap_env_mask, 1)) return -1;
+        if (SP_GROW(b->env_mask, b->cap_env_mask, 1)) return -1;
         b->env_mask[0] = 0;
         return 0;
       }
@@ -172,7 +172,7 @@ static int env_mark(chem_burial *b, const float *vdw, const sp_structure *s, con
         b->env_mlo[d] = blo[d];
         b->env_mdim[d] = (int64_t)nd;
       }
-      if (GROW(b->env_mask, b->cap_env_mask, (size_t)cells)) return -1;
+      if (SP_GROW(b->env_mask, b->cap_env_mask, (size_t)cells)) return -1;
       memset(b->env_mask, 0, (size_t)cells);
     }
   }
@@ -202,7 +202,7 @@ static int env_build(ctx *c, size_t mi, float probe, int full) {
   b->env_s = NULL;
   size_t n = 0;
   const size_t a0 = m->first_atom, a1 = (size_t)m->first_atom + m->n_atoms;
-  if (GROW(b->env_tmp, b->cap_env_tmp, (size_t)m->n_atoms + 1))
+  if (SP_GROW(b->env_tmp, b->cap_env_tmp, (size_t)m->n_atoms + 1))
     return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   /* the mask is marked with the largest heavy-atom radius of the model (not smaller than the candidates'
      largest, rmax below, which the queries use) */
@@ -222,7 +222,7 @@ static int env_build(ctx *c, size_t mi, float probe, int full) {
   const double ox = (double)(lx - ENV_BIAS), oy = (double)(ly - ENV_BIAS), oz = (double)(lz - ENV_BIAS);
   const double fx = (double)nx, fy = (double)ny, fz = (double)nz;
   if (mk == 0) { /* counting sort over the mask's cells (x-major: the packed keys' order), counted in the pass */
-    if (GROW(b->env_count, b->cap_env_count, (size_t)(nx * ny * nz) + 1))
+    if (SP_GROW(b->env_count, b->cap_env_count, (size_t)(nx * ny * nz) + 1))
       return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
     memset(b->env_count, 0, ((size_t)(nx * ny * nz) + 1) * sizeof *b->env_count);
   }
@@ -259,13 +259,13 @@ static int env_build(ctx *c, size_t mi, float probe, int full) {
     n++;
   }
   b->env_full = mk != 0;
-  if (GROW(b->env_key, b->cap_env, n + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  if (SP_GROW(b->env_key, b->cap_env, n + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   size_t cap = b->cap_env;
-  float(*x)[3] = realloc(b->env_xyz, cap * sizeof *x);
+  float(*x)[3] = sp_realloc_array(b->env_xyz, cap, sizeof *x);
   if (x) b->env_xyz = x;
-  float *r = realloc(b->env_rad, cap * sizeof *r);
+  float *r = sp_realloc_array(b->env_rad, cap, sizeof *r);
   if (r) b->env_rad = r;
-  uint32_t *re = realloc(b->env_res, cap * sizeof *re);
+  uint32_t *re = sp_realloc_array(b->env_res, cap, sizeof *re);
   if (re) b->env_res = re;
   if (!x || !r || !re) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   if (mk == 0) { /* stable scatter in key order; env_count[q] then ends cell q (burial() reads it) */
@@ -313,7 +313,7 @@ int sp_chem_burial(ctx *c, const sp_chem_opts *opt, size_t lig) {
   if (rc) return rc;
   if (!b->sasa && !(b->sasa = sp_sasa_ws_new())) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  if (GROW(b->sx, b->cap_sx, nl + 1) || GROW(b->sr, b->cap_sr, nl + 1))
+  if (SP_GROW(b->sx, b->cap_sx, nl + 1) || SP_GROW(b->sr, b->cap_sr, nl + 1))
     return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   float rlig = 0;
   for (size_t i = 0; i < nl; i++) {
@@ -343,7 +343,7 @@ int sp_chem_burial(ctx *c, const sp_chem_opts *opt, size_t lig) {
               !memchr(b->env_mask + i0, 0, (size_t)(c1[2] - c0[2] + 1));
       }
     if (!cov && (rc = env_build(c, sv->ligands[lig].model, probe, 1))) return rc;
-    if (GROW(b->sx, b->cap_sx, nl + b->env_n + 1) || GROW(b->sr, b->cap_sr, nl + b->env_n + 1))
+    if (SP_GROW(b->sx, b->cap_sx, nl + b->env_n + 1) || SP_GROW(b->sr, b->cap_sr, nl + b->env_n + 1))
       return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
     for (int64_t cx = c0[0]; cx <= c1[0]; cx++)
       for (int64_t cy = c0[1]; cy <= c1[1]; cy++) {
@@ -374,7 +374,7 @@ int sp_chem_burial(ctx *c, const sp_chem_opts *opt, size_t lig) {
         }
       }
   }
-  if (GROW(b->so, b->cap_so, 2 * nl + 2))
+  if (SP_GROW(b->so, b->cap_so, 2 * nl + 2))
     return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   for (size_t i = 0; i < n; i++)
     if (!(b->sr[i] > 0.0f) || !isfinite(b->sr[i]))

@@ -62,8 +62,8 @@ static int ligand_nodes(ctx *c) {
   const sp_site *site = c->site;
   sp_chem_ws *w = c->w;
   size_t nlig = site->n_ligand;
-  if (GROW(w->lmap, w->cap_lmap, nlig + 1) || GROW(w->ln, w->cap_ln, nlig + 1) ||
-      GROW(w->nsite, w->cap_nsite, nlig + 1))
+  if (SP_GROW(w->lmap, w->cap_lmap, nlig + 1) || SP_GROW(w->ln, w->cap_ln, nlig + 1) ||
+      SP_GROW(w->nsite, w->cap_nsite, nlig + 1))
     return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   size_t nl = 0;
   for (size_t k = 0; k < nlig; k++) {
@@ -90,7 +90,7 @@ static int bonds_from_ccd(ctx *c, const sp_component *def, size_t k0, size_t k1)
   const sp_structure *s = c->s;
   const sp_site *site = c->site;
   sp_chem_ws *w = c->w;
-  if (GROW(w->dmap, w->cap_dmap, def->n_atoms)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  if (SP_GROW(w->dmap, w->cap_dmap, def->n_atoms)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   for (size_t i = 0; i < def->n_atoms; i++) w->dmap[i] = -1;
   for (size_t k = k0; k < k1; k++) {
     if (w->lmap[k] < 0) continue;
@@ -264,7 +264,7 @@ int sp_chem_add_ring(ctx *c, const int32_t *path, int n, int ligand) {
     }
     if (same) return 0;
   }
-  if (GROW(w->rings, w->cap_rings, w->n_rings + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  if (SP_GROW(w->rings, w->cap_rings, w->n_rings + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   ring *rg = &w->rings[w->n_rings];
   memset(rg, 0, sizeof *rg);
   rg->n = (uint8_t)n;

@@ -13,6 +13,7 @@
 #ifndef SITEPACK_SITE_SITECHEM_INTERNAL_H
 #define SITEPACK_SITE_SITECHEM_INTERNAL_H
 
+#include "sitepack/base.h"
 #include "sitepack/sitechem.h"
 
 #include <math.h>
@@ -63,18 +64,6 @@ struct sp_chem_ws {
   float vdw[256];                       /* sp_element_vdw_radius of every element number */
 };
 
-static inline int grow(void **p, size_t *cap, size_t need, size_t elem) {
-  if (need <= *cap) return 0;
-  size_t n = *cap ? *cap : 16;
-  while (n < need) n = n > SIZE_MAX / 4 ? need : n * 2;
-  if (n > SIZE_MAX / elem) return -1;
-  void *q = realloc(*p, n * elem);
-  if (!q) return -1;
-  *p = q;
-  *cap = n;
-  return 0;
-}
-#define GROW(p, cap, need) grow((void **)&(p), &(cap), (need), sizeof *(p))
 
 /* ------------------------------------------------------------------ geometry */
 
@@ -176,7 +165,7 @@ static inline int32_t res_atom(const ctx *c, size_t rs, const char *name) {
 
 static inline int add_ix(ctx *c, const sp_interaction *ix) {
   sp_site_chem *o = c->out;
-  if (GROW(o->ix, o->cap_ix, o->n_ix + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  if (SP_GROW(o->ix, o->cap_ix, o->n_ix + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   o->ix[o->n_ix++] = *ix;
   return 0;
 }

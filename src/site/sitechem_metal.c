@@ -117,7 +117,7 @@ static int metal_partner(const ctx *c, int32_t k) {
 int sp_chem_metals(ctx *c) {
   const sp_site *site = c->site;
   sp_chem_ws *w = c->w;
-  if (GROW(w->coord, w->cap_coord, site->n_atoms + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  if (SP_GROW(w->coord, w->cap_coord, site->n_atoms + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   for (size_t m = 0; m < site->n_atoms; m++) {
     if (!sp_element_is_metal(EL(c, (int32_t)m))) continue;
     int lig_metal = m < site->n_ligand;

@@ -175,19 +175,19 @@ static int candidates(ctx *c, size_t *ncand_out) {
   const sp_site *site = c->site;
   sp_chem_ws *w = c->w;
   size_t ncand = 0;
-  if (GROW(w->cand, w->cap_cand, site->n_atoms + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  if (SP_GROW(w->cand, w->cap_cand, site->n_atoms + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   for (size_t k = site->n_ligand; k < site->n_atoms; k++)
     if ((site->atom_flags[k] & SP_SITE_ATOM_WITHIN_CUTOFF) && EL(c, (int32_t)k) != 1) w->cand[ncand++] = (int32_t)k;
   int bad = 0;
   size_t c0 = w->cap_cand_xyz;
-  bad |= grow((void **)&w->cand_x, &c0, ncand + 1, sizeof(float));
+  bad |= sp_grow((void **)&w->cand_x, &c0, ncand + 1, sizeof(float));
   c0 = w->cap_cand_xyz;
-  bad |= grow((void **)&w->cand_y, &c0, ncand + 1, sizeof(float));
+  bad |= sp_grow((void **)&w->cand_y, &c0, ncand + 1, sizeof(float));
   c0 = w->cap_cand_xyz;
-  bad |= grow((void **)&w->cand_z, &c0, ncand + 1, sizeof(float));
+  bad |= sp_grow((void **)&w->cand_z, &c0, ncand + 1, sizeof(float));
   c0 = w->cap_cand_xyz;
-  bad |= grow((void **)&w->cand_r, &c0, ncand + 1, sizeof(float));
-  bad |= GROW(w->cand_hit, w->cap_cand_hit, ncand + 1);
+  bad |= sp_grow((void **)&w->cand_r, &c0, ncand + 1, sizeof(float));
+  bad |= SP_GROW(w->cand_hit, w->cap_cand_hit, ncand + 1);
   if (bad) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   w->cap_cand_xyz = c0;
   for (size_t q = 0; q < ncand; q++) {

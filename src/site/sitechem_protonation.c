@@ -4,12 +4,10 @@
  * probable charge; the aromatic rings of the residues. See sitechem.h and docs/sites.md ("Ligand groups"). */
 #include "site/sitechem_internal.h"
 
-#include "sitepack/result.h"
-
 static int add_group_pka(ctx *c, int kind, int ligand, int8_t qp, int8_t qd, int32_t head, const int32_t *atoms, int na,
                          double pka) {
   sp_site_chem *o = c->out;
-  if (GROW(o->groups, o->cap_groups, o->n_groups + 1))
+  if (SP_GROW(o->groups, o->cap_groups, o->n_groups + 1))
     return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   sp_titr_group *g = &o->groups[o->n_groups++];
   memset(g, 0, sizeof *g);
