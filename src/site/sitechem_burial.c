@@ -4,6 +4,9 @@
  * and kept for the model's other sites. See sitechem.h and docs/sites.md ("Burial"). */
 #include "site/sitechem_internal.h"
 #include "site/sasa_internal.h"
+#ifdef SP_BURIAL_CELLS
+#include "site/cells.h"
+#endif
 
 #include "sitepack/elements.h"
 #include "sitepack/survey.h"
@@ -33,6 +36,9 @@ struct chem_burial {
   int env_full;
   uint8_t *env_mask; size_t cap_env_mask;
   int64_t env_mlo[3], env_mdim[3];
+#ifdef SP_BURIAL_CELLS
+  sp_cells cells; sp_cell_pt *cin; size_t cap_cin;
+#endif
 };
 
 void sp_chem_burial_free(chem_burial *b) {
@@ -40,6 +46,9 @@ void sp_chem_burial_free(chem_burial *b) {
   free(b->sx); free(b->sr); free(b->so);
   sp_sasa_ws_free(b->sasa); free(b->env_key); free(b->env_xyz); free(b->env_rad); free(b->env_res); free(b->env_tmp);
   free(b->env_tmp2); free(b->env_count); free(b->env_mask);
+#ifdef SP_BURIAL_CELLS
+  sp_cells_free(&b->cells); free(b->cin);
+#endif
   free(b);
 }
 
@@ -298,24 +307,15 @@ static int env_build(ctx *c, size_t mi, float probe, int full) {
   return 0;
 }
 
-int sp_chem_burial(ctx *c, const sp_chem_opts *opt, size_t lig) {
-  const sp_survey *sv = c->sv;
-  sp_site_chem *o = c->out;
-  sp_chem_ws *w = c->w;
-  size_t nl = c->nl;
-  o->sasa_free_total = o->sasa_complex_total = 0;
-  if (nl == 0) return 0;
-  if (!w->burial && !(w->burial = calloc(1, sizeof *w->burial)))
-    return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
-  chem_burial *b = w->burial;
-  const float probe = opt->probe;
-  int rc = env_build(c, sv->ligands[lig].model, probe, 0);
-  if (rc) return rc;
-  if (!b->sasa && !(b->sasa = sp_sasa_ws_new())) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
-  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+/* The SASA input's first nl atoms: the ligand's heavy atoms (b->sx, b->sr), their box [lo, hi] (finite
+ * atoms; lo > hi when none) and largest radius */
+static int ligand_input(ctx *c, chem_burial *b, float lo[3], float hi[3], float *rlig_out) {
+  const sp_chem_ws *w = c->w;
+  const size_t nl = c->nl;
   if (SP_GROW(b->sx, b->cap_sx, nl + 1) || SP_GROW(b->sr, b->cap_sr, nl + 1))
     return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   float rlig = 0;
+  for (int d = 0; d < 3; d++) lo[d] = INFINITY, hi[d] = -INFINITY;
   for (size_t i = 0; i < nl; i++) {
     const float *p = X(c, w->nsite[i]);
     memcpy(b->sx[i], p, sizeof b->sx[i]);
@@ -327,60 +327,165 @@ int sp_chem_burial(ctx *c, const sp_chem_opts *opt, size_t lig) {
       if (p[d] > hi[d]) hi[d] = p[d];
     }
   }
-  size_t n = nl;
-  if (lo[0] <= hi[0]) {
-    /* every atom that can occlude a ligand atom's probe sphere: d < r_lig + r_env + 2 probe */
-    const float reach = rlig + b->env_rmax + 2.0f * probe;
-    int64_t c0[3], c1[3];
-    for (int d = 0; d < 3; d++) c0[d] = env_cell(lo[d] - reach), c1[d] = env_cell(hi[d] + reach);
-    /* the environment holds the cells read by the ligands the survey had at build time; a box outside
-       them (another site or survey passed) gets every atom of the model */
-    int cov = 1;
-    for (int64_t cx = c0[0]; cx <= c1[0] && cov && !b->env_full; cx++)
-      for (int64_t cy = c0[1]; cy <= c1[1] && cov; cy++) {
-        const int64_t i0 = env_mask_index(b, cx, cy, c0[2]);
-        cov = i0 >= 0 && env_mask_index(b, cx, cy, c1[2]) >= 0 &&
-              !memchr(b->env_mask + i0, 0, (size_t)(c1[2] - c0[2] + 1));
-      }
-    if (!cov && (rc = env_build(c, sv->ligands[lig].model, probe, 1))) return rc;
-    if (SP_GROW(b->sx, b->cap_sx, nl + b->env_n + 1) || SP_GROW(b->sr, b->cap_sr, nl + b->env_n + 1))
-      return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
-    for (int64_t cx = c0[0]; cx <= c1[0]; cx++)
-      for (int64_t cy = c0[1]; cy <= c1[1]; cy++) {
-        int64_t k0 = env_pack(cx, cy, c0[2]), k1 = env_pack(cx, cy, c1[2]);
-        size_t a = 0, z = b->env_n, end = b->env_n;
-        if (!b->env_full) {
-          /* masked: the column's cells are consecutive in the mask (covered, above); env_count[q] is the end
-             of cell q's atoms, so [a, end) is the atoms of cells c0[2] .. c1[2] */
-          const int64_t i0 = env_mask_index(b, cx, cy, c0[2]), i1 = i0 + (c1[2] - c0[2]);
-          a = i0 ? b->env_count[i0 - 1] : 0;
-          end = b->env_count[i1];
-        } else {
-          while (a < z) {
-            size_t mid = (a + z) / 2;
-            if (b->env_key[mid] < k0) a = mid + 1;
-            else z = mid;
-          }
-        }
-        for (size_t k = a; k < end && b->env_key[k] <= k1; k++) {
-          const float *p = b->env_xyz[k];
-          if (!(p[0] >= lo[0] - reach && p[0] <= hi[0] + reach && p[1] >= lo[1] - reach && p[1] <= hi[1] + reach &&
-                p[2] >= lo[2] - reach && p[2] <= hi[2] + reach))
-            continue;
-          if (sv->res_ligand[b->env_res[k]] == (int32_t)lig) continue;
-          memcpy(b->sx[n], p, sizeof b->sx[n]);
-          b->sr[n] = b->env_rad[k];
-          n++;
-        }
-      }
+  *rlig_out = rlig;
+  return 0;
+}
+
+#ifdef SP_BURIAL_CELLS
+/* A/B variant: the environment as a cells.c index (every candidate of the model, cell edge ENV_CELL) */
+static int env_build_cells(ctx *c, size_t mi) {
+  const sp_structure *s = c->s;
+  const sp_survey *sv = c->sv;
+  sp_chem_ws *w = c->w;
+  chem_burial *b = w->burial;
+  const sp_model *m = &s->models[mi];
+  float fp[16][3];
+  env_fingerprint(s, m, fp);
+  if (b->env_s == s && b->env_sv == sv && b->env_model == mi && b->env_first == m->first_atom &&
+      b->env_natoms == m->n_atoms && !memcmp(fp, b->env_fp, sizeof fp))
+    return 0;
+  b->env_s = NULL;
+  if (SP_GROW(b->cin, b->cap_cin, (size_t)m->n_atoms + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  size_t n = 0;
+  float rmax = 0;
+  for (size_t a = m->first_atom; a < (size_t)m->first_atom + m->n_atoms; a++) {
+    uint8_t el = s->element[a];
+    if (el == 1) continue;
+    const float *p = s->xyz[a];
+    if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) continue;
+    if (sv->res_role[s->atom_residue[a]] == SP_ROLE_WATER || !sp_survey_atom_chosen(s, sv, a)) continue;
+    if (w->vdw[el] > rmax) rmax = w->vdw[el];
+    b->cin[n].x = p[0], b->cin[n].y = p[1], b->cin[n].z = p[2], b->cin[n].id = (uint32_t)a;
+    n++;
   }
+  if (sp_cells_build(&b->cells, b->cin, n, ENV_CELL)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  b->env_n = n;
+  b->env_rmax = rmax;
+  b->env_s = s;
+  b->env_sv = sv;
+  b->env_model = mi;
+  b->env_first = m->first_atom;
+  b->env_natoms = m->n_atoms;
+  memcpy(b->env_fp, fp, sizeof fp);
+  return 0;
+}
+#define env_build(c, mi, probe, full) env_build_cells(c, mi)
+
+static int env_collect(ctx *c, chem_burial *b, size_t lig, float probe, const float lo[3], const float hi[3],
+                       float reach, size_t *n_io) {
+  const sp_structure *s = c->s;
+  const sp_survey *sv = c->sv;
+  const sp_chem_ws *w = c->w;
+  const sp_cells *cl = &b->cells;
+  const size_t nl = c->nl;
+  size_t n = *n_io;
+  if (!cl->n_pts) return 0;
+  if (SP_GROW(b->sx, b->cap_sx, nl + cl->n_pts + 1) || SP_GROW(b->sr, b->cap_sr, nl + cl->n_pts + 1))
+    return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  const float xl = lo[0] - reach, yl = lo[1] - reach, zl = lo[2] - reach;
+  const float xh = hi[0] + reach, yh = hi[1] + reach, zh = hi[2] + reach;
+  int32_t c0[3] = {0, 0, 0}, c1[3] = {-1, -1, -1};
+  if (!cl->hashed) {
+    sp_cells_coord(cl, xl, yl, zl, c0);
+    sp_cells_coord(cl, xh, yh, zh, c1);
+    const int32_t dim[3] = {cl->nx, cl->ny, cl->nz};
+    for (int d = 0; d < 3; d++) {
+      if (c0[d] < 0) c0[d] = 0;
+      if (c1[d] > dim[d] - 1) c1[d] = dim[d] - 1;
+    }
+  }
+  for (int32_t iz = c0[2]; iz <= c1[2] || cl->hashed; iz++) {
+    for (int32_t iy = c0[1]; iy <= c1[1] || cl->hashed; iy++) {
+      size_t j0 = 0, j1 = cl->n_pts;
+      if (!cl->hashed) {
+        if (c0[0] > c1[0]) break;
+        j0 = cl->start[sp_cells_bucket(cl, c0[0], iy, iz)], j1 = cl->start[sp_cells_bucket(cl, c1[0], iy, iz) + 1];
+      }
+      const float *px = cl->px, *py = cl->py, *pz = cl->pz;
+      for (size_t j = j0; j < j1; j++) {
+        if (!(px[j] >= xl && px[j] <= xh && py[j] >= yl && py[j] <= yh && pz[j] >= zl && pz[j] <= zh)) continue;
+        const uint32_t id = cl->pts[j].id;
+        if (sv->res_ligand[s->atom_residue[id]] == (int32_t)lig) continue;
+        b->sx[n][0] = px[j], b->sx[n][1] = py[j], b->sx[n][2] = pz[j];
+        b->sr[n] = w->vdw[s->element[id]];
+        n++;
+      }
+      if (cl->hashed) break;
+    }
+    if (cl->hashed) break;
+  }
+  *n_io = n;
+  return 0;
+}
+#else
+/* Append to the SASA input (from *n on) every environment atom inside the box [lo - reach, hi + reach]
+ * that is not of ligand @p lig: every atom that can occlude a ligand atom's probe sphere
+ * (d < r_lig + r_env + 2 probe) */
+static int env_collect(ctx *c, chem_burial *b, size_t lig, float probe, const float lo[3], const float hi[3],
+                       float reach, size_t *n_io) {
+  const sp_survey *sv = c->sv;
+  const size_t nl = c->nl;
+  size_t n = *n_io;
+  int64_t c0[3], c1[3];
+  for (int d = 0; d < 3; d++) c0[d] = env_cell(lo[d] - reach), c1[d] = env_cell(hi[d] + reach);
+  /* the environment holds the cells read by the ligands the survey had at build time; a box outside
+     them (another site or survey passed) gets every atom of the model */
+  int cov = 1, rc;
+  for (int64_t cx = c0[0]; cx <= c1[0] && cov && !b->env_full; cx++)
+    for (int64_t cy = c0[1]; cy <= c1[1] && cov; cy++) {
+      const int64_t i0 = env_mask_index(b, cx, cy, c0[2]);
+      cov = i0 >= 0 && env_mask_index(b, cx, cy, c1[2]) >= 0 &&
+            !memchr(b->env_mask + i0, 0, (size_t)(c1[2] - c0[2] + 1));
+    }
+  if (!cov && (rc = env_build(c, sv->ligands[lig].model, probe, 1))) return rc;
+  if (SP_GROW(b->sx, b->cap_sx, nl + b->env_n + 1) || SP_GROW(b->sr, b->cap_sr, nl + b->env_n + 1))
+    return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  for (int64_t cx = c0[0]; cx <= c1[0]; cx++)
+    for (int64_t cy = c0[1]; cy <= c1[1]; cy++) {
+      int64_t k0 = env_pack(cx, cy, c0[2]), k1 = env_pack(cx, cy, c1[2]);
+      size_t a = 0, z = b->env_n, end = b->env_n;
+      if (!b->env_full) {
+        /* masked: the column's cells are consecutive in the mask (covered, above); env_count[q] is the end
+           of cell q's atoms, so [a, end) is the atoms of cells c0[2] .. c1[2] */
+        const int64_t i0 = env_mask_index(b, cx, cy, c0[2]), i1 = i0 + (c1[2] - c0[2]);
+        a = i0 ? b->env_count[i0 - 1] : 0;
+        end = b->env_count[i1];
+      } else {
+        while (a < z) {
+          size_t mid = (a + z) / 2;
+          if (b->env_key[mid] < k0) a = mid + 1;
+          else z = mid;
+        }
+      }
+      for (size_t k = a; k < end && b->env_key[k] <= k1; k++) {
+        const float *p = b->env_xyz[k];
+        if (!(p[0] >= lo[0] - reach && p[0] <= hi[0] + reach && p[1] >= lo[1] - reach && p[1] <= hi[1] + reach &&
+              p[2] >= lo[2] - reach && p[2] <= hi[2] + reach))
+          continue;
+        if (sv->res_ligand[b->env_res[k]] == (int32_t)lig) continue;
+        memcpy(b->sx[n], p, sizeof b->sx[n]);
+        b->sr[n] = b->env_rad[k];
+        n++;
+      }
+    }
+  *n_io = n;
+  return 0;
+}
+#endif
+
+/* SASA of the nl ligand atoms among the n atoms of the input, into the output's per-atom arrays and totals */
+static int run_sasa(ctx *c, chem_burial *b, const sp_chem_opts *opt, size_t n) {
+  sp_site_chem *o = c->out;
+  const sp_chem_ws *w = c->w;
+  const size_t nl = c->nl;
   if (SP_GROW(b->so, b->cap_so, 2 * nl + 2))
     return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   for (size_t i = 0; i < n; i++)
     if (!(b->sr[i] > 0.0f) || !isfinite(b->sr[i]))
       return sp_err_set(c->err, SP_E_INVALID, "site chemistry: atom with radius %g", (double)b->sr[i]);
   float *f = b->so, *cx = b->so + nl;
-  if (sp_sasa_two(b->sasa, SP_SASA_ISA_AUTO, nl, n, (const float(*)[3])b->sx, b->sr, probe, opt->sasa_points, f, cx))
+  if (sp_sasa_two(b->sasa, SP_SASA_ISA_AUTO, nl, n, (const float(*)[3])b->sx, b->sr, opt->probe, opt->sasa_points, f,
+                  cx))
     return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory (SASA, %zu atoms)", n);
   for (size_t i = 0; i < nl; i++) {
     o->sasa_free[w->nsite[i]] = f[i];
@@ -391,3 +496,22 @@ int sp_chem_burial(ctx *c, const sp_chem_opts *opt, size_t lig) {
   return 0;
 }
 
+int sp_chem_burial(ctx *c, const sp_chem_opts *opt, size_t lig) {
+  sp_site_chem *o = c->out;
+  sp_chem_ws *w = c->w;
+  const size_t nl = c->nl;
+  o->sasa_free_total = o->sasa_complex_total = 0;
+  if (nl == 0) return 0;
+  if (!w->burial && !(w->burial = calloc(1, sizeof *w->burial)))
+    return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  chem_burial *b = w->burial;
+  const float probe = opt->probe;
+  int rc = env_build(c, c->sv->ligands[lig].model, probe, 0);
+  if (rc) return rc;
+  if (!b->sasa && !(b->sasa = sp_sasa_ws_new())) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  float lo[3], hi[3], rlig;
+  if ((rc = ligand_input(c, b, lo, hi, &rlig))) return rc;
+  size_t n = nl;
+  if (lo[0] <= hi[0] && (rc = env_collect(c, b, lig, probe, lo, hi, rlig + b->env_rmax + 2.0f * probe, &n))) return rc;
+  return run_sasa(c, b, opt, n);
+}
