@@ -4,9 +4,6 @@
  * and kept for the model's other sites. See sitechem.h and docs/sites.md ("Burial"). */
 #include "site/sitechem_internal.h"
 #include "site/sasa_internal.h"
-#ifdef SP_BURIAL_CELLS
-#include "site/cells.h"
-#endif
 
 #include "sitepack/elements.h"
 #include "sitepack/survey.h"
@@ -36,9 +33,6 @@ struct chem_burial {
   int env_full;
   uint8_t *env_mask; size_t cap_env_mask;
   int64_t env_mlo[3], env_mdim[3];
-#ifdef SP_BURIAL_CELLS
-  sp_cells cells; sp_cell_pt *cin; size_t cap_cin;
-#endif
 };
 
 void sp_chem_burial_free(chem_burial *b) {
@@ -46,9 +40,6 @@ void sp_chem_burial_free(chem_burial *b) {
   free(b->sx); free(b->sr); free(b->so);
   sp_sasa_ws_free(b->sasa); free(b->env_key); free(b->env_xyz); free(b->env_rad); free(b->env_res); free(b->env_tmp);
   free(b->env_tmp2); free(b->env_count); free(b->env_mask);
-#ifdef SP_BURIAL_CELLS
-  sp_cells_free(&b->cells); free(b->cin);
-#endif
   free(b);
 }
 
@@ -331,93 +322,6 @@ static int ligand_input(ctx *c, chem_burial *b, float lo[3], float hi[3], float 
   return 0;
 }
 
-#ifdef SP_BURIAL_CELLS
-/* A/B variant: the environment as a cells.c index (every candidate of the model, cell edge ENV_CELL) */
-static int env_build_cells(ctx *c, size_t mi) {
-  const sp_structure *s = c->s;
-  const sp_survey *sv = c->sv;
-  sp_chem_ws *w = c->w;
-  chem_burial *b = w->burial;
-  const sp_model *m = &s->models[mi];
-  float fp[16][3];
-  env_fingerprint(s, m, fp);
-  if (b->env_s == s && b->env_sv == sv && b->env_model == mi && b->env_first == m->first_atom &&
-      b->env_natoms == m->n_atoms && !memcmp(fp, b->env_fp, sizeof fp))
-    return 0;
-  b->env_s = NULL;
-  if (SP_GROW(b->cin, b->cap_cin, (size_t)m->n_atoms + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
-  size_t n = 0;
-  float rmax = 0;
-  for (size_t a = m->first_atom; a < (size_t)m->first_atom + m->n_atoms; a++) {
-    uint8_t el = s->element[a];
-    if (el == 1) continue;
-    const float *p = s->xyz[a];
-    if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) continue;
-    if (sv->res_role[s->atom_residue[a]] == SP_ROLE_WATER || !sp_survey_atom_chosen(s, sv, a)) continue;
-    if (w->vdw[el] > rmax) rmax = w->vdw[el];
-    b->cin[n].x = p[0], b->cin[n].y = p[1], b->cin[n].z = p[2], b->cin[n].id = (uint32_t)a;
-    n++;
-  }
-  if (sp_cells_build(&b->cells, b->cin, n, ENV_CELL)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
-  b->env_n = n;
-  b->env_rmax = rmax;
-  b->env_s = s;
-  b->env_sv = sv;
-  b->env_model = mi;
-  b->env_first = m->first_atom;
-  b->env_natoms = m->n_atoms;
-  memcpy(b->env_fp, fp, sizeof fp);
-  return 0;
-}
-#define env_build(c, mi, probe, full) env_build_cells(c, mi)
-
-static int env_collect(ctx *c, chem_burial *b, size_t lig, float probe, const float lo[3], const float hi[3],
-                       float reach, size_t *n_io) {
-  const sp_structure *s = c->s;
-  const sp_survey *sv = c->sv;
-  const sp_chem_ws *w = c->w;
-  const sp_cells *cl = &b->cells;
-  const size_t nl = c->nl;
-  size_t n = *n_io;
-  if (!cl->n_pts) return 0;
-  if (SP_GROW(b->sx, b->cap_sx, nl + cl->n_pts + 1) || SP_GROW(b->sr, b->cap_sr, nl + cl->n_pts + 1))
-    return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
-  const float xl = lo[0] - reach, yl = lo[1] - reach, zl = lo[2] - reach;
-  const float xh = hi[0] + reach, yh = hi[1] + reach, zh = hi[2] + reach;
-  int32_t c0[3] = {0, 0, 0}, c1[3] = {-1, -1, -1};
-  if (!cl->hashed) {
-    sp_cells_coord(cl, xl, yl, zl, c0);
-    sp_cells_coord(cl, xh, yh, zh, c1);
-    const int32_t dim[3] = {cl->nx, cl->ny, cl->nz};
-    for (int d = 0; d < 3; d++) {
-      if (c0[d] < 0) c0[d] = 0;
-      if (c1[d] > dim[d] - 1) c1[d] = dim[d] - 1;
-    }
-  }
-  for (int32_t iz = c0[2]; iz <= c1[2] || cl->hashed; iz++) {
-    for (int32_t iy = c0[1]; iy <= c1[1] || cl->hashed; iy++) {
-      size_t j0 = 0, j1 = cl->n_pts;
-      if (!cl->hashed) {
-        if (c0[0] > c1[0]) break;
-        j0 = cl->start[sp_cells_bucket(cl, c0[0], iy, iz)], j1 = cl->start[sp_cells_bucket(cl, c1[0], iy, iz) + 1];
-      }
-      const float *px = cl->px, *py = cl->py, *pz = cl->pz;
-      for (size_t j = j0; j < j1; j++) {
-        if (!(px[j] >= xl && px[j] <= xh && py[j] >= yl && py[j] <= yh && pz[j] >= zl && pz[j] <= zh)) continue;
-        const uint32_t id = cl->pts[j].id;
-        if (sv->res_ligand[s->atom_residue[id]] == (int32_t)lig) continue;
-        b->sx[n][0] = px[j], b->sx[n][1] = py[j], b->sx[n][2] = pz[j];
-        b->sr[n] = w->vdw[s->element[id]];
-        n++;
-      }
-      if (cl->hashed) break;
-    }
-    if (cl->hashed) break;
-  }
-  *n_io = n;
-  return 0;
-}
-#else
 /* Append to the SASA input (from *n on) every environment atom inside the box [lo - reach, hi + reach]
  * that is not of ligand @p lig: every atom that can occlude a ligand atom's probe sphere
  * (d < r_lig + r_env + 2 probe) */
@@ -471,7 +375,6 @@ static int env_collect(ctx *c, chem_burial *b, size_t lig, float probe, const fl
   *n_io = n;
   return 0;
 }
-#endif
 
 /* SASA of the nl ligand atoms among the n atoms of the input, into the output's per-atom arrays and totals */
 static int run_sasa(ctx *c, chem_burial *b, const sp_chem_opts *opt, size_t n) {
