@@ -412,7 +412,7 @@ int sp_chem_burial(ctx *c, const sp_chem_opts *opt, size_t lig) {
   int rc = env_build(c, c->sv->ligands[lig].model, probe, 0);
   if (rc) return rc;
   if (!b->sasa && !(b->sasa = sp_sasa_ws_new())) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
-  float lo[3], hi[3], rlig;
+  float lo[3], hi[3], rlig = 0;
   if ((rc = ligand_input(c, b, lo, hi, &rlig))) return rc;
   size_t n = nl;
   if (lo[0] <= hi[0] && (rc = env_collect(c, b, lig, probe, lo, hi, rlig + b->env_rmax + 2.0f * probe, &n))) return rc;
