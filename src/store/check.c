@@ -131,7 +131,6 @@ static int ck_read(ck *c, const char *full, hid_t mt, int64_t start, size_t n, v
   return rc;
 }
 
-/* A whole 1-D int64 / int32 dataset into a new array. */
 /* a /residues/symop tag: K_abc (K >= 1, three digits) or K_a_b_c (signed integers), docs/format.md */
 static int symop_tag_ok(const char t[16]) {
   size_t n = strnlen(t, 16), i = 0;
@@ -154,6 +153,7 @@ static int symop_tag_ok(const char t[16]) {
   return i == n;
 }
 
+/* A whole 1-D dataset of @p n rows of @p esz bytes (native @p mt) into a new array *out (caller frees). */
 static int ck_load(ck *c, const char *full, hid_t mt, size_t esz, int64_t n, void **out) {
   *out = malloc((size_t)(n > 0 ? n : 1) * esz);
   if (!*out) return sp_err_set(c->err, SP_E_NOMEM, "out of memory reading %s (%lld rows)", full, (long long)n);
@@ -182,9 +182,10 @@ typedef struct ck_arrays {
   uint16_t *flags;
 } ck_arrays;
 
-static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
+/* Step 1: the CSR pointers (each checked as it is read) and the index columns of the small tables. */
+static int ck_load_index(ck *c, ck_arrays *a) {
   const int64_t S = c->rows[SP_T_STRUCTURES], L = c->rows[SP_T_LIGANDS], N = c->rows[SP_T_SITES],
-                R = c->rows[SP_T_RESIDUES], A = c->rows[SP_T_ATOMS];
+                R = c->rows[SP_T_RESIDUES], A = c->rows[SP_T_ATOMS], X = c->rows[SP_T_INTERACTIONS];
   int rc = 0;
   hid_t I64 = H5T_NATIVE_INT64, I32 = H5T_NATIVE_INT32;
   if ((rc = ck_load(c, "/sites/atom_ptr", I64, 8, N + 1, (void **)&a->atom_ptr)) ||
@@ -193,7 +194,6 @@ static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
   if ((rc = ck_load(c, "/sites/residue_ptr", I64, 8, N + 1, (void **)&a->res_ptr)) ||
       (rc = ck_ptr(c, "/sites/residue_ptr", a->res_ptr, N, R, "residues")))
     return rc;
-  const int64_t X = c->rows[SP_T_INTERACTIONS];
   if ((rc = ck_load(c, "/sites/interaction_ptr", I64, 8, N + 1, (void **)&a->ix_ptr)) ||
       (rc = ck_ptr(c, "/sites/interaction_ptr", a->ix_ptr, N, X, "interactions")) ||
       (rc = ck_load(c, "/sites/n_interactions", H5T_NATIVE_INT32, 4, N, (void **)&a->n_ix)))
@@ -215,12 +215,24 @@ static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
       (rc = ck_load(c, "/structures/n_ligands", I32, 4, S, (void **)&a->st_nlig)) ||
       (rc = ck_load(c, "/structures/n_sites", I32, 4, S, (void **)&a->st_nsite)))
     return rc;
+  return 0;
+}
+
+/* Step 2: structures' n_ligands / n_sites equal their ligand_ptr / site_ptr blocks. */
+static int ck_structures(ck *c, const ck_arrays *a) {
+  const int64_t S = c->rows[SP_T_STRUCTURES];
   for (int64_t s = 0; s < S; s++)
     if (a->lig_ptr[s + 1] - a->lig_ptr[s] != a->st_nlig[s] || a->site_ptr[s + 1] - a->site_ptr[s] != a->st_nsite[s])
       return sp_err_set(c->err, SP_E_FORMAT,
                         "%s: structure %lld: n_ligands %d / n_sites %d disagree with ligand_ptr / site_ptr (%lld / %lld)",
                         c->path, (long long)s, a->st_nlig[s], a->st_nsite[s],
                         (long long)(a->lig_ptr[s + 1] - a->lig_ptr[s]), (long long)(a->site_ptr[s + 1] - a->site_ptr[s]));
+  return 0;
+}
+
+/* Step 3: every ligand's structure_idx is the structure whose block holds it; site_idx in [-1, N). */
+static int ck_ligands(ck *c, const ck_arrays *a) {
+  const int64_t S = c->rows[SP_T_STRUCTURES], L = c->rows[SP_T_LIGANDS], N = c->rows[SP_T_SITES];
   for (int64_t l = 0; l < L; l++) {
     if (a->lig_st[l] < 0 || a->lig_st[l] >= S || l < a->lig_ptr[a->lig_st[l]] || l >= a->lig_ptr[a->lig_st[l] + 1])
       return sp_err_set(c->err, SP_E_FORMAT, "%s: /ligands/structure_idx[%lld] = %lld is out of range or not the "
@@ -229,6 +241,13 @@ static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
       return sp_err_set(c->err, SP_E_FORMAT, "%s: /ligands/site_idx[%lld] = %lld is out of range [-1, %lld)", c->path,
                         (long long)l, (long long)a->lig_site[l], (long long)N);
   }
+  return 0;
+}
+
+/* Step 4: per site, the counts equal the pointer differences, its structure and ligand point back,
+ * and its residue rows carry its site_idx. */
+static int ck_sites(ck *c, const ck_arrays *a) {
+  const int64_t S = c->rows[SP_T_STRUCTURES], L = c->rows[SP_T_LIGANDS], N = c->rows[SP_T_SITES];
   for (int64_t i = 0; i < N; i++) {
     int64_t na = a->atom_ptr[i + 1] - a->atom_ptr[i], nr = a->res_ptr[i + 1] - a->res_ptr[i];
     if (na != a->n_at[i] || nr != a->n_res[i])
@@ -253,13 +272,19 @@ static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
         return sp_err_set(c->err, SP_E_FORMAT, "%s: /residues/site_idx[%lld] = %lld, but the row is in site %lld's block",
                           c->path, (long long)j, (long long)a->res_site[j], (long long)i);
   }
-  /* every atom's residue_idx lies in its site's residue block (scanned in chunks) */
+  return 0;
+}
+
+/* Step 5: every atom's residue_idx lies in its site's residue block (scanned in chunks). */
+static int ck_atom_residues(ck *c, ck_arrays *a) {
+  const int64_t N = c->rows[SP_T_SITES], A = c->rows[SP_T_ATOMS];
+  int rc = 0;
   a->chunk = malloc(CK_CHUNK * sizeof *a->chunk);
   if (!a->chunk) return sp_err_set(c->err, SP_E_NOMEM, "out of memory scanning /atoms");
   int64_t site = 0;
   for (int64_t a0 = 0; a0 < A; a0 += (int64_t)CK_CHUNK) {
     size_t n = (size_t)(A - a0) < CK_CHUNK ? (size_t)(A - a0) : CK_CHUNK;
-    if ((rc = ck_read(c, "/atoms/residue_idx", I64, a0, n, a->chunk))) return rc;
+    if ((rc = ck_read(c, "/atoms/residue_idx", H5T_NATIVE_INT64, a0, n, a->chunk))) return rc;
     for (size_t k = 0; k < n; k++) {
       int64_t at = a0 + (int64_t)k;
       while (site < N && a->atom_ptr[site + 1] <= at) site++;
@@ -270,16 +295,24 @@ static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
                           (long long)a->res_ptr[site], (long long)a->res_ptr[site + 1]);
     }
   }
-  /* every interaction's site_idx is its block's site; its atom offsets lie inside that site's atoms */
+  return 0;
+}
+
+/* Step 6: every interaction's site_idx is its block's site; its atom offsets lie inside that site's
+ * atoms (water_atom may be -1). Reuses a->chunk of step 5. */
+static int ck_interaction_rows(ck *c, ck_arrays *a) {
+  const int64_t N = c->rows[SP_T_SITES], X = c->rows[SP_T_INTERACTIONS];
+  int rc = 0;
   a->ix_atoms = malloc(CK_CHUNK * sizeof *a->ix_atoms);
   if (!a->ix_atoms) return sp_err_set(c->err, SP_E_NOMEM, "out of memory scanning /interactions");
   static const char *const ix_cols[4] = {"/interactions/site_idx", "/interactions/lig_atom", "/interactions/site_atom",
                                          "/interactions/water_atom"};
   for (int col = 0; col < 4; col++) {
-    site = 0;
+    int64_t site = 0;
     for (int64_t x0 = 0; x0 < X; x0 += (int64_t)CK_CHUNK) {
       size_t n = (size_t)(X - x0) < CK_CHUNK ? (size_t)(X - x0) : CK_CHUNK;
-      rc = col == 0 ? ck_read(c, ix_cols[0], I64, x0, n, a->chunk) : ck_read(c, ix_cols[col], I32, x0, n, a->ix_atoms);
+      rc = col == 0 ? ck_read(c, ix_cols[0], H5T_NATIVE_INT64, x0, n, a->chunk)
+                    : ck_read(c, ix_cols[col], H5T_NATIVE_INT32, x0, n, a->ix_atoms);
       if (rc) return rc;
       for (size_t k = 0; k < n; k++) {
         int64_t x = x0 + (int64_t)k;
@@ -297,100 +330,119 @@ static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
       }
     }
   }
-  /* symmetry mates: /residues/symop exists exactly when some site has the flag; a tagged residue is in a
-     flagged site and is not one of the site's own ligand residues (kind 0) */
-  {
-    uint32_t *sflags = NULL;
-    if ((rc = ck_load(c, "/sites/flags", H5T_NATIVE_UINT32, 4, N, (void **)&sflags))) {
-      free(sflags);
-      return rc;
-    }
-    int any = 0;
-    for (int64_t i = 0; i < N; i++) {
-      if (sflags[i] & SP_SITE_SYMMETRY) any = 1;
-      if ((sflags[i] & SP_SITE_SYMMETRY_PARTIAL) && !(sflags[i] & SP_SITE_SYMMETRY)) {
-        free(sflags);
-        return sp_err_set(c->err, SP_E_FORMAT, "%s: /sites/flags[%lld] has symmetry_partial (bit 3) without symmetry (bit 2)",
-                          c->path, (long long)i);
+  return 0;
+}
+
+/* Step 7a: each /residues/symop tag is well formed, in a flagged site, not on the site's own ligand
+ * residues, and a site's image residues come after its asymmetric-unit ones; marks @p tagged [R]. */
+static int ck_symop_rows(ck *c, const ck_arrays *a, const uint32_t *sflags, uint8_t *tagged) {
+  const int64_t N = c->rows[SP_T_SITES], R = c->rows[SP_T_RESIDUES];
+  int rc = 0;
+  hid_t t16 = sp_h5_str_type(16);
+  char(*sym)[16] = malloc(CK_CHUNK * sizeof *sym);
+  uint8_t *kind = malloc(CK_CHUNK);
+  uint8_t *site_img = calloc((size_t)(N > 0 ? N : 1), 1); /* per site: an image residue seen */
+  if (t16 < 0 || !sym || !kind || !site_img)
+    rc = sp_err_set(c->err, SP_E_NOMEM, "out of memory checking /residues/symop");
+  for (int64_t r0 = 0; !rc && r0 < R; r0 += (int64_t)CK_CHUNK) {
+    size_t n = (size_t)(R - r0) < CK_CHUNK ? (size_t)(R - r0) : CK_CHUNK;
+    if ((rc = ck_read(c, "/residues/symop", t16, r0, n, sym)) ||
+        (rc = ck_read(c, "/residues/kind", H5T_NATIVE_UINT8, r0, n, kind)))
+      break;
+    for (size_t k = 0; k < n && !rc; k++) {
+      int64_t rs = a->res_site[r0 + (int64_t)k];
+      if (!sym[k][0]) {
+        if (site_img[rs])
+          rc = sp_err_set(c->err, SP_E_FORMAT,
+                          "%s: /residues row %lld of site %lld is as in the file but follows a symmetry-image residue "
+                          "(images come after the asymmetric-unit residues)",
+                          c->path, (long long)(r0 + (int64_t)k), (long long)rs);
+        continue;
       }
-    }
-    if (any != c->has_optional) {
-      free(sflags);
-      return sp_err_set(c->err, SP_E_FORMAT, "%s: %s", c->path,
-                        any ? "a site has the symmetry flag but /residues/symop is missing"
-                            : "/residues/symop is present but no site has the symmetry flag");
-    }
-    if (any) {
-      hid_t t16 = sp_h5_str_type(16);
-      char(*sym)[16] = malloc(CK_CHUNK * sizeof *sym);
-      uint8_t *kind = malloc(CK_CHUNK);
-      uint8_t *tagged = calloc((size_t)(R > 0 ? R : 1), 1);   /* per residue row: has a symop */
-      uint8_t *site_img = calloc((size_t)(N > 0 ? N : 1), 1); /* per site: an image residue seen */
-      if (t16 < 0 || !sym || !kind || !tagged || !site_img)
-        rc = sp_err_set(c->err, SP_E_NOMEM, "out of memory checking /residues/symop");
-      for (int64_t r0 = 0; !rc && r0 < R; r0 += (int64_t)CK_CHUNK) {
-        size_t n = (size_t)(R - r0) < CK_CHUNK ? (size_t)(R - r0) : CK_CHUNK;
-        if ((rc = ck_read(c, "/residues/symop", t16, r0, n, sym)) ||
-            (rc = ck_read(c, "/residues/kind", H5T_NATIVE_UINT8, r0, n, kind)))
-          break;
-        for (size_t k = 0; k < n && !rc; k++) {
-          int64_t rs = a->res_site[r0 + (int64_t)k];
-          if (!sym[k][0]) {
-            if (site_img[rs])
-              rc = sp_err_set(c->err, SP_E_FORMAT,
-                              "%s: /residues row %lld of site %lld is as in the file but follows a symmetry-image residue "
-                              "(images come after the asymmetric-unit residues)",
-                              c->path, (long long)(r0 + (int64_t)k), (long long)rs);
-            continue;
-          }
-          tagged[r0 + (int64_t)k] = 1;
-          site_img[rs] = 1;
-          if (!symop_tag_ok(sym[k])) {
-            rc = sp_err_set(c->err, SP_E_FORMAT, "%s: /residues/symop[%lld] = '%.16s' is not a tag K_abc or K_a_b_c",
-                            c->path, (long long)(r0 + (int64_t)k), sym[k]);
-            break;
-          }
-          if (kind[k] == SP_RES_KIND_LIGAND || !(sflags[rs] & SP_SITE_SYMMETRY))
-            rc = sp_err_set(c->err, SP_E_FORMAT, "%s: /residues/symop[%lld] = '%.16s' but the row is %s", c->path,
-                            (long long)(r0 + (int64_t)k), sym[k],
-                            kind[k] == SP_RES_KIND_LIGAND ? "one of its site's own ligand residues"
-                                                          : "in a site without the symmetry flag");
-        }
+      tagged[r0 + (int64_t)k] = 1;
+      site_img[rs] = 1;
+      if (!symop_tag_ok(sym[k])) {
+        rc = sp_err_set(c->err, SP_E_FORMAT, "%s: /residues/symop[%lld] = '%.16s' is not a tag K_abc or K_a_b_c",
+                        c->path, (long long)(r0 + (int64_t)k), sym[k]);
+        break;
       }
-      /* atom flag bit 9 exactly on the atoms of tagged residues */
-      if (!rc) {
-        int64_t *rix = malloc(CK_CHUNK * sizeof *rix);
-        uint16_t *af = malloc(CK_CHUNK * sizeof *af);
-        if (!rix || !af) rc = sp_err_set(c->err, SP_E_NOMEM, "out of memory checking atom flags");
-        for (int64_t a0 = 0; !rc && a0 < A; a0 += (int64_t)CK_CHUNK) {
-          size_t n = (size_t)(A - a0) < CK_CHUNK ? (size_t)(A - a0) : CK_CHUNK;
-          if ((rc = ck_read(c, "/atoms/residue_idx", H5T_NATIVE_INT64, a0, n, rix)) ||
-              (rc = ck_read(c, "/atoms/flags", H5T_NATIVE_UINT16, a0, n, af)))
-            break;
-          for (size_t k = 0; k < n; k++) {
-            if (rix[k] < 0 || rix[k] >= R) continue; /* reported by the index checks above */
-            int img = (af[k] & SP_SITE_ATOM_SYMMETRY) != 0;
-            if (img != (tagged[rix[k]] != 0)) {
-              rc = sp_err_set(c->err, SP_E_FORMAT, "%s: /atoms/flags[%lld] %s bit 9 (symmetry image) but its residue %lld %s",
-                              c->path, (long long)(a0 + (int64_t)k), img ? "has" : "lacks", (long long)rix[k],
-                              img ? "has no symop" : "has one");
-              break;
-            }
-          }
-        }
-        free(rix);
-        free(af);
-      }
-      if (t16 >= 0) H5Tclose(t16);
-      free(sym);
-      free(kind);
-      free(tagged);
-      free(site_img);
+      if (kind[k] == SP_RES_KIND_LIGAND || !(sflags[rs] & SP_SITE_SYMMETRY))
+        rc = sp_err_set(c->err, SP_E_FORMAT, "%s: /residues/symop[%lld] = '%.16s' but the row is %s", c->path,
+                        (long long)(r0 + (int64_t)k), sym[k],
+                        kind[k] == SP_RES_KIND_LIGAND ? "one of its site's own ligand residues"
+                                                      : "in a site without the symmetry flag");
     }
-    free(sflags);
-    if (rc) return rc;
   }
-  /* spot check: random sites' atom flags (ligand atoms first and flagged) and structure status */
+  if (t16 >= 0) H5Tclose(t16);
+  free(sym);
+  free(kind);
+  free(site_img);
+  return rc;
+}
+
+/* Step 7b: atom flag bit 9 (symmetry image) exactly on the atoms of @p tagged residues. */
+static int ck_symop_atom_flags(ck *c, const uint8_t *tagged) {
+  const int64_t R = c->rows[SP_T_RESIDUES], A = c->rows[SP_T_ATOMS];
+  int rc = 0;
+  int64_t *rix = malloc(CK_CHUNK * sizeof *rix);
+  uint16_t *af = malloc(CK_CHUNK * sizeof *af);
+  if (!rix || !af) rc = sp_err_set(c->err, SP_E_NOMEM, "out of memory checking atom flags");
+  for (int64_t a0 = 0; !rc && a0 < A; a0 += (int64_t)CK_CHUNK) {
+    size_t n = (size_t)(A - a0) < CK_CHUNK ? (size_t)(A - a0) : CK_CHUNK;
+    if ((rc = ck_read(c, "/atoms/residue_idx", H5T_NATIVE_INT64, a0, n, rix)) ||
+        (rc = ck_read(c, "/atoms/flags", H5T_NATIVE_UINT16, a0, n, af)))
+      break;
+    for (size_t k = 0; k < n; k++) {
+      if (rix[k] < 0 || rix[k] >= R) continue; /* reported by the index checks above */
+      int img = (af[k] & SP_SITE_ATOM_SYMMETRY) != 0;
+      if (img != (tagged[rix[k]] != 0)) {
+        rc = sp_err_set(c->err, SP_E_FORMAT, "%s: /atoms/flags[%lld] %s bit 9 (symmetry image) but its residue %lld %s",
+                        c->path, (long long)(a0 + (int64_t)k), img ? "has" : "lacks", (long long)rix[k],
+                        img ? "has no symop" : "has one");
+        break;
+      }
+    }
+  }
+  free(rix);
+  free(af);
+  return rc;
+}
+
+/* Step 7: symmetry mates: /residues/symop exists exactly when some site has the flag (symmetry_partial
+ * only with it); a tagged residue is in a flagged site and is not one of the site's own ligand
+ * residues (kind 0); its atoms, and only they, carry the image bit. */
+static int ck_symmetry(ck *c, const ck_arrays *a) {
+  const int64_t N = c->rows[SP_T_SITES], R = c->rows[SP_T_RESIDUES];
+  uint32_t *sflags = NULL;
+  int rc = ck_load(c, "/sites/flags", H5T_NATIVE_UINT32, 4, N, (void **)&sflags);
+  int any = 0;
+  for (int64_t i = 0; !rc && i < N; i++) {
+    if (sflags[i] & SP_SITE_SYMMETRY) any = 1;
+    if ((sflags[i] & SP_SITE_SYMMETRY_PARTIAL) && !(sflags[i] & SP_SITE_SYMMETRY))
+      rc = sp_err_set(c->err, SP_E_FORMAT, "%s: /sites/flags[%lld] has symmetry_partial (bit 3) without symmetry (bit 2)",
+                      c->path, (long long)i);
+  }
+  if (!rc && any != c->has_optional)
+    rc = sp_err_set(c->err, SP_E_FORMAT, "%s: %s", c->path,
+                    any ? "a site has the symmetry flag but /residues/symop is missing"
+                        : "/residues/symop is present but no site has the symmetry flag");
+  uint8_t *tagged = NULL; /* per residue row: has a symop */
+  if (!rc && any) {
+    tagged = calloc((size_t)(R > 0 ? R : 1), 1);
+    rc = tagged ? ck_symop_rows(c, a, sflags, tagged)
+                : sp_err_set(c->err, SP_E_NOMEM, "out of memory checking /residues/symop");
+    if (!rc) rc = ck_symop_atom_flags(c, tagged);
+  }
+  free(tagged);
+  free(sflags);
+  return rc;
+}
+
+/* Step 8: spot check of @p n_spot sites drawn by splitmix64 from @p seed (all when N <= n_spot): the
+ * first n_ligand atoms of the block, and no others, carry the ligand flag; the structure's status is ok. */
+static int ck_spot(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
+  const int64_t N = c->rows[SP_T_SITES];
+  int rc = 0;
   size_t k_max = n_spot < (size_t)N ? n_spot : (size_t)N;
   int32_t maxat = 0;
   for (int64_t i = 0; i < N; i++)
@@ -420,6 +472,19 @@ static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
     c->sum->n_spot_checked++;
   }
   return 0;
+}
+
+/* The content checks of sp_check() (store.h), in the order they are documented; stops at the first problem. */
+static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
+  int rc = ck_load_index(c, a);
+  if (!rc) rc = ck_structures(c, a);
+  if (!rc) rc = ck_ligands(c, a);
+  if (!rc) rc = ck_sites(c, a);
+  if (!rc) rc = ck_atom_residues(c, a);
+  if (!rc) rc = ck_interaction_rows(c, a);
+  if (!rc) rc = ck_symmetry(c, a);
+  if (!rc) rc = ck_spot(c, n_spot, seed, a);
+  return rc;
 }
 
 static int check_body(ck *c, size_t n_spot, uint64_t seed) {
