@@ -15,7 +15,7 @@
  *
  * Per-rank files are an internal, chunked format (one group per table, one compound dataset
  * per table in the native row layout of result.h, plus a /tasks index); they are read only by
- * sp_merge() of the same build. They use the serial HDF5 API (one file per rank, no MPI-IO).
+ * the store of the same build (sp_merge(), resume.h, shard.h; one reader: src/store/rankfile.h). They use the serial HDF5 API (one file per rank, no MPI-IO).
  *
  * Thread safety: none of these functions may be called concurrently from several threads of
  * one process (the HDF5 library is not built thread-safe).

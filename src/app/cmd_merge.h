@@ -4,18 +4,8 @@
  * A shard run scans the same sorted input as a single run, keeps its share of the files (an LPT
  * plan over the N shards with the run's own bytes-only cost estimates, sched.h sp_plan_lpt()),
  * runs them with the usual phases (file_idx stays the index in the full sorted list), and packs
- * its per-rank files into ONE shard file: a per-rank-format file (store.h: read by sp_merge())
- * with these root attributes and one dataset added:
- *
- *   shard_index, shard_count   int64   this shard I of N (0 <= I < N)
- *   n_files                    int64   files in the full sorted input list
- *   job_fingerprint            string  hex SHA-256 of the input list (relative path, stored bytes and
- *                                      gzip flag of every file, in order), the job JSON, the CCD's
- *                                      SHA-256 and the split options: equal for shards of one job
- *   job_json, ccd_path, ccd_sha256, tool_version, git_sha   strings, as the merged /run needs them
- *   n_ranks                    int64   MPI ranks of this shard
- *   wall_seconds               float64 wall time of the shard run up to the pack, s
- *   /shard_files               int64 [k] the file indices planned for this shard, ascending
+ * its per-rank files into ONE shard file (sitepack/shard.h: the store owns its format, packing and
+ * reading; this header plans shards and runs `sitepack merge`).
  *
  * `sitepack merge OUT.h5 SHARD...` checks a complete, consistent set and calls sp_merge(), so the
  * merged file equals the one a single run over all inputs writes (timing fields excepted). */
@@ -27,27 +17,18 @@
 
 #include "sitepack/error.h"
 #include "sitepack/sched.h"
+#include "sitepack/shard.h"
 #include "sitepack/store.h"
 
-/* Root attribute "format" of a shard file is the per-rank one; this attribute marks a shard. */
-#define SP_SHARD_ATTR "shard_count"
-
-/* What a shard run records (filled by sp_shard_plan(); free with sp_shard_meta_free()). */
-typedef struct sp_shard_meta {
-  int index, count;       /* shard I of N */
-  int64_t n_files;        /* files in the full sorted list */
-  int64_t *files;         /* [n_assigned] file indices of this shard, ascending (malloc'd) */
-  size_t n_assigned;
-  char fingerprint[65];   /* hex SHA-256, see above */
-} sp_shard_meta;
-
-/* Parse a --shard value: "I/N" (0 <= I < N <= 100000, decimal) or "auto" (SLURM array variables:
- * I = SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN, N = SLURM_ARRAY_TASK_COUNT, which must equal
+/* Parse a --shard value: "I/N" (0 <= I < N <= SP_SHARD_MAX, decimal) or "auto" (SLURM array
+ * variables: I = SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN, N = SLURM_ARRAY_TASK_COUNT, which must equal
  * SLURM_ARRAY_TASK_MAX - SLURM_ARRAY_TASK_MIN + 1: an array without steps). Returns 0, or -1 with
  * a one-line reason in @p msg (cap bytes). */
 int sp_shard_parse(const char *spec, int *index, int *count, char *msg, size_t cap);
 
-/* Hex SHA-256 job fingerprint (see above). @p gz may be NULL (no gzip). @p split may be NULL. */
+/* Hex SHA-256 job fingerprint (shard.h job_fingerprint): of the input list (relative path, stored
+ * bytes and gzip flag of every file, in order), the job JSON, the CCD's SHA-256 and the split
+ * options. @p gz may be NULL (no gzip). @p split may be NULL. */
 void sp_shard_fingerprint(char *const *paths, const int64_t *bytes, const uint8_t *gz, size_t n,
                           const char *job_json, const char *ccd_sha256, const sp_split_opts *split, char out[65]);
 
@@ -61,16 +42,6 @@ void sp_shard_fingerprint(char *const *paths, const int64_t *bytes, const uint8_
 int sp_shard_plan(int index, int count, char *const *paths, const int64_t *bytes, const uint8_t *gz, size_t n,
                   const char *job_json, const char *ccd_sha256, const sp_split_opts *split, sp_task_ref *tasks,
                   double *cost, size_t *n_tasks, double *kept_bytes, sp_shard_meta *meta, sp_err *err);
-
-void sp_shard_meta_free(sp_shard_meta *meta);
-
-/* Pack @p n_parts per-rank files (sp_rank_writer_*) into the shard file @p out_path (created or
- * truncated): every task of every input, re-appended with sp_rank_writer_append() (so validated
- * again), then the shard attributes above from @p meta and @p info (n_ranks, wall_seconds, strings).
- * No MPI. Returns 0, SP_E_INVALID (NULL argument), SP_E_NOT_FOUND (an input is missing),
- * SP_E_FORMAT (an input is not a per-rank file of this build), SP_E_NOMEM, SP_E_HDF5. */
-int sp_shard_pack(const char *out_path, const char *const *parts, size_t n_parts, const sp_merge_info *info,
-                  const sp_shard_meta *meta, sp_err *err);
 
 /* `sitepack merge OUT.h5 SHARD... [--force] [--quiet]` (argv[0] = "merge"). A SHARD argument with
  * a wildcard (* ? [) is expanded with glob(3) (sorted; quote it so the shell leaves it alone).

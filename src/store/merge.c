@@ -1,5 +1,7 @@
 /* Merge per-rank files into the final sitepack file (see store.h, docs/format.md). No MPI. */
 #include "sitepack/store.h"
+#include "rankfile.h"
+#include "sitepack/base.h"
 #include "store_internal.h"
 
 #include "sitepack/site.h"
@@ -14,13 +16,6 @@
 /* Rows buffered per table before a column slab is written. */
 #define SP_MERGE_BUF_BYTES (8u * 1024u * 1024u)
 
-typedef struct in_file {
-  const char *path;
-  hid_t file;
-  hid_t dset[SP_T_COUNT];
-  int64_t extent[SP_T_COUNT];
-} in_file;
-
 typedef struct task_ref {
   sp_task_rec rec;
   size_t input;                 /* index into inputs */
@@ -31,11 +26,11 @@ typedef struct task_ref {
 typedef struct merge_ctx {
   sp_err *err;
   size_t n_in;
-  in_file *in;
-  hid_t rowtype[SP_T_COUNT];
+  sp_rankfile *in;              /* the inputs (rankfile.h) */
   size_t n_tasks;
   task_ref *tasks;
   int64_t total[SP_T_COUNT];    /* rows of the final tables (components: after the union) */
+  int64_t n_st;                 /* structure rows: input files with results (place_tasks()) */
   hid_t out;
   hid_t gr[SP_T_COUNT];
   hid_t grun;
@@ -54,116 +49,22 @@ static int cmp_task(const void *a, const void *b) {
 /* ---- reading the inputs ---- */
 
 static int read_rows(merge_ctx *c, size_t input, int t, int64_t start, size_t n, void *buf) {
-  if (n == 0) return 0;
-  hsize_t st = (hsize_t)start, cnt = n;
-  hid_t fs = H5Dget_space(c->in[input].dset[t]);
-  hid_t ms = H5Screate_simple(1, &cnt, NULL);
-  int ok = fs >= 0 && ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, &st, NULL, &cnt, NULL) >= 0 &&
-           H5Dread(c->in[input].dset[t], c->rowtype[t], ms, fs, H5P_DEFAULT, buf) >= 0;
-  int rc = ok ? 0 : sp_h5_fail(c->err, "cannot read per-rank file", c->in[input].path);
-  if (ms >= 0) H5Sclose(ms);
-  if (fs >= 0) H5Sclose(fs);
-  return rc;
+  return sp_rankfile_read_rows(&c->in[input], t, start, n, buf, c->err);
 }
 
-static int open_input(merge_ctx *c, size_t i, task_ref **tasks, size_t *n_tasks, size_t *cap) {
-  in_file *f = &c->in[i];
-  struct stat stb;
-  if (stat(f->path, &stb) != 0)
-    return sp_err_set(c->err, errno == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "cannot open per-rank file %s: %s",
-                      f->path, strerror(errno));
-  if (H5Fis_hdf5(f->path) <= 0)
-    return sp_err_set(c->err, SP_E_FORMAT, "%s is not an HDF5 file", f->path);
-  hid_t fapl = sp_h5_fapl(0);
-  f->file = fapl >= 0 ? H5Fopen(f->path, H5F_ACC_RDONLY, fapl) : -1;
-  int rc = f->file < 0 ? sp_h5_fail(c->err, "cannot open per-rank file", f->path) : 0; /* before H5Pclose clears the stack */
-  if (fapl >= 0) H5Pclose(fapl);
+/* Open input i (sp_rankfile_open(): format, version, validated task index) and append its tasks. */
+static int open_input(merge_ctx *c, size_t i, const char *path, size_t *cap) {
+  sp_rankfile *f = &c->in[i];
+  int rc = sp_rankfile_open(f, path, c->err);
   if (rc) return rc;
-  char fmt[32];
-  int64_t ver = 0;
-  if (sp_h5_read_attr_str(f->file, "format", fmt, sizeof fmt) < 0 || strcmp(fmt, SP_RANK_FORMAT_NAME) != 0 ||
-      sp_h5_read_attr_i64(f->file, "format_version", &ver) < 0 || ver != SP_RANK_FORMAT_VERSION) {
-    H5Eclear2(H5E_DEFAULT);
-    return sp_err_set(c->err, SP_E_FORMAT, "%s is not a sitepack per-rank file (format version %d)", f->path,
-                      SP_RANK_FORMAT_VERSION);
-  }
-  for (int t = 0; t < SP_T_COUNT; t++) {
-    char name[64];
-    snprintf(name, sizeof name, "%s/rows", sp_tables[t].name);
-    f->dset[t] = H5Dopen2(f->file, name, H5P_DEFAULT);
-    if (f->dset[t] < 0) {
-      H5Eclear2(H5E_DEFAULT);
-      return sp_err_set(c->err, SP_E_FORMAT, "%s: missing dataset /%s", f->path, name);
-    }
-    hid_t sp = H5Dget_space(f->dset[t]);
-    hsize_t d = 0;
-    int nd = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
-    if (nd == 1) H5Sget_simple_extent_dims(sp, &d, NULL);
-    if (sp >= 0) H5Sclose(sp);
-    hid_t ft = H5Dget_type(f->dset[t]);
-    int same = ft >= 0 && H5Tget_size(ft) == sp_tables[t].row_size && H5Tget_nmembers(ft) == (int)sp_tables[t].n_cols;
-    if (ft >= 0) H5Tclose(ft);
-    if (nd != 1 || !same) {
-      H5Eclear2(H5E_DEFAULT);
-      return sp_err_set(c->err, SP_E_FORMAT, "%s: dataset /%s has an unexpected shape or row type", f->path, name);
-    }
-    f->extent[t] = (int64_t)d;
-  }
-  hid_t td = H5Dopen2(f->file, "tasks", H5P_DEFAULT);
-  if (td < 0) {
-    H5Eclear2(H5E_DEFAULT);
-    return sp_err_set(c->err, SP_E_FORMAT, "%s: missing dataset /tasks", f->path);
-  }
-  hid_t sp = H5Dget_space(td);
-  hsize_t nt = 0;
-  if (sp < 0 || H5Sget_simple_extent_ndims(sp) != 1 || H5Sget_simple_extent_dims(sp, &nt, NULL) < 0) {
-    if (sp >= 0) H5Sclose(sp);
-    H5Dclose(td);
-    H5Eclear2(H5E_DEFAULT);
-    return sp_err_set(c->err, SP_E_FORMAT, "%s: /tasks is not one-dimensional", f->path);
-  }
-  H5Sclose(sp);
-  if (*n_tasks + nt > *cap) {
-    size_t nc = (*n_tasks + nt) * 2 + 16;
-    task_ref *p = realloc(*tasks, nc * sizeof *p);
-    if (!p) {
-      H5Dclose(td);
-      return sp_err_set(c->err, SP_E_NOMEM, "out of memory reading %llu tasks of %s", (unsigned long long)nt, f->path);
-    }
-    *tasks = p;
-    *cap = nc;
-  }
-  sp_task_rec *recs = nt ? malloc(nt * sizeof *recs) : NULL;
-  if (nt && !recs) {
-    H5Dclose(td);
-    return sp_err_set(c->err, SP_E_NOMEM, "out of memory reading tasks of %s", f->path);
-  }
-  hid_t tt = sp_h5_task_type();
-  int ok = tt >= 0 && (nt == 0 || H5Dread(td, tt, H5S_ALL, H5S_ALL, H5P_DEFAULT, recs) >= 0);
-  if (tt >= 0) H5Tclose(tt);
-  H5Dclose(td);
-  if (!ok) {
-    free(recs);
-    return sp_h5_fail(c->err, "cannot read /tasks of per-rank file", f->path);
-  }
-  for (size_t k = 0; k < nt; k++) {
-    const sp_task_rec *r = &recs[k];
-    int bad = r->file_idx < 0 || r->n_parts < 1 || r->part < 0 || r->part >= r->n_parts ||
-              r->n[SP_T_STRUCTURES] < 0 || r->n[SP_T_STRUCTURES] > 1;
-    for (int t = 0; t < SP_T_COUNT && !bad; t++)
-      bad = r->n[t] < 0 || r->start[t] < 0 || r->start[t] > f->extent[t] || r->n[t] > f->extent[t] - r->start[t];
-    if (bad) {
-      long long fi = (long long)r->file_idx;
-      free(recs);
-      return sp_err_set(c->err, SP_E_FORMAT, "%s: task %zu (file_idx %lld) has an inconsistent index row", f->path, k,
-                        fi);
-    }
-    task_ref *tr = &(*tasks)[(*n_tasks)++];
+  if (SP_GROW(c->tasks, *cap, c->n_tasks + f->n_tasks))
+    return sp_err_set(c->err, SP_E_NOMEM, "out of memory reading %zu tasks of %s", f->n_tasks, path);
+  for (size_t k = 0; k < f->n_tasks; k++) {
+    task_ref *tr = &c->tasks[c->n_tasks++];
     memset(tr, 0, sizeof *tr);
-    tr->rec = *r;
+    tr->rec = f->tasks[k];
     tr->input = i;
   }
-  free(recs);
   return 0;
 }
 
@@ -418,22 +319,22 @@ static int write_run(merge_ctx *c, const sp_merge_info *info) {
   return 0;
 }
 
-static int merge_body(merge_ctx *c, const char *const *inputs, const sp_merge_info *info) {
-  int rc;
-  for (int t = 0; t < SP_T_COUNT; t++) {
-    c->rowtype[t] = sp_h5_row_type(t);
-    if (c->rowtype[t] < 0) return sp_h5_fail(c->err, "cannot build row types", NULL);
-  }
+/* Step 1: open every input (rankfile.h) and collect its tasks, ordered by (file_idx, part). */
+static int open_inputs(merge_ctx *c, const char *const *inputs) {
   size_t cap = 0;
   for (size_t i = 0; i < c->n_in; i++) {
     if (!inputs[i]) return sp_err_set(c->err, SP_E_INVALID, "sp_merge: input %zu is NULL", i);
-    c->in[i].path = inputs[i];
-    if ((rc = open_input(c, i, &c->tasks, &c->n_tasks, &cap))) return rc;
+    int rc = open_input(c, i, inputs[i], &cap);
+    if (rc) return rc;
   }
   if (c->n_tasks) qsort(c->tasks, c->n_tasks, sizeof *c->tasks, cmp_task);
+  return 0;
+}
 
-  /* group tasks by file: exactly one structure row per file; global offsets in merge order */
-  int64_t n_st = 0;
+/* Step 2: group tasks by file (exactly one structure row per file, no (file_idx, part) twice) and give
+ * every task its global structure row and its first global row of each table, in merge order. */
+static int place_tasks(merge_ctx *c) {
+  c->n_st = 0;
   for (size_t a = 0; a < c->n_tasks;) {
     size_t b = a;
     int64_t has = 0;
@@ -448,8 +349,8 @@ static int merge_body(merge_ctx *c, const char *const *inputs, const sp_merge_in
     if (has != 1)
       return sp_err_set(c->err, SP_E_INVALID, "file_idx %lld has %lld structure rows over its %zu task(s), expected 1",
                         (long long)c->tasks[a].rec.file_idx, (long long)has, b - a);
-    for (size_t k = a; k < b; k++) c->tasks[k].st_global = n_st;
-    n_st++;
+    for (size_t k = a; k < b; k++) c->tasks[k].st_global = c->n_st;
+    c->n_st++;
     a = b;
   }
   for (size_t i = 0; i < c->n_tasks; i++)
@@ -457,13 +358,13 @@ static int merge_body(merge_ctx *c, const char *const *inputs, const sp_merge_in
       c->tasks[i].off[t] = c->total[t];
       c->total[t] += c->tasks[i].rec.n[t];
     }
+  return 0;
+}
 
-  comp_ref *comps = NULL;
-  size_t n_comps = 0;
-  if ((rc = gather_components(c, &comps, &n_comps))) return rc;
-  c->total[SP_T_COMPONENTS] = (int64_t)n_comps;
-
-  /* the output file */
+/* Step 3: the output file (no time stamps), a group per table and /run, and every table's datasets
+ * except the optional columns (create_optional(), once the sites are copied). */
+static int create_output(merge_ctx *c) {
+  int rc = 0;
   hid_t fapl = sp_h5_fapl(1);
   hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
   if (fapl >= 0 && fcpl >= 0 && H5Pset_obj_track_times(fcpl, 0) >= 0)
@@ -471,10 +372,7 @@ static int merge_body(merge_ctx *c, const char *const *inputs, const sp_merge_in
   if (c->out < 0) rc = sp_h5_fail(c->err, "cannot create output file", c->out_path);
   if (fapl >= 0) H5Pclose(fapl);
   if (fcpl >= 0) H5Pclose(fcpl);
-  if (c->out < 0) {
-    free(comps);
-    return rc;
-  }
+  if (rc) return rc;
   hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
   if (gcpl >= 0) H5Pset_obj_track_times(gcpl, 0);
   for (int t = 0; t < SP_T_COUNT && gcpl >= 0; t++)
@@ -484,75 +382,112 @@ static int merge_body(merge_ctx *c, const char *const *inputs, const sp_merge_in
   int gbad = c->grun < 0;
   for (int t = 0; t < SP_T_COUNT; t++)
     if (c->gr[t] < 0) gbad = 1;
-  if (gbad) {
-    free(comps);
-    return sp_h5_fail(c->err, "cannot create output groups", c->out_path);
-  }
+  if (gbad) return sp_h5_fail(c->err, "cannot create output groups", c->out_path);
   for (int t = 0; t < SP_T_COUNT; t++)
-    if ((rc = create_table(c, t, c->total[t]))) {
-      free(comps);
-      return rc;
-    }
-  extra_col st_ex[2] = {{-1, NULL}, {-1, NULL}}, site_ex[3] = {{-1, NULL}, {-1, NULL}, {-1, NULL}};
-  hid_t st_ptr[2] = {-1, -1};
-  st_ex[0].dset = sp_h5_create_final(c->gr[SP_T_STRUCTURES], "file_idx", H5T_STD_I64LE, n_st, 0);
-  st_ex[1].dset = sp_h5_create_final(c->gr[SP_T_STRUCTURES], "n_parts", H5T_STD_I32LE, n_st, 0);
-  st_ptr[0] = sp_h5_create_final(c->gr[SP_T_STRUCTURES], "ligand_ptr", H5T_STD_I64LE, n_st + 1, 0);
-  st_ptr[1] = sp_h5_create_final(c->gr[SP_T_STRUCTURES], "site_ptr", H5T_STD_I64LE, n_st + 1, 0);
-  site_ex[0].dset = sp_h5_create_final(c->gr[SP_T_SITES], "atom_ptr", H5T_STD_I64LE, c->total[SP_T_SITES] + 1, 0);
-  site_ex[1].dset = sp_h5_create_final(c->gr[SP_T_SITES], "residue_ptr", H5T_STD_I64LE, c->total[SP_T_SITES] + 1, 0);
-  site_ex[2].dset =
-      sp_h5_create_final(c->gr[SP_T_SITES], "interaction_ptr", H5T_STD_I64LE, c->total[SP_T_SITES] + 1, 0);
-  int bad = st_ex[0].dset < 0 || st_ex[1].dset < 0 || st_ptr[0] < 0 || st_ptr[1] < 0 || site_ex[0].dset < 0 ||
-            site_ex[1].dset < 0 || site_ex[2].dset < 0;
-  if (bad) rc = sp_h5_fail(c->err, "cannot create output pointer datasets", c->out_path);
+    if ((rc = create_table(c, t, c->total[t]))) return rc;
+  return 0;
+}
 
-  /* components: small, written at once */
-  if (!rc && n_comps) {
-    sp_component_row *rows = malloc(n_comps * sizeof *rows);
-    char *colbuf = malloc(n_comps * 128);
-    if (!rows || !colbuf) rc = sp_err_set(c->err, SP_E_NOMEM, "out of memory writing components");
-    for (size_t i = 0; !rc && i < n_comps; i++) rows[i] = comps[i].row;
-    if (!rc) rc = flush_rows(c, SP_T_COMPONENTS, rows, n_comps, 0, colbuf);
-    free(rows);
-    free(colbuf);
+/* The int64 pointer datasets beside the tables: /structures file_idx, n_parts (copied with the rows),
+ * ligand_ptr, site_ptr (S+1); /sites atom_ptr, residue_ptr, interaction_ptr (N+1, copied with the rows). */
+typedef struct merge_ptrs {
+  extra_col st_ex[2];    /* structures: file_idx, n_parts */
+  extra_col site_ex[3];  /* sites: atom_ptr, residue_ptr, interaction_ptr */
+  hid_t st_ptr[2];       /* structures: ligand_ptr, site_ptr */
+} merge_ptrs;
+
+/* Step 4: create them. */
+static int create_pointers(merge_ctx *c, merge_ptrs *p) {
+  const int64_t n_st = c->n_st, n_sites = c->total[SP_T_SITES];
+  p->st_ex[0].dset = sp_h5_create_final(c->gr[SP_T_STRUCTURES], "file_idx", H5T_STD_I64LE, n_st, 0);
+  p->st_ex[1].dset = sp_h5_create_final(c->gr[SP_T_STRUCTURES], "n_parts", H5T_STD_I32LE, n_st, 0);
+  p->st_ptr[0] = sp_h5_create_final(c->gr[SP_T_STRUCTURES], "ligand_ptr", H5T_STD_I64LE, n_st + 1, 0);
+  p->st_ptr[1] = sp_h5_create_final(c->gr[SP_T_STRUCTURES], "site_ptr", H5T_STD_I64LE, n_st + 1, 0);
+  p->site_ex[0].dset = sp_h5_create_final(c->gr[SP_T_SITES], "atom_ptr", H5T_STD_I64LE, n_sites + 1, 0);
+  p->site_ex[1].dset = sp_h5_create_final(c->gr[SP_T_SITES], "residue_ptr", H5T_STD_I64LE, n_sites + 1, 0);
+  p->site_ex[2].dset = sp_h5_create_final(c->gr[SP_T_SITES], "interaction_ptr", H5T_STD_I64LE, n_sites + 1, 0);
+  int bad = p->st_ex[0].dset < 0 || p->st_ex[1].dset < 0 || p->st_ptr[0] < 0 || p->st_ptr[1] < 0 ||
+            p->site_ex[0].dset < 0 || p->site_ex[1].dset < 0 || p->site_ex[2].dset < 0;
+  return bad ? sp_h5_fail(c->err, "cannot create output pointer datasets", c->out_path) : 0;
+}
+
+static void close_pointers(merge_ptrs *p) {
+  if (p->site_ex[2].dset >= 0) H5Dclose(p->site_ex[2].dset);
+  for (int e = 0; e < 2; e++) {
+    if (p->st_ex[e].dset >= 0) H5Dclose(p->st_ex[e].dset);
+    if (p->site_ex[e].dset >= 0) H5Dclose(p->site_ex[e].dset);
+    if (p->st_ptr[e] >= 0) H5Dclose(p->st_ptr[e]);
   }
-  free(comps);
+}
 
-  /* structures' ligand_ptr / site_ptr (S+1): first ligand / site of each file's first task */
+/* Step 5: /components, the union of gather_components(): small, written at once. */
+static int write_components(merge_ctx *c, const comp_ref *comps, size_t n_comps) {
+  if (!n_comps) return 0;
+  int rc = 0;
+  sp_component_row *rows = malloc(n_comps * sizeof *rows);
+  char *colbuf = malloc(n_comps * 128);
+  if (!rows || !colbuf) rc = sp_err_set(c->err, SP_E_NOMEM, "out of memory writing components");
+  for (size_t i = 0; !rc && i < n_comps; i++) rows[i] = comps[i].row;
+  if (!rc) rc = flush_rows(c, SP_T_COMPONENTS, rows, n_comps, 0, colbuf);
+  free(rows);
+  free(colbuf);
+  return rc;
+}
+
+/* Step 6: structures' ligand_ptr / site_ptr (S+1): first ligand / site of each file's first task. */
+static int write_structure_ptrs(merge_ctx *c, const merge_ptrs *p) {
+  const int64_t n_st = c->n_st;
+  int rc = 0;
+  int64_t *lp = malloc((size_t)(n_st + 1) * sizeof *lp), *sp_ = malloc((size_t)(n_st + 1) * sizeof *sp_);
+  if (!lp || !sp_) rc = sp_err_set(c->err, SP_E_NOMEM, "out of memory writing structure pointers");
+  int64_t s = 0;
+  for (size_t i = 0; !rc && i < c->n_tasks; i++)
+    if (i == 0 || c->tasks[i].rec.file_idx != c->tasks[i - 1].rec.file_idx) {
+      lp[s] = c->tasks[i].off[SP_T_LIGANDS];
+      sp_[s] = c->tasks[i].off[SP_T_SITES];
+      s++;
+    }
   if (!rc) {
-    int64_t *lp = malloc((size_t)(n_st + 1) * sizeof *lp), *sp_ = malloc((size_t)(n_st + 1) * sizeof *sp_);
-    if (!lp || !sp_) rc = sp_err_set(c->err, SP_E_NOMEM, "out of memory writing structure pointers");
-    int64_t s = 0;
-    for (size_t i = 0; !rc && i < c->n_tasks; i++)
-      if (i == 0 || c->tasks[i].rec.file_idx != c->tasks[i - 1].rec.file_idx) {
-        lp[s] = c->tasks[i].off[SP_T_LIGANDS];
-        sp_[s] = c->tasks[i].off[SP_T_SITES];
-        s++;
-      }
-    if (!rc) {
-      lp[n_st] = c->total[SP_T_LIGANDS];
-      sp_[n_st] = c->total[SP_T_SITES];
-      if (sp_h5_write_slab(st_ptr[0], H5T_NATIVE_INT64, 0, (size_t)n_st + 1, 0, lp) < 0 ||
-          sp_h5_write_slab(st_ptr[1], H5T_NATIVE_INT64, 0, (size_t)n_st + 1, 0, sp_) < 0)
-        rc = sp_h5_fail(c->err, "cannot write structure pointers", c->out_path);
-    }
-    free(lp);
-    free(sp_);
+    lp[n_st] = c->total[SP_T_LIGANDS];
+    sp_[n_st] = c->total[SP_T_SITES];
+    if (sp_h5_write_slab(p->st_ptr[0], H5T_NATIVE_INT64, 0, (size_t)n_st + 1, 0, lp) < 0 ||
+        sp_h5_write_slab(p->st_ptr[1], H5T_NATIVE_INT64, 0, (size_t)n_st + 1, 0, sp_) < 0)
+      rc = sp_h5_fail(c->err, "cannot write structure pointers", c->out_path);
   }
-  if (!rc) rc = copy_table(c, SP_T_STRUCTURES, st_ex);
+  free(lp);
+  free(sp_);
+  return rc;
+}
+
+/* Step 7: the large tables, task by task in merge order (sites before residues: they decide the
+ * optional columns). */
+static int copy_tables(merge_ctx *c, merge_ptrs *p) {
+  int rc = copy_table(c, SP_T_STRUCTURES, p->st_ex);
   if (!rc) rc = copy_table(c, SP_T_LIGANDS, NULL);
-  if (!rc) rc = copy_table(c, SP_T_SITES, site_ex);
+  if (!rc) rc = copy_table(c, SP_T_SITES, p->site_ex);
   if (!rc) rc = create_optional(c, SP_T_RESIDUES, c->total[SP_T_RESIDUES]);
   if (!rc) rc = copy_table(c, SP_T_RESIDUES, NULL);
   if (!rc) rc = copy_table(c, SP_T_ATOMS, NULL);
   if (!rc) rc = copy_table(c, SP_T_INTERACTIONS, NULL);
-  if (site_ex[2].dset >= 0) H5Dclose(site_ex[2].dset);
-  for (int e = 0; e < 2; e++) {
-    if (st_ex[e].dset >= 0) H5Dclose(st_ex[e].dset);
-    if (site_ex[e].dset >= 0) H5Dclose(site_ex[e].dset);
-    if (st_ptr[e] >= 0) H5Dclose(st_ptr[e]);
-  }
+  return rc;
+}
+
+static int merge_body(merge_ctx *c, const char *const *inputs, const sp_merge_info *info) {
+  int rc = open_inputs(c, inputs);
+  if (!rc) rc = place_tasks(c);
+  if (rc) return rc;
+  comp_ref *comps = NULL;
+  size_t n_comps = 0;
+  if ((rc = gather_components(c, &comps, &n_comps))) return rc;
+  c->total[SP_T_COMPONENTS] = (int64_t)n_comps;
+  rc = create_output(c);
+  merge_ptrs p = {{{-1, NULL}, {-1, NULL}}, {{-1, NULL}, {-1, NULL}, {-1, NULL}}, {-1, -1}};
+  if (!rc) rc = create_pointers(c, &p);
+  if (!rc) rc = write_components(c, comps, n_comps);
+  free(comps);
+  if (!rc) rc = write_structure_ptrs(c, &p);
+  if (!rc) rc = copy_tables(c, &p);
+  close_pointers(&p);
   if (!rc) rc = write_run(c, info);
   /* the root format attributes last: a file cut short is not taken for a sitepack file */
   if (!rc && (sp_h5_attr_str(c->out, "format", SP_FORMAT_NAME) < 0 ||
@@ -571,16 +506,12 @@ int sp_merge(const char *out_path, const char *const *inputs, size_t n_inputs, c
   c.n_in = n_inputs;
   c.out = c.grun = -1;
   for (int t = 0; t < SP_T_COUNT; t++) {
-    c.rowtype[t] = -1;
     c.gr[t] = -1;
     for (int k = 0; k < 24; k++) c.out_dset[t][k] = -1;
   }
   c.in = n_inputs ? calloc(n_inputs, sizeof *c.in) : NULL;
   if (n_inputs && !c.in) return sp_err_set(err, SP_E_NOMEM, "out of memory opening %zu inputs", n_inputs);
-  for (size_t i = 0; i < n_inputs; i++) {
-    c.in[i].file = -1;
-    for (int t = 0; t < SP_T_COUNT; t++) c.in[i].dset[t] = -1;
-  }
+  for (size_t i = 0; i < n_inputs; i++) sp_rankfile_init(&c.in[i]);
   sp_h5_quiet q;
   sp_h5_quiet_begin(&q);
   int rc = merge_body(&c, inputs, info);
@@ -589,15 +520,10 @@ int sp_merge(const char *out_path, const char *const *inputs, size_t n_inputs, c
     for (int k = 0; k < 24; k++)
       if (c.out_dset[t][k] >= 0) H5Dclose(c.out_dset[t][k]);
     if (c.gr[t] >= 0) H5Gclose(c.gr[t]);
-    if (c.rowtype[t] >= 0) H5Tclose(c.rowtype[t]);
   }
   if (c.grun >= 0) H5Gclose(c.grun);
   if (c.out >= 0 && H5Fclose(c.out) < 0 && !rc) rc = sp_h5_fail(err, "cannot close output file", out_path);
-  for (size_t i = 0; i < n_inputs; i++) {
-    for (int t = 0; t < SP_T_COUNT; t++)
-      if (c.in[i].dset[t] >= 0) H5Dclose(c.in[i].dset[t]);
-    if (c.in[i].file >= 0) H5Fclose(c.in[i].file);
-  }
+  for (size_t i = 0; i < n_inputs; i++) sp_rankfile_close(&c.in[i]);
   if (rc && created) unlink(out_path);
   free(c.in);
   free(c.tasks);
