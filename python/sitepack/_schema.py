@@ -1,0 +1,88 @@
+"""The merged file's tables and columns, as docs/format.md specifies them (and src/store/schema.c writes).
+
+Each table is a group holding one dataset per column; every column of a table has the table's row
+count as its first dimension. dtypes are numpy spellings of the file types (explicit little-endian;
+``S<n>`` = fixed-size NUL-padded ASCII). tests/peer/test_py_dataset.py checks that this list and a
+file written by `sitepack run` hold exactly the same datasets with the same dtypes.
+"""
+
+#: (table, column) -> (numpy dtype string, trailing shape). Order: the order of docs/format.md.
+TABLES = {
+    "structures": [
+        ("file_idx", "<i8"), ("n_parts", "<i4"), ("path", "S512"), ("sha256", "S64"), ("format", "S8"),
+        ("status", "S24"), ("error", "S256"), ("gzip", "u1"), ("bytes", "<i8"), ("text_bytes", "<i8"),
+        ("n_atoms", "<i8"), ("n_atoms_model1", "<i8"), ("n_models", "<i4"), ("n_ligands", "<i4"),
+        ("n_sites", "<i4"), ("n_warnings", "<i4"), ("entry_id", "S32"), ("method", "S48"),
+        ("resolution", "<f4"), ("t_read", "<f8"), ("t_parse", "<f8"), ("t_survey", "<f8"), ("t_site", "<f8"),
+    ],
+    "ligands": [
+        ("structure_idx", "<i8"), ("model_num", "<i4"), ("comp_id", "S8"), ("label_asym_id", "S8"),
+        ("auth_asym_id", "S8"), ("auth_seq_id", "<i4"), ("label_seq_id", "<i4"), ("ins_code", "S4"),
+        ("altloc", "S4"), ("class", "S16"), ("flags", "<u4"), ("n_residues", "<i4"), ("n_atoms", "<i4"),
+        ("n_heavy_atoms", "<i4"), ("n_ccd_heavy_atoms", "<i4"), ("molecule_key", "S40"), ("key_source", "S16"),
+        ("residues", "S128"), ("site_idx", "<i8"),
+    ],
+    "components": [
+        ("comp_id", "S8"), ("in_ccd", "u1"), ("molecule_key", "S40"), ("key_source", "S16"), ("formula", "S64"),
+        ("name", "S80"), ("type", "S40"), ("n_heavy_atoms", "<i4"),
+    ],
+    "sites": [
+        ("structure_idx", "<i8"), ("ligand_idx", "<i8"), ("n_ligand", "<i4"), ("n_atoms", "<i4"),
+        ("n_residues", "<i4"), ("flags", "<u4"), ("center", "<f4", 3), ("cutoff", "<f4"), ("ph", "<f4"),
+        ("sasa_free", "<f4"), ("sasa_complex", "<f4"), ("ligand_charge", "<i4"), ("site_charge", "<i4"),
+        ("n_interactions", "<i4"), ("chem_flags", "<u4"),
+    ],
+    "residues": [
+        ("site_idx", "<i8"), ("label_asym_id", "S8"), ("auth_asym_id", "S8"), ("comp_id", "S8"),
+        ("auth_seq_id", "<i4"), ("label_seq_id", "<i4"), ("ins_code", "S4"), ("kind", "u1"),
+        ("min_distance", "<f4"), ("contact", "u1"),
+    ],
+    "atoms": [
+        ("position", "<f4", 3), ("element", "u1"), ("flags", "<u2"), ("residue_idx", "<i8"), ("occupancy", "<f4"),
+        ("b_iso", "<f4"), ("charge", "i1"), ("altloc", "S1"), ("atom_name", "S8"), ("chem", "<u2"),
+        ("charge_ph", "i1"), ("pka", "<f4"), ("frac_protonated", "<f4"), ("sasa_free", "<f4"),
+        ("sasa_complex", "<f4"),
+    ],
+    "interactions": [
+        ("site_idx", "<i8"), ("type", "u1"), ("flags", "u1"), ("geometry", "u1"), ("coordination", "u1"),
+        ("lig_atom", "<i4"), ("site_atom", "<i4"), ("water_atom", "<i4"), ("distance", "<f4"), ("angle", "<f4"),
+        ("angle2", "<f4"), ("offset", "<f4"),
+    ],
+}
+
+#: Columns present only in some files: /residues/symop exactly when some site has symmetry mates.
+OPTIONAL = {("residues", "symop"): ("S16",)}
+
+#: CSR pointers (length = rows + 1 of the table they belong to): (table, column) -> indexed table.
+POINTERS = {
+    ("structures", "ligand_ptr"): "ligands",
+    ("structures", "site_ptr"): "sites",
+    ("sites", "atom_ptr"): "atoms",
+    ("sites", "residue_ptr"): "residues",
+    ("sites", "interaction_ptr"): "interactions",
+}
+
+#: /bonds (the ligand-chemistry issue): grouped by site through /sites/bond_ptr (N+1); atom1, atom2 are
+#: offsets in the site's atom block, as in /interactions. Optional: a file that predates bonds has none.
+#: Only the column names are fixed here; their integer or string dtypes are read from the file.
+BOND_COLUMNS = ("site_idx", "atom1", "atom2", "order", "aromatic", "source", "flags")
+BOND_POINTER = ("sites", "bond_ptr")
+
+#: Ligand flag bits (/ligands/flags, SP_LIG_* of survey.h).
+LIGAND_FLAGS = {"covalent": 1, "incomplete": 2, "altloc": 4, "not_in_ccd": 8, "zero_occupancy": 16,
+                "multi_residue": 32, "metal_bound": 64}
+#: Site flag bits (/sites/flags, SP_SITE_* of site.h).
+SITE_FLAGS = {"oversize": 1, "no_heavy": 2, "symmetry": 4, "symmetry_partial": 8}
+#: Atom flag bits (/atoms/flags, SP_SITE_ATOM_* of site.h).
+ATOM_FLAGS = {"ligand": 1, "polymer": 2, "other_ligand": 4, "ion": 8, "water": 16, "hydrogen": 32,
+              "altloc": 64, "hetatm": 128, "in_cutoff": 256, "symmetry": 512}
+#: /residues/kind values.
+RESIDUE_KINDS = {"ligand": 0, "polymer": 1, "other_ligand": 2, "ion": 3, "water": 4}
+#: /interactions/type values (SP_IX_* of sitechem.h).
+INTERACTION_TYPES = {1: "hydrophobic", 2: "hbond", 3: "salt_bridge", 4: "pi_stack_parallel", 5: "pi_stack_t",
+                     6: "pi_cation", 7: "halogen", 8: "water_bridge", 9: "metal"}
+
+
+def columns(table):
+    """[(name, dtype string, trailing shape tuple)] of a table's required columns."""
+    return [(c[0], c[1], tuple(c[2:])) for c in TABLES[table]]

@@ -1,0 +1,87 @@
+"""Dataset.select(): site indices by the site's ligand, its entry and its own columns (docs/python.md)."""
+
+import numpy as np
+
+from . import _schema
+
+
+def _as_list(v):
+    return [v] if isinstance(v, (str, bytes)) else list(v)
+
+
+def _in(values, wanted):
+    """values: a bytes column; wanted: str or an iterable of str (exact match)."""
+    w = [x.encode() if isinstance(x, str) else bytes(x) for x in _as_list(wanted)]
+    return np.isin(values, np.array(w, dtype=values.dtype))
+
+
+def _flag_masks(path, names):
+    lig = site = 0
+    for n in _as_list(names):
+        if n in _schema.LIGAND_FLAGS:
+            lig |= _schema.LIGAND_FLAGS[n]
+        elif n in _schema.SITE_FLAGS:
+            site |= _schema.SITE_FLAGS[n]
+        else:
+            raise ValueError(f"{path}: unknown flag '{n}' (ligand flags: {', '.join(_schema.LIGAND_FLAGS)}; site "
+                             f"flags: {', '.join(_schema.SITE_FLAGS)})")
+    return lig, site
+
+
+FILTERS = ("ligand_class", "comp_id", "molecule_key", "flags", "not_flags", "method", "max_resolution",
+           "min_resolution", "min_atoms", "max_atoms", "min_ligand_atoms", "max_ligand_atoms", "symmetry")
+
+
+def select(ds, ligand_class=None, comp_id=None, molecule_key=None, flags=None, not_flags=None, method=None,
+           max_resolution=None, min_resolution=None, min_atoms=None, max_atoms=None, min_ligand_atoms=None,
+           max_ligand_atoms=None, symmetry=None):
+    """Sorted int64 indices of the sites passing every filter given (None = no filter).
+
+    ligand_class: str or list (/ligands/class: small_molecule, ion, artifact, glycan, cofactor, peptide,
+    unknown); comp_id, molecule_key: str or list (the site's ligand); flags: names that must all be set,
+    not_flags: names none of which may be set (ligand flags sitepack.LIGAND_FLAGS, site flags
+    sitepack.SITE_FLAGS); method: str or list, exact /structures/method, case-insensitive (e.g. "X-RAY
+    DIFFRACTION"); max_resolution / min_resolution: Å, inclusive (entries without a resolution never pass);
+    min_atoms / max_atoms: site block atoms, inclusive; min_ligand_atoms / max_ligand_atoms: n_ligand;
+    symmetry: True = sites holding symmetry-image residues (site flag symmetry), False = none."""
+    c = ds._cols
+    n = len(ds)
+    keep = np.ones(n, dtype=bool)
+    lig = c["sites/ligand_idx"]
+    st = c["sites/structure_idx"]
+    if ligand_class is not None:
+        keep &= _in(c["ligands/class"], ligand_class)[lig]
+    if comp_id is not None:
+        keep &= _in(c["ligands/comp_id"], comp_id)[lig]
+    if molecule_key is not None:
+        keep &= _in(c["ligands/molecule_key"], molecule_key)[lig]
+    for names, want_set in ((flags, True), (not_flags, False)):
+        if names is None:
+            continue
+        lm, sm = _flag_masks(ds.path, names)
+        lf, sf = c["ligands/flags"][lig], c["sites/flags"]
+        if want_set:
+            keep &= ((lf & lm) == lm) & ((sf & sm) == sm)
+        else:
+            keep &= ((lf & lm) == 0) & ((sf & sm) == 0)
+    if method is not None:
+        wanted = {m.upper() for m in _as_list(method)}
+        methods = np.char.upper(np.char.decode(c["structures/method"], "ascii"))
+        keep &= np.isin(methods, list(wanted))[st]
+    if max_resolution is not None or min_resolution is not None:
+        res = c["structures/resolution"][st]
+        with np.errstate(invalid="ignore"):
+            if max_resolution is not None:
+                keep &= res <= max_resolution
+            if min_resolution is not None:
+                keep &= res >= min_resolution
+    na, nl = c["sites/n_atoms"], c["sites/n_ligand"]
+    for arr, lo, hi in ((na, min_atoms, max_atoms), (nl, min_ligand_atoms, max_ligand_atoms)):
+        if lo is not None:
+            keep &= arr >= lo
+        if hi is not None:
+            keep &= arr <= hi
+    if symmetry is not None:
+        has = (c["sites/flags"] & _schema.SITE_FLAGS["symmetry"]) != 0
+        keep &= has if symmetry else ~has
+    return np.flatnonzero(keep).astype(np.int64)

@@ -1,0 +1,317 @@
+"""sitepack.Dataset: a merged file as a sequence of sites (docs/python.md)."""
+
+import operator
+
+import numpy as np
+
+from . import _layout, _schema, _select
+from .errors import MissingTableError, SiteIndexError
+
+#: get_sites_flat / Site names for the three per-atom arrays most models read (other /atoms columns
+#: go by their dataset name: "b_iso", "occupancy", "charge", "atom_name", "chem", ...).
+ATOM_ALIASES = {"positions": "position", "elements": "element"}
+
+
+def _decode(v):
+    if isinstance(v, (bytes, np.bytes_)):
+        return bytes(v).decode("ascii", "replace")
+    return v.item() if isinstance(v, np.generic) else v
+
+
+class Site:
+    """One site of a Dataset (``ds[i]``). Each attribute reads its rows of the mapped file when accessed
+    and returns a copy (nothing is read before, nothing shared with the file after).
+
+    Atom arrays have one row per atom of the site's block: the ligand's ``n_ligand`` atoms first, then the
+    site atoms grouped by residue (docs/format.md "CSR convention")."""
+
+    __slots__ = ("_ds", "index", "_a0", "_a1")
+
+    def __init__(self, ds, index, a0, a1):
+        self._ds = ds
+        self.index = index   #: row of /sites
+        self._a0 = a0
+        self._a1 = a1
+
+    def __repr__(self):
+        return (f"<sitepack.Site {self.index} of {self._ds.path}: {self._a1 - self._a0} atoms, "
+                f"ligand {self.ligand['comp_id']}>")
+
+    @property
+    def n_atoms(self):
+        """int: atoms of the site's block."""
+        return self._a1 - self._a0
+
+    @property
+    def positions(self):
+        """(n_atoms, 3) float32, Å: Cartesian coordinates (symmetry-image atoms already transformed)."""
+        return self._ds._pos[self._a0:self._a1].copy()
+
+    @property
+    def elements(self):
+        """(n_atoms,) uint8: atomic numbers (0 unknown)."""
+        return self._ds._elem[self._a0:self._a1].copy()
+
+    @property
+    def flags(self):
+        """(n_atoms,) uint16: atom flag bits (sitepack.ATOM_FLAGS; bit 0 = ligand atom)."""
+        return self._ds._aflags[self._a0:self._a1].copy()
+
+    @property
+    def n_ligand(self):
+        """int: ligand atoms, the first n_ligand rows of every atom array."""
+        return int(self._ds._nlig[self.index])
+
+    def atoms(self, column):
+        """Any /atoms column for this site's atoms, e.g. ``"b_iso"`` (n_atoms,) float32 Å², ``"charge"`` int8,
+        ``"atom_name"`` S8 (docs/format.md "/atoms"). Raises MissingTableError for an unknown column."""
+        return self._ds._column("atoms", ATOM_ALIASES.get(column, column))[self._a0:self._a1].copy()
+
+    def site_value(self, column):
+        """One /sites column's value for this site, e.g. ``"center"`` (3,) float32 Å, ``"sasa_free"`` Å²."""
+        v = self._ds._column("sites", column)[self.index]
+        return v.copy() if isinstance(v, np.ndarray) else _decode(v)
+
+    @property
+    def center(self):
+        """(3,) float32, Å: mean of the ligand's heavy-atom positions."""
+        return self._ds._cols["sites/center"][self.index].copy()
+
+    @property
+    def ligand_index(self):
+        """int: row of /ligands."""
+        return int(self._ds._cols["sites/ligand_idx"][self.index])
+
+    @property
+    def structure_index(self):
+        """int: row of /structures."""
+        return int(self._ds._cols["sites/structure_idx"][self.index])
+
+    @property
+    def ligand(self):
+        """dict: the ligand's /ligands row, strings decoded (keys: comp_id, class, flags, molecule_key, ...)."""
+        return self._ds._row("ligands", self.ligand_index)
+
+    @property
+    def structure(self):
+        """dict: the /structures row of the site's entry (path, entry_id, method, resolution Å, ...)."""
+        return self._ds._row("structures", self.structure_index)
+
+    @property
+    def residues(self):
+        """Structured array, one record per residue of the site's block (the ligand's own residues first, kind
+        0): fields of /residues (site_idx, chains, comp_id, seq ids, kind, min_distance Å, contact[, symop])."""
+        return self._ds._block("residues", "sites/residue_ptr", self.index)
+
+    @property
+    def interactions(self):
+        """Structured array, one record per typed interaction (fields of /interactions; lig_atom, site_atom,
+        water_atom are offsets in this site's atom arrays; distance Å, angle degrees)."""
+        return self._ds._block("interactions", "sites/interaction_ptr", self.index)
+
+    @property
+    def bonds(self):
+        """Structured array, one record per covalent bond of the ligand and ligand–site link (/bonds: site_idx,
+        atom1, atom2 = offsets in this site's atom arrays, order 1/2/3, aromatic, source, flags). Raises
+        MissingTableError when the file predates bonds (no /bonds table)."""
+        ds = self._ds
+        if not ds.has_bonds:
+            raise MissingTableError(ds.path, f"{ds.path}: no /bonds table (the file predates bonds: rerun it "
+                                    "with a sitepack that writes them)")
+        return ds._block("bonds", "sites/bond_ptr", self.index)
+
+    def to_rdkit(self, sanitize=True):
+        """The ligand as an RDKit molecule: its n_ligand atoms (elements, formal charges from /atoms/charge,
+        a conformer with the observed positions in Å) and the bonds of /bonds among them (orders 1/2/3; an
+        unknown order is single). Raises ImportError without RDKit, MissingTableError without /bonds."""
+        from ._rdkit import site_to_rdkit
+        return site_to_rdkit(self, sanitize)
+
+
+class Dataset:
+    """A merged sitepack file, opened read-only (``sitepack.open(path)``).
+
+    ``len(ds)`` sites; ``ds[i]`` a Site (negative i counts from the end); ``ds.get_sites_flat(idx)`` a batch;
+    ``ds.select(...)`` site indices. The file is validated once and mapped once; a Dataset pickles as its
+    path (each DataLoader worker maps the file itself)."""
+
+    def __init__(self, path):
+        lay = _layout.inspect(path)
+        mm, cols = _layout.map_columns(lay)
+        _layout.check_pointers(lay, cols)
+        self._lay, self._mm, self._cols = lay, mm, cols
+        self.path = lay.path                #: the path as given
+        self.format_version = lay.version   #: the file's format_version
+        self.has_bonds = lay.has_bonds      #: True when the file has /bonds
+        self.run = dict(lay.attrs)          #: /run attributes (tool_version, git_sha, job_json, ...)
+        self._n = lay.rows["sites"]
+        self._ap = np.array(cols["sites/atom_ptr"], dtype=np.int64)   # in memory: 8 bytes per site
+        self._ap_list = self._ap.tolist()
+        self._pos = cols["atoms/position"]
+        self._elem = cols["atoms/element"]
+        self._aflags = cols["atoms/flags"]
+        self._nlig = cols["sites/n_ligand"]
+        self._tables = {}
+        self._block_dtypes = {}
+
+    # -- sequence protocol, pickling, context manager --
+    def __len__(self):
+        return self._n
+
+    def __getitem__(self, i):
+        try:
+            i = operator.index(i)
+        except TypeError:
+            raise TypeError(f"{self.path}: site index must be an integer, not {type(i).__name__}") from None
+        if i < 0:
+            i += self._n
+        if i < 0 or i >= self._n:
+            raise SiteIndexError(self.path, f"{self.path}: site index {i} out of range [0, {self._n})")
+        ap = self._ap_list
+        return Site(self, i, ap[i], ap[i + 1])
+
+    def __iter__(self):
+        for i in range(self._n):
+            yield self[i]
+
+    def __reduce__(self):
+        return (Dataset, (self.path,))
+
+    def __repr__(self):
+        return f"<sitepack.Dataset {self.path}: {self._n} sites, format version {self.format_version}>"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        """Drop the views and unmap the file (copies returned earlier stay valid)."""
+        self._cols = self._tables = {}
+        self._pos = self._elem = self._aflags = self._nlig = None
+        if self._mm is not None:
+            try:
+                self._mm.close()
+            except BufferError:   # a view obtained through column() is still alive: the GC unmaps later
+                pass
+            self._mm = None
+
+    # -- tables --
+    def column(self, name):
+        """The mapped (read-only, zero-copy) array of a dataset, e.g. ``"atoms/b_iso"``, ``"sites/center"``."""
+        table, _, col = name.strip("/").partition("/")
+        return self._column(table, col)
+
+    def _column(self, table, col):
+        try:
+            return self._cols[f"{table}/{col}"]
+        except KeyError:
+            raise MissingTableError(self.path, f"{self.path}: no dataset /{table}/{col}") from None
+
+    def table(self, name):
+        """A whole table (``"structures"``, ``"ligands"``, ``"components"``, ``"sites"``, ``"residues"``,
+        ``"interactions"``, ``"bonds"``) as a numpy record array in memory, one field per column (bytes for
+        strings). Cached: later calls return the same array."""
+        t = self._tables.get(name)
+        if t is None:
+            names = self._table_columns(name)
+            t = self._records(name, 0, len(self._cols[f"{name}/{names[0]}"])).view(np.recarray)
+            self._tables[name] = t
+        return t
+
+    @property
+    def components(self):
+        """Record array of /components: one row per comp_id (comp_id, in_ccd, molecule_key, formula, name, ...)."""
+        return self.table("components")
+
+    @property
+    def structures(self):
+        """Record array of /structures: one row per input file (path, status, method, resolution Å, ...)."""
+        return self.table("structures")
+
+    @property
+    def ligands(self):
+        """Record array of /ligands: one row per ligand instance (comp_id, class, flags, molecule_key, site_idx)."""
+        return self.table("ligands")
+
+    def _table_columns(self, name):
+        if name == "bonds" and not self.has_bonds:
+            raise MissingTableError(self.path, f"{self.path}: no /bonds table (the file predates bonds)")
+        names = [c for c in self._lay.cols if c.startswith(name + "/")]
+        if not names:
+            raise MissingTableError(self.path, f"{self.path}: no table /{name}")
+        ptrs = {p for (t, p) in list(_schema.POINTERS) + [_schema.BOND_POINTER] if t == name}
+        return [c.split("/", 1)[1] for c in names if c.split("/", 1)[1] not in ptrs]
+
+    def _row(self, table, i):
+        return {c: _decode(self._cols[f"{table}/{c}"][i]) for c in self._table_columns(table)}
+
+    def _records(self, table, r0, r1):
+        """Rows r0:r1 of a table as a structured array (one field per column, (3,) fields for (n, 3) ones)."""
+        names = self._table_columns(table)
+        dt = self._block_dtypes.get(table)
+        if dt is None:
+            dt = np.dtype([(c, self._cols[f"{table}/{c}"].dtype, self._cols[f"{table}/{c}"].shape[1:]) for c in names])
+            self._block_dtypes[table] = dt
+        out = np.empty(r1 - r0, dtype=dt)
+        for c in names:
+            out[c] = self._cols[f"{table}/{c}"][r0:r1]
+        return out
+
+    def _block(self, table, ptr, i):
+        p = self._cols[ptr]
+        return self._records(table, int(p[i]), int(p[i + 1]))
+
+    # -- batches --
+    def _check_indices(self, idx):
+        idx = np.asarray(idx)
+        if idx.ndim != 1:
+            idx = idx.reshape(-1)
+        if idx.dtype.kind not in "iu" and idx.size:
+            raise TypeError(f"{self.path}: site indices must be integers, not {idx.dtype}")
+        idx = idx.astype(np.int64, copy=False)
+        if idx.size:
+            bad = (idx < 0) | (idx >= self._n)
+            if bad.any():
+                k = int(np.flatnonzero(bad)[0])
+                raise SiteIndexError(self.path, f"{self.path}: site index {idx[k]} out of range [0, {self._n}) at "
+                                     f"position {k}")
+        return idx
+
+    def get_sites_flat(self, idx, fields=("positions", "elements"), site_fields=("n_ligand",)):
+        """Read the sites @p idx (any integer sequence, duplicates allowed) into one flat batch, the atoms of
+        all sites concatenated in request order. Vectorised: one gather per field, no Python loop per site.
+
+        @p fields: per-atom columns: ``"positions"`` (A, 3) float32 Å, ``"elements"`` (A,) uint8, ``"flags"``
+        (A,) uint16, or any other /atoms column by name (``"b_iso"``, ``"charge"``, ``"chem"``, ...).
+        @p site_fields: per-site /sites columns (``"n_ligand"`` int32, ``"center"`` (k, 3) float32 Å, ...).
+
+        Returns a dict: each field -> array (A = total atoms, k = len(idx)), plus ``"n_atoms"`` (k,) int64 and
+        ``"offsets"`` (k+1,) int64: site j's atoms are rows ``offsets[j]:offsets[j+1]``. Raises SiteIndexError
+        for an index outside [0, len(ds)), MissingTableError for an unknown column."""
+        idx = self._check_indices(idx)
+        cols = [(f, self._column("atoms", ATOM_ALIASES.get(f, f))) for f in fields]
+        scols = [(f, self._column("sites", f)) for f in site_fields]
+        clash = set(fields) & set(site_fields)
+        if clash:
+            raise ValueError(f"{self.path}: {sorted(clash)} asked both as atom and site fields")
+        ap = self._ap
+        a0 = ap[idx]
+        n = ap[idx + 1] - a0
+        offsets = np.zeros(len(idx) + 1, dtype=np.int64)
+        np.cumsum(n, out=offsets[1:])
+        rows = np.arange(offsets[-1], dtype=np.int64)
+        rows += np.repeat(a0 - offsets[:-1], n)
+        out = {f: c.take(rows, axis=0) for f, c in cols}
+        for f, c in scols:
+            out[f] = c.take(idx, axis=0)
+        out["n_atoms"] = n
+        out["offsets"] = offsets
+        return out
+
+    def select(self, **filters):
+        """Site indices (sorted int64 array) of the sites that pass every filter given (see sitepack._select
+        and docs/python.md): ligand_class, comp_id, molecule_key, flags, not_flags, method, max_resolution,
+        min_resolution, min_atoms, max_atoms, min_ligand_atoms, max_ligand_atoms, symmetry."""
+        return _select.select(self, **filters)

@@ -1,0 +1,20 @@
+# The Python package (python/sitepack, docs/python.md) and the installed C library, on the merged output of
+# shared/data/structures (made here under mpirun, -np 2). Debian's Python: numpy, h5py, torch, rdkit.
+set(SP_PY_OUT ${CMAKE_BINARY_DIR}/py_test_out)
+add_test(NAME py_corpus_merged
+  COMMAND ${MPIEXEC_EXECUTABLE} --allow-run-as-root --oversubscribe --mca osc sm -np 2 $<TARGET_FILE:sitepack_cli>
+          run --input ${SP_SHARED_DIR}/data/structures --ccd ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif.gz
+          --out ${SP_PY_OUT}/corpus.h5 --force --quiet)
+set_tests_properties(py_corpus_merged PROPERTIES FIXTURES_SETUP py_corpus LABELS "python;integration" TIMEOUT 300)
+# ds[i], get_sites_flat, select, tables, errors, /bonds mechanics: against the C reader, h5py and numpy filters.
+add_test(NAME test_py_dataset COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_py_dataset.py
+  ${SP_PY_OUT}/corpus.h5 $<TARGET_FILE:test_reader_dump> $<TARGET_FILE:sitepack_cli> ${SP_PY_OUT}/dataset)
+# sitepack.torch: DataLoader with 2 workers (fork and spawn), every site once per epoch, equal to the serial read.
+add_test(NAME test_py_torch COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_py_torch.py ${SP_PY_OUT}/corpus.h5)
+set_tests_properties(test_py_dataset test_py_torch PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "python;peer"
+  ENVIRONMENT "PYTHONPATH=${CMAKE_SOURCE_DIR}/python" TIMEOUT 300)
+# cmake --install into a temporary prefix; docs/reading.md's C example via pkg-config (shared, static) and
+# find_package(sitepack); pip install of python/ into a venv with --system-site-packages.
+add_test(NAME test_install COMMAND bash ${CMAKE_SOURCE_DIR}/tests/integration/install.sh ${CMAKE_BINARY_DIR}
+  ${CMAKE_SOURCE_DIR} ${SP_PY_OUT}/corpus.h5 ${SP_DEBIAN_PYTHON} ${SP_PY_OUT}/install)
+set_tests_properties(test_install PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "python;integration" TIMEOUT 300)

@@ -1,0 +1,386 @@
+#!/usr/bin/python3
+"""The Python package (python/sitepack) on the merged output of shared/data/structures: for every site,
+ds[i] and get_sites_flat give exactly the C reader's arrays (test_reader_dump, mapped path) and h5py's
+slices of every column; the package's schema equals the file's datasets; select() equals plain numpy/Python
+filters over the tables; the version is the C tool's; bad input (not sitepack's file, damaged copies, an
+unknown format version, a chunked dataset, indices out of range, a missing file) raises a clear exception
+naming the file, with `sitepack check`'s message where check reports the same problem; a file with a
+/bonds table (written here with h5py, in the layout of docs/format.md) gives its rows per site and an RDKit
+molecule.
+
+Usage: test_py_dataset.py MERGED.h5 TEST_READER_DUMP SITEPACK WORK_DIR
+"""
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+import sitepack
+from sitepack import _schema
+
+failures = []
+
+
+def check(cond, msg):
+    if not cond:
+        failures.append(msg)
+        print("FAIL:", msg, file=sys.stderr)
+
+
+def c_reader(dump, path, idx):
+    """Sites idx read by the C reader (sp_reader_read_sites, mapped path): [(i, pos, elem, flags, n_ligand)]."""
+    out = subprocess.run([dump, path, "auto"] + [str(i) for i in idx], capture_output=True, text=True,
+                         check=True).stdout
+    lines = out.splitlines()
+    sites, k = [], 1
+    while k < len(lines):
+        _, i, n, nl = lines[k].split()
+        rows = np.array([l.split() for l in lines[k + 1:k + 1 + int(n)]], dtype=np.float64).reshape(-1, 5)
+        sites.append((int(i), rows[:, :3].astype(np.float32), rows[:, 3].astype(np.uint8),
+                      rows[:, 4].astype(np.uint16), int(nl)))
+        k += 1 + int(n)
+    return sites
+
+
+def eq(a, b):
+    """Arrays equal, NaN equal to NaN in float arrays."""
+    a, b = np.asarray(a), np.asarray(b)
+    return np.array_equal(a, b, equal_nan=a.dtype.kind == "f" and b.dtype.kind == "f")
+
+
+def h5_value(v):
+    return bytes(v).decode() if isinstance(v, (bytes, np.bytes_)) else v.item()
+
+
+def check_schema(f, ds):
+    """The file's datasets are exactly the package's schema (+ the optional columns it has)."""
+    in_file = {}
+    f.visititems(lambda n, o: in_file.__setitem__(n, o.dtype) if isinstance(o, h5py.Dataset) else None)
+    want = {f"{t}/{c}": np.dtype(d) for t in _schema.TABLES for (c, d, _tail) in _schema.columns(t)}
+    want.update({f"{t}/{c}": np.dtype("<i8") for (t, c) in _schema.POINTERS})
+    for (t, c), (d,) in _schema.OPTIONAL.items():
+        if f"{t}/{c}" in in_file:
+            want[f"{t}/{c}"] = np.dtype(d)
+    check(set(in_file) == set(want), f"schema: file-only {sorted(set(in_file) - set(want))}, "
+          f"schema-only {sorted(set(want) - set(in_file))}")
+    for k in set(in_file) & set(want):
+        check(in_file[k] == want[k], f"schema: {k} is {in_file[k]} in the file, {want[k]} in the package")
+
+
+def check_sites(path, dump, f, ds):
+    n = len(f["sites/n_ligand"])
+    check(len(ds) == n and n > 1000, f"len(ds) {len(ds)}, file {n}")
+    ap, rp, ip = f["sites/atom_ptr"][:], f["sites/residue_ptr"][:], f["sites/interaction_ptr"][:]
+    atoms = {c: f[f"atoms/{c}"][:] for c in f["atoms"]}
+    sites = {c: f[f"sites/{c}"][:] for c in f["sites"]}
+    res = {c: f[f"residues/{c}"][:] for c in f["residues"]}
+    ix = {c: f[f"interactions/{c}"][:] for c in f["interactions"]}
+    lig = {c: f[f"ligands/{c}"][:] for c in f["ligands"]}
+    st = {c: f[f"structures/{c}"][:] for c in f["structures"]}
+    c_sites = c_reader(dump, path, range(n))
+    bad = 0
+    for (i, cpos, celem, cflags, cnl) in c_sites:
+        s = ds[i]
+        a0, a1 = ap[i], ap[i + 1]
+        ok = (np.array_equal(s.positions, cpos) and np.array_equal(s.elements, celem) and
+              np.array_equal(s.flags, cflags) and s.n_ligand == cnl == sites["n_ligand"][i])
+        ok = ok and np.array_equal(s.positions, atoms["position"][a0:a1]) and s.n_atoms == a1 - a0
+        ok = ok and all(eq(s.atoms(c), atoms[c][a0:a1])
+                        for c in atoms)
+        ok = ok and all(eq(s.site_value(c), sites[c][i]) or
+                        (sites[c].dtype.kind == "S" and s.site_value(c) == h5_value(sites[c][i]))
+                        for c in sites if c not in ("atom_ptr", "residue_ptr", "interaction_ptr"))
+        li, si = sites["ligand_idx"][i], sites["structure_idx"][i]
+        ok = ok and s.ligand == {c: h5_value(lig[c][li]) for c in lig}
+        want_st = {c: h5_value(st[c][si]) for c in st if c not in ("ligand_ptr", "site_ptr")}
+        got_st = s.structure
+        ok = ok and got_st.keys() == want_st.keys() and all(
+            got_st[k] == want_st[k] or (got_st[k] != got_st[k] and want_st[k] != want_st[k]) for k in want_st)
+        r = s.residues
+        ok = ok and set(r.dtype.names) == set(res) and all(
+            eq(r[c], res[c][rp[i]:rp[i + 1]]) for c in res)
+        x = s.interactions
+        ok = ok and set(x.dtype.names) == set(ix) and all(
+            eq(x[c], ix[c][ip[i]:ip[i + 1]]) for c in ix)
+        if not ok:
+            bad += 1
+            if bad < 5:
+                check(False, f"site {i}: ds[i] differs from the C reader / h5py slicing")
+    check(bad == 0, f"{bad} of {n} sites differ")
+    check(len(c_sites) == n, f"C reader gave {len(c_sites)} sites")
+    # get_sites_flat: shuffled, with repeats, every /atoms column; against the C reader's batch and h5py
+    rng = np.random.default_rng(7)
+    idx = np.concatenate([rng.permutation(n), rng.integers(0, n, 300)])
+    b = ds.get_sites_flat(idx, fields=["positions", "elements", "flags"] + [c for c in atoms if c not in
+                          ("position", "element", "flags")], site_fields=("n_ligand", "center", "ligand_idx"))
+    rows = np.concatenate([np.arange(ap[i], ap[i + 1]) for i in idx])
+    check(np.array_equal(b["offsets"], np.concatenate([[0], np.cumsum(ap[idx + 1] - ap[idx])])) and
+          np.array_equal(b["n_atoms"], ap[idx + 1] - ap[idx]), "flat: offsets / n_atoms")
+    for c in atoms:
+        key = {"position": "positions", "element": "elements"}.get(c, c)
+        check(eq(b[key], atoms[c][rows]), f"flat: {c} differs")
+    for c in ("n_ligand", "center", "ligand_idx"):
+        check(np.array_equal(b[c], sites[c][idx]), f"flat: site field {c} differs")
+    cb = c_reader(dump, path, idx[:400])
+    check(np.array_equal(b["positions"][:b["offsets"][400]], np.concatenate([s[1] for s in cb])) and
+          np.array_equal(b["elements"][:b["offsets"][400]], np.concatenate([s[2] for s in cb])) and
+          np.array_equal(b["flags"][:b["offsets"][400]], np.concatenate([s[3] for s in cb])),
+          "flat: differs from the C reader's batch in request order")
+    e = ds.get_sites_flat([])
+    check(e["positions"].shape == (0, 3) and list(e["offsets"]) == [0], "flat: empty request")
+    return lig, st, sites
+
+
+def check_select(ds, lig, st, sites):
+    """select() against a per-site Python loop over the h5py tables."""
+    n = len(sites["n_ligand"])
+    cls = [h5_value(lig["class"][sites["ligand_idx"][i]]) for i in range(n)]
+    comp = [h5_value(lig["comp_id"][sites["ligand_idx"][i]]) for i in range(n)]
+    key = [h5_value(lig["molecule_key"][sites["ligand_idx"][i]]) for i in range(n)]
+    lflags = [int(lig["flags"][sites["ligand_idx"][i]]) for i in range(n)]
+    meth = [h5_value(st["method"][sites["structure_idx"][i]]) for i in range(n)]
+    resol = [float(st["resolution"][sites["structure_idx"][i]]) for i in range(n)]
+    common_comp = max(set(comp), key=comp.count)
+    some_key = key[len(key) // 2]
+    cases = [
+        (dict(ligand_class="small_molecule"), lambda i: cls[i] == "small_molecule"),
+        (dict(ligand_class=["ion", "cofactor"]), lambda i: cls[i] in ("ion", "cofactor")),
+        (dict(comp_id=common_comp), lambda i: comp[i] == common_comp),
+        (dict(molecule_key=some_key), lambda i: key[i] == some_key),
+        (dict(flags="covalent"), lambda i: lflags[i] & 1),
+        (dict(not_flags=["incomplete", "altloc"]), lambda i: not lflags[i] & 6),
+        (dict(flags=["oversize"]), lambda i: sites["flags"][i] & 1),
+        (dict(method="x-ray diffraction", max_resolution=2.0),
+         lambda i: meth[i].upper() == "X-RAY DIFFRACTION" and resol[i] <= 2.0),
+        (dict(min_resolution=2.5), lambda i: resol[i] >= 2.5),
+        (dict(min_atoms=100, max_atoms=400), lambda i: 100 <= sites["n_atoms"][i] <= 400),
+        (dict(min_ligand_atoms=20, ligand_class="small_molecule"),
+         lambda i: sites["n_ligand"][i] >= 20 and cls[i] == "small_molecule"),
+        (dict(symmetry=False), lambda i: not sites["flags"][i] & 4),
+        (dict(symmetry=True), lambda i: sites["flags"][i] & 4),
+    ]
+    for kw, pred in cases:
+        got = ds.select(**kw)
+        want = [i for i in range(n) if pred(i)]
+        check(got.dtype == np.int64 and list(got) == want, f"select({kw}): {len(got)} sites, expected {len(want)}")
+    check(0 < len(ds.select(ligand_class="small_molecule")) < n, "select: small_molecule is a proper subset")
+    try:
+        ds.select(flags="no_such_flag")
+        check(False, "select(flags=unknown) raised nothing")
+    except ValueError as e:
+        check("no_such_flag" in str(e) and ds.path in str(e), f"select unknown flag: {e}")
+
+
+def expect_error(what, fn, exc, *words):
+    try:
+        fn()
+    except exc as e:
+        msg = str(e)
+        for w in words:
+            check(w in msg, f"{what}: message lacks '{w}': {msg}")
+        return msg
+    except Exception as e:   # noqa: BLE001 - the wrong class is a failure, reported
+        check(False, f"{what}: raised {type(e).__name__} ({e}), expected {exc.__name__}")
+        return ""
+    check(False, f"{what}: no exception")
+    return ""
+
+
+def run_check(sitepack_cli, path):
+    p = subprocess.run([sitepack_cli, "check", path], capture_output=True, text=True)
+    return p.returncode, p.stdout + p.stderr
+
+
+def damaged(path, work, name, edit):
+    bad = os.path.join(work, name)
+    shutil.copy(path, bad)
+    edit(bad)
+    return bad
+
+
+def check_bad_input(path, cli, work):
+    FE, FVE = sitepack.FormatError, sitepack.FormatVersionError
+    expect_error("missing file", lambda: sitepack.open(os.path.join(work, "nope.h5")), FileNotFoundError, "nope.h5")
+    txt = os.path.join(work, "not_hdf5.h5")
+    with open(txt, "w") as fh:
+        fh.write("data_1ABC\nloop_\n")
+    expect_error("text file", lambda: sitepack.open(txt), FE, txt, "not an HDF5 file")
+    other = os.path.join(work, "other.h5")
+    with h5py.File(other, "w") as f:
+        f["x"] = np.arange(10)
+    expect_error("other HDF5 file", lambda: sitepack.open(other), FE, other, 'format is not "sitepack"')
+
+    def set_version(p):
+        with h5py.File(p, "r+") as f:
+            f.attrs["format_version"] = np.int64(99)
+    bad = damaged(path, work, "v99.h5", set_version)
+    msg = expect_error("format_version 99", lambda: sitepack.open(bad), FVE, bad, "format_version is 99")
+    check(isinstance(sitepack.FormatVersionError(bad, msg), sitepack.FormatError), "FormatVersionError is a FormatError")
+
+    # damaged copies: the package's message is the one `sitepack check` prints
+    def drop_element(p):
+        with h5py.File(p, "r+") as f:
+            del f["atoms/element"]
+
+    def truncate(p):
+        with open(p, "r+b") as fh:
+            fh.truncate(os.path.getsize(p) // 2)
+
+    def flip_ptr(p):
+        with h5py.File(p, "r") as f:
+            off = f["sites/atom_ptr"].id.get_offset()
+        with open(p, "r+b") as fh:
+            fh.seek(off + 3 * 8)
+            fh.write(b"\xff" * 8)
+
+    def chunk_flags(p):
+        with h5py.File(p, "r+") as f:
+            a = f["atoms/flags"][:]
+            del f["atoms/flags"]
+            f.create_dataset("atoms/flags", data=a, chunks=(4096,))
+
+    def compress_center(p):
+        with h5py.File(p, "r+") as f:
+            a = f["sites/center"][:]
+            del f["sites/center"]
+            f.create_dataset("sites/center", data=a, compression="gzip")
+
+    def short_column(p):
+        with h5py.File(p, "r+") as f:
+            a = f["ligands/n_atoms"][:-1]
+            del f["ligands/n_atoms"]
+            f.create_dataset("ligands/n_atoms", data=a)
+    cases = [("deleted.h5", drop_element, "missing dataset /atoms/element"),
+             ("truncated.h5", truncate, "truncated"),
+             ("flipped.h5", flip_ptr, "/sites/atom_ptr decreases at row 2"),
+             ("chunked.h5", chunk_flags, "/atoms/flags is not contiguous"),
+             ("compressed.h5", compress_center, "/sites/center is "),
+             ("short.h5", short_column, "/ligands/n_atoms has ")]
+    for name, edit, words in cases:
+        bad = damaged(path, work, name, edit)
+        msg = expect_error(name, lambda: sitepack.open(bad), FE, bad, words)
+        rc, out = run_check(cli, bad)
+        check(rc == 1 and words in out, f"sitepack check {name}: rc {rc}: {out}")
+        if name not in ("truncated.h5", "compressed.h5"):   # HDF5's own text / check's "filtered" differ in detail
+            check(msg and msg in out, f"{name}: Python message '{msg}' is not sitepack check's: {out}")
+
+    ds = sitepack.open(path)
+    n = len(ds)
+    expect_error("ds[n]", lambda: ds[n], sitepack.SiteIndexError, path, f"site index {n} out of range [0, {n})")
+    expect_error("ds[-n-1]", lambda: ds[-n - 1], IndexError, path, "out of range")
+    expect_error("flat out of range", lambda: ds.get_sites_flat([0, n]), IndexError, path, f"{n} out of range",
+                 "position 1")
+    expect_error("flat negative", lambda: ds.get_sites_flat([-1]), IndexError, path, "-1 out of range")
+    expect_error("float index", lambda: ds[1.5], TypeError, path)
+    expect_error("unknown column", lambda: ds[0].atoms("no_such"), sitepack.MissingTableError, path, "/atoms/no_such")
+    check(ds[-1].index == n - 1, "ds[-1] is the last site")
+    if not ds.has_bonds:
+        expect_error("bonds of a file without /bonds", lambda: ds[0].bonds, sitepack.MissingTableError, path,
+                     "predates bonds")
+        expect_error("to_rdkit without /bonds", lambda: ds[0].to_rdkit(), sitepack.MissingTableError, path,
+                     "predates bonds")
+
+
+def add_bonds(path, work):
+    """A copy of the file with a /bonds table in docs/format.md's layout: per site, a chain 0-1-2-... over the
+    ligand's atoms (orders cycling 1, 2, 1, 3) and one link from ligand atom 0 to the first site atom."""
+    p = os.path.join(work, "with_bonds.h5")
+    shutil.copy(path, p)
+    with h5py.File(p, "r+", alignment_threshold=65536, alignment_interval=4096) as f:
+        nl, na = f["sites/n_ligand"][:], f["sites/n_atoms"][:]
+        cols = {k: [] for k in _schema.BOND_COLUMNS}
+        ptr = [0]
+        for i in range(len(nl)):
+            pairs = [(k, k + 1, 1 + (k % 4 == 1) + 2 * (k % 4 == 3)) for k in range(max(nl[i] - 1, 0))]
+            if 0 < nl[i] < na[i]:
+                pairs.append((0, int(nl[i]), 1))
+            for a, b_, o in pairs:
+                cols["site_idx"].append(i)
+                cols["atom1"].append(a)
+                cols["atom2"].append(b_)
+                cols["order"].append(o)
+                cols["aromatic"].append(0)
+                cols["source"].append(b"ccd" if b_ < nl[i] else b"struct_conn")
+                cols["flags"].append(0 if b_ < nl[i] else 2)
+            ptr.append(ptr[-1] + len(pairs))
+        dt = {"site_idx": "<i8", "atom1": "<i4", "atom2": "<i4", "order": "u1", "aromatic": "u1", "source": "S12",
+              "flags": "u1"}
+        for k, v in cols.items():
+            f.create_dataset(f"bonds/{k}", data=np.array(v, dtype=dt[k]))
+        f.create_dataset("sites/bond_ptr", data=np.array(ptr, dtype="<i8"))
+    return p
+
+
+def check_bonds(path, work):
+    p = add_bonds(path, work)
+    ds = sitepack.open(p)
+    check(ds.has_bonds, "with_bonds.h5: has_bonds")
+    with h5py.File(p, "r") as f:
+        bp = f["sites/bond_ptr"][:]
+        b = {k: f[f"bonds/{k}"][:] for k in _schema.BOND_COLUMNS}
+    try:
+        import rdkit  # noqa: F401
+        have_rdkit = True
+    except ImportError:
+        have_rdkit = False
+    check(have_rdkit, "RDKit (python3-rdkit) is importable")
+    for i in range(0, len(ds), 37):
+        s = ds[i]
+        got = s.bonds
+        check(all(np.array_equal(got[k], b[k][bp[i]:bp[i + 1]]) for k in _schema.BOND_COLUMNS), f"site {i}: bonds")
+        if have_rdkit and s.n_ligand:
+            m = s.to_rdkit(sanitize=False)
+            conf = m.GetConformer()
+            check(m.GetNumAtoms() == s.n_ligand and m.GetNumBonds() == max(s.n_ligand - 1, 0) and
+                  [a.GetAtomicNum() for a in m.GetAtoms()] == s.elements[:s.n_ligand].tolist() and
+                  np.allclose([list(conf.GetAtomPosition(k)) for k in range(s.n_ligand)], s.positions[:s.n_ligand]),
+                  f"site {i}: to_rdkit atoms/bonds/conformer")
+            if s.n_ligand > 2:
+                check(str(m.GetBondBetweenAtoms(1, 2).GetBondType()) == "DOUBLE", f"site {i}: bond order 2")
+    # a /bonds row pointing outside its site's atoms is refused at open
+    bad = os.path.join(work, "bad_bonds.h5")
+    shutil.copy(p, bad)
+    with h5py.File(bad, "r") as f:
+        off = f["bonds/atom2"].id.get_offset()
+    with open(bad, "r+b") as fh:
+        fh.seek(off)
+        fh.write(np.int32(10 ** 6).tobytes())
+    expect_error("bonds atom out of range", lambda: sitepack.open(bad), sitepack.FormatError, bad,
+                 "/bonds/atom2[0] = 1000000 is outside site 0's")
+
+
+def main():
+    path, dump, cli, work = sys.argv[1:5]
+    os.makedirs(work, exist_ok=True)
+    check("torch" not in sys.modules, "import sitepack imported torch")
+    ver = subprocess.run([cli, "--version"], capture_output=True, text=True).stdout.split()[1]
+    check(sitepack.__version__ == ver, f"package version {sitepack.__version__}, sitepack --version {ver}")
+    check(sitepack.FORMAT_VERSIONS == (1,), f"FORMAT_VERSIONS {sitepack.FORMAT_VERSIONS}")
+    ds = sitepack.open(path)
+    check(ds.run["tool_version"] == ver and ds.format_version == 1, f"run attrs {ds.run.get('tool_version')}")
+    d2 = pickle.loads(pickle.dumps(ds))
+    check(d2.path == path and len(d2) == len(ds) and np.array_equal(d2[5].positions, ds[5].positions),
+          "pickle round trip")
+    with h5py.File(path, "r") as f:
+        check_schema(f, ds)
+        lig, st, sites = check_sites(path, dump, f, ds)
+        comps = {c: f[f"components/{c}"][:] for c in f["components"]}
+        structs = {c: f[f"structures/{c}"][:] for c in f["structures"]}
+    check(all(np.array_equal(ds.components[c], comps[c]) for c in comps), "components record array")
+    check(all(eq(ds.structures[c], structs[c])
+              for c in structs if not c.endswith("_ptr")), "structures record array")
+    check(isinstance(ds.components, np.recarray) and ds.components.comp_id[0] == comps["comp_id"][0], "recarray access")
+    check_select(ds, lig, st, sites)
+    check_bad_input(path, cli, work)
+    check_bonds(path, work)
+    if failures:
+        print(f"test_py_dataset: {len(failures)} failure(s)", file=sys.stderr)
+        sys.exit(1)
+    print(f"test_py_dataset: all checks passed ({len(ds)} sites)")
+
+
+main()
