@@ -8,6 +8,7 @@
 #   make fuzz      libFuzzer build (build-fuzz/, clang) and a short run of each harness (FUZZ_SECONDS each)
 #   make bench-parse  reader speed and memory vs gemmi -> results/parse-<date>.json + .md (not a test)
 #   make bench-read  read benchmark of the merged layout (results/read-DATE.json)
+#   make bench-read-py  the Python package's read benchmark (results/read-py-DATE.json + .md)
 
 BUILD     ?= build
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
@@ -26,7 +27,7 @@ DEB_PKGS := build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-
 MPIRUN_FLAGS := --oversubscribe --mca osc sm $(if $(filter 0,$(shell id -u)),--allow-run-as-root,)
 export OMPI_MCA_rmaps_base_oversubscribe := 1
 
-.PHONY: all deps build demo test sanitize fuzz bench-parse clean bench-read bench-sched
+.PHONY: all deps build demo test sanitize fuzz bench-parse clean bench-read bench-sched bench-read-py
 
 all: build
 
@@ -76,6 +77,17 @@ bench-read: build
 	$(BUILD)/bin/sitepack bench read --dir $(BENCH_DIR) --real $(BENCH_DIR)/real.h5 --cold \
 	  --out results/read-$$(date -u +%F).json
 	/usr/bin/python3 bench/read_md.py results/read-$$(date -u +%F).json
+
+# The Python package's read speed, atompack's method (bench/read_py.py; docs/python.md): a 1M x 64-atom synthetic
+# file in the full layout (written once under BENCH_DIR, about 1.6 GB of data) and the real merged output;
+# writes results/read-py-DATE.json + .md
+.PHONY: bench-read-py
+bench-read-py: build
+	mkdir -p $(BENCH_DIR)
+	mpirun $(MPIRUN_FLAGS) -np $(NP) $(BUILD)/bin/sitepack run --input $(SHARED)/data/structures \
+	  --ccd $(SHARED)/data/ccd/components_excerpt.cif.gz --out $(BENCH_DIR)/real.h5 --force --quiet
+	/usr/bin/python3 bench/read_py.py --build $(BUILD) --dir $(BENCH_DIR) --real $(BENCH_DIR)/real.h5 \
+	  --out results/read-py-$$(date -u +%F).json
 
 FUZZ_SECONDS ?= 60
 fuzz: deps
