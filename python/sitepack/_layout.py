@@ -155,8 +155,8 @@ def inspect(path):
     except OSError as e:
         raise FormatError(path, f"cannot open {path}: {e} (the file is damaged or truncated)") from None
     with f:
-        _read_attrs(lay, f)
         try:
+            _read_attrs(lay, f)
             _check_tables(lay, f)
         except (OSError, KeyError, RuntimeError) as e:   # HDF5 could not read the metadata
             raise FormatError(path, f"{path}: {e} (the file is damaged or truncated)") from None

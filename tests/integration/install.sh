@@ -37,7 +37,8 @@ export PKG_CONFIG_PATH=$P/lib/pkgconfig
 cc -std=c11 -Wall -Werror -o "$w/ex_shared" "$w/reader_example.c" $(pkg-config --cflags --libs sitepack)
 LD_LIBRARY_PATH=$P/lib "$w/ex_shared" "$h5" > "$w/shared.txt"
 diff "$w/expected.txt" "$w/shared.txt" || fail "pkg-config (shared) example output differs from the Python package"
-LD_LIBRARY_PATH=$P/lib ldd "$w/ex_shared" | grep -q "libsitepack.so.0 => $P/lib/libsitepack.so.0" || fail "ex_shared does not use the installed libsitepack.so"
+libs=$(LD_LIBRARY_PATH=$P/lib ldd "$w/ex_shared")   # not piped into grep -q: its early exit would SIGPIPE ldd
+[[ $libs == *"libsitepack.so.0 => $P/lib/libsitepack.so.0"* ]] || fail "ex_shared does not use the installed libsitepack.so: $libs"
 # shellcheck disable=SC2046
 cc -std=c11 -Wall -Werror -static-libgcc -o "$w/ex_static" "$w/reader_example.c" \
   $(pkg-config --cflags sitepack) "$P/lib/libsitepack.a" $(pkg-config --static --libs-only-other --libs-only-l sitepack | sed 's/-lsitepack//')
