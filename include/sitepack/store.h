@@ -197,6 +197,47 @@ typedef struct sp_output_totals {
 int sp_output_totals_read(const char *h5_path, sp_output_totals *t, sp_err *err);
 void sp_output_totals_free(sp_output_totals *t);
 
+/**
+ * Read the string attribute @p name of /run of a merged file (docs/format.md: tool_version,
+ * git_sha, job_json, ccd_path, ccd_sha256, created) into @p buf: NUL-terminated, cut to cap - 1
+ * bytes; "" on failure.
+ * @return 0; SP_E_INVALID (NULL argument or cap 0); SP_E_HDF5 (the file cannot be opened);
+ *         SP_E_FORMAT (no /run group); SP_E_NOT_FOUND (no such string attribute).
+ */
+int sp_run_attr_str(const char *h5_path, const char *name, char *buf, size_t cap, sp_err *err);
+
+/** A synthetic file in the merged layout being written (`sitepack bench read`, docs/reading.md).
+ *  Opaque. */
+typedef struct sp_synthetic sp_synthetic;
+
+/**
+ * Create (truncate) @p path with the datasets a reader of the merged layout (reader.h) maps, for
+ * @p n_sites sites of @p atoms atoms each, as the merge creates them (sp_h5_create_final: contiguous,
+ * allocated early, 4096-aligned): /sites/atom_ptr int64 (N+1), /sites/n_atoms and /sites/n_ligand
+ * int32 (N), /sites/energy float64 (N), /atoms/position and /atoms/force float32 (N*atoms, 3) in Å
+ * and (arbitrary) force units, /atoms/element uint8 (N*atoms). No other table of docs/format.md.
+ * @return the writer, or NULL with @p err set: SP_E_INVALID (NULL path, n_sites < 0, atoms < 1),
+ *         SP_E_NOMEM, SP_E_HDF5 (file or dataset creation failed; HDF5 prints its error stack).
+ */
+sp_synthetic *sp_synthetic_open(const char *path, int64_t n_sites, int atoms, sp_err *err);
+
+/**
+ * Write sites [m0, m0 + nm): @p pos and @p force [nm*atoms*3], @p element [nm*atoms], @p energy [nm];
+ * atom_ptr = site * atoms (and its closing element with the last sites), n_atoms = atoms,
+ * n_ligand = atoms / 4.
+ * @return 0; SP_E_INVALID (range outside [0, n_sites)); SP_E_NOMEM; SP_E_HDF5. After a failure
+ *         sp_synthetic_close() writes no format attributes.
+ */
+int sp_synthetic_append(sp_synthetic *w, int64_t m0, int64_t nm, const float *pos, const float *force,
+                        const uint8_t *element, const double *energy, sp_err *err);
+
+/**
+ * Unless an append failed, write the root attributes format = "sitepack", format_version (the file
+ * then opens with sp_reader_open()); close the file and free @p w. Safe with NULL (returns 0).
+ * @return 0; SP_E_HDF5.
+ */
+int sp_synthetic_close(sp_synthetic *w, sp_err *err);
+
 #ifdef __cplusplus
 }
 #endif

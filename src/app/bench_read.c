@@ -17,7 +17,6 @@
 #include "sitepack/reader.h"
 #include "sitepack/store.h"
 #include "sitepack/version.h"
-#include "store/store_internal.h"
 
 #define MAX_RUNS 64
 
@@ -127,9 +126,7 @@ static int write_synthetic(bench *b) {
   float *pos = malloc((size_t)WCHUNK * (size_t)na * 12), *frc = malloc((size_t)WCHUNK * (size_t)na * 12);
   uint8_t *z = malloc((size_t)WCHUNK * (size_t)na);
   double *e = malloc((size_t)WCHUNK * sizeof *e);
-  int64_t *ptr = malloc(((size_t)WCHUNK + 1) * sizeof *ptr);
-  int32_t *cnt = malloc((size_t)WCHUNK * sizeof *cnt), *nlig = malloc((size_t)WCHUNK * sizeof *nlig);
-  if (!pos || !frc || !z || !e || !ptr || !cnt || !nlig) {
+  if (!pos || !frc || !z || !e) {
     fprintf(stderr, "bench: out of memory\n");
     return -1;
   }
@@ -137,29 +134,14 @@ static int write_synthetic(bench *b) {
   for (int w = 0; w < 3 && !rc; w++) {
     double t = 0;
     double t0 = now_s();
-    hid_t f = -1, g[2] = {-1, -1}, ds[8];
-    for (int k = 0; k < 8; k++) ds[k] = -1;
+    hid_t f = -1, ds[4] = {-1, -1, -1, -1};
+    sp_synthetic *sw = NULL;
+    sp_err err = {0};
     FILE *raw = NULL;
     hsize_t d3[3] = {(hsize_t)N, (hsize_t)na, 3}, d2[2] = {(hsize_t)N, (hsize_t)na}, d1[1] = {(hsize_t)N};
-    if (w == 0) { /* sitepack: the merge's dataset creation (sp_h5_create_final) and slab writes */
-      hid_t fapl = sp_h5_fapl(1), fcpl = H5Pcreate(H5P_FILE_CREATE);
-      H5Pset_obj_track_times(fcpl, 0);
-      f = H5Fcreate(b->paths[0], H5F_ACC_TRUNC, fcpl, fapl);
-      H5Pclose(fapl);
-      H5Pclose(fcpl);
-      if (f >= 0) {
-        g[0] = H5Gcreate2(f, "sites", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        g[1] = H5Gcreate2(f, "atoms", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        ds[0] = sp_h5_create_final(g[0], "atom_ptr", H5T_STD_I64LE, N + 1, 0);
-        ds[1] = sp_h5_create_final(g[0], "n_atoms", H5T_STD_I32LE, N, 0);
-        ds[2] = sp_h5_create_final(g[0], "n_ligand", H5T_STD_I32LE, N, 0);
-        ds[3] = sp_h5_create_final(g[0], "energy", H5T_IEEE_F64LE, N, 0);
-        ds[4] = sp_h5_create_final(g[1], "position", H5T_IEEE_F32LE, N * na, 1);
-        ds[5] = sp_h5_create_final(g[1], "force", H5T_IEEE_F32LE, N * na, 1);
-        ds[6] = sp_h5_create_final(g[1], "element", H5T_STD_U8LE, N * na, 0);
-      }
-      for (int k = 0; k < 7; k++)
-        if (ds[k] < 0) rc = -1;
+    if (w == 0) { /* sitepack: the merge's dataset creation and slab writes (store.h sp_synthetic_*) */
+      sw = sp_synthetic_open(b->paths[0], N, na, &err);
+      if (!sw) rc = -1;
     } else if (w == 1) { /* hdf5_soa: one chunked dataset per field, 256 molecules per chunk */
       hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
       H5Pset_obj_track_times(fcpl, 0);
@@ -179,7 +161,7 @@ static int write_synthetic(bench *b) {
       if (!raw) rc = -1;
     }
     t += now_s() - t0;
-    if (rc || (w < 2 && f < 0)) {
+    if (rc || (w == 1 && f < 0)) {
       fprintf(stderr, "bench: cannot create %s\n", b->paths[w]);
       rc = -1;
     }
@@ -189,19 +171,7 @@ static int write_synthetic(bench *b) {
         gen_chunk(m0, nm, na, pos, frc, z, e);
         t0 = now_s();
         if (w == 0) {
-          for (int64_t m = 0; m <= nm; m++) ptr[m] = (m0 + m) * na;
-          for (int64_t m = 0; m < nm; m++) {
-            cnt[m] = na;
-            nlig[m] = na / 4;
-          }
-          int64_t a0 = m0 * na, an = nm * na;
-          rc |= sp_h5_write_slab(ds[0], H5T_NATIVE_INT64, m0, (size_t)nm + (m0 + nm == N), 0, ptr);
-          rc |= sp_h5_write_slab(ds[1], H5T_NATIVE_INT32, m0, (size_t)nm, 0, cnt);
-          rc |= sp_h5_write_slab(ds[2], H5T_NATIVE_INT32, m0, (size_t)nm, 0, nlig);
-          rc |= sp_h5_write_slab(ds[3], H5T_NATIVE_DOUBLE, m0, (size_t)nm, 0, e);
-          rc |= sp_h5_write_slab(ds[4], H5T_NATIVE_FLOAT, a0, (size_t)an, 1, pos);
-          rc |= sp_h5_write_slab(ds[5], H5T_NATIVE_FLOAT, a0, (size_t)an, 1, frc);
-          rc |= sp_h5_write_slab(ds[6], H5T_NATIVE_UINT8, a0, (size_t)an, 0, z);
+          rc |= sp_synthetic_append(sw, m0, nm, pos, frc, z, e, &err) ? -1 : 0;
         } else if (w == 1) {
           rc |= write_nd(ds[0], H5T_NATIVE_FLOAT, 3, m0, nm, d3, pos);
           rc |= write_nd(ds[1], H5T_NATIVE_FLOAT, 3, m0, nm, d3, frc);
@@ -217,12 +187,9 @@ static int write_synthetic(bench *b) {
         t += now_s() - t0;
       }
     t0 = now_s();
-    if (w == 0 && !rc)
-      rc |= sp_h5_attr_str(f, "format", SP_FORMAT_NAME) | sp_h5_attr_i64(f, "format_version", SP_FORMAT_VERSION);
-    for (int k = 0; k < 8; k++)
+    if (w == 0 && sp_synthetic_close(sw, &err)) rc = -1;
+    for (int k = 0; k < 4; k++)
       if (ds[k] >= 0) H5Dclose(ds[k]);
-    for (int k = 0; k < 2; k++)
-      if (g[k] >= 0) H5Gclose(g[k]);
     if (f >= 0 && H5Fclose(f) < 0) rc = -1;
     if (raw && fclose(raw) != 0) rc = -1;
     t += now_s() - t0;
@@ -232,7 +199,7 @@ static int write_synthetic(bench *b) {
     else fprintf(stderr, "bench: wrote %s (%.0f MB) in %.2f s (%.0f molecules/s)\n", b->paths[w], b->sizes[w] / 1e6, t,
                  (double)N / t);
   }
-  free(pos); free(frc); free(z); free(e); free(ptr); free(cnt); free(nlig);
+  free(pos); free(frc); free(z); free(e);
   return rc ? -1 : 0;
 }
 
@@ -667,13 +634,8 @@ static void bench_usage(FILE *f) {
           "cache (posix_fadvise DONTNEED on our own files only). Results: JSON to --out, progress to stderr.\n");
 }
 
-int sp_cmd_bench(int argc, char **argv) {
-  if (argc < 2 || strcmp(argv[1], "read") != 0) {
-    bench_usage(argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) ? stdout : stderr);
-    return argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) ? 0 : 2;
-  }
-  bench *b = calloc(1, sizeof *b);
-  if (!b) return 1;
+/* The options after "read" into b->o: -1 to go on, else the exit status (0 after --help). */
+static int parse_bench_args(int argc, char **argv, bench *b) {
   b->o = (opts){1000000, 64, 10000, 3, 42, "/tmp/sitepack-bench", NULL, NULL, 0, 0};
   static const struct option longopts[] = {
       {"n", required_argument, NULL, 'n'},     {"atoms", required_argument, NULL, 'a'},
@@ -690,12 +652,10 @@ int sp_cmd_bench(int argc, char **argv) {
     const char *name = c == 'n' ? "--n" : c == 'a' ? "--atoms" : c == 'c' ? "--count" : c == 'r' ? "--reps" : "--seed";
     int64_t hi = c == 'a' ? 100000 : c == 'r' ? 15 : INT64_MAX;
     if (c == '?' || ((c == 'n' || c == 'a' || c == 'c' || c == 'r' || c == 's') &&
-                     sp_opt_int("bench read", name, optarg, 1, hi, &x))) {
-      free(b);
+                     sp_opt_int("bench read", name, optarg, 1, hi, &x)))
       return 2;
-    }
     switch (c) {
-    case 'h': bench_usage(stdout); free(b); return 0;
+    case 'h': bench_usage(stdout); return 0;
     case 'u': b->o.reuse = 1; break;
     case 'C': b->o.cold = 1; break;
     case 'd': b->o.dir = optarg; break;
@@ -710,105 +670,142 @@ int sp_cmd_bench(int argc, char **argv) {
   }
   if (optind + 1 < argc) {
     fprintf(stderr, "sitepack bench read: unexpected argument: %s\n", argv[optind + 1]);
-    free(b);
     return 2;
   }
-  getloadavg(b->load_before, 3);
+  return -1;
+}
+
+/* The three synthetic files under --dir: written, or kept with --reuse when all three exist. */
+static int prepare_synthetic(bench *b) {
   mkdir(b->o.dir, 0755);
   snprintf(b->paths[0], sizeof b->paths[0], "%s/synthetic_sitepack.h5", b->o.dir);
   snprintf(b->paths[1], sizeof b->paths[1], "%s/synthetic_hdf5_soa.h5", b->o.dir);
   snprintf(b->paths[2], sizeof b->paths[2], "%s/synthetic_plain_soa.bin", b->o.dir);
-  int rc = 0;
   int have = file_size(b->paths[0]) > 0 && file_size(b->paths[1]) > 0 && file_size(b->paths[2]) > 0;
-  if (!(b->o.reuse && have)) rc = write_synthetic(b);
-  else
-    for (int w = 0; w < 3; w++) b->sizes[w] = file_size(b->paths[w]), b->write_s[w] = -1;
+  if (!(b->o.reuse && have)) return write_synthetic(b);
+  for (int w = 0; w < 3; w++) b->sizes[w] = file_size(b->paths[w]), b->write_s[w] = -1;
+  return 0;
+}
+
+/* Destination buffers large enough for every pass: the synthetic count, and the real file's atoms. */
+static int alloc_out(const bench *b, rd_out *o) {
   const int64_t A = (int64_t)b->o.atoms * (b->o.count < b->o.n ? b->o.count : b->o.n);
-  rd_out o = {0};
   size_t cap = (size_t)A + 1;
-  int64_t *seq = NULL, *shuf = NULL;
-  size_t n = 0;
-  if (!rc && make_indices(b->o.n, b->o.count, b->o.seed, &seq, &shuf, &n)) rc = -1;
-  /* destination buffers large enough for the real file too */
-  if (!rc && b->o.real) {
+  if (b->o.real) {
     sp_err err = {0};
     sp_reader *rd = sp_reader_open(b->o.real, SP_READER_AUTO, &err);
     if (!rd) {
       fprintf(stderr, "bench: %s\n", err.msg);
-      rc = -1;
-    } else {
-      sp_file_counts cn;
-      sp_reader_counts(rd, &cn);
-      if ((size_t)cn.n_atoms + 1 > cap) cap = (size_t)cn.n_atoms + 1;
-      sp_reader_close(rd);
+      return -1;
     }
-  }
-  if (!rc) {
-    o.cap_atoms = cap;
-    o.pos = malloc(cap * 32); /* also the memcpy destination: every delivered byte (<= 25 per atom + 8 per site) fits */
-    o.frc = malloc(cap * 12);
-    o.z = malloc(cap);
-    o.flags = malloc(cap * 2);
-    o.e = malloc(cap * 8);
-    if (!o.pos || !o.frc || !o.z || !o.flags || !o.e) rc = -1;
-  }
-  static const char *bn[5] = {"sitepack_mmap", "sitepack_hdf5", "sitepack_mmap_per_site", "hdf5_soa", "memcpy"};
-  const char *pats[2] = {"sequential", "shuffled"};
-  for (int p = 0; p < 2 && !rc; p++) {
-    const int64_t *idx = p ? shuf : seq;
-    uint64_t ref = 0;
-    double bytes_ref = 0;
-    for (int k = 0; k < 5 && !rc; k++) {
-      uint64_t s = 0;
-      const char *path = b->paths[k == 3 ? 1 : 0];
-      rc = measure(b, "synthetic", bn[k], path, k, 0, b->o.atoms, pats[p], idx, n, &o, bytes_ref, &s);
-      if (!rc && k == 0) {
-        ref = s;
-        bytes_ref = b->runs[b->n_runs - 1].bytes;
-      } else if (!rc && k < 4 && s != ref) {
-        fprintf(stderr, "bench: %s read different data than sitepack_mmap (checksum)\n", bn[k]);
-        rc = -1;
-      }
-    }
-  }
-  if (!rc && b->o.real) {
-    char soa[600];
-    snprintf(soa, sizeof soa, "%s/real_hdf5_soa.h5", b->o.dir);
-    double ws = 0;
-    b->real_size = file_size(b->o.real);
-    if (write_real_soa(b, b->o.real, soa, &ws)) {
-      fprintf(stderr, "bench: cannot write %s\n", soa);
-      rc = -1;
-    }
-    sp_err err = {0};
-    sp_reader *rd = rc ? NULL : sp_reader_open(b->o.real, SP_READER_AUTO, &err);
-    sp_file_counts cn = {0};
-    if (rd) sp_reader_counts(rd, &cn);
+    sp_file_counts cn;
+    sp_reader_counts(rd, &cn);
+    if ((size_t)cn.n_atoms + 1 > cap) cap = (size_t)cn.n_atoms + 1;
     sp_reader_close(rd);
-    int64_t *rseq = NULL, *rshuf = NULL;
-    size_t rn = 0;
-    if (!rc && (cn.n_sites < 1 || make_indices(cn.n_sites, b->o.count, b->o.seed, &rseq, &rshuf, &rn))) rc = -1;
-    for (int p = 0; p < 2 && !rc; p++) {
-      const int64_t *idx = p ? rshuf : rseq;
-      uint64_t ref = 0;
-      double bytes_ref = 0;
-      const int ks[4] = {0, 1, 3, 4};
-      for (int q = 0; q < 4 && !rc; q++) {
-        int k = ks[q];
-        uint64_t s = 0;
-        rc = measure(b, "real", bn[k], k == 3 ? soa : b->o.real, k, 1, 0, pats[p], idx, rn, &o, bytes_ref, &s);
-        if (!rc && k == 0) {
-          ref = s;
-          bytes_ref = b->runs[b->n_runs - 1].bytes;
-        } else if (!rc && k < 4 && s != ref) {
-          fprintf(stderr, "bench: real %s read different data than sitepack_mmap (checksum)\n", bn[k]);
-          rc = -1;
-        }
-      }
-    }
-    free(rseq);
-    free(rshuf);
   }
+  o->cap_atoms = cap;
+  o->pos = malloc(cap * 32); /* also the memcpy destination: every delivered byte (<= 25 per atom + 8 per site) fits */
+  o->frc = malloc(cap * 12);
+  o->z = malloc(cap);
+  o->flags = malloc(cap * 2);
+  o->e = malloc(cap * 8);
+  return o->pos && o->frc && o->z && o->flags && o->e ? 0 : -1;
+}
+
+static void free_out(rd_out *o) {
+  free(o->pos);
+  free(o->frc);
+  free(o->z);
+  free(o->flags);
+  free(o->e);
+}
+
+static const char *const backend_names[5] = {"sitepack_mmap", "sitepack_hdf5", "sitepack_mmap_per_site", "hdf5_soa",
+                                             "memcpy"};
+static const char *const pattern_names[2] = {"sequential", "shuffled"};
+
+/* The backends @p ks [nk] (backend_open() kinds) over one index set; hdf5_soa (3) reads @p soa_path,
+ * the others @p path. Every checksum must equal sitepack_mmap's (kind 0, first); memcpy copies its bytes. */
+static int measure_backends(bench *b, const char *data, const int *ks, int nk, const char *path, const char *soa_path,
+                            int real, int na, const char *pattern, const int64_t *idx, size_t n, rd_out *o) {
+  uint64_t ref = 0;
+  double bytes_ref = 0;
+  int rc = 0;
+  for (int q = 0; q < nk && !rc; q++) {
+    int k = ks[q];
+    uint64_t s = 0;
+    rc = measure(b, data, backend_names[k], k == 3 ? soa_path : path, k, real, na, pattern, idx, n, o, bytes_ref, &s);
+    if (!rc && k == 0) {
+      ref = s;
+      bytes_ref = b->runs[b->n_runs - 1].bytes;
+    } else if (!rc && k < 4 && s != ref) {
+      fprintf(stderr, "bench: %s%s read different data than sitepack_mmap (checksum)\n", real ? "real " : "",
+              backend_names[k]);
+      rc = -1;
+    }
+  }
+  return rc;
+}
+
+/* The synthetic set: every backend, sequential then shuffled indices. */
+static int bench_synthetic(bench *b, rd_out *o) {
+  int64_t *seq = NULL, *shuf = NULL;
+  size_t n = 0;
+  int rc = make_indices(b->o.n, b->o.count, b->o.seed, &seq, &shuf, &n) ? -1 : 0;
+  static const int ks[5] = {0, 1, 2, 3, 4};
+  for (int p = 0; p < 2 && !rc; p++)
+    rc = measure_backends(b, "synthetic", ks, 5, b->paths[0], b->paths[1], 0, b->o.atoms, pattern_names[p],
+                          p ? shuf : seq, n, o);
+  free(seq);
+  free(shuf);
+  return rc;
+}
+
+/* --real: a chunked SoA copy of the merged file, then the batch, HDF5, hdf5_soa and memcpy backends. */
+static int bench_real(bench *b, rd_out *o) {
+  char soa[600];
+  snprintf(soa, sizeof soa, "%s/real_hdf5_soa.h5", b->o.dir);
+  double ws = 0;
+  int rc = 0;
+  b->real_size = file_size(b->o.real);
+  if (write_real_soa(b, b->o.real, soa, &ws)) {
+    fprintf(stderr, "bench: cannot write %s\n", soa);
+    rc = -1;
+  }
+  sp_err err = {0};
+  sp_reader *rd = rc ? NULL : sp_reader_open(b->o.real, SP_READER_AUTO, &err);
+  sp_file_counts cn = {0};
+  if (rd) sp_reader_counts(rd, &cn);
+  sp_reader_close(rd);
+  int64_t *rseq = NULL, *rshuf = NULL;
+  size_t rn = 0;
+  if (!rc && (cn.n_sites < 1 || make_indices(cn.n_sites, b->o.count, b->o.seed, &rseq, &rshuf, &rn))) rc = -1;
+  static const int ks[4] = {0, 1, 3, 4};
+  for (int p = 0; p < 2 && !rc; p++)
+    rc = measure_backends(b, "real", ks, 4, b->o.real, soa, 1, 0, pattern_names[p], p ? rshuf : rseq, rn, o);
+  free(rseq);
+  free(rshuf);
+  return rc;
+}
+
+int sp_cmd_bench(int argc, char **argv) {
+  if (argc < 2 || strcmp(argv[1], "read") != 0) {
+    bench_usage(argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) ? stdout : stderr);
+    return argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) ? 0 : 2;
+  }
+  bench *b = calloc(1, sizeof *b);
+  if (!b) return 1;
+  int status = parse_bench_args(argc, argv, b);
+  if (status >= 0) {
+    free(b);
+    return status;
+  }
+  getloadavg(b->load_before, 3);
+  rd_out o = {0};
+  int rc = prepare_synthetic(b);
+  if (!rc) rc = alloc_out(b, &o);
+  if (!rc) rc = bench_synthetic(b, &o);
+  if (!rc && b->o.real) rc = bench_real(b, &o);
   getloadavg(b->load_after, 3);
   if (!rc) {
     FILE *f = b->o.out ? fopen(b->o.out, "w") : stdout;
@@ -818,13 +815,7 @@ int sp_cmd_bench(int argc, char **argv) {
     }
     if (f && f != stdout) fclose(f);
   }
-  free(seq);
-  free(shuf);
-  free(o.pos);
-  free(o.frc);
-  free(o.z);
-  free(o.flags);
-  free(o.e);
+  free_out(&o);
   free(b);
   return rc ? 1 : 0;
 }

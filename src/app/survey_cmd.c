@@ -1,8 +1,8 @@
 /* `sitepack survey FILE.h5`: the ligand survey summary of a merged file (app/cmd_survey.h).
  * Tables are read through sp_dump (TSV, store.h), so this file depends on the documented
- * columns of docs/format.md only; the CCD path comes from the /run attribute ccd_path. */
+ * columns of docs/format.md only; the CCD path comes from the /run attribute ccd_path (store.h
+ * sp_run_attr_str()). */
 #define _GNU_SOURCE 1 /* open_memstream */
-#include <hdf5.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -92,32 +92,6 @@ static const char *at(const table *t, size_t r, int c) { return t->cell[r * t->n
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* /run attribute ccd_path (fixed-size string), "" when absent */
-static void run_ccd_path(const char *path, char *out, size_t cap) {
-  out[0] = 0;
-  H5E_auto2_t fn;
-  void *data;
-  H5Eget_auto2(H5E_DEFAULT, &fn, &data);
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (f >= 0) {
-    if (H5Aexists_by_name(f, "/run", "ccd_path", H5P_DEFAULT) > 0) {
-      hid_t a = H5Aopen_by_name(f, "/run", "ccd_path", H5P_DEFAULT, H5P_DEFAULT);
-      hid_t t = a >= 0 ? H5Aget_type(a) : -1;
-      if (t >= 0 && H5Tget_class(t) == H5T_STRING && !H5Tis_variable_str(t)) {
-        size_t n = H5Tget_size(t);
-        char *b = calloc(n + 1, 1);
-        if (b && H5Aread(a, t, b) >= 0) snprintf(out, cap, "%s", b);
-        free(b);
-      }
-      if (t >= 0) H5Tclose(t);
-      if (a >= 0) H5Aclose(a);
-    }
-    H5Fclose(f);
-  }
-  H5Eset_auto2(H5E_DEFAULT, fn, data);
-}
-
 typedef struct comp_stat {
   const char *comp_id;
   size_t instances;
@@ -152,9 +126,36 @@ static void usage(FILE *f) {
              "  The per-comp-id table is printed when there are at most 50 comp ids, or always with --per-comp.\n");
 }
 
-int sp_cmd_survey(int argc, char **argv) {
-  const char *path = NULL, *ccd_arg = NULL;
-  bool per_comp = false, quiet = false;
+/* One survey: the options, the three tables, and what is counted from them. */
+typedef struct survey {
+  const char *path, *ccd_arg;
+  bool per_comp, quiet;
+  table st, lg, cp;
+  int s_status, l_comp, l_class, l_key, c_comp, c_in, c_key, c_src; /* column indices */
+  size_t n_ok;                    /* structures with status ok */
+  comp_stat *cs;                  /* [nc] per /components row (one per comp id, sorted) */
+  size_t nc;
+  const char **allkeys;           /* molecule keys of the instances that have one, sorted */
+  size_t n_allkeys, n_nokey, n_mol, n_not_in;
+  size_t by_class[SP_CLASS_COUNT];
+  sp_ccd *ccd;                    /* to confirm key groups; NULL when none or unreadable */
+  size_t *order, no;              /* /components rows with a key, sorted by key */
+} survey;
+
+static void survey_free(survey *s) {
+  if (s->cs)
+    for (size_t r = 0; r < s->cp.n_rows; ++r) free(s->cs[r].keys);
+  free(s->cs);
+  free(s->allkeys);
+  free(s->order);
+  sp_ccd_close(s->ccd);
+  table_free(&s->st);
+  table_free(&s->lg);
+  table_free(&s->cp);
+}
+
+/* Step 1: the command line. -1 to go on, else the exit status. */
+static int parse_survey_args(int argc, char **argv, survey *s) {
   static const struct option longopts[] = {{"ccd", required_argument, NULL, 'c'},
                                            {"per-comp", no_argument, NULL, 'p'},
                                            {"quiet", no_argument, NULL, 'q'},
@@ -168,189 +169,210 @@ int sp_cmd_survey(int argc, char **argv) {
       usage(stdout);
       return SP_EXIT_OK;
     }
-    if (opt == 'c') ccd_arg = optarg;
-    else if (opt == 'p') per_comp = true;
-    else if (opt == 'q') quiet = true;
+    if (opt == 'c') s->ccd_arg = optarg;
+    else if (opt == 'p') s->per_comp = true;
+    else if (opt == 'q') s->quiet = true;
   }
   if (argc - optind > 1) {
     fprintf(stderr, "sitepack survey: unexpected argument: %s (one FILE.h5)\n", argv[optind + 1]);
     return SP_EXIT_USAGE;
   }
-  if (optind < argc) path = argv[optind];
-  if (!path) {
+  if (optind < argc) s->path = argv[optind];
+  if (!s->path) {
     usage(stderr);
     return SP_EXIT_USAGE;
   }
+  return -1;
+}
+
+/* Step 2: /structures, /ligands and /components as TSV (sp_dump), a CCD named with --ccd (it must
+ * open: exit 2 otherwise), and the columns used. -1 to go on, else the exit status after saying why. */
+static int load_tables(survey *s) {
   sp_err err = {0};
-  table st, lg, cp;
-  int rc = table_load(path, "structures", &st, &err);
+  int rc = table_load(s->path, "structures", &s->st, &err);
   if (rc) {
     fprintf(stderr, "sitepack survey: %s\n", err.msg);
     return rc == SP_E_NOT_FOUND ? SP_EXIT_USAGE : SP_EXIT_RUNTIME;
   }
-  if ((rc = table_load(path, "ligands", &lg, &err))) {
-    table_free(&st);
+  if (table_load(s->path, "ligands", &s->lg, &err) || table_load(s->path, "components", &s->cp, &err)) {
     fprintf(stderr, "sitepack survey: %s\n", err.msg);
     return SP_EXIT_RUNTIME;
   }
-  if ((rc = table_load(path, "components", &cp, &err))) {
-    table_free(&st);
-    table_free(&lg);
-    fprintf(stderr, "sitepack survey: %s\n", err.msg);
-    return SP_EXIT_RUNTIME;
-  }
-  /* a CCD named on the command line must open (exit 2 otherwise); the run's own, recorded in
-     /run, may have moved since: then the key groups stay unconfirmed, with a warning */
-  sp_ccd *ccd = NULL;
-  if (ccd_arg) {
+  /* the run's own CCD, recorded in /run, may have moved since: then the key groups stay
+     unconfirmed, with a warning (open_ccd()) */
+  if (s->ccd_arg) {
     sp_err cerr = {0};
-    if (sp_ccd_open(ccd_arg, &ccd, &cerr)) {
-      fprintf(stderr, "sitepack survey: CCD %s: %s\n", ccd_arg, cerr.msg);
-      table_free(&st);
-      table_free(&lg);
-      table_free(&cp);
+    if (sp_ccd_open(s->ccd_arg, &s->ccd, &cerr)) {
+      fprintf(stderr, "sitepack survey: CCD %s: %s\n", s->ccd_arg, cerr.msg);
+      s->ccd = NULL;
       return SP_EXIT_USAGE;
     }
   }
-  int s_status = col(&st, "status"), l_comp = col(&lg, "comp_id"), l_class = col(&lg, "class"),
-      l_key = col(&lg, "molecule_key"), c_comp = col(&cp, "comp_id"), c_in = col(&cp, "in_ccd"),
-      c_key = col(&cp, "molecule_key"), c_src = col(&cp, "key_source");
-  int status = SP_EXIT_OK;
-  comp_stat *cs = NULL;
-  const char **allkeys = NULL;
-  size_t *order = NULL;
-  if (s_status < 0 || l_comp < 0 || l_class < 0 || l_key < 0 || c_comp < 0 || c_in < 0 || c_key < 0 || c_src < 0) {
-    fprintf(stderr, "sitepack survey: %s: a column of docs/format.md is missing\n", path);
-    status = SP_EXIT_RUNTIME;
-    goto out;
+  s->s_status = col(&s->st, "status");
+  s->l_comp = col(&s->lg, "comp_id");
+  s->l_class = col(&s->lg, "class");
+  s->l_key = col(&s->lg, "molecule_key");
+  s->c_comp = col(&s->cp, "comp_id");
+  s->c_in = col(&s->cp, "in_ccd");
+  s->c_key = col(&s->cp, "molecule_key");
+  s->c_src = col(&s->cp, "key_source");
+  if (s->s_status < 0 || s->l_comp < 0 || s->l_class < 0 || s->l_key < 0 || s->c_comp < 0 || s->c_in < 0 ||
+      s->c_key < 0 || s->c_src < 0) {
+    fprintf(stderr, "sitepack survey: %s: a column of docs/format.md is missing\n", s->path);
+    return SP_EXIT_RUNTIME;
   }
-  size_t n_ok = 0;
-  for (size_t r = 0; r < st.n_rows; ++r) n_ok += !strcmp(at(&st, r, s_status), "ok");
+  return -1;
+}
 
-  /* per comp id: the /components rows are one per comp id, sorted (docs/format.md) */
-  size_t nc = cp.n_rows;
-  cs = calloc(nc ? nc : 1, sizeof *cs);
-  allkeys = calloc(lg.n_rows ? lg.n_rows : 1, sizeof *allkeys);
-  if (!cs || !allkeys) goto oom;
-  for (size_t r = 0; r < nc; ++r) cs[r].comp_id = at(&cp, r, c_comp);
-  size_t by_class[SP_CLASS_COUNT] = {0}, n_nokey = 0, n_allkeys = 0;
-  for (size_t r = 0; r < lg.n_rows; ++r) {
-    int k = class_index(at(&lg, r, l_class));
-    if (k >= 0) by_class[k]++;
-    const char *key = at(&lg, r, l_key);
-    if (*key) allkeys[n_allkeys++] = key;
-    else n_nokey++;
-    int i = comp_find(cs, nc, at(&lg, r, l_comp));
+/* Add @p key to the distinct keys of @p c. 0 or -1 (out of memory). */
+static int comp_add_key(comp_stat *c, const char *key) {
+  for (size_t j = 0; j < c->n_keys; ++j)
+    if (!strcmp(c->keys[j], key)) return 0;
+  if (c->n_keys == c->cap_keys) {
+    size_t ncap = c->cap_keys ? 2 * c->cap_keys : 4;
+    const char **q = realloc(c->keys, ncap * sizeof *q);
+    if (!q) return -1;
+    c->keys = q;
+    c->cap_keys = ncap;
+  }
+  c->keys[c->n_keys++] = key;
+  return 0;
+}
+
+/* Step 3: count structures, instances by class, keys, and per comp id (the /components rows are
+ * one per comp id, sorted: docs/format.md). 0 or -1 (out of memory). */
+static int count_instances(survey *s) {
+  for (size_t r = 0; r < s->st.n_rows; ++r) s->n_ok += !strcmp(at(&s->st, r, s->s_status), "ok");
+  s->nc = s->cp.n_rows;
+  s->cs = calloc(s->nc ? s->nc : 1, sizeof *s->cs);
+  s->allkeys = calloc(s->lg.n_rows ? s->lg.n_rows : 1, sizeof *s->allkeys);
+  if (!s->cs || !s->allkeys) return -1;
+  for (size_t r = 0; r < s->nc; ++r) s->cs[r].comp_id = at(&s->cp, r, s->c_comp);
+  for (size_t r = 0; r < s->lg.n_rows; ++r) {
+    int k = class_index(at(&s->lg, r, s->l_class));
+    if (k >= 0) s->by_class[k]++;
+    const char *key = at(&s->lg, r, s->l_key);
+    if (*key) s->allkeys[s->n_allkeys++] = key;
+    else s->n_nokey++;
+    int i = comp_find(s->cs, s->nc, at(&s->lg, r, s->l_comp));
     if (i < 0) continue; /* every ligand's first comp id has a /components row; tolerate otherwise */
-    comp_stat *c = &cs[i];
+    comp_stat *c = &s->cs[i];
     c->instances++;
     if (k >= 0) c->classes |= 1u << k;
-    if (!*key) continue;
-    bool seen = false;
-    for (size_t j = 0; j < c->n_keys && !seen; ++j) seen = !strcmp(c->keys[j], key);
-    if (seen) continue;
-    if (c->n_keys == c->cap_keys) {
-      size_t ncap = c->cap_keys ? 2 * c->cap_keys : 4;
-      const char **q = realloc(c->keys, ncap * sizeof *q);
-      if (!q) goto oom;
-      c->keys = q;
-      c->cap_keys = ncap;
-    }
-    c->keys[c->n_keys++] = key;
+    if (*key && comp_add_key(c, key)) return -1;
   }
-  qsort(allkeys, n_allkeys, sizeof *allkeys, cmp_str);
-  size_t n_mol = 0;
-  for (size_t i = 0; i < n_allkeys; ++i) n_mol += !i || strcmp(allkeys[i], allkeys[i - 1]);
-  size_t n_not_in = 0;
-  for (size_t r = 0; r < nc; ++r) n_not_in += !strcmp(at(&cp, r, c_in), "0");
+  qsort(s->allkeys, s->n_allkeys, sizeof *s->allkeys, cmp_str);
+  for (size_t i = 0; i < s->n_allkeys; ++i) s->n_mol += !i || strcmp(s->allkeys[i], s->allkeys[i - 1]);
+  for (size_t r = 0; r < s->nc; ++r) s->n_not_in += !strcmp(at(&s->cp, r, s->c_in), "0");
+  return 0;
+}
 
-  printf("survey of %s\n", path);
-  printf("structures: %zu (ok %zu, failed %zu)\n", st.n_rows, n_ok, st.n_rows - n_ok);
-  printf("ligand instances: %zu; distinct molecules (molecule keys): %zu; instances without a key: %zu\n", lg.n_rows,
-         n_mol, n_nokey);
+/* Step 4: the summary lines, and the per-comp-id table (at most 50 comp ids, or --per-comp). */
+static void print_summary(const survey *s) {
+  const table *cp = &s->cp;
+  printf("survey of %s\n", s->path);
+  printf("structures: %zu (ok %zu, failed %zu)\n", s->st.n_rows, s->n_ok, s->st.n_rows - s->n_ok);
+  printf("ligand instances: %zu; distinct molecules (molecule keys): %zu; instances without a key: %zu\n",
+         s->lg.n_rows, s->n_mol, s->n_nokey);
   printf("instances by class:");
-  for (int k = 0; k < SP_CLASS_COUNT; ++k) printf(" %s %zu%s", sp_ligand_class_name(k), by_class[k], k + 1 < SP_CLASS_COUNT ? "," : "\n");
-  printf("comp ids (first residue of an instance or any residue of one): %zu; not in the CCD: %zu\n", nc, n_not_in);
-  if (n_not_in) {
+  for (int k = 0; k < SP_CLASS_COUNT; ++k)
+    printf(" %s %zu%s", sp_ligand_class_name(k), s->by_class[k], k + 1 < SP_CLASS_COUNT ? "," : "\n");
+  printf("comp ids (first residue of an instance or any residue of one): %zu; not in the CCD: %zu\n", s->nc,
+         s->n_not_in);
+  if (s->n_not_in) {
     printf("not in the CCD:");
-    for (size_t r = 0; r < nc; ++r)
-      if (!strcmp(at(&cp, r, c_in), "0")) printf(" %s", at(&cp, r, c_comp));
+    for (size_t r = 0; r < s->nc; ++r)
+      if (!strcmp(at(cp, r, s->c_in), "0")) printf(" %s", at(cp, r, s->c_comp));
     printf("\n");
   }
-  if ((per_comp || nc <= 50) && !quiet) {
+  if ((s->per_comp || s->nc <= 50) && !s->quiet) {
     printf("\nper comp id (instances whose first residue has it):\ncomp_id\tinstances\tmolecules\tclasses\n");
-    for (size_t r = 0; r < nc; ++r) {
-      if (!cs[r].instances) continue;
-      printf("%s\t%zu\t%zu\t", cs[r].comp_id, cs[r].instances, cs[r].n_keys);
+    for (size_t r = 0; r < s->nc; ++r) {
+      const comp_stat *c = &s->cs[r];
+      if (!c->instances) continue;
+      printf("%s\t%zu\t%zu\t", c->comp_id, c->instances, c->n_keys);
       bool first = true;
       for (int k = 0; k < SP_CLASS_COUNT; ++k)
-        if (cs[r].classes & (1u << k)) printf("%s%s", first ? "" : ",", sp_ligand_class_name(k)), first = false;
+        if (c->classes & (1u << k)) printf("%s%s", first ? "" : ",", sp_ligand_class_name(k)), first = false;
       printf("\n");
     }
   }
+}
 
-  /* comp ids sharing a definition key: /components rows grouped by molecule_key */
+/* Step 5: the CCD to confirm key groups with: --ccd (opened in load_tables()), else the run's
+ * /run@ccd_path (store.h sp_run_attr_str()); none or unreadable leaves s->ccd NULL (groups stay
+ * unconfirmed). */
+static void open_ccd(survey *s) {
   char ccd_path[1024] = "";
-  if (ccd_arg) snprintf(ccd_path, sizeof ccd_path, "%s", ccd_arg);
-  else run_ccd_path(path, ccd_path, sizeof ccd_path);
+  if (s->ccd_arg) snprintf(ccd_path, sizeof ccd_path, "%s", s->ccd_arg);
+  else if (sp_run_attr_str(s->path, "ccd_path", ccd_path, sizeof ccd_path, NULL)) ccd_path[0] = 0;
   sp_err cerr = {0};
-  if (!ccd && ccd_path[0] && sp_ccd_open(ccd_path, &ccd, &cerr)) {
+  if (!s->ccd && ccd_path[0] && sp_ccd_open(ccd_path, &s->ccd, &cerr)) {
     fprintf(stderr, "sitepack survey: CCD %s: %s (key groups stay unconfirmed)\n", ccd_path, cerr.msg);
-    ccd = NULL;
+    s->ccd = NULL;
   }
-  order = malloc((nc ? nc : 1) * sizeof *order);
-  if (!order) goto oom;
-  size_t no = 0;
-  for (size_t r = 0; r < nc; ++r)
-    if (*at(&cp, r, c_key)) order[no++] = r;
-  /* row numbers sorted by key: (key, row) pairs sorted on the key pointer's string */
-  {
-    const char **kk = malloc((no ? no : 1) * 2 * sizeof *kk);
-    if (!kk) goto oom;
-    for (size_t i = 0; i < no; ++i) {
-      kk[2 * i] = at(&cp, order[i], c_key);
-      kk[2 * i + 1] = (const char *)(uintptr_t)order[i];
+}
+
+/* Step 6: the /components rows with a molecule key, sorted by key (stable on row order: the
+ * (key, row) pairs compare on the key pointer's string). 0 or -1 (out of memory). */
+static int sort_by_key(survey *s) {
+  s->order = malloc((s->nc ? s->nc : 1) * sizeof *s->order);
+  if (!s->order) return -1;
+  s->no = 0;
+  for (size_t r = 0; r < s->nc; ++r)
+    if (*at(&s->cp, r, s->c_key)) s->order[s->no++] = r;
+  const char **kk = malloc((s->no ? s->no : 1) * 2 * sizeof *kk);
+  if (!kk) return -1;
+  for (size_t i = 0; i < s->no; ++i) {
+    kk[2 * i] = at(&s->cp, s->order[i], s->c_key);
+    kk[2 * i + 1] = (const char *)(uintptr_t)s->order[i];
+  }
+  qsort(kk, s->no, 2 * sizeof *kk, cmp_str); /* compares the first pointer of each pair: the key */
+  for (size_t i = 0; i < s->no; ++i) s->order[i] = (size_t)(uintptr_t)kk[2 * i + 1];
+  free(kk);
+  return 0;
+}
+
+/* The verdict on the key group order[i, j): every member checked exactly against the first, on CCD
+ * definitions (key_source ccd): "confirmed", "collision", "undecided" or "unconfirmed". */
+static const char *group_verdict(const survey *s, size_t i, size_t j) {
+  const char *verdict = "confirmed";
+  const sp_component *first = NULL;
+  for (size_t k = i; k < j; ++k) {
+    const char *id = at(&s->cp, s->order[k], s->c_comp);
+    const sp_component *c = NULL;
+    if (s->ccd && !strcmp(at(&s->cp, s->order[k], s->c_src), "ccd")) c = sp_ccd_get(s->ccd, id, NULL);
+    if (!c) return "unconfirmed";
+    if (!first) {
+      first = c;
+      continue;
     }
-    qsort(kk, no, 2 * sizeof *kk, cmp_str); /* compares the first pointer of each pair: the key */
-    for (size_t i = 0; i < no; ++i) order[i] = (size_t)(uintptr_t)kk[2 * i + 1];
-    free(kk);
+    int v = SP_ISO_UNDECIDED;
+    sp_err ierr = {0};
+    if (sp_molkey_component_isomorphic(first, c, false, SP_ISO_DEFAULT_STEPS, &v, NULL, &ierr)) v = SP_ISO_UNDECIDED;
+    if (v == SP_ISO_NO) return "collision";
+    if (v == SP_ISO_UNDECIDED) verdict = "undecided";
   }
+  return verdict;
+}
+
+/* Step 7: comp ids sharing a molecule key (groups of two or more), each with its verdict, and the
+ * closing count line. */
+static void print_key_groups(const survey *s) {
+  const table *cp = &s->cp;
   size_t groups = 0, confirmed = 0, collisions = 0, unconfirmed = 0;
-  for (size_t i = 0; i < no;) {
+  for (size_t i = 0; i < s->no;) {
     size_t j = i + 1;
-    while (j < no && !strcmp(at(&cp, order[j], c_key), at(&cp, order[i], c_key))) ++j;
+    while (j < s->no && !strcmp(at(cp, s->order[j], s->c_key), at(cp, s->order[i], s->c_key))) ++j;
     if (j - i >= 2) {
-      if (!groups++ && !quiet) printf("\ncomp ids that share a molecule key:\nmolecule_key\tcomp_ids\tconfirmation\n");
-      /* exact check of every member against the first, on CCD definitions (key_source ccd) */
-      const char *verdict = "confirmed";
-      const sp_component *first = NULL;
-      for (size_t k = i; k < j; ++k) {
-        const char *id = at(&cp, order[k], c_comp);
-        const sp_component *c = NULL;
-        if (ccd && !strcmp(at(&cp, order[k], c_src), "ccd")) c = sp_ccd_get(ccd, id, NULL);
-        if (!c) {
-          verdict = "unconfirmed";
-          break;
-        }
-        if (!first) {
-          first = c;
-          continue;
-        }
-        int v = SP_ISO_UNDECIDED;
-        sp_err ierr = {0};
-        if (sp_molkey_component_isomorphic(first, c, false, SP_ISO_DEFAULT_STEPS, &v, NULL, &ierr)) v = SP_ISO_UNDECIDED;
-        if (v == SP_ISO_NO) {
-          verdict = "collision";
-          break;
-        }
-        if (v == SP_ISO_UNDECIDED) verdict = "undecided";
-      }
+      if (!groups++ && !s->quiet) printf("\ncomp ids that share a molecule key:\nmolecule_key\tcomp_ids\tconfirmation\n");
+      const char *verdict = group_verdict(s, i, j);
       if (!strcmp(verdict, "confirmed")) confirmed++;
       else if (!strcmp(verdict, "collision")) collisions++;
       else unconfirmed++;
-      if (!quiet) {
-        printf("%s\t", at(&cp, order[i], c_key));
-        for (size_t k = i; k < j; ++k) printf("%s%s", k > i ? " " : "", at(&cp, order[k], c_comp));
+      if (!s->quiet) {
+        printf("%s\t", at(cp, s->order[i], s->c_key));
+        for (size_t k = i; k < j; ++k) printf("%s%s", k > i ? " " : "", at(cp, s->order[k], s->c_comp));
         printf("\t%s\n", verdict);
       }
     }
@@ -358,20 +380,29 @@ int sp_cmd_survey(int argc, char **argv) {
   }
   printf("key groups (comp ids sharing a molecule key): %zu; confirmed %zu, WL collisions %zu, unconfirmed or "
          "undecided %zu%s\n",
-         groups, confirmed, collisions, unconfirmed, ccd ? "" : " (no CCD to confirm with: give --ccd)");
-  goto out;
-oom:
-  fprintf(stderr, "sitepack survey: out of memory\n");
-  status = SP_EXIT_RUNTIME;
-out:
-  if (cs)
-    for (size_t r = 0; r < cp.n_rows; ++r) free(cs[r].keys);
-  free(cs);
-  free(allkeys);
-  free(order);
-  sp_ccd_close(ccd);
-  table_free(&st);
-  table_free(&lg);
-  table_free(&cp);
+         groups, confirmed, collisions, unconfirmed, s->ccd ? "" : " (no CCD to confirm with: give --ccd)");
+}
+
+int sp_cmd_survey(int argc, char **argv) {
+  survey s;
+  memset(&s, 0, sizeof s);
+  int status = parse_survey_args(argc, argv, &s);
+  if (status >= 0) return status;
+  status = load_tables(&s);
+  if (status < 0) {
+    status = SP_EXIT_OK;
+    int oom = count_instances(&s);
+    if (!oom) {
+      print_summary(&s);
+      open_ccd(&s);
+      oom = sort_by_key(&s);
+    }
+    if (!oom) print_key_groups(&s);
+    if (oom) {
+      fprintf(stderr, "sitepack survey: out of memory\n");
+      status = SP_EXIT_RUNTIME;
+    }
+  }
+  survey_free(&s);
   return status;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sitepack/store.h"
+#include "store_internal.h"
 
 /* Rows of a 1-D (or first dimension of a 2-D) dataset; -1 when it cannot be opened. */
 static int64_t rows_of(hid_t f, const char *name) {
@@ -113,4 +114,24 @@ int sp_output_totals_read(const char *h5_path, sp_output_totals *t, sp_err *err)
 void sp_output_totals_free(sp_output_totals *t) {
   free(t->failures);
   memset(t, 0, sizeof *t);
+}
+
+int sp_run_attr_str(const char *h5_path, const char *name, char *buf, size_t cap, sp_err *err) {
+  if (!h5_path || !name || !buf || !cap) return sp_err_set(err, SP_E_INVALID, "sp_run_attr_str: bad argument");
+  buf[0] = '\0';
+  sp_h5_quiet q;
+  sp_h5_quiet_begin(&q);
+  hid_t fapl = sp_h5_fapl(0);
+  hid_t f = fapl >= 0 ? H5Fopen(h5_path, H5F_ACC_RDONLY, fapl) : -1;
+  int rc = f < 0 ? sp_h5_fail(err, "cannot open", h5_path) : 0; /* before H5Pclose clears the stack */
+  if (fapl >= 0) H5Pclose(fapl);
+  hid_t g = f >= 0 ? H5Gopen2(f, "run", H5P_DEFAULT) : -1;
+  if (!rc && g < 0) rc = sp_err_set(err, SP_E_FORMAT, "%s: no /run group (not a merged sitepack file)", h5_path);
+  if (!rc && sp_h5_read_attr_str(g, name, buf, cap) < 0)
+    rc = sp_err_set(err, SP_E_NOT_FOUND, "%s: /run has no string attribute %s", h5_path, name);
+  if (g >= 0) H5Gclose(g);
+  if (f >= 0) H5Fclose(f);
+  H5Eclear2(H5E_DEFAULT);
+  sp_h5_quiet_end(&q);
+  return rc;
 }
