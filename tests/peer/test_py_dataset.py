@@ -65,6 +65,9 @@ def check_schema(f, ds):
     for (t, c), (d,) in _schema.OPTIONAL.items():
         if f"{t}/{c}" in in_file:
             want[f"{t}/{c}"] = np.dtype(d)
+    if "bonds" in f:   # the column names are the package's; their dtypes the file's
+        want["/".join(_schema.BOND_POINTER)] = np.dtype("<i8")
+        want.update({f"bonds/{c}": in_file.get(f"bonds/{c}") for c in _schema.BOND_COLUMNS})
     check(set(in_file) == set(want), f"schema: file-only {sorted(set(in_file) - set(want))}, "
           f"schema-only {sorted(set(want) - set(in_file))}")
     for k in set(in_file) & set(want):
@@ -278,11 +281,22 @@ def check_bad_input(path, cli, work):
     expect_error("float index", lambda: ds[1.5], TypeError, path)
     expect_error("unknown column", lambda: ds[0].atoms("no_such"), sitepack.MissingTableError, path, "/atoms/no_such")
     check(ds[-1].index == n - 1, "ds[-1] is the last site")
-    if not ds.has_bonds:
-        expect_error("bonds of a file without /bonds", lambda: ds[0].bonds, sitepack.MissingTableError, path,
-                     "predates bonds")
-        expect_error("to_rdkit without /bonds", lambda: ds[0].to_rdkit(), sitepack.MissingTableError, path,
-                     "predates bonds")
+    nb = damaged(path, work, "no_bonds.h5", drop_bonds)   # the file as an older sitepack wrote it
+    old = sitepack.open(nb)
+    check(not old.has_bonds, "no_bonds.h5: has_bonds")
+    expect_error("bonds of a file without /bonds", lambda: old[0].bonds, sitepack.MissingTableError, nb,
+                 "predates bonds")
+    expect_error("to_rdkit without /bonds", lambda: old[0].to_rdkit(), sitepack.MissingTableError, nb,
+                 "predates bonds")
+
+
+def drop_bonds(p):
+    """Remove /bonds and /sites/bond_ptr when the file has them (a file of a sitepack before bonds)."""
+    with h5py.File(p, "r+") as f:
+        if "bonds" in f:
+            del f["bonds"]
+        if "sites/bond_ptr" in f:
+            del f["sites/bond_ptr"]
 
 
 def add_bonds(path, work):
@@ -290,6 +304,7 @@ def add_bonds(path, work):
     ligand's atoms (orders cycling 1, 2, 1, 3) and one link from ligand atom 0 to the first site atom."""
     p = os.path.join(work, "with_bonds.h5")
     shutil.copy(path, p)
+    drop_bonds(p)   # this test's own bonds replace the file's (when it has /bonds)
     with h5py.File(p, "r+", alignment_threshold=65536, alignment_interval=4096) as f:
         nl, na = f["sites/n_ligand"][:], f["sites/n_atoms"][:]
         cols = {k: [] for k in _schema.BOND_COLUMNS}
