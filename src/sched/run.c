@@ -224,12 +224,28 @@ static int choose_victim(ctx *c, int64_t *head, int64_t *tail, double *load, int
   return 0;
 }
 
+/* TEST ONLY, never set in a real run: SITEPACK_TEST_STEAL_DELAY_US=N makes a thief sleep N microseconds
+   between choosing its victim and its back claim (SLOT_TAIL). Meanwhile the owner's front claims can take
+   the very task the back claim then lands on, which on two cores otherwise almost never happens; the
+   thief must then see the task's flag taken and not run it (ctest sched_mpi_crossing_delay_np3,
+   docs/scheduling.md). Read once per process; unset, empty or not a number > 0: no delay. */
+static double steal_test_delay_s(void) {
+  static double d = -1;
+  if (d < 0) {
+    const char *e = getenv("SITEPACK_TEST_STEAL_DELAY_US");
+    double v = e ? atof(e) * 1e-6 : 0;
+    d = v > 0 && v < 10 ? v : 0;
+  }
+  return d;
+}
+
 /* One back claim on victim v. *got: 1 if a task was claimed (and run). */
 static int steal_from(ctx *c, int v, int *got, int *task_rc, sp_err *err) {
   int64_t one = 1, j = 0, old = 0;
   int rc;
   *got = 0;
   c->st.steal_attempts++;
+  if (steal_test_delay_s() > 0) idle_sleep(steal_test_delay_s());
   if ((rc = fao_i64(c, &one, &j, v, SLOT_TAIL, MPI_SUM, err))) return rc;
   if ((rc = flush(c, v, err))) return rc;
   int64_t n = (int64_t)qlen(c, v);

@@ -5,6 +5,7 @@ sp_add_unit_test(test_cif_tokenizer SOURCES ${SP_TEST_DIR}/unit/test_cif_tokeniz
 
 # The SWAR number path of the mmCIF reader against the scalar one, on generated strings and on
 # every token of the plain mmCIF files of shared/data/structures.
+# (an empty glob gives no argument, and the test fails on that)
 file(GLOB SP_NUMBERS_CORPUS "${SP_SHARED_DIR}/data/structures/*.cif")
 sp_add_unit_test(test_cif_numbers SOURCES ${SP_TEST_DIR}/unit/test_cif_numbers.c ARGS ${SP_NUMBERS_CORPUS}
   LABELS "cif;parser")
@@ -17,15 +18,17 @@ add_executable(test_cif_cases ${SP_TEST_DIR}/unit/test_cif_cases.c)
 target_include_directories(test_cif_cases PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/unit)
 target_link_libraries(test_cif_cases PRIVATE sitepack)
 foreach(c ${SP_CIF_CASES})
-  file(GLOB _dir LIST_DIRECTORIES true "${SP_SHARED_DIR}/cases/${c}_*")
+  sp_case_dir(${c} _dir)
   if(_dir)
     set(_extra "")
     if(c STREQUAL "B27")
       set(_extra --no-warnings)
     endif()
     add_test(NAME test_cif_case_${c} COMMAND test_cif_cases ${_dir} ${_extra})
-    set_tests_properties(test_cif_case_${c} PROPERTIES LABELS "cif;parser")
+  else()
+    sp_missing_case_test(test_cif_case_${c} ${c})
   endif()
+  set_tests_properties(test_cif_case_${c} PROPERTIES LABELS "cif;parser")
 endforeach()
 
 # CCD: index and components of the real excerpt, cross-checked against gemmi.

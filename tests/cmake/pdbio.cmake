@@ -4,6 +4,7 @@
 # io: gzip multi-member / truncated / corrupt, magic bytes both ways (case B11),
 # sha256 against MANIFEST.tsv, scan of a temporary tree with a symlink loop.
 sp_add_unit_test(test_io SOURCES ${SP_TEST_DIR}/unit/test_io.c ARGS ${SP_SHARED_DIR} LABELS "pdbio;parser")
+sp_case_read(B11)
 
 # Format detection by content and sp_read_structure_file dispatch (needs the mmCIF reader).
 sp_add_unit_test(test_io_read SOURCES ${SP_TEST_DIR}/unit/test_io_read.c ARGS ${SP_SHARED_DIR} LABELS "pdbio;parser")
@@ -17,11 +18,13 @@ add_test(NAME test_pdb_real COMMAND test_pdb --real ${SP_SHARED_DIR})
 set_tests_properties(test_pdb_rules test_pdb_real PROPERTIES LABELS "pdbio;parser")
 set(SP_PDB_CASES B05 B12 B18 B19 B20 B21 B24 B25 B37 B38)
 foreach(c ${SP_PDB_CASES})
-  file(GLOB _dir LIST_DIRECTORIES true "${SP_SHARED_DIR}/cases/${c}_*")
+  sp_case_dir(${c} _dir)
   if(_dir)
     add_test(NAME test_pdb_case_${c} COMMAND test_pdb --case ${_dir})
-    set_tests_properties(test_pdb_case_${c} PROPERTIES LABELS "pdbio;parser")
+  else()
+    sp_missing_case_test(test_pdb_case_${c} ${c})
   endif()
+  set_tests_properties(test_pdb_case_${c} PROPERTIES LABELS "pdbio;parser")
 endforeach()
 
 # Peer cross-check: every file of shared/data/structures (mmCIF and PDB, plain and gz)

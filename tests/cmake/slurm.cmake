@@ -12,5 +12,6 @@ add_test(NAME slurm_array_merge
 add_test(NAME slurm_shard_fail_rerun
   COMMAND bash ${CMAKE_SOURCE_DIR}/tests/integration/slurm_shard_fail.sh ${SP_CLI_SLURM} ${CMAKE_SOURCE_DIR})
 set_tests_properties(slurm_shards_merge slurm_array_merge slurm_shard_fail_rerun PROPERTIES
-  TIMEOUT 300 LABELS "integration;slurm" SKIP_RETURN_CODE 77)
+  TIMEOUT 300 LABELS "integration;slurm")
+sp_allow_skip(slurm_shards_merge slurm_array_merge slurm_shard_fail_rerun)
 set_tests_properties(slurm_array_merge slurm_shard_fail_rerun PROPERTIES RESOURCE_LOCK slurm_daemons)

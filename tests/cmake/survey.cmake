@@ -3,6 +3,16 @@ sp_add_unit_test(test_molkey SOURCES ${SP_TEST_DIR}/unit/test_molkey.c LABELS un
 sp_add_unit_test(test_survey_cases SOURCES ${SP_TEST_DIR}/unit/test_survey_cases.c
   ARGS ${SP_SHARED_DIR}/cases ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif LABELS "survey;unit")
 set_tests_properties(test_survey_cases PROPERTIES TIMEOUT 60)
+file(GLOB SP_SURVEY_CASE_JSON ${SP_SHARED_DIR}/cases/*/expected.json)
+foreach(j ${SP_SURVEY_CASE_JSON})
+  file(READ ${j} _t)
+  if(_t MATCHES "\"(ligands|not_ligands|same_molecule|not_same_molecule|models|per_file)\"")
+    get_filename_component(d ${j} DIRECTORY)
+    get_filename_component(n ${d} NAME)
+    string(REGEX MATCH "^B[0-9]+" id ${n})
+    sp_case_read(${id})
+  endif()
+endforeach()
 sp_add_unit_test(test_survey_real SOURCES ${SP_TEST_DIR}/unit/test_survey_real.c
   ARGS ${SP_SHARED_DIR}/data LABELS "survey;unit")
 set_tests_properties(test_survey_real PROPERTIES TIMEOUT 60)

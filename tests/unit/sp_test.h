@@ -69,9 +69,14 @@ static int g_checks = 0; /* checks run */
     fputc('\n', stderr);                                                  \
   } while (0)
 
-/* End of a test: with failures print "NAME: F of N check(s) failed" to stderr and return 1,
- * else print "NAME: all N checks passed" to stdout and return 0. Use as `return sp_test_done(..)`. */
+/* End of a test: with failures print "NAME: F of N check(s) failed" to stderr and return 1; with no
+ * check at all print "NAME: no check ran" to stderr and return 1 (a test that checked nothing has not
+ * passed); else print "NAME: all N checks passed" to stdout and return 0. Use as `return sp_test_done(..)`. */
 static inline int sp_test_done(const char *name) {
+  if (!g_checks) {
+    fprintf(stderr, "%s: no check ran\n", name);
+    return 1;
+  }
   if (g_fail) {
     fprintf(stderr, "%s: %d of %d check(s) failed\n", name, g_fail, g_checks);
     return 1;

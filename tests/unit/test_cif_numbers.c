@@ -110,6 +110,8 @@ int main(int argc, char **argv) {
     free(t);
   }
   CHECK(ok);
+  CHECK(argc > 1, "no corpus file given (the CMake glob of shared/data/structures/*.cif found none?)");
+  CHECK(corpus > 100000, "only %llu corpus tokens", corpus);
   CHECK(g_swar > 1000000, "the SWAR path took only %llu values", g_swar);
   printf("%llu values (%llu tokens of %d files), %llu through the SWAR path\n", g_values, corpus, argc - 1, g_swar);
   return sp_test_done("test_cif_numbers");

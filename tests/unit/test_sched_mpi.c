@@ -125,7 +125,7 @@ static int cross_fn(size_t task, void *user) {
 
 static void crossing_mode(int runs) {
   int bad_runs = 0;
-  int64_t steals = 0;
+  int64_t steals = 0, lost = 0; /* lost: thieves' claims that found the task taken */
   for (int k = 0; k < runs; k++) {
     size_t n = 1 + (size_t)(k % 8);
     int times[8] = {0}, all_times[8] = {0};
@@ -142,10 +142,11 @@ static void crossing_mode(int runs) {
     int rc = sp_sched_run(MPI_COMM_WORLD, g_rank == 0 ? &plan : NULL, cross_fn, &cs, &st, &e);
     CHECK(rc == 0, "run %d: %s", k, e.msg);
     MPI_Reduce(times, all_times, 8, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    int64_t my_steals = st.steals, sum_steals = 0;
-    MPI_Reduce(&my_steals, &sum_steals, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    int64_t my[2] = {st.steals, st.steal_attempts - st.steals}, sum[2] = {0, 0};
+    MPI_Reduce(my, sum, 2, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     if (g_rank == 0) {
-      steals += sum_steals;
+      steals += sum[0];
+      lost += sum[1];
       int bad = 0;
       for (size_t t = 0; t < n; t++) bad |= all_times[t] != 1;
       if (bad) {
@@ -159,7 +160,13 @@ static void crossing_mode(int runs) {
   }
   if (g_rank == 0) {
     CHECK(bad_runs == 0, "%d of %d runs broke exactly-once", bad_runs, runs);
-    printf("mode crossing np %d: %d runs, %lld steals, %d bad runs\n", g_size, runs, (long long)steals, bad_runs);
+    /* with the test-only steal delay the owner/thief collision must have happened (else the run proved
+       nothing about it): some thief claims lost to the owner */
+    const char *delay = getenv("SITEPACK_TEST_STEAL_DELAY_US");
+    if (delay && atof(delay) > 0 && g_size > 1)
+      CHECK(lost > 0, "SITEPACK_TEST_STEAL_DELAY_US=%s: no thief lost a claim in %d runs (no collision)", delay, runs);
+    printf("mode crossing np %d: %d runs, %lld steals, %lld lost claims, %d bad runs\n", g_size, runs,
+           (long long)steals, (long long)lost, bad_runs);
   }
 }
 

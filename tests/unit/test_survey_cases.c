@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "sitepack/io.h"
 #include "sitepack/molkey.h"
@@ -139,6 +140,22 @@ static void check_ligands(const sp_structure *s, const sp_survey *sv, uint32_t m
       if (want && !fm[f].ours) FAIL("%s: flag %s expected, not set (flags 0x%x, key source %s)", key, fm[f].name, L->flags, L->key_source);
       if (!want && fm[f].reverse && fm[f].ours) FAIL("%s: flag %s set, not expected", key, fm[f].name);
     }
+    /* the other direction of altloc and not_in_ccd, which the cases name only where they matter: from
+     * facts of the file and of the CCD, not from the survey. altloc set <=> some atom of the ligand's
+     * residues has an altloc id; not_in_ccd set <=> some residue's comp_id has no block in the CCD. */
+    bool any_alt = false, any_missing = false;
+    for (uint32_t j = 0; j < L->n_res; j++) {
+      const sp_residue *R = &s->residues[sv->res_refs[L->res_first + j]];
+      for (uint32_t k = R->first_atom; k < R->first_atom + R->n_atoms; k++) any_alt |= s->altloc[k] != 0;
+      sp_err ce = {0};
+      if (!sp_ccd_get(ccd, R->comp_id, &ce) && !strstr(ce.msg, "parse")) any_missing = true;
+    }
+    if (any_alt != ((L->flags & SP_LIG_ALTLOC) != 0))
+      FAIL("%s: altloc flag %d, but its residues %s altloc atoms", key, (L->flags & SP_LIG_ALTLOC) != 0,
+           any_alt ? "have" : "have no");
+    if (any_missing != ((L->flags & SP_LIG_NOT_IN_CCD) != 0))
+      FAIL("%s: not_in_ccd flag %d, but %s of its comp_ids is missing from the CCD", key,
+           (L->flags & SP_LIG_NOT_IN_CCD) != 0, any_missing ? "one" : "none");
     /* bonds_from_file: PDB CONECT records are not kept by the reader (model.h), so a
      * reserved id read from PDB gets distance bonds: documented in docs/ligands.md. */
     if (has_flag(flags, "bonds_from_file") && strcmp(L->key_source, "file") && strcmp(L->key_source, "distance"))
@@ -219,10 +236,18 @@ static int check_case(const char *dir, const char *default_ccd) {
   char path[2048];
   snprintf(path, sizeof path, "%s/expected.json", dir);
   char *txt = slurp(path, NULL);
-  if (!txt) return 0;
+  if (!txt) {
+    FAIL("%s: cannot read", path);
+    return 1;
+  }
   cJSON *ex = cJSON_Parse(txt);
+  if (!ex) {
+    const char *e = cJSON_GetErrorPtr();
+    FAIL("%s: not valid JSON (near byte %ld)", path, e ? (long)(e - txt) : -1L);
+    free(txt);
+    return 1;
+  }
   free(txt);
-  if (!ex) return 0;
   static const char *const keys[] = {"ligands", "not_ligands", "same_molecule", "not_same_molecule", "models", "per_file"};
   bool relevant = false;
   for (size_t i = 0; i < 6; i++) relevant |= cJSON_GetObjectItemCaseSensitive(ex, keys[i]) != NULL;
@@ -324,8 +349,13 @@ int main(int argc, char **argv) {
   char *names[256];
   size_t n = 0;
   struct dirent *de;
-  while ((de = readdir(d)) && n < 256)
-    if (de->d_name[0] == 'B' || de->d_name[0] == 'R') names[n++] = strdup(de->d_name); /* shared, tests/cases */
+  while ((de = readdir(d)) && n < 256) {
+    if (de->d_name[0] != 'B' && de->d_name[0] != 'R') continue; /* shared, tests/cases */
+    char p[1024];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", argv[1], de->d_name);
+    if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) names[n++] = strdup(de->d_name); /* folders only (README.md) */
+  }
   closedir(d);
   qsort(names, n, sizeof *names, cmp_name);
   int total = 0;
