@@ -9,6 +9,7 @@
 #   make bench-parse  reader speed and memory vs gemmi -> results/parse-<date>.json + .md (not a test)
 #   make bench-read  read benchmark of the merged layout (results/read-DATE.json)
 #   make bench-read-py  the Python package's read benchmark (results/read-py-DATE.json + .md)
+#   make mutate    mutation run of the test suite (tests/mutation/) -> results/mutation-DATE.json + .md (not a test)
 
 BUILD     ?= build
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
@@ -27,7 +28,7 @@ DEB_PKGS := build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-
 MPIRUN_FLAGS := --oversubscribe --mca osc sm $(if $(filter 0,$(shell id -u)),--allow-run-as-root,)
 export OMPI_MCA_rmaps_base_oversubscribe := 1
 
-.PHONY: all deps build demo test sanitize fuzz bench-parse clean bench-read bench-sched bench-read-py
+.PHONY: all deps build demo test sanitize fuzz bench-parse clean bench-read bench-sched bench-read-py mutate mutate-check
 
 all: build
 
@@ -54,13 +55,15 @@ demo: build
 	@echo "ligands:"; $(BUILD)/bin/sitepack dump out/demo.h5 ligands | head -n 12 | cut -f1-12
 	@echo "(more: $(BUILD)/bin/sitepack dump out/demo.h5 ligands|sites|structures|components)"
 
+# tests/run_ctest.sh: ctest, and a skipped or not-run test is a failure (no skip path)
 test: build
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+	tests/run_ctest.sh --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 sanitize: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSP_SANITIZE=ON -DCMAKE_C_COMPILER=clang -DSP_WERROR=ON
 	cmake --build build-asan -j $(JOBS)
-	ASAN_OPTIONS=detect_leaks=0 ctest --test-dir build-asan --output-on-failure -j $(JOBS) -L parser
+	ASAN_OPTIONS=detect_leaks=0 tests/run_ctest.sh --test-dir build-asan --output-on-failure -j $(JOBS) -L 'parser|fuzz'
+
 
 SHARED ?= ../shared
 BENCH_DIR ?= /tmp/sitepack-bench
@@ -93,7 +96,7 @@ FUZZ_SECONDS ?= 60
 fuzz: deps
 	cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSP_FUZZ=ON -DCMAKE_C_COMPILER=clang -DSP_FUZZ_SECONDS=$(FUZZ_SECONDS)
 	cmake --build build-fuzz -j $(JOBS) --target fuzz_cif fuzz_pdb fuzz_gzip fuzz_replay_cif fuzz_replay_pdb fuzz_replay_gzip
-	ctest --test-dir build-fuzz --output-on-failure -j $(JOBS) -L fuzz
+	tests/run_ctest.sh --test-dir build-fuzz --output-on-failure -j $(JOBS) -L fuzz
 
 bench-parse: build
 	/usr/bin/python3 bench/parse_bench.py --build $(BUILD) --out results
@@ -120,3 +123,16 @@ SCALING_REPLICAS ?= 1
 .PHONY: bench-scaling
 bench-scaling: build
 	NP_LIST="$(SCALING_NP)" REPLICAS=$(SCALING_REPLICAS) PY=/usr/bin/python3 bench/scaling.sh $(BUILD)
+
+# make mutate: each plausible bug of tests/mutation/mutations.tsv put into a scratch copy of the tree
+# (MUTATE_SCRATCH, incremental builds), the suite run against it; killed / survived per mutation and the
+# score -> results/mutation-DATE.json + .md (tests/mutation/mutate.py). About 40 min on 2 busy cores.
+# MUTATE_ARGS="--only ID,ID" for a few rows; make mutate-check: every row's old text found once (seconds).
+MUTATE_SCRATCH ?= /tmp/sitepack-mutate
+MUTATE_ARGS ?=
+mutate: deps
+	/usr/bin/python3 tests/mutation/mutate.py --repo . --shared $(abspath $(SHARED)) --scratch $(MUTATE_SCRATCH) \
+	  --jobs $(JOBS) --out results $(MUTATE_ARGS)
+
+mutate-check:
+	/usr/bin/python3 tests/mutation/mutate.py --repo . --check
