@@ -232,6 +232,21 @@ def test_names(build, args):
     return re.findall(r"Test\s+#\d+:\s+(\S+)", out)
 
 
+def shared_library(scratch):
+    """In the scratch copy only, build libsitepack as a shared library and do not relink the ~60 test
+    and tool executables when it changes (CMAKE_LINK_DEPENDS_NO_SHARED): a mutation then costs one
+    compile and one link instead of a relink of everything (the code run is the same). False when the
+    top CMakeLists.txt has no `add_library(sitepack STATIC`."""
+    p = os.path.join(scratch, "CMakeLists.txt")
+    with open(p) as f:
+        t = f.read()
+    if "add_library(sitepack STATIC" not in t:
+        return "add_library(sitepack SHARED" in t
+    with open(p, "w") as f:
+        f.write(t.replace("add_library(sitepack STATIC", "add_library(sitepack SHARED", 1))
+    return True
+
+
 def out_stem(outdir, day):
     stem, k = f"mutation-{day}", 1
     while any(os.path.exists(os.path.join(outdir, stem + e)) for e in (".json", ".md")):
@@ -284,6 +299,10 @@ def main():
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--no-baseline", action="store_true")
     ap.add_argument("--timeout", type=int, default=1800, help="seconds for one mutation's tests")
+    ap.add_argument("--static", action="store_true",
+                    help="build libsitepack static as the tree does (default: shared in the scratch copy)")
+    ap.add_argument("--quick", action="store_true",
+                    help="only the row's own tests (exploration: a survivor is then not proven)")
     a = ap.parse_args()
     repo = os.path.abspath(a.repo)
     lst = a.list or os.path.join(repo, "tests", "mutation", "mutations.tsv")
@@ -314,8 +333,11 @@ def main():
     n = sync_tree(repo, scratch)
     print(f"scratch tree {scratch}: {n} files copied", flush=True)
     build = os.path.join(scratch, "build")
+    shared_lib = not a.static and shared_library(scratch)
     rc, out, _ = run(["cmake", "-S", scratch, "-B", build, "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
-                      f"-DSP_SHARED_DIR={shared}", "-DSP_WERROR=OFF"])
+                      f"-DSP_SHARED_DIR={shared}", "-DSP_WERROR=OFF",
+                      f"-DCMAKE_POSITION_INDEPENDENT_CODE={'ON' if shared_lib else 'OFF'}",
+                      f"-DCMAKE_LINK_DEPENDS_NO_SHARED={'ON' if shared_lib else 'OFF'}"])
     if rc:
         print(out[-4000:], file=sys.stderr)
         print("error: configure failed", file=sys.stderr)
@@ -377,7 +399,7 @@ def main():
                 flaky = []
                 if badt:
                     badt, flaky = confirm(build, badt, a.jobs, a.timeout)
-                if not badt:
+                if not badt and not a.quick:
                     # not seen by the row's tests (or only by chance): every other test of the suite
                     seen = test_names(build, r["tests"]) if r["tests"] else []
                     seen = [x for x in seen if x not in flaky]
@@ -406,6 +428,7 @@ def main():
     git = subprocess.run(["git", "-C", repo, "describe", "--always", "--dirty"], capture_output=True,
                          text=True).stdout.strip()
     rep = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+           "library": "shared (scratch copy)" if shared_lib else "static", "quick": a.quick,
            "git": git, "list": os.path.relpath(lst, repo), "command": " ".join(sys.argv[1:]) or "defaults",
            "jobs": a.jobs, "load_start": load_start,
            "load_end": " ".join(open("/proc/loadavg").read().split()[:3]),

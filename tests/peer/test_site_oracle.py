@@ -16,8 +16,9 @@ residue with altlocs; each site residue holds exactly the oracle's chosen atoms 
 The synthetic file has, around one ligand whose better conformer (B, 0.7) is the second in the file:
 a residue near conformer A only (out), near B (in), a SER whose better conformer (B) is the second and
 far (out: in if the first were chosen), a THR tie resolved to the first (in), a VAL whose conformer A
-has the higher mean (0.6, 2 atoms) but B the higher sum (4 x 0.4) (A chosen: in), and residues at
-exactly 6.000 Å (in) and 6.001 Å (out).
+has the higher mean (0.6, 2 atoms) but B the higher sum (4 x 0.4) (A chosen: in), residues at
+exactly 6.000 Å (in) and 6.001 Å (out), and residues 8 and 8A (insertion code, both in); the ligand
+itself is LIG Z 1B, and its row's residue list must read LIG/Z/1B.
 
 usage: test_site_oracle.py SITEPACK CCD WORKDIR FILE...
 """
@@ -42,9 +43,9 @@ def fail(msg):
         print("FAIL:", msg, file=sys.stderr)
 
 
-def pdb_atom(het, name, alt, comp, chain, seq, x, y, z, occ, el, serial):
+def pdb_atom(het, name, alt, comp, chain, seq, x, y, z, occ, el, serial, icode=" "):
     rec = "HETATM" if het else "ATOM"
-    return (f"{rec:<6}{serial:5d} {name:<4}{alt or ' '}{comp:>3} {chain}{seq:4d}    "
+    return (f"{rec:<6}{serial:5d} {name:<4}{alt or ' '}{comp:>3} {chain}{seq:4d}{icode}   "
             f"{x:8.3f}{y:8.3f}{z:8.3f}{occ:6.2f}{20.0:6.2f}          {el:>2}\n")
 
 
@@ -69,13 +70,17 @@ def synthetic():
     add(0, "CG2", "A", "VAL", 7, 40, 40, 41, 0.6)
     for nm, y in (("CG1", 18), ("CG2", 42), ("CB", 43), ("N", 44)):  # B: mean 0.4, sum 1.6
         add(0, nm, "B", "VAL", 7, 40, y, 40, 0.4)
+    add(0, "CA", "", "SER", 8, 0, 0, 5, 1.0)        # 5 Å from C1 B, residue 8 ...
+    add(0, "CA", "", "SER", 8.1, 1.5, 0, 5.5, 1.0)  # ... and 8A (insertion code, same name CA): in
     txt, serial = "", 0
     for het, nm, alt, comp, seq, x, y, z, occ in rows:
         serial += 1
-        txt += pdb_atom(False, f" {nm}" if len(nm) < 4 else nm, alt, comp, "A", seq, x, y, z, occ, nm[0], serial)
-    for nm, alt, x, y, z, occ in lig:
+        ic = "A" if seq != int(seq) else " "  # 8.1: residue 8, insertion code A
+        txt += pdb_atom(False, f" {nm}" if len(nm) < 4 else nm, alt, comp, "A", int(seq), x, y, z, occ, nm[0], serial,
+                        ic)
+    for nm, alt, x, y, z, occ in lig:  # the ligand is LIG Z 1B (an insertion code of its own)
         serial += 1
-        txt += pdb_atom(True, f" {nm}", alt, "LIG", "Z", 1, x, y, z, occ, "C", serial)
+        txt += pdb_atom(True, f" {nm}", alt, "LIG", "Z", 1, x, y, z, occ, "C", serial, "B")
     return txt + "END\n"
 
 
@@ -133,7 +138,7 @@ def main():
     S, L, T, R, A = h["structures"], h["ligands"], h["sites"], h["residues"], h["atoms"]
     paths = [s(p) for p in S["path"][:]]
     lptr, status = S["ligand_ptr"][:], [s(x) for x in S["status"][:]]
-    l_alt, l_site = L["altloc"][:], L["site_idx"][:]
+    l_alt, l_site, l_res = L["altloc"][:], L["site_idx"][:], L["residues"][:]
     rptr, aptr, sflags = T["residue_ptr"][:], T["atom_ptr"][:], T["flags"][:]
     r_chain, r_comp, r_num, r_ins = R["auth_asym_id"][:], R["comp_id"][:], R["auth_seq_id"][:], R["ins_code"][:]
     r_kind, r_dmin = R["kind"][:], R["min_distance"][:]
@@ -159,6 +164,10 @@ def main():
                 continue
             # the ligand's chosen heavy atoms, and its altloc: the first own residue with altlocs
             lig_alt = next((a for k in own for a, _ in by_key[k] if a), "")
+            # the ligand row's residue list: COMP/CHAIN/NUM[ICODE] of its own residues (docs/format.md)
+            want_res = " ".join(f"{c}/{ch}/{n}{i}" for ch, c, n, i in own)
+            if len(want_res) < 127 and s(l_res[li]) != want_res:
+                fail(f"{path} ligand {own[0]}: residues '{s(l_res[li])}', expected '{want_res}'")
             if s(l_alt[li]) != lig_alt:
                 fail(f"{path} ligand {own[0]}: altloc '{s(l_alt[li])}', oracle '{lig_alt}'")
             heavy = [p for k in own for _, ats in by_key[k] for p, el, _ in ats if el > 1]
@@ -199,7 +208,10 @@ def main():
                         fail(f"{path} site of {own[0]}: residue {k} atoms' altlocs {sorted(cnt.get(k, []))}, "
                              f"oracle {exp} (conformer '{alt}')")
             if path == "synthetic_altloc_sites.pdb":
-                exp = {("A", c, n, "") for c, n in (("ALA", 1), ("THR", 4), ("GLY", 5), ("VAL", 7))}
+                exp = {("A", c, n, "") for c, n in (("ALA", 1), ("THR", 4), ("GLY", 5), ("VAL", 7), ("SER", 8))}
+                exp.add(("A", "SER", 8, "A"))
+                if own != [("Z", "LIG", 1, "B")]:
+                    fail(f"synthetic: the ligand's own residues {own}, expected LIG Z 1B")
                 if set(want) != exp or lig_alt != "B":
                     fail(f"synthetic: the oracle's own site {sorted(want)} / altloc '{lig_alt}' is not the one "
                          f"worked out by hand {sorted(exp)} / 'B'")
