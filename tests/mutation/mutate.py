@@ -349,17 +349,15 @@ def main():
         return 1
     print(f"baseline build {dt:.0f} s", flush=True)
     baseline_s = 0.0
-    cost = os.path.join(build, "Testing", "Temporary", "CTestCostData.txt")
-    if a.no_baseline and os.path.exists(cost):  # the times of an earlier run order the tests
-        for line in open(cost):
-            f = line.split()
-            if line.startswith("---"):
-                break
-            if len(f) == 3:
-                TIMES[f[0]] = float(f[2])
+    times_file = os.path.join(scratch, ".mutate-times.json")  # baseline times (ctest rewrites its own cost file)
+    if a.no_baseline and os.path.exists(times_file):
+        with open(times_file) as f:
+            TIMES.update(json.load(f))
     if not a.no_baseline:
         badt, nt, baseline_s, out = ctest(build, [], a.jobs, a.timeout * 2, stop=False)
         TIMES.update({m.group(1): float(m.group(4)) for m in TEST_LINE.finditer(out)})
+        with open(times_file, "w") as f:
+            json.dump(TIMES, f)
         print(f"baseline suite: {nt} tests, {len(badt)} not passed, {baseline_s:.0f} s", flush=True)
         if badt:
             badt, flaky = confirm(build, badt, a.jobs, a.timeout)
