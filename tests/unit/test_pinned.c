@@ -14,6 +14,11 @@
  *  - covalent ligands across chains: LIG B 1 -- LIG C 1001 joined by a LINK are one instance of two
  *    residues (a four-digit number: the LINK columns 53-56 read exactly); LIG D 1 (no LINK, 1.6 Å
  *    away) is another;
+ *  - a LINK to residue 1A joins 1A, not residue 1 of the same comp, chain and atom names;
+ *  - peptide ligands: next to a 40-residue receptor, a chain of exactly 20 residues is one peptide
+ *    ligand, one of 21 stays polymer (docs/ligands.md, PLINDER's cut-off of 20);
+ *  - metals: sp_element_is_metal for every Z against the groups of the periodic table;
+ *  - classes: CMO (two heavy atoms) is not an ion, ZN is;
  *  - the altloc: highest MEAN occupancy, the best conformer not the first in the file (B over A,
  *    C over A and B, A with 2 atoms at 0.6 over B with 4 atoms at 0.4, where the sum would pick B),
  *    a tie to the first;
@@ -29,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sitepack/elements.h"
 #include "sitepack/read.h"
 #include "sitepack/site.h"
 #include "sitepack/sitechem.h"
@@ -292,6 +298,84 @@ static void test_cross_chain_covalent(void) {
   unload(&f);
 }
 
+/* peptide ligands (docs/ligands.md "Peptides", PLINDER's polymer_cutoff = 20): next to a receptor of 40
+ * residues, a chain of exactly 20 residues is one peptide ligand, a chain of 21 stays polymer. Residues
+ * N, CA, C along x with peptide bonds C(i)-N(i+1) of 1.3 Å; chains 30 Å apart. */
+static void peptide_chain(pdbtext *t, char chain, int n, double y) {
+  for (int i = 0; i < n; i++) {
+    double x = 3.8 * i;
+    atom(t, 0, " N  ", 0, "ALA", chain, i + 1, 0, x, y, 0, 1, " N");
+    atom(t, 0, " CA ", 0, "ALA", chain, i + 1, 0, x + 1.2, y, 0, 1, " C");
+    atom(t, 0, " C  ", 0, "ALA", chain, i + 1, 0, x + 2.5, y, 0, 1, " C");
+  }
+}
+
+static void test_peptides(void) {
+  pdbtext t = {0};
+  peptide_chain(&t, 'A', 40, 0);
+  peptide_chain(&t, 'B', 21, 30);
+  peptide_chain(&t, 'C', 20, 60);
+  fx f;
+  if (load(&f, &t)) return;
+  CHECK(f.sv.n_ligands == 1, "%zu ligands: the 20-residue chain C only", f.sv.n_ligands);
+  long c = ligand_of(&f, "ALA", 'C', 1, 0), b = ligand_of(&f, "ALA", 'B', 1, 0);
+  CHECK(c >= 0 && f.sv.ligands[c].cls == SP_CLASS_PEPTIDE && f.sv.ligands[c].n_res == 20,
+        "chain C (20 residues): ligand %ld class %s, %u residues", c, c >= 0 ? sp_ligand_class_name(f.sv.ligands[c].cls) : "-",
+        c >= 0 ? f.sv.ligands[c].n_res : 0);
+  CHECK(b < 0, "chain B (21 residues) is a ligand (%ld), expected polymer", b);
+  unload(&f);
+}
+
+/* metals (elements.h: alkali, alkaline earth, transition, post-transition metals, lanthanides, actinides;
+ * B, Si, Ge, As, Sb, Te, and the non-metals, are not), from the groups of the periodic table, every Z */
+static void test_metals(void) {
+  for (int z = 0; z <= 118; z++) {
+    int alkali = z == 3 || z == 11 || z == 19 || z == 37 || z == 55 || z == 87;
+    int earth = z == 4 || z == 12 || z == 20 || z == 38 || z == 56 || z == 88;
+    int transition = (z >= 21 && z <= 30) || (z >= 39 && z <= 48) || (z >= 72 && z <= 80) || (z >= 104 && z <= 112);
+    int post = z == 13 || z == 31 || z == 49 || z == 50 || (z >= 81 && z <= 84) || (z >= 113 && z <= 116);
+    int f_block = (z >= 57 && z <= 71) || (z >= 89 && z <= 103);
+    int want = alkali || earth || transition || post || f_block;
+    CHECK(sp_element_is_metal((uint8_t)z) == (want != 0), "Z %d: metal %d, expected %d", z,
+          sp_element_is_metal((uint8_t)z), want);
+  }
+}
+
+/* a two-heavy-atom component (CMO, carbon monoxide, in the CCD excerpt) is not an ion; ZN is */
+static void test_ion_class(void) {
+  pdbtext t = {0};
+  atom(&t, 1, " C  ", 0, "CMO", 'A', 1, 0, 0, 0, 0, 1, " C");
+  atom(&t, 1, " O  ", 0, "CMO", 'A', 1, 0, 1.13, 0, 0, 1, " O");
+  atom(&t, 1, "ZN  ", 0, " ZN", 'A', 2, 0, 20, 0, 0, 1, "ZN");
+  fx f;
+  if (load(&f, &t)) return;
+  long c = ligand_of(&f, "CMO", 'A', 1, 0), z = ligand_of(&f, "ZN", 'A', 2, 0);
+  CHECK(c >= 0 && f.sv.ligands[c].cls != SP_CLASS_ION, "CMO: class %s, not an ion",
+        c >= 0 ? sp_ligand_class_name(f.sv.ligands[c].cls) : "-");
+  CHECK(z >= 0 && f.sv.ligands[z].cls == SP_CLASS_ION, "ZN: class %s, an ion",
+        z >= 0 ? sp_ligand_class_name(f.sv.ligands[z].cls) : "-");
+  unload(&f);
+}
+
+/* a LINK to residue 1A is not a LINK to residue 1 (same comp, chain, number and atom names) */
+static void test_link_insertion_code(void) {
+  pdbtext t = {0};
+  put(&t, "LINK         C2  LIG B   1A                C1  LIG C   5     1555   1555  1.50\n");
+  atom(&t, 1, " C1 ", 0, "LIG", 'B', 1, 0, 0, 0, 0, 1, " C");
+  atom(&t, 1, " C2 ", 0, "LIG", 'B', 1, 0, 1.5, 0, 0, 1, " C");
+  atom(&t, 1, " C1 ", 0, "LIG", 'B', 1, 'A', 20, 0, 0, 1, " C");
+  atom(&t, 1, " C2 ", 0, "LIG", 'B', 1, 'A', 21.5, 0, 0, 1, " C");
+  atom(&t, 1, " C1 ", 0, "LIG", 'C', 5, 0, 23, 0, 0, 1, " C");
+  atom(&t, 1, " C2 ", 0, "LIG", 'C', 5, 0, 24.5, 0, 0, 1, " C");
+  fx f;
+  if (load(&f, &t)) return;
+  long b1 = ligand_of(&f, "LIG", 'B', 1, 0), b1a = ligand_of(&f, "LIG", 'B', 1, 'A'), c5 = ligand_of(&f, "LIG", 'C', 5, 0);
+  CHECK(f.sv.n_ligands == 2 && b1a >= 0 && b1a == c5 && b1 >= 0 && b1 != b1a,
+        "LINK B 1A -- C 5: %zu ligands, B1 %ld, B1A %ld, C5 %ld (expected B1A = C5, B1 alone)", f.sv.n_ligands, b1, b1a,
+        c5);
+  unload(&f);
+}
+
 /* ---------------------------------------------------------------- altlocs */
 
 static void test_altlocs(void) {
@@ -443,6 +527,10 @@ int main(int argc, char **argv) {
   test_insertion_codes();
   test_cross_chain_covalent();
   test_altlocs();
+  test_link_insertion_code();
+  test_peptides();
+  test_metals();
+  test_ion_class();
   test_sasa_default();
   test_hbond_limit();
   test_hydrophobic_limit();
