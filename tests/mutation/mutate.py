@@ -257,13 +257,15 @@ def out_stem(outdir, day):
 
 def write_md(path, rep):
     s = rep["summary"]
-    L = [f"# Mutation run {rep['date']}", "",
+    quick = " (--quick: only each row's own tests; a survivor is not proven)" if rep.get("quick") else ""
+    L = [f"# Mutation run {rep['date']}{quick}", "",
          f"Source: `{rep['git']}`, {len(rep['mutations'])} mutations of `{rep['list']}`; "
          f"`make mutate` ({rep['command']}).", "",
          f"**Score: {s['killed']} killed of {s['killed'] + s['survived']} "
          f"({s['score_pct']:.1f} %)**; survived {s['survived']}, errors {s['errors']}. "
          f"Wall time {s['wall_s'] / 60:.1f} min (baseline suite {s['baseline_s']:.0f} s), "
-         f"load average at start {rep['load_start']}, at end {rep['load_end']}.", "",
+         f"load average at start {rep['load_start']}, at end {rep['load_end']}; {rep.get('jobs', 2)} jobs, "
+         f"libsitepack {rep.get('library', 'static')}.", "",
          "| id | file | kind | status | killed by | build s | test s |", "|---|---|---|---|---|---|---|"]
     for m in rep["mutations"]:
         by = ", ".join(m["killed_by"][:3]) + (" ..." if len(m["killed_by"]) > 3 else "")
@@ -301,6 +303,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=1800, help="seconds for one mutation's tests")
     ap.add_argument("--static", action="store_true",
                     help="build libsitepack static as the tree does (default: shared in the scratch copy)")
+    ap.add_argument("--render", default=None, metavar="RUN.json",
+                    help="write RUN.md again from RUN.json with the notes now in the list (no run)")
     ap.add_argument("--quick", action="store_true",
                     help="only the row's own tests (exploration: a survivor is then not proven)")
     a = ap.parse_args()
@@ -310,6 +314,16 @@ def main():
     outdir = os.path.abspath(a.out or os.path.join(repo, "results"))
 
     rows, errors = load_rows(lst)
+    if a.render:
+        with open(a.render) as f:
+            rep = json.load(f)
+        notes = {r["id"]: r["note"] for r in rows}
+        for m in rep["mutations"]:
+            m["note"] = notes.get(m["id"], m.get("note", ""))
+        with open(a.render, "w") as f:
+            json.dump(rep, f, indent=1)
+        write_md(a.render[:-5] + ".md", rep)
+        return 0
     for r in rows:
         r["error"] = check_row(repo, r)
     if a.only:

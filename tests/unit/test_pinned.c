@@ -14,6 +14,8 @@
  *  - covalent ligands across chains: LIG B 1 -- LIG C 1001 joined by a LINK are one instance of two
  *    residues (a four-digit number: the LINK columns 53-56 read exactly); LIG D 1 (no LINK, 1.6 Å
  *    away) is another;
+ *  - metal_bound: a ZN LINKed to a polymer atom is flagged whether it is the first or the second
+ *    partner of the record, an unlinked ZN is not;
  *  - a LINK to residue 1A joins 1A, not residue 1 of the same comp, chain and atom names;
  *  - peptide ligands: next to a 40-residue receptor, a chain of exactly 20 residues is one peptide
  *    ligand, one of 21 stays polymer (docs/ligands.md, PLINDER's cut-off of 20);
@@ -376,6 +378,33 @@ static void test_link_insertion_code(void) {
   unload(&f);
 }
 
+/* metal_bound whichever partner of the LINK the metal is: ASP OD1 -> ZN 101 (metal second), ZN 102 -> HIS
+ * NE2 (metal first); ZN 103, linked to nothing, is not metal-bound. Chain A (ASP 10, HIS 11, ALA 12) is
+ * a polymer. */
+static void test_metal_bound(void) {
+  pdbtext t = {0};
+  put(&t, "LINK         OD1 ASP A  10                ZN    ZN A 101     1555   1555  2.10\n");
+  put(&t, "LINK        ZN    ZN A 102                 NE2 HIS A  11     1555   1555  2.10\n");
+  atom(&t, 0, " CA ", 0, "ASP", 'A', 10, 0, 0, 0, 0, 1, " C");
+  atom(&t, 0, " OD1", 0, "ASP", 'A', 10, 0, 1.5, 0, 0, 1, " O");
+  atom(&t, 0, " CA ", 0, "HIS", 'A', 11, 0, 0, 10, 0, 1, " C");
+  atom(&t, 0, " NE2", 0, "HIS", 'A', 11, 0, 1.5, 10, 0, 1, " N");
+  atom(&t, 0, " CA ", 0, "ALA", 'A', 12, 0, 0, 20, 0, 1, " C");
+  atom(&t, 1, "ZN  ", 0, "ZN", 'A', 101, 0, 3.6, 0, 0, 1, "ZN");
+  atom(&t, 1, "ZN  ", 0, "ZN", 'A', 102, 0, 3.6, 10, 0, 1, "ZN");
+  atom(&t, 1, "ZN  ", 0, "ZN", 'A', 103, 0, 3.6, 30, 0, 1, "ZN");
+  fx f;
+  if (load(&f, &t)) return;
+  const int num[3] = {101, 102, 103}, want[3] = {1, 1, 0};
+  for (int i = 0; i < 3; i++) {
+    long l = ligand_of(&f, "ZN", 'A', num[i], 0);
+    CHECK(l >= 0 && ((f.sv.ligands[l].flags & SP_LIG_METAL_BOUND) != 0) == want[i],
+          "ZN %d: metal_bound %d, expected %d", num[i], l >= 0 ? (f.sv.ligands[l].flags & SP_LIG_METAL_BOUND) != 0 : -1,
+          want[i]);
+  }
+  unload(&f);
+}
+
 /* ---------------------------------------------------------------- altlocs */
 
 static void test_altlocs(void) {
@@ -528,6 +557,7 @@ int main(int argc, char **argv) {
   test_cross_chain_covalent();
   test_altlocs();
   test_link_insertion_code();
+  test_metal_bound();
   test_peptides();
   test_metals();
   test_ion_class();
