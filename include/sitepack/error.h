@@ -41,6 +41,7 @@ typedef enum sp_errclass {
   SP_E_DUPLICATE = 18,     /**< "duplicate": same bytes (SHA-256) as an earlier input file; not processed again (issue 9) */
   SP_E_TOO_MANY_ATOMS = 19,/**< "too_many_atoms": more atom records than the job's limits.max_atoms (issue 9) */
   SP_E_TIMEOUT = 20,       /**< "timeout": the task ran longer than the job's limits.max_seconds (issue 9) */
+  SP_E_INTERRUPTED = 21,   /**< "interrupted": the run was stopped by SIGINT or SIGTERM (issue 16); never a file's status */
   SP_ERRCLASS_COUNT
 } sp_errclass;
 
@@ -61,7 +62,7 @@ const char *sp_errclass_name(int cls);
 
 /**
  * Fill @p err (if not NULL) with @p cls and a printf-style message, truncated to
- * SP_ERR_MSG_LEN-1 bytes. Newlines in the formatted text are replaced by spaces.
+ * SP_ERR_MSG_LEN-1 bytes (a cut message ends with "..."). Newlines and tabs in the formatted text are replaced by spaces.
  * @return @p cls, so that callers can write `return sp_err_set(err, SP_E_IO, ...)`.
  */
 int sp_err_set(sp_err *err, int cls, const char *fmt, ...)

@@ -91,8 +91,9 @@ typedef enum sp_scan_kind {
   SP_SCAN_NOT_A_FILE = 3,     /**< "not_a_file": a structure-named FIFO, socket or device (never opened) */
   SP_SCAN_DIR_REVISITED = 4,  /**< "directory_loop": a link back to a directory already scanned (reported once) */
   SP_SCAN_STAT_ERROR = 5,     /**< "stat_error": stat failed otherwise (EACCES on a path, EIO ...) */
-  SP_SCAN_PATH_TOO_LONG = 6,  /**< "path_too_long": a structure file whose relative path has more than
-                                   SP_SCAN_MAX_PATH bytes (it would not fit /structures/path: never cut) */
+  SP_SCAN_PATH_TOO_LONG = 6,  /**< "path_too_long": a structure file whose relative path, escaped
+                                   (sp_path_escape), has more than SP_SCAN_MAX_PATH bytes (it would not fit
+                                   /structures/path: never cut) */
   SP_SCAN_KIND_COUNT
 } sp_scan_kind;
 
@@ -115,6 +116,20 @@ typedef struct sp_scan_list {
   size_t n_problems;     /**< paths the scan could not enter or read (issue 16) ... */
   sp_scan_problem *problems; /**< ... [n_problems], sorted by path */
 } sp_scan_list;
+
+/** 1 when @p name (a file's last path component) is one the scan lists: .cif .mmcif .pdb .ent, each
+ *  optionally .gz, case-insensitive, with something before the extension. */
+int sp_scan_is_structure_name(const char *name);
+
+/**
+ * Issue 16 item 6: a path as sitepack writes it (/structures/path, the run report, the summary):
+ * valid UTF-8 without control characters. Each byte that is not part of a valid UTF-8 sequence,
+ * each control byte (0x00-0x1f, 0x7f) and each backslash is written as `\xNN` (two lower-case hex
+ * digits), so the mapping is one to one: replacing every `\xNN` by its byte gives the name back.
+ * Writes at most cap-1 bytes and a NUL into @p out (cap 0 / out NULL: nothing, to measure).
+ * @return the length of the whole escaped text (>= cap: @p out holds a cut copy).
+ */
+size_t sp_path_escape(const char *raw, char *out, size_t cap);
 
 /** Stable name of an sp_scan_kind ("unreadable_directory", ...); "unknown" outside the enum. */
 const char *sp_scan_problem_name(int kind);

@@ -67,6 +67,7 @@ typedef struct sp_shard_file {
   int64_t index, count;       /**< shard_index, shard_count: 0 <= index < count <= SP_SHARD_MAX */
   int64_t n_files;            /**< n_files (>= 0) */
   int64_t n_ranks;            /**< n_ranks */
+  int64_t ccd_blocks;         /**< ccd_blocks (issue 16); 0 when absent */
   double wall_seconds;        /**< wall_seconds, s; 0 when absent or unreadable */
   char fingerprint[80];       /**< job_fingerprint */
   char tool_version[64], git_sha[64], ccd_sha256[80];

@@ -85,6 +85,7 @@ typedef struct sp_merge_info {
   const char *job_json;      /**< the job file's JSON text, as run */
   const char *ccd_path;      /**< CCD source path as given in the job */
   const char *ccd_sha256;    /**< hex SHA-256 of the CCD file's bytes as stored */
+  int64_t ccd_blocks;        /**< data blocks the run's CCD index held (0: no CCD; issue 16) */
   const char *created;       /**< creation time, ISO 8601 UTC; NULL = now (timing field) */
   int64_t n_ranks;           /**< number of MPI ranks P of the run (timing field) */
   double wall_seconds;       /**< wall time of the run up to the merge, s (timing field) */

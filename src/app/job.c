@@ -440,6 +440,9 @@ int sp_job_from_args(int argc, char **argv, sp_job *job) {
   sp_split_opts_default(&job->split);
   int prc = parse_run_args(argc, argv, job);
   if (prc) return prc;
+  /* issue 16 item 5: a shard keeps no resumable state (docs/slurm.md: a failed shard is rerun whole) */
+  if (job->resume && job->shard_count > 0)
+    return bad("--resume does not work with --shard: rerun the failed shard without --resume (docs/slurm.md)", NULL);
   if (!job->input) return bad("no input directory (give --input DIR or a job file with \"input\")", NULL);
   if (!job->output) return bad("no output file (give --out FILE.h5 or a job file with \"output\")", NULL);
   if (!(job->opts.cutoff > 0 && job->opts.cutoff <= 50)) return bad("site cutoff must be in (0, 50] Angstrom", NULL);

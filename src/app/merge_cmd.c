@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -405,6 +407,25 @@ static void warn_mixed_builds(const shard_in *sh, size_t n) {
     }
 }
 
+/* Issue 16 item 1: the merge into @p out failed (@p mrc, @p err): say a full disk as the run does, then
+   leave at once with exit 1: HDF5's shutdown would crash on the file it could not close. */
+static void merge_failed_exit(const char *out, int mrc, const sp_err *err) {
+  char dir[4200];
+  snprintf(dir, sizeof dir, "%s", out);
+  char *sl = strrchr(dir, '/');
+  if (sl) *sl = 0;
+  else snprintf(dir, sizeof dir, ".");
+  struct statvfs vfs;
+  if (statvfs(dir, &vfs) == 0 && (double)vfs.f_bavail * (double)vfs.f_frsize < 1048576.0)
+    fprintf(stderr, "sitepack merge: no space left on device: %.0f bytes free on the file system of %s\n",
+            (double)vfs.f_bavail * (double)vfs.f_frsize, dir);
+  merge_fail("merge failed (%s: %s): no output written; the shard files are unchanged: fix the cause (e.g. free "
+             "disk space) and merge again", sp_errclass_name(mrc), err->msg);
+  fflush(stdout);
+  fflush(stderr);
+  _exit(1);
+}
+
 /* sp_merge() of the shards into OUT.tmp, renamed to OUT; the summary line unless quiet. */
 static int merge_shards(const shard_in *sh, size_t n, const merge_args *a, const struct timespec *ts0) {
   const char **inputs = malloc(n * sizeof *inputs);
@@ -427,14 +448,15 @@ static int merge_shards(const shard_in *sh, size_t n, const merge_args *a, const
     strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
     const sp_shard_file *s0 = &sh[0].f;
     sp_merge_info info = {.tool_version = s0->tool_version, .git_sha = s0->git_sha, .job_json = s0->job_json,
-                          .ccd_path = s0->ccd_path, .ccd_sha256 = s0->ccd_sha256, .created = created,
+                          .ccd_path = s0->ccd_path, .ccd_sha256 = s0->ccd_sha256, .ccd_blocks = s0->ccd_blocks,
+                          .created = created,
                           .n_ranks = ranks, .wall_seconds = wall};
     sprintf(tmp, "%s.tmp", a->out);
     sp_err err = {0};
     int mrc = sp_merge(tmp, inputs, n, &info, &err);
     if (mrc) {
-      status = merge_fail("merge failed: %s: %s", sp_errclass_name(mrc), err.msg);
       remove(tmp);
+      merge_failed_exit(a->out, mrc, &err);
     } else if (rename(tmp, a->out)) {
       status = merge_fail("cannot rename %s to %s: %s", tmp, a->out, strerror(errno));
       remove(tmp);

@@ -112,6 +112,33 @@ static cJSON *schedule_json(const struct run_ctx *c, const sp_cost_model *fitted
   return sched;
 }
 
+/* Issue 16 item 4: add the report's "scan" object to @p r: the paths the scan could not enter or read
+   (io.h sp_scan_problem), counted by kind and listed (path escaped as in /structures, io.h). */
+static void add_scan_json(cJSON *r, const struct run_ctx *c) {
+  const sp_scan_list *l = &c->scan;
+  cJSON *scan = cJSON_AddObjectToObject(r, "scan");
+  cJSON_AddNumberToObject(scan, "files", (double)l->n);
+  cJSON_AddNumberToObject(scan, "skipped", (double)l->n_skipped);
+  cJSON_AddNumberToObject(scan, "problems", (double)l->n_problems);
+  cJSON *by = cJSON_AddObjectToObject(scan, "problems_by_kind");
+  size_t count[SP_SCAN_KIND_COUNT] = {0};
+  for (size_t i = 0; i < l->n_problems; i++)
+    if (l->problems[i].kind >= 0 && l->problems[i].kind < SP_SCAN_KIND_COUNT) count[l->problems[i].kind]++;
+  for (int k = 0; k < SP_SCAN_KIND_COUNT; k++)
+    if (count[k]) cJSON_AddNumberToObject(by, sp_scan_problem_name(k), (double)count[k]);
+  cJSON *list = cJSON_AddArrayToObject(scan, "paths");
+  for (size_t i = 0; i < l->n_problems; i++) {
+    const sp_scan_problem *q = &l->problems[i];
+    char esc[2048];
+    sp_path_escape(q->path, esc, sizeof esc);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "path", esc);
+    cJSON_AddStringToObject(o, "kind", sp_scan_problem_name(q->kind));
+    if (q->errno_value) cJSON_AddStringToObject(o, "error", strerror(q->errno_value));
+    cJSON_AddItemToArray(list, o);
+  }
+}
+
 /* Add the report's "files" object to @p r: totals, failures by class and the failed files' lines. */
 static void add_files_json(cJSON *r, const struct run_ctx *c, size_t n_files) {
   const int64_t *counts = c->g.counts, *by_class = c->g.by_class;
@@ -189,6 +216,8 @@ static int write_report(const struct run_ctx *c, cJSON *sched, cJSON **per_rank)
   cJSON_AddItemToObject(r, "job", cJSON_Parse(job->json));
   cJSON_AddStringToObject(r, "output", job->output);
   if (c->ccd_sha[0]) cJSON_AddStringToObject(r, "ccd_sha256", c->ccd_sha);
+  if (c->ccd) cJSON_AddNumberToObject(r, "ccd_blocks", (double)c->ccd_blocks); /* issue 16 item 3 */
+  add_scan_json(r, c);
   cJSON_AddNumberToObject(r, "n_ranks", c->n_ranks);
   cJSON_AddNumberToObject(r, "wall_seconds", wall);
   cJSON_AddNumberToObject(r, "merge_seconds", c->merge_s);
@@ -241,6 +270,37 @@ int run_report_write(struct run_ctx *c) {
   return status;
 }
 
+/* Issue 6/16: @p raw for the summary: as is when plain, else escaped (io.h) and in double quotes, so
+   that a name with a tab, a newline or undecodable bytes stays one field of one line. */
+static void print_name(const char *raw) {
+  char esc[2048];
+  size_t n = sp_path_escape(raw, esc, sizeof esc);
+  int odd = strcmp(esc, raw) != 0 || strchr(raw, ' ') || strchr(raw, '"');
+  if (odd) printf("\"%s%s\"", esc, n >= sizeof esc ? "..." : "");
+  else printf("%s", esc);
+}
+
+/* Issue 16 item 4: the paths the scan could not enter or read, counted by kind, the first 20 listed. */
+static void print_scan_problems(const struct run_ctx *c) {
+  const sp_scan_list *l = &c->scan;
+  size_t count[SP_SCAN_KIND_COUNT] = {0};
+  for (size_t i = 0; i < l->n_problems; i++)
+    if (l->problems[i].kind >= 0 && l->problems[i].kind < SP_SCAN_KIND_COUNT) count[l->problems[i].kind]++;
+  printf("  scan: %zu paths could not be read (", l->n_problems);
+  for (int k = 0, first = 1; k < SP_SCAN_KIND_COUNT; k++)
+    if (count[k]) {
+      printf("%s%s %zu", first ? "" : ", ", sp_scan_problem_name(k), count[k]);
+      first = 0;
+    }
+  printf("); not in the output:\n");
+  for (size_t i = 0; i < l->n_problems && i < 20; i++) {
+    printf("    ");
+    print_name(l->problems[i].path);
+    printf("\t%s\n", sp_scan_problem_name(l->problems[i].kind));
+  }
+  if (l->n_problems > 20) printf("    ... (all in the report, scan.paths)\n");
+}
+
 /* Print the first 20 lines of the failed files ("path\tclass\tmessage"), indented. */
 static void print_failures(const struct run_ctx *c) {
   printf("  failed files:\n");
@@ -249,7 +309,10 @@ static void print_failures(const struct run_ctx *c) {
   while (*p && shown < 20) {
     const char *nl = strchr(p, '\n');
     if (!nl) break;
-    printf("    %.*s\n", (int)(nl - p), p);
+    const char *tab = memchr(p, '\t', (size_t)(nl - p)); /* the path: escaped already (/structures/path) */
+    int plen = tab ? (int)(tab - p) : (int)(nl - p);
+    int odd = memchr(p, '\\', (size_t)plen) || memchr(p, ' ', (size_t)plen) || memchr(p, '"', (size_t)plen);
+    printf(odd ? "    \"%.*s\"%.*s\n" : "    %.*s%.*s\n", plen, p, (int)(nl - p) - plen, p + plen);
     p = nl + 1;
     ++shown;
   }
@@ -289,5 +352,7 @@ void run_summary_print(const struct run_ctx *c) {
          c->g.n_samples, (long long)steals, c->makespan, lb > 0 ? c->makespan / lb : 0);
   for (int i = 0; i < P && i < 32; ++i) printf(" %.2f/%.2f", all[i].busy_s, all[i].wall_s);
   printf("\n  output %s\n  report %s\n", job->output, job->report);
+  if (c->ccd) printf("  CCD %s: %zu blocks indexed\n", job->ccd, c->ccd_blocks); /* issue 16 item 3 */
+  if (c->scan.n_problems) print_scan_problems(c);
   if (counts[C_FILES_FAILED] && c->g.fails) print_failures(c);
 }

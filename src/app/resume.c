@@ -369,10 +369,12 @@ static int append_duplicate_row(prepare *p, size_t f, sp_rank_writer *w, sp_err 
   r->file_idx = (int64_t)f;
   r->has_structure_row = 1;
   sp_structure_row *st = &r->st;
-  snprintf(st->path, sizeof st->path, "%s", p->paths[f]);
+  sp_path_escape(p->paths[f], st->path, sizeof st->path); /* issue 16: as /structures/path holds it (io.h) */
   memcpy(st->sha256, p->sha[f], 65);
   snprintf(st->status, sizeof st->status, "%s", sp_errclass_name(SP_E_DUPLICATE));
-  snprintf(st->error, sizeof st->error, "same bytes (SHA-256) as %.200s", p->paths[p->dup_of[f]]);
+  char first[SP_PATH_LEN];
+  sp_path_escape(p->paths[p->dup_of[f]], first, sizeof first);
+  snprintf(st->error, sizeof st->error, "same bytes (SHA-256) as %.200s", first);
   st->gzip = p->gz[f];
   st->bytes = p->bytes[f];
   st->resolution = NAN;
@@ -386,7 +388,9 @@ static int append_duplicate_row(prepare *p, size_t f, sp_rank_writer *w, sp_err 
 static int prepare_file(prepare *p, size_t f, sp_rank_writer **w) {
   sp_prepare_out *out = p->out;
   sp_err err = {0};
-  long e = p->dup_of[f] < 0 && p->rs.n ? sp_resume_find(&p->rs, p->paths[f]) : -1;
+  char esc[SP_PATH_LEN]; /* issue 16: rows hold the escaped path (io.h sp_path_escape) */
+  sp_path_escape(p->paths[f], esc, sizeof esc);
+  long e = p->dup_of[f] < 0 && p->rs.n ? sp_resume_find(&p->rs, esc) : -1;
   if (p->dup_of[f] < 0 && e < 0) return 0;
   if (e >= 0 && !resume_usable(p, f, e)) return 0;
   if (!*w && !(*w = sp_rank_writer_open(p->tmp, &err))) {

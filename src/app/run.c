@@ -19,6 +19,8 @@
  * to the gather and says why it stopped (phase_merge).
  */
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdint.h>
@@ -31,6 +33,7 @@
 #include <unistd.h>
 
 #include "app/run_ctx.h"
+#include "app/run_guard.h"
 #include "sitepack/version.h"
 
 /* 1 when the file @p root/@p rel starts with the gzip magic 1f 8b (an unreadable file: 0). */
@@ -137,6 +140,21 @@ static long peak_rss_kib(void) {
   if (getrusage(RUSAGE_SELF, &ru)) return -1;
   return ru.ru_maxrss;
 }
+/* Rank 0, issue 16 item 1: when the file system of the parts directory is (nearly) full, say so
+   (the same words for a stop in the tasks and in the merge). */
+static void say_if_disk_full(const struct run_ctx *c) {
+  struct statvfs vfs;
+  if (statvfs(c->parts_dir, &vfs) == 0 && (double)vfs.f_bavail * (double)vfs.f_frsize < 1048576.0)
+    fprintf(stderr, "sitepack run: no space left on device: %.0f bytes free on the file system of %s\n",
+            (double)vfs.f_bavail * (double)vfs.f_frsize, c->parts_dir);
+}
+
+/* Rank 0: what to do next after a stop: --resume, or for a shard run (which does not resume,
+   docs/slurm.md) a rerun of the shard. */
+static const char *rerun_hint(const struct run_ctx *c) {
+  return c->job.shard_count > 0 ? "rerun this shard (a shard run does not resume)" : "rerun with --resume";
+}
+
 /* ---- the context ---------------------------------------------------------------------------- */
 
 /* Set up @p c (zeroed first) after MPI_Init: rank, size, the job (rank 0 reads it first, so that its
@@ -149,6 +167,7 @@ static int run_ctx_open(struct run_ctx *c, int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
   MPI_Comm_size(MPI_COMM_WORLD, &c->n_ranks);
   c->t_start = MPI_Wtime();
+  c->lock_fd = -1;
   int status = 0; /* 0 go on, -1 help printed, else exit code */
   if (c->rank == 0) status = sp_job_from_args(argc, argv, &c->job);
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -161,6 +180,7 @@ static int run_ctx_open(struct run_ctx *c, int argc, char **argv) {
     MPI_Abort(MPI_COMM_WORLD, SP_EXIT_USAGE);
   }
   c->tty = isatty(2);
+  run_signals_install(); /* issue 16 item 11: SIGINT/SIGTERM stop the tasks at a task boundary */
   c->rng = 2654435761u * (unsigned)(c->rank + 1);
   const char *d = getenv("SITEPACK_TEST_TASK_DELAY_MS");
   c->delay_ms = d ? atoi(d) : 0;
@@ -176,6 +196,8 @@ static int run_ctx_open(struct run_ctx *c, int argc, char **argv) {
  * closed without error report. */
 static void run_ctx_free(struct run_ctx *c) {
   if (c->writer) sp_rank_writer_close(c->writer, NULL);
+  run_unlock_output(c->job.output, c->lock_fd);
+  c->lock_fd = -1;
   sp_worker_free(c->worker);
   sp_result_free(&c->result);
   sp_ccd_shared_close(c->ccd_shared); /* collective (MPI_Win_free); closes c->ccd */
@@ -224,6 +246,50 @@ static int agree_status(int mine) {
 
 /* ---- before the tasks ----------------------------------------------------------------------- */
 
+/* Issue 16 item 2: @p path made absolute with its directory resolved (realpath of the directory, then
+   the last name), into @p out [cap]; a directory that does not exist yet: the path as given. */
+static void canonical_path(const char *path, char *out, size_t cap) {
+  char dir[4096], res[PATH_MAX];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  const char *base = slash ? slash + 1 : path;
+  if (slash == dir) snprintf(dir, sizeof dir, "/");
+  else if (slash) *slash = 0;
+  else snprintf(dir, sizeof dir, ".");
+  if (realpath(dir, res)) snprintf(out, cap, "%s/%s", strcmp(res, "/") ? res : "", base);
+  else snprintf(out, cap, "%s", path);
+}
+
+/* 1 when @p a and @p b name the same file: the same inode when both exist, else the same canonical path. */
+static int same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  if (stat(a, &sa) == 0 && stat(b, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  char ca[8192], cb[8192];
+  canonical_path(a, ca, sizeof ca);
+  canonical_path(b, cb, sizeof cb);
+  return !strcmp(ca, cb);
+}
+
+/* Issue 16 item 2: an output path (@p what: "output" or "report") is never an input of the run: not
+   the CCD, not the input file, not a structure file under the input directory. Returns 0, or
+   SP_EXIT_USAGE (printed). */
+static int check_not_input(const sp_job *job, const char *what, const char *path) {
+  struct stat sb;
+  int bad = (job->ccd && same_file(path, job->ccd)) || same_file(path, job->input);
+  if (!bad && stat(job->input, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    char cp[8192], ci[8192];
+    canonical_path(path, cp, sizeof cp);
+    canonical_path(job->input, ci, sizeof ci);
+    size_t n = strlen(ci);
+    bad = sp_scan_is_structure_name(base) && !strncmp(cp, ci, n) && cp[n] == '/';
+  }
+  if (bad) fprintf(stderr, "sitepack run: %s %s is an input of the run (the CCD or a structure file): refused\n",
+                   what, path);
+  return bad ? SP_EXIT_USAGE : 0;
+}
+
 /* Rank 0: the output policy, before any work: the output and the report are not directories, the
  * output does not exist (without --force), the report's directory exists (created) and the report can
  * be written. Returns 0; SP_EXIT_USAGE or SP_EXIT_RUNTIME (printed). Owns nothing. */
@@ -245,6 +311,14 @@ static int phase_check_output(struct run_ctx *c) {
   } else if (!job->force && stat(job->output, &sb) == 0) {
     fprintf(stderr, "sitepack run: output %s exists (use --force to overwrite)\n", job->output);
     return SP_EXIT_USAGE;
+  } else if (check_not_input(job, "output", job->output) || check_not_input(job, "report", job->report)) {
+    return SP_EXIT_USAGE;
+  } else if (same_file(job->report, job->output)) { /* issue 16 item 2: the report obeys the output's rules */
+    fprintf(stderr, "sitepack run: report %s is the output file (give another --report)\n", job->report);
+    return SP_EXIT_USAGE;
+  } else if (!job->force && stat(job->report, &sb) == 0) {
+    fprintf(stderr, "sitepack run: report %s exists (use --force to overwrite)\n", job->report);
+    return SP_EXIT_USAGE;
   } else if (rslash && report_dir[0] && mkdir_p(report_dir)) {
     fprintf(stderr, "sitepack run: cannot create the report's directory %s: %s\n", report_dir, strerror(errno));
     return SP_EXIT_RUNTIME;
@@ -253,6 +327,13 @@ static int phase_check_output(struct run_ctx *c) {
     return SP_EXIT_RUNTIME;
   }
   return 0;
+}
+
+/* Rank 0, issue 16 item 8: the output lock (run_guard.h), held until the end of the run, so that a
+ * second run or a resume of the same output cannot clobber this run's parts. Returns 0 or
+ * run_lock_output()'s exit status (printed). */
+static int phase_lock(struct run_ctx *c) {
+  return c->rank == 0 ? run_lock_output(c->job.output, &c->lock_fd) : 0;
 }
 
 /* Rank 0: scan the input (io.h sp_scan_dir) into c->scan, create the parts directory, fill c->paths,
@@ -337,6 +418,7 @@ static int phase_ccd_open(struct run_ctx *c) {
 static int phase_ccd_check(struct run_ctx *c) {
   if (c->rank != 0 || !c->ccd) return 0;
   const sp_ccd_index *ix = sp_ccd_get_index(c->ccd);
+  c->ccd_blocks = ix->n; /* issue 16: said in the summary, the report and /run@ccd_blocks */
   sp_err e2 = {0};
   const sp_component *first = ix->n ? sp_ccd_get(c->ccd, ix->ids[0], &e2) : NULL;
   if (!first || strcmp(first->id, ix->ids[0])) {
@@ -355,6 +437,14 @@ static int phase_resume(struct run_ctx *c) {
   const sp_job *job = &c->job;
   const sp_prepare_out *prep = &c->prep;
   int status = sp_run_prepare(job, c->parts_dir, c->paths, c->bytes, c->n, c->ccd_sha, &c->prep);
+  /* issue 16 item 1: a failed write of prepared.h5 (a full disk) leaves HDF5 unable to close it: its
+     shutdown would loop ("infinite loop closing library"); leave without it */
+  if (status == SP_EXIT_RUNTIME) {
+    c->h5_broken = 1;
+    say_if_disk_full(c);
+    fprintf(stderr, "sitepack run: --resume stopped: no output written; the finished tasks are kept in %s and "
+            "%s.resume: fix the cause (e.g. free disk space) and %s\n", c->parts_dir, job->output, rerun_hint(c));
+  }
   if (status || job->quiet || !(job->resume || prep->n_duplicates)) return status;
   if (job->resume)
     fprintf(stderr, "sitepack: --resume: %zu files (%zu tasks) resumed, %zu changed since, %zu duplicates; %zu hashed in %.2f s\n",
@@ -538,6 +628,10 @@ static int phase_close_output(struct run_ctx *c) {
     c->h5_broken = 1;
   }
   c->writer = NULL;
+  /* issue 16 item 11: a signal that came after this rank's last task still stops the run before the merge */
+  c->stop_signal = run_stop_signal();
+  MPI_Allreduce(MPI_IN_PLACE, &c->stop_signal, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (c->stop_signal && !c->run_rc) c->run_rc = SP_E_INTERRUPTED;
   MPI_Allreduce(MPI_IN_PLACE, &c->run_rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   return 0;
 }
@@ -612,16 +706,23 @@ static int phase_gather(struct run_ctx *c) {
 
 /* Rank 0, issue 9: the tasks stopped (c->run_rc): a failed write (a full disk, a quota) leaves
  * resumable state: every task listed in the per-rank files is complete, and nothing is written under
- * the final name. Says so (and how much space is left). Returns SP_EXIT_RUNTIME. */
+ * the final name. Says so (and how much space is left). Issue 16 item 11: stopped by a signal, says
+ * how many files are done. Returns SP_EXIT_RUNTIME, or 128 + the signal (130 SIGINT, 143 SIGTERM). */
 static int report_stopped(const struct run_ctx *c) {
-  struct statvfs vfs;
-  if (statvfs(c->parts_dir, &vfs) == 0 && (double)vfs.f_bavail * (double)vfs.f_frsize < 1048576.0)
-    fprintf(stderr, "sitepack run: no space left on device: %.0f bytes free on the file system of %s\n",
-            (double)vfs.f_bavail * (double)vfs.f_frsize, c->parts_dir);
+  if (c->run_rc == SP_E_INTERRUPTED) {
+    int64_t done = c->g.counts[C_FILES_OK] + c->g.counts[C_FILES_FAILED] + (int64_t)c->prep.n_resumed +
+                   (int64_t)c->prep.n_duplicates;
+    size_t total = c->job.shard_count > 0 ? c->n_tasks : c->n;
+    fprintf(stderr, "sitepack run: interrupted (%s) after %lld of %zu files; no output written; the finished tasks "
+            "are kept in %s: %s\n", c->stop_signal == SIGINT ? "SIGINT" : "SIGTERM", (long long)done, total,
+            c->parts_dir, rerun_hint(c));
+    return 128 + (c->stop_signal ? c->stop_signal : SIGTERM);
+  }
+  say_if_disk_full(c);
   fprintf(stderr,
           "sitepack run: stopped (%s): no output written; the finished tasks are kept in %s: fix the cause "
-          "(e.g. free disk space) and rerun with --resume\n",
-          sp_errclass_name(c->run_rc), c->parts_dir);
+          "(e.g. free disk space) and %s\n",
+          sp_errclass_name(c->run_rc), c->parts_dir, rerun_hint(c));
   return SP_EXIT_RUNTIME;
 }
 
@@ -674,16 +775,21 @@ static int phase_merge(struct run_ctx *c) {
   char created[32];
   run_iso_now(created, sizeof created);
   sp_merge_info info = {.tool_version = SP_VERSION, .git_sha = SP_GIT_SHA, .job_json = job->json,
-                        .ccd_path = job->ccd, .ccd_sha256 = c->ccd_sha, .created = created,
+                        .ccd_path = job->ccd, .ccd_sha256 = c->ccd_sha, .ccd_blocks = (int64_t)c->ccd_blocks,
+                        .created = created,
                         .n_ranks = P, .wall_seconds = c->g.t_run};
   int mrc = !inputs ? SP_E_NOMEM
             : job->shard_count > 0 /* issue 8 (slurm): one shard file for `sitepack merge` */
                 ? sp_shard_pack(tmp, (const char *const *)inputs, (size_t)P, &info, &c->shard, &err)
                 : sp_merge(tmp, (const char *const *)inputs, n_inputs, &info, &err);
-  if (mrc) {
-    fprintf(stderr, "sitepack run: merge failed: %s: %s\n", sp_errclass_name(mrc), err.msg);
-    status = SP_EXIT_RUNTIME;
+  if (mrc) { /* issue 16 item 1: the parts are kept, the words of a stop in the tasks, no HDF5 shutdown */
     remove(tmp);
+    say_if_disk_full(c);
+    fprintf(stderr, "sitepack run: merge failed (%s: %s): no output written; the finished tasks are kept in %s: "
+            "fix the cause (e.g. free disk space) and %s\n", sp_errclass_name(mrc), err.msg, c->parts_dir,
+            rerun_hint(c));
+    status = SP_EXIT_RUNTIME;
+    c->h5_broken = 1; /* HDF5 cannot close the half-written file: its shutdown would crash */
   } else if (rename(tmp, job->output)) {
     fprintf(stderr, "sitepack run: cannot rename %s to %s: %s\n", tmp, job->output, strerror(errno));
     status = SP_EXIT_RUNTIME;
@@ -723,6 +829,7 @@ static const struct run_phase {
   int (*run)(struct run_ctx *c);
 } run_phases[] = {
   {"check output", phase_check_output}, /* rank 0: output, report paths: before any work */
+  {"lock", phase_lock},                 /* rank 0: OUT.lock, one run per output */
   {"scan", phase_scan},                 /* rank 0: input files, sizes, gzip flags */
   {"share files", phase_share_files},   /* all: the file list */
   {"CCD", phase_ccd_open},              /* all: one CCD text per node */
@@ -743,6 +850,7 @@ static const struct run_phase {
 int sp_cmd_run(int argc, char **argv) {
   int provided;
   MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &provided);
+  run_die_with_launcher(); /* issue 16 item 8: no orphan ranks after kill -9 of mpirun */
   struct run_ctx c;
   int status = run_ctx_open(&c, argc, argv);
   if (status != 0) {

@@ -39,6 +39,8 @@ struct run_ctx {
   double t_start;        /* MPI_Wtime() at the start of the command */
   int tty;               /* stderr is a terminal: a progress bar instead of progress lines */
   char parts_dir[RUN_DIR_CAP]; /* OUT.parts: the per-rank files, job stamp, prepared.h5 */
+  int lock_fd;           /* rank 0: the output lock OUT.lock (run_guard.h), -1 when not held */
+  int stop_signal;       /* SIGINT or SIGTERM received by some rank (agreed on closing the output); 0: none */
   sp_cost_model model;   /* the planner's constants (also the split's cost guard) */
   int delay_ms;          /* test hook SITEPACK_TEST_TASK_DELAY_MS (0: off) */
   unsigned rng;          /* its random state */
@@ -55,6 +57,7 @@ struct run_ctx {
   sp_ccd_shared *ccd_shared; /* owned; closing it (collective) closes ccd */
   sp_ccd *ccd;           /* NULL: run without a CCD */
   char ccd_sha[65];      /* SHA-256 of the CCD file as stored; "" without one */
+  size_t ccd_blocks;     /* rank 0: data blocks the CCD index holds (summary, report, /run) */
 
   /* -- resume, duplicates, shard (rank 0) -- */
   sp_prepare_out prep;   /* what sp_run_prepare() decided (skip[], counts); owned */

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "app/run_ctx.h"
+#include "app/run_guard.h"
 
 /* Append "path\tclass\tmessage\n" of a failed file to c->fail_lines (grown as needed; a line that
    does not fit the buffer is cut; out of memory: the line is dropped, the report lists fewer). */
@@ -58,6 +59,7 @@ static void test_delay(struct run_ctx *c) {
 static int do_task(size_t task, void *user) {
   struct run_ctx *c = user;
   sp_err err = {0};
+  if (run_stop_signal()) return SP_E_INTERRUPTED; /* issue 16: stop at a task boundary (not run, not written) */
   double t0 = MPI_Wtime();
   const sp_task_ref *tr = &c->tasks[task];
   size_t f = (size_t)tr->file_idx;
@@ -215,6 +217,6 @@ int run_sched_tasks(struct run_ctx *c, const sp_plan *plan, const double *weight
   double t0 = MPI_Wtime();
   int rc = sp_sched_run_ex(MPI_COMM_WORLD, c->rank == 0 ? plan : NULL, do_task, c, &so, stats, &err);
   *t_phase = MPI_Wtime() - t0;
-  if (rc && c->rank == 0) fprintf(stderr, "sitepack run: %s\n", err.msg);
+  if (rc && rc != SP_E_INTERRUPTED && c->rank == 0) fprintf(stderr, "sitepack run: %s\n", err.msg);
   return rc;
 }

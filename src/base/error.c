@@ -27,6 +27,7 @@ static const char *const k_names[SP_ERRCLASS_COUNT] = {
     [SP_E_DUPLICATE] = "duplicate",
     [SP_E_TOO_MANY_ATOMS] = "too_many_atoms",
     [SP_E_TIMEOUT] = "timeout",
+    [SP_E_INTERRUPTED] = "interrupted",
 };
 
 const char *sp_errclass_name(int cls) {
@@ -44,6 +45,6 @@ int sp_err_set(sp_err *err, int cls, const char *fmt, ...) {
   if (n >= (int)sizeof err->msg) /* issue 16 item 7: a cut message says so ("...") */
     memcpy(err->msg + sizeof err->msg - 4, "...", 4);
   for (char *p = err->msg; *p; ++p)
-    if (*p == '\n' || *p == '\r') *p = ' ';
+    if (*p == '\n' || *p == '\r' || *p == '\t') *p = ' '; /* one line, one field (a tab would split TSV) */
   return cls;
 }

@@ -53,6 +53,44 @@ static int wanted_name(const char *name) {
   return 0;
 }
 
+int sp_scan_is_structure_name(const char *name) { return wanted_name(name); }
+
+/* Length of the valid UTF-8 sequence at @p p (RFC 3629: no overlongs, no surrogates, at most
+   U+10FFFF), 0 when the bytes there are not one. */
+static size_t utf8_seq(const unsigned char *p) {
+  unsigned c = p[0];
+  if (c < 0x80) return 1;
+  size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+  for (size_t k = 1; k < n; k++)
+    if ((p[k] & 0xc0) != 0x80) return 0;
+  if (n == 3 && ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f))) return 0;
+  if (n == 4 && ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))) return 0;
+  return n;
+}
+
+size_t sp_path_escape(const char *raw, char *out, size_t cap) {
+  static const char hex[] = "0123456789abcdef";
+  const unsigned char *p = (const unsigned char *)raw;
+  size_t len = 0;
+  while (*p) {
+    size_t n = utf8_seq(p);
+    char esc[4];
+    const char *src = (const char *)p;
+    size_t k = n;
+    if (n == 0 || *p < 0x20 || *p == 0x7f || *p == '\\') {
+      esc[0] = '\\', esc[1] = 'x', esc[2] = hex[*p >> 4], esc[3] = hex[*p & 15];
+      src = esc;
+      k = 4;
+      n = 1;
+    }
+    for (size_t i = 0; i < k; i++, len++)
+      if (out && len + 1 < cap) out[len] = src[i];
+    p += n;
+  }
+  if (out && cap) out[len < cap ? len : cap - 1] = 0;
+  return len;
+}
+
 typedef struct {
   dev_t dev;
   ino_t ino;
@@ -238,7 +276,7 @@ static int walk_dir(walk *w, const char *root, const char *rel, sp_err *err) {
         free(child_rel);
         rc = sp_err_set(err, SP_E_NOMEM, "out of memory (scan)");
       }
-    } else if (S_ISREG(st.st_mode) && wanted_name(names[i]) && strlen(child_rel) > SP_SCAN_MAX_PATH) {
+    } else if (S_ISREG(st.st_mode) && wanted_name(names[i]) && sp_path_escape(child_rel, NULL, 0) > SP_SCAN_MAX_PATH) {
       if (add_problem(w, child_rel, SP_SCAN_PATH_TOO_LONG, 0)) rc = sp_err_set(err, SP_E_NOMEM, "out of memory (scan)");
     } else if (S_ISREG(st.st_mode) && wanted_name(names[i])) {
       if (add_file(w, child_rel, (int64_t)st.st_size)) {

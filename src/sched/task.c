@@ -261,7 +261,7 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
   out->n_parts = n_parts;
   out->has_structure_row = part == 0;
   sp_structure_row *st = &out->st;
-  copy_str(st->path, sizeof st->path, relpath);
+  sp_path_escape(relpath, st->path, sizeof st->path); /* issue 16: valid UTF-8 (the scan checked it fits) */
   st->resolution = NAN;
 
   char full[4096];
@@ -415,6 +415,8 @@ failed:
   out->n_interactions = 0;
   st->n_ligands = st->n_sites = 0;
   copy_str(st->status, sizeof st->status, sp_errclass_name(ferr.cls));
-  copy_str(st->error, sizeof st->error, ferr.msg);
+  /* issue 16 item 6: the message names the file: escaped like the path (valid UTF-8), a cut one ends "..." */
+  if (sp_path_escape(ferr.msg, st->error, sizeof st->error) >= sizeof st->error)
+    memcpy(st->error + sizeof st->error - 4, "...", 4);
   return 0;
 }

@@ -312,7 +312,8 @@ static int write_run(merge_ctx *c, const sp_merge_info *info) {
   if (sp_h5_attr_str(g, "format", SP_FORMAT_NAME) < 0 || sp_h5_attr_i64(g, "format_version", SP_FORMAT_VERSION) < 0 ||
       sp_h5_attr_str(g, "tool_version", info->tool_version) < 0 || sp_h5_attr_str(g, "git_sha", info->git_sha) < 0 ||
       sp_h5_attr_str(g, "job_json", info->job_json) < 0 || sp_h5_attr_str(g, "ccd_path", info->ccd_path) < 0 ||
-      sp_h5_attr_str(g, "ccd_sha256", info->ccd_sha256) < 0 || sp_h5_attr_i64(g, "n_ranks", info->n_ranks) < 0 ||
+      sp_h5_attr_str(g, "ccd_sha256", info->ccd_sha256) < 0 || sp_h5_attr_i64(g, "ccd_blocks", info->ccd_blocks) < 0 ||
+      sp_h5_attr_i64(g, "n_ranks", info->n_ranks) < 0 ||
       sp_h5_attr_str(g, "created", created) < 0 || sp_h5_attr_f64(g, "wall_seconds", info->wall_seconds) < 0 ||
       sp_h5_attr_i64(g, "n_tasks", (int64_t)c->n_tasks) < 0)
     return sp_h5_fail(c->err, "cannot write /run attributes", c->out_path);

@@ -39,7 +39,7 @@ static int write_shard_attrs(const char *path, const sp_merge_info *info, const 
             sp_h5_attr_i64(f, "n_files", meta->n_files) < 0 ||
             sp_h5_attr_str(f, "job_fingerprint", meta->fingerprint) < 0 ||
             sp_h5_attr_str(f, "job_json", info->job_json) < 0 || sp_h5_attr_str(f, "ccd_path", info->ccd_path) < 0 ||
-            sp_h5_attr_str(f, "ccd_sha256", info->ccd_sha256) < 0 ||
+            sp_h5_attr_str(f, "ccd_sha256", info->ccd_sha256) < 0 || sp_h5_attr_i64(f, "ccd_blocks", info->ccd_blocks) < 0 ||
             sp_h5_attr_str(f, "tool_version", info->tool_version) < 0 ||
             sp_h5_attr_str(f, "git_sha", info->git_sha) < 0 || sp_h5_attr_i64(f, "n_ranks", info->n_ranks) < 0 ||
             sp_h5_attr_f64(f, "wall_seconds", info->wall_seconds) < 0;
@@ -109,6 +109,8 @@ static int read_attrs(hid_t f, const char *path, sp_shard_file *s, sp_err *err) 
       sp_h5_read_attr_str(f, "git_sha", s->git_sha, sizeof s->git_sha) < 0 ||
       sp_h5_read_attr_i64(f, "n_ranks", &s->n_ranks) < 0)
     return sp_err_set(err, SP_E_FORMAT, "%s: incomplete shard attributes (damaged shard file?)", path);
+  /* issue 16: the CCD's block count (a shard of an older build does not have it: 0) */
+  if (H5Aexists(f, "ccd_blocks") <= 0 || sp_h5_read_attr_i64(f, "ccd_blocks", &s->ccd_blocks) < 0) s->ccd_blocks = 0;
   hid_t wa = H5Aexists(f, "wall_seconds") > 0 ? H5Aopen(f, "wall_seconds", H5P_DEFAULT) : -1;
   if (wa < 0 || H5Aread(wa, H5T_NATIVE_DOUBLE, &s->wall_seconds) < 0) s->wall_seconds = 0;
   if (wa >= 0) H5Aclose(wa);

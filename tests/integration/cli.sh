@@ -103,6 +103,24 @@ jobnum '"split": {"min_ligands": 2.5}' split.min_ligands 2.5
 jobnum '"ph": 15' ph 15
 expect 2 "--max-site-atoms 1.5" -- "${RUN[@]}" --input "$S1" --out "$WORK/ms.h5" --max-site-atoms 1.5
 grep -q "max-site-atoms must be an integer in \[1, 1000000000\], got '1.5'" "$WORK/err.txt" || { echo "FAIL: flag range message"; cat "$WORK/err.txt"; fail=1; }
+# item 2: --report obeys the output rules, refused before any work (each was accepted on b0a8729)
+expect 2 "report is the output" -- "${RUN[@]}" --input "$S1" --out "$WORK/ro.h5" --report "$WORK/ro.h5"
+grep -q "is the output file" "$WORK/err.txt" || { echo "FAIL: report = output message"; cat "$WORK/err.txt"; fail=1; }
+[ ! -e "$WORK/ro.h5" ] || { echo "FAIL: report = output: a file was written"; fail=1; }
+mkdir -p "$WORK/inp"; cp "$S1" "$WORK/inp/x.cif"; cp "$S1" "$WORK/inp/y.cif"
+expect 2 "report is an input" -- "${RUN[@]}" --input "$WORK/inp" --out "$WORK/ri.h5" --report "$WORK/inp/y.cif" --force
+grep -q "is an input of the run" "$WORK/err.txt" || { echo "FAIL: report = input message"; cat "$WORK/err.txt"; fail=1; }
+cmp -s "$S1" "$WORK/inp/y.cif" || { echo "FAIL: the input named as --report was overwritten"; fail=1; }
+cp "$SRC/tests/data/ccd/components_sample.cif" "$WORK/ccd.cif"
+expect 2 "report is the CCD" -- "${RUN[@]}" --input "$S1" --ccd "$WORK/ccd.cif" --out "$WORK/rc.h5" --report "$WORK/ccd.cif" --force
+cmp -s "$SRC/tests/data/ccd/components_sample.cif" "$WORK/ccd.cif" || { echo "FAIL: the CCD named as --report was overwritten"; fail=1; }
+echo '{}' > "$WORK/old.json"
+expect 2 "report exists without --force" -- "${RUN[@]}" --input "$S1" --out "$WORK/re.h5" --report "$WORK/old.json"
+grep -q "report .*old.json exists (use --force" "$WORK/err.txt" || { echo "FAIL: existing report message"; cat "$WORK/err.txt"; fail=1; }
+expect 0 "report exists with --force" -- "${RUN[@]}" --input "$S1" --out "$WORK/re.h5" --report "$WORK/old.json" --force --quiet
+# item 5: --resume with --shard is refused (b0a8729 accepted it and resumed nothing)
+expect 2 "--resume with --shard" -- "${RUN[@]}" --input "$S1" --out "$WORK/sh.h5" --shard 0/2 --resume
+grep -q "resume does not work with --shard" "$WORK/err.txt" || { echo "FAIL: --resume --shard message"; cat "$WORK/err.txt"; fail=1; }
 # docs/usage.md: `survey --ccd` with a missing file exits 2
 expect 2 "survey --ccd missing" -- "$SP" survey "$WORK/eq.h5" --ccd "$WORK/none.cif"
 

@@ -3,7 +3,8 @@
 # boundary inside a block (no closing '#' line), it was taken as complete (exit 0: the half block of
 # ARG read as the whole component, every later one not_in_ccd; seen on main at b0a8729, where this
 # test fails at its first check). Now: exit 2, the message names the block and the line, nothing
-# written. The complete CCD is indexed and its block count is in the summary and in /run.
+# written. The complete CCD is indexed and its block count is in the summary, the report and /run
+# (none of them said it on b0a8729).
 source "$(dirname "$0")/reliability_lib.sh"
 IN=$SRC/tests/data/structures/1stp.cif
 # a cut inside line 330 (a row of ARG's _chem_comp_atom loop): the file ends without a line end
@@ -22,3 +23,11 @@ for k in cut_row cut_block; do
   [ ! -e "$T/$k.h5" ] || die "$k: an output was written"
   echo "$k: $(grep -m1 CCD "$T/$k.log")"
 done
+# the whole CCD: its 38 blocks (grep -c '^data_') in the summary, the report and /run@ccd_blocks
+"${MPI[@]}" -np 2 "$BIN" run --input "$IN" --ccd "$CCD" --out "$T/full.h5" > "$T/full.log" 2>&1 || die "$(cat $T/full.log)"
+n=$(grep -c '^data_' "$CCD")
+grep -q "CCD $CCD: $n blocks indexed" "$T/full.log" || die "summary: $(cat $T/full.log)"
+$PY -c "import h5py,json,sys; f=h5py.File(sys.argv[1],'r'); r=json.load(open(sys.argv[2])); \
+  sys.exit(0 if int(f['run'].attrs['ccd_blocks'])==int(sys.argv[3])==r['ccd_blocks'] else 1)" \
+  "$T/full.h5" "$T/full.report.json" "$n" || die "/run@ccd_blocks or the report's ccd_blocks is not $n"
+echo "reliability_ccd: ok ($n blocks)"

@@ -3,7 +3,8 @@
 # file is ok, every bad one has its stable class; the per-task guard --max-atoms records a large good
 # file as too_many_atoms. Unreadable files: as root, chmod 000 does not stop reads, so the test uses
 # what root cannot read as a file either: a directory named x.cif (the scan recurses into it: no row)
-# and a FIFO named fifo.cif (not a regular file: skipped by the scan, never opened, so no hang).
+# and a FIFO named fifo.cif (not a regular file: listed by the scan as not_a_file, never opened, so no
+# hang).
 source "$(dirname "$0")/reliability_lib.sh"
 D=$T/in; mkdir -p "$D/x.cif"
 for f in 1stp.cif 1cbn.pdb 4hhb.cif.gz 7gsa.cif; do cp "$SRC/tests/data/structures/$f" "$D/"; done
@@ -37,7 +38,9 @@ assert rep["files"]["failed_by_class"].get("too_many_atoms") == 1, rep["files"]
 # duplicates are neither ok nor failed: their own count, not a failure class
 assert rep["files"]["duplicates"] == 1 and "duplicate" not in rep["files"]["failed_by_class"], rep["files"]
 assert rep["files"]["failed"] == sum(rep["files"]["failed_by_class"].values()), rep["files"]
-print("hostile: ok,", len(got), "rows; loop.cif and fifo.cif skipped by the scan")
+# issue 16 item 4: the scan lists what it could not read (b0a8729 dropped them without a word)
+assert rep["scan"]["problems_by_kind"] == {"symlink_loop": 1, "not_a_file": 1}, rep["scan"]
+print("hostile: ok,", len(got), "rows; loop.cif and fifo.cif listed by the scan:", rep["scan"]["problems_by_kind"])
 PY
 
 # --symmetry-mates on a crystal cell whose space group CCP4 does not know: no csymlib text on stdout,

@@ -41,4 +41,29 @@ want = sys.argv[2]
 assert name.endswith("...") and want.startswith(name[:-3]) and len(name) == f["components/name"].dtype.itemsize - 1, name
 print("names: ok")
 PY
+
+# Issue 16 item 6: names with a tab, a newline and bytes that are not UTF-8. On main at b0a8729 (run once
+# against it) the report was not valid JSON and the summary's failed-file line was split by the tab.
+# Now: /structures/path holds the name escaped (io.h sp_path_escape: \xNN for a control byte, a byte
+# that is not UTF-8, and the backslash), the report is valid JSON, the summary quotes the name.
+O=$T/odd; mkdir -p "$O"
+cp "$SRC/tests/data/structures/1stp.cif" "$O/$(printf 'tab\there.cif')"
+cp "$SRC/tests/data/structures/1cbn.pdb" "$O/$(printf 'new\nline.pdb')"
+cp "$SRC/tests/data/structures/4hhb.cif.gz" "$O/$(printf 'lat\xe9in.cif.gz')"
+: > "$O/$(printf 'empty\tfile.cif')"
+"${MPI[@]}" -np 2 "$BIN" run --input "$O" --ccd "$CCD" --out "$T/o.h5" > "$T/o.log" 2>&1 || die "odd names: $(cat $T/o.log)"
+grep -A2 "failed files" "$T/o.log"
+grep -qF '    "empty\x09file.cif"	no_atoms' "$T/o.log" || die "summary does not quote the odd name: $(cat $T/o.log)"
+$PY - "$T/o.h5" "$T/o.report.json" <<'PY'
+import json, sys, h5py
+f = h5py.File(sys.argv[1], "r")
+paths = sorted(p.decode("utf-8") for p in f["structures/path"][:])   # valid UTF-8
+want = sorted(["tab\\x09here.cif", "new\\x0aline.pdb", "lat\\xe9in.cif.gz", "empty\\x09file.cif"])
+assert paths == want, (paths, want)
+raw = open(sys.argv[2], "rb").read()
+rep = json.loads(raw.decode("utf-8"))                                  # valid JSON, valid UTF-8
+fails = rep["files"]["failures"]
+assert [x["path"] for x in fails] == ["empty\\x09file.cif"] and fails[0]["class"] == "no_atoms", fails
+print("odd names:", paths)
+PY
 echo "reliability_names: ok"

@@ -241,7 +241,7 @@ static int write_ranks(const char *tag, int n_ranks, const int *order, const int
 static int merge_paths(const char *out, char paths[][1400], int n, int n_ranks, sp_err *e) {
   const char *in[4];
   for (int k = 0; k < n; k++) in[k] = paths[k];
-  sp_merge_info info = {"0.1.0", "abc123", "{\"input\": \"sub\"}", "ccd/components.cif", "feedbeef", NULL, n_ranks,
+  sp_merge_info info = {"0.1.0", "abc123", "{\"input\": \"sub\"}", "ccd/components.cif", "feedbeef", 0, NULL, n_ranks,
                         1.25 * n_ranks};
   return sp_merge(out, in, (size_t)n, &info, e);
 }
