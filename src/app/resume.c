@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "app/resume.h"
 
+#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -227,6 +228,59 @@ static int move_parts_aside(prepare *p) {
   return 0;
 }
 
+/* Issue 16 item 11: print the differences between a JSON job @p was and @p now, key by key (nested
+   objects as "site.cutoff"), into @p out [cap] as "KEY: OLD in the earlier run, NEW now; ...". */
+static void diff_json(const cJSON *was, const cJSON *now, const char *prefix, char *out, size_t cap) {
+  for (int pass = 0; pass < 2; pass++) /* keys of the earlier job, then keys only in this one */
+    for (const cJSON *a = (pass ? now : was)->child; a; a = a->next) {
+      const cJSON *b = cJSON_GetObjectItemCaseSensitive(pass ? was : now, a->string);
+      if (pass && b) continue;
+      char key[128];
+      snprintf(key, sizeof key, "%s%s", prefix, a->string);
+      if (b && cJSON_IsObject(a) && cJSON_IsObject(b)) {
+        char sub[130];
+        snprintf(sub, sizeof sub, "%s.", key);
+        diff_json(a, b, sub, out, cap);
+        continue;
+      }
+      if (b && cJSON_Compare(a, b, 1)) continue;
+      char *ta = cJSON_PrintUnformatted(pass ? NULL : a), *tb = cJSON_PrintUnformatted(pass ? a : b);
+      size_t n = strlen(out);
+      snprintf(out + n, cap - n, "%s%s: %s in the earlier run, %s now", n ? "; " : "", key, ta ? ta : "(not set)",
+               tb ? tb : "(not set)");
+      cJSON_free(ta);
+      cJSON_free(tb);
+    }
+}
+
+/* Issue 16 item 11: say why the attempt @p name (stamp @p old) is not reused by this run (stamp @p now):
+   which job option, the CCD or the build differs (instead of a silent "resumed 0 files"). */
+static void explain_stale(const char *name, const char *old, const char *now) {
+  char what[1024] = "";
+  const char *jo = strstr(old, "\njob "), *jn = strstr(now, "\njob ");
+  const char *co = strstr(old, "\nccd_sha256 "), *cn = strstr(now, "\nccd_sha256 ");
+  if (!jo || !jn || !co || !cn) {
+    fprintf(stderr, "sitepack run: --resume: %s has no readable job stamp: its tasks are run again\n", name);
+    return;
+  }
+  if (strncmp(old, now, (size_t)(jo - old)) || (size_t)(jo - old) != (size_t)(jn - now))
+    snprintf(what, sizeof what, "another build (%.*s)", (int)(jo - old), old);
+  cJSON *a = cJSON_ParseWithLength(jo + 5, (size_t)(co - jo - 5)), *b = cJSON_ParseWithLength(jn + 5, (size_t)(cn - jn - 5));
+  if (a && b) {
+    size_t n = strlen(what);
+    if (n) snprintf(what + n, sizeof what - n, "; ");
+    diff_json(a, b, "", what + strlen(what), sizeof what - strlen(what));
+  }
+  cJSON_Delete(a);
+  cJSON_Delete(b);
+  if (strcmp(co, cn)) {
+    size_t n = strlen(what);
+    snprintf(what + n, sizeof what - n, "%sanother CCD (SHA-256)", n ? "; " : "");
+  }
+  fprintf(stderr, "sitepack run: --resume: %s was a run of another job (%s): its tasks are run again\n", name,
+          what[0] ? what : "its stamp differs");
+}
+
 /* --resume, step 1b: the per-rank files (*.h5 of ours) of every attempt whose job stamp is this run's
    into p->files, with the attempt's number as generation; attempts of another job, CCD or build are
    counted in out->n_stale_attempts. Returns 0 or SP_EXIT_RUNTIME (out of memory; the listing goes on). */
@@ -240,6 +294,7 @@ static int list_attempt_files(prepare *p) {
     if (join(dir, sizeof dir, p->resume_root, e->d_name) || join(f, sizeof f, dir, "job.txt")) continue;
     char *st = read_small(f);
     int same = st && !strcmp(st, p->stamp);
+    if (!same) explain_stale(e->d_name, st ? st : "", p->stamp);
     free(st);
     if (!same) {
       p->out->n_stale_attempts++;

@@ -39,6 +39,11 @@ set +e; wait $P; rc=$?; set -e
 grep -q "interrupted (SIGINT) after [0-9]* of 17 files.*rerun with --resume" "$T/s.log" || die "SIGINT: $(cat $T/s.log)"
 [ ! -e "$T/s.h5" ] || die "SIGINT: an output was written"
 cat "$T/s.log"
+# item 11: --resume with changed options says which option differs (b0a8729: "resumed 0 files" only)
+"$BIN" run --input "$IN" --ccd "$CCD" --out "$T/s.h5" --resume --ph 6.5 --quiet > "$T/s2.log" 2>&1 \
+  || die "resume with another pH failed: $(cat $T/s2.log)"
+grep -q "was a run of another job (ph: 7.4 in the earlier run, 6.5 now)" "$T/s2.log" || die "resume diff: $(cat $T/s2.log)"
+grep -m1 "another job" "$T/s2.log"
 SITEPACK_TEST_TASK_DELAY_MS=1500 "${MPI[@]}" -np 2 "$BIN" run --input "$IN" --ccd "$CCD" --out "$T/t.h5" --quiet \
   > "$T/t.log" 2>&1 &
 P=$!
