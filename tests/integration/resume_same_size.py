@@ -5,9 +5,9 @@ changing its size (one digit of a coordinate), then `sitepack run --resume`. The
 the merged file equal to a fresh run of the edited inputs (compare_h5.py). A mutation that trusts an
 unchanged size alone passes the size-changing edit of reliability_resume and fails here.
 
-The run is killed (SIGKILL of its whole process group) once its per-rank file lists 3 finished tasks:
-24 plain inputs at -np 1 with SITEPACK_TEST_TASK_DELAY_MS=400 (a random 0..400 ms per task) take about
-5 s, far longer than the polling needs.
+The run (-np 2) loses rank 1 to SIGKILL once its per-rank files list 3 finished tasks, as in
+reliability_resume; mpirun then ends rank 0. 24 plain inputs with SITEPACK_TEST_TASK_DELAY_MS=400 (a
+random 0..400 ms per task) take a few seconds, far longer than the polling needs.
 usage: resume_same_size.py SITEPACK MPIEXEC WORKDIR SRC"""
 import glob
 import os
@@ -21,6 +21,7 @@ import h5py
 
 BIN, MPIEXEC, T, SRC = sys.argv[1:5]
 MPI = [MPIEXEC, "--allow-run-as-root", "--oversubscribe", "--mca", "osc", "sm", "-np", "1"]
+MPI2 = MPI[:-1] + ["2"]
 CCD = os.path.join(SRC, "tests/data/ccd/components_sample.cif")
 
 
@@ -56,10 +57,14 @@ def finished(parts):
 
 
 def killed_run():
-    """Start the run, SIGKILL its process group once 3 tasks are finished; the finished paths."""
+    """Start the run at -np 2, SIGKILL rank 1 once 3 tasks are finished (mpirun then ends rank 0, whose
+    per-rank file stays readable: as reliability_resume does); the paths rank 0 finished."""
     for d in (out + ".parts", out + ".resume"):
         shutil.rmtree(d, ignore_errors=True)
-    p = subprocess.Popen(MPI + [BIN, "run", "--input", inp, "--ccd", CCD, "--out", out, "--quiet", "--force"],
+    for f in glob.glob(out + "*"):  # the output of an earlier attempt's --resume, its report
+        if os.path.isfile(f):
+            os.remove(f)
+    p = subprocess.Popen(MPI2 + [BIN, "run", "--input", inp, "--ccd", CCD, "--out", out, "--quiet", "--force"],
                          env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     t0 = time.monotonic()
     while finished(out + ".parts") < 3:
@@ -69,8 +74,16 @@ def killed_run():
             os.killpg(p.pid, signal.SIGKILL)
             die("no 3 finished tasks within 120 s")
         time.sleep(0.05)
-    os.killpg(p.pid, signal.SIGKILL)
-    p.wait()
+    ranks = subprocess.run(["pgrep", "-P", str(p.pid), "-f", "sitepack"], capture_output=True, text=True).stdout.split()
+    if len(ranks) < 2:
+        os.killpg(p.pid, signal.SIGKILL)
+        die(f"no rank 1 process to kill (children of mpirun: {ranks})")
+    os.kill(sorted(int(x) for x in ranks)[1], signal.SIGKILL)
+    try:
+        p.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
     if os.path.exists(out):
         die("the killed run left its output under the final name")
     with h5py.File(os.path.join(out + ".parts", "rank-00000.h5"), "r", locking=False) as h:
