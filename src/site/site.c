@@ -103,24 +103,15 @@ void sp_site_free(sp_site *site) {
 /* Grow several parallel arrays that share one capacity. */
 static int grow_res_arrays(sp_site_ws *ws, size_t need) {
   if (need <= ws->cap_res) return 0;
-  size_t n = ws->cap_res ? ws->cap_res : 64;
-  while (n < need) n *= 2;
-  uint32_t *a = sp_realloc_array(ws->res_hit, n, sizeof *a);
-  if (!a) return -1;
-  ws->res_hit = a;
-  float *d = sp_realloc_array(ws->res_d2, n, sizeof *d);
-  if (!d) return -1;
-  ws->res_d2 = d;
-  uint32_t *b = sp_realloc_array(ws->res_in, n, sizeof *b);
-  if (!b) return -1;
-  ws->res_in = b;
-  uint32_t *c = sp_realloc_array(ws->res_slot, n, sizeof *c);
-  if (!c) return -1;
-  ws->res_slot = c;
+  size_t old = ws->cap_res, want = old || need > 64 ? need : 64;
+  size_t c1 = old, c2 = old, c3 = old, c4 = old;
+  if (SP_GROW(ws->res_hit, c1, want) || SP_GROW(ws->res_d2, c2, want) || SP_GROW(ws->res_in, c3, want) ||
+      SP_GROW(ws->res_slot, c4, want))
+    return -1;
   /* new entries must not look stamped */
-  memset(ws->res_hit + ws->cap_res, 0, (n - ws->cap_res) * sizeof *a);
-  memset(ws->res_in + ws->cap_res, 0, (n - ws->cap_res) * sizeof *b);
-  ws->cap_res = n;
+  memset(ws->res_hit + old, 0, (c1 - old) * sizeof *ws->res_hit);
+  memset(ws->res_in + old, 0, (c1 - old) * sizeof *ws->res_in);
+  ws->cap_res = c1;
   return 0;
 }
 
@@ -360,32 +351,17 @@ static uint16_t kind_flag(uint8_t kind) {
 
 static int reserve_atoms(sp_site *out, size_t need) {
   if (need <= out->cap_atoms) return 0;
-  size_t n = out->cap_atoms ? out->cap_atoms : 256;
-  while (n < need) n *= 2;
-  uint32_t *a = sp_realloc_array(out->atoms, n, sizeof *a);
-  if (!a) return -1;
-  out->atoms = a;
-  uint16_t *f = sp_realloc_array(out->atom_flags, n, sizeof *f);
-  if (!f) return -1;
-  out->atom_flags = f;
-  uint32_t *r = sp_realloc_array(out->atom_res, n, sizeof *r);
-  if (!r) return -1;
-  out->atom_res = r;
-  float(*x)[3] = sp_realloc_array(out->xyz, n, sizeof *x);
-  if (!x) return -1;
-  out->xyz = x;
-  out->cap_atoms = n;
+  size_t want = out->cap_atoms || need > 256 ? need : 256;
+  size_t c1 = out->cap_atoms, c2 = c1, c3 = c1, c4 = c1;
+  if (SP_GROW(out->atoms, c1, want) || SP_GROW(out->atom_flags, c2, want) || SP_GROW(out->atom_res, c3, want) ||
+      SP_GROW(out->xyz, c4, want))
+    return -1;
+  out->cap_atoms = c1;
   return 0;
 }
 
 static int push_res(sp_site *out, uint32_t residue, uint8_t kind, float min_distance, uint16_t image) {
-  if (out->n_res == out->cap_res) {
-    size_t n = out->cap_res ? out->cap_res * 2 : 64;
-    sp_site_res *q = sp_realloc_array(out->res, n, sizeof *q);
-    if (!q) return -1;
-    out->res = q;
-    out->cap_res = n;
-  }
+  if (out->n_res == out->cap_res && SP_GROW(out->res, out->cap_res, out->cap_res ? out->n_res + 1 : 64)) return -1;
   sp_site_res *r = &out->res[out->n_res++];
   r->residue = residue;
   r->kind = kind;
