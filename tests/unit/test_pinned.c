@@ -541,6 +541,31 @@ static void test_hydrophobic_limit(void) {
   }
 }
 
+/* metal complexes at the PLIP limit (metal-O <= 3.0 Å, docs/sites.md): a ZN ligand between ASP A 10 OD1
+ * and ASP A 12 OD1 on a line (linear), both at d: metal rows at 2.80 and 3.00 Å, none at 3.05 Å */
+static void test_metal_limit(void) {
+  const double d[] = {2.80, 3.00, 3.05};
+  const int want[] = {1, 1, 0};
+  for (int i = 0; i < 3; i++) {
+    pdbtext t = {0};
+    atom(&t, 0, " CA ", 0, "ASP", 'A', 10, 0, -d[i] - 2.5, 0, 0, 1, " C");
+    atom(&t, 0, " CG ", 0, "ASP", 'A', 10, 0, -d[i] - 1.25, 0, 0, 1, " C");
+    atom(&t, 0, " OD1", 0, "ASP", 'A', 10, 0, -d[i], 0, 0, 1, " O");
+    atom(&t, 0, " CA ", 0, "ALA", 'A', 11, 0, 0, 20, 0, 1, " C");
+    atom(&t, 0, " CA ", 0, "ASP", 'A', 12, 0, d[i] + 2.5, 0, 0, 1, " C");
+    atom(&t, 0, " CG ", 0, "ASP", 'A', 12, 0, d[i] + 1.25, 0, 0, 1, " C");
+    atom(&t, 0, " OD1", 0, "ASP", 'A', 12, 0, d[i], 0, 0, 1, " O");
+    atom(&t, 1, "ZN  ", 0, "ZN", 'B', 1, 0, 0, 0, 0, 1, "ZN");
+    fx f;
+    if (load(&f, &t)) return;
+    if (!chem_of(&f, ligand_of(&f, "ZN", 'B', 1, 0), NULL)) {
+      int n = count_ix(&f, SP_IX_METAL);
+      CHECK((n > 0) == want[i], "ZN...OD1 %.2f Å: %d metal rows, expected %s", d[i], n, want[i] ? "some" : "none");
+    }
+    unload(&f);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: test_pinned CCD_FILE PLIP_CONFIG_PY\n");
@@ -564,6 +589,7 @@ int main(int argc, char **argv) {
   test_sasa_default();
   test_hbond_limit();
   test_hydrophobic_limit();
+  test_metal_limit();
   sp_ccd_close(g_ccd);
   return sp_test_done("test_pinned");
 }
