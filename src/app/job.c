@@ -58,7 +58,8 @@ void sp_print_run_help(FILE *f) {
           "               split: {min_bytes, min_ligands, max_parts, enabled, cost_guard}, steal (true/false),\n"
           "               limits: {max_atoms, max_seconds}\n"
           "\n"
-          "environment: SITEPACK_TEST_TASK_DELAY_MS=N (test hook) sleeps a random 0..N ms after each task\n");
+          "environment: SITEPACK_TEST_TASK_DELAY_MS=N (test hook) sleeps a random 0..N ms after each task;\n"
+          "             SITEPACK_TEST_TASK_ORDER=input|reverse (test hook) runs each rank's tasks in input order\n");
 }
 
 static char *dup_str(const char *s) {

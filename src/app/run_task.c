@@ -184,6 +184,23 @@ static int bcast_tasks(struct run_ctx *c) {
   return 0;
 }
 
+static int cmp_task_up(const void *a, const void *b) {
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  return x < y ? -1 : x > y;
+}
+static int cmp_task_down(const void *a, const void *b) { return cmp_task_up(b, a); }
+
+/* Test hook: SITEPACK_TEST_TASK_ORDER=input (or reverse) runs each rank's queue in task order (the sorted
+ * input list), or in reverse, instead of the plan's largest-first order, so that a test can show that the
+ * merged content does not depend on what a rank processed before (tests/integration/order.sh). */
+static void test_task_order(sp_plan *plan, int n_ranks) {
+  const char *o = getenv("SITEPACK_TEST_TASK_ORDER");
+  if (!o || (strcmp(o, "input") && strcmp(o, "reverse"))) return;
+  for (int r = 0; r < n_ranks; r++)
+    qsort(plan->queue + plan->queue_ptr[r], plan->queue_ptr[r + 1] - plan->queue_ptr[r], sizeof *plan->queue,
+          strcmp(o, "input") ? cmp_task_down : cmp_task_up);
+}
+
 /* Declared in app/run_ctx.h. */
 int run_plan_tasks(struct run_ctx *c, const double *cost, sp_plan *plan, double **weight) {
   sp_err err = {0};
@@ -195,6 +212,7 @@ int run_plan_tasks(struct run_ctx *c, const double *cost, sp_plan *plan, double 
   }
   int rc = sp_plan_lpt(cost, c->n_tasks, c->n_ranks, plan, &err);
   if (rc) fprintf(stderr, "sitepack run: plan: %s\n", err.msg);
+  if (!rc) test_task_order(plan, c->n_ranks);
   return rc;
 }
 

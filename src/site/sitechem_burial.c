@@ -19,10 +19,11 @@ struct chem_burial {
   float *so; size_t cap_so;
   /* SASA kernel workspace: sphere blocks (once per point count), neighbour and mask scratch */
   sp_sasa_ws *sasa;
-  /* SASA environment of one model, built once per (structure, survey, model): chosen-conformer heavy
-   * non-water atoms with finite coordinates, sorted by packed cell key (cell ENV_CELL Å) */
-  const sp_structure *env_s; const sp_survey *env_sv; size_t env_model, env_first, env_natoms;
-  float env_fp[16][3];
+  /* SASA environment of one model, built once per key (env_key_walk: the model's atoms, the survey's
+   * choices and ligands): chosen-conformer heavy non-water atoms with finite coordinates, sorted by
+   * packed cell key (cell ENV_CELL Å) */
+  const sp_structure *env_s;           /* NULL: no environment held (else the structure it was built on) */
+  unsigned char *key; size_t key_len, cap_key; /* the bytes it was built from (env_key_walk) */
   size_t env_n, cap_env;
   int64_t *env_key; float (*env_xyz)[3]; float *env_rad; uint32_t *env_res;
   float env_rmax;
@@ -39,7 +40,7 @@ void sp_chem_burial_free(chem_burial *b) {
   if (!b) return;
   free(b->sx); free(b->sr); free(b->so);
   sp_sasa_ws_free(b->sasa); free(b->env_key); free(b->env_xyz); free(b->env_rad); free(b->env_res); free(b->env_tmp);
-  free(b->env_tmp2); free(b->env_count); free(b->env_mask);
+  free(b->env_tmp2); free(b->env_count); free(b->env_mask); free(b->key);
   free(b);
 }
 
@@ -97,12 +98,74 @@ static int env_sort(chem_burial *b, size_t n) {
   return 0;
 }
 
-/* fingerprint of the model's atoms (16 samples): a structure object re-filled is not served a stale list */
-static void env_fingerprint(const sp_structure *s, const sp_model *m, float fp[16][3]) {
-  for (size_t q = 0; q < 16; q++) {
-    size_t a = m->n_atoms ? m->first_atom + (size_t)m->n_atoms * q / 16 : 0;
-    for (int d = 0; d < 3; d++) fp[q][d] = m->n_atoms ? s->xyz[a][d] : 0.0f;
+/* The environment's key: a copy of everything the environment of model @p mi is made of, read straight
+ * from the arrays: every atom's position (bit for bit), element, residue and altloc, the chosen altloc and
+ * role of the model's residues, the atoms of the model's ligands (the mask) and the probe. A cached
+ * environment is used only when these bytes are the ones it was built from, so a structure or survey
+ * re-filled with another file (the same atoms from an mmCIF and a PDB file, say) is never served the
+ * earlier file's atoms (issue 20). Comparing is one memcmp pass; a miss copies the bytes after the build. */
+typedef struct env_key_cursor {
+  chem_burial *b;
+  size_t off;
+  int same;   /* compare: all bytes so far equal the stored key */
+  int copy;   /* 1: store the bytes (after a build); 0: compare */
+  int nomem;
+} env_key_cursor;
+
+static void key_bytes(env_key_cursor *k, const void *p, size_t n) {
+  chem_burial *b = k->b;
+  if (k->copy) {
+    if (SP_GROW(b->key, b->cap_key, k->off + n + 1)) k->nomem = 1;
+    else if (n) memcpy(b->key + k->off, p, n);
+  } else if (k->same) {
+    k->same = k->off + n <= b->key_len && (!n || !memcmp(b->key + k->off, p, n));
   }
+  k->off += n;
+}
+
+static void env_key_walk(env_key_cursor *k, const sp_structure *s, const sp_survey *sv, size_t mi, float probe) {
+  const sp_model *m = &s->models[mi];
+  const size_t a0 = m->first_atom, n = m->n_atoms;
+  key_bytes(k, &mi, sizeof mi);
+  key_bytes(k, &probe, sizeof probe);
+  key_bytes(k, &a0, sizeof a0);
+  key_bytes(k, &n, sizeof n);
+  if (n) {
+    key_bytes(k, s->xyz + a0, n * sizeof *s->xyz);
+    key_bytes(k, s->element + a0, n * sizeof *s->element);
+    key_bytes(k, s->atom_residue + a0, n * sizeof *s->atom_residue);
+    key_bytes(k, s->altloc + a0, n * sizeof *s->altloc);
+    size_t r0 = s->atom_residue[a0], r1 = s->atom_residue[a0 + n - 1];
+    if (!(r0 <= r1 && r1 < s->n_residues)) r0 = 0, r1 = s->n_residues ? s->n_residues - 1 : 0; /* not in file order */
+    if (s->n_residues) {
+      key_bytes(k, sv->res_altloc + r0, (r1 - r0 + 1) * sizeof *sv->res_altloc);
+      key_bytes(k, sv->res_role + r0, (r1 - r0 + 1) * sizeof *sv->res_role);
+    }
+  }
+  for (size_t l = 0; l < sv->n_ligands; l++) {
+    const sp_ligand *L = &sv->ligands[l];
+    if (L->model != mi) continue;
+    const size_t na = L->n_atoms;
+    key_bytes(k, &l, sizeof l);
+    key_bytes(k, &na, sizeof na);
+    key_bytes(k, sv->atom_refs + L->atom_first, na * sizeof *sv->atom_refs);
+  }
+}
+
+/* is the cached environment built from what model mi of (s, sv) holds now */
+static int env_key_same(chem_burial *b, const sp_structure *s, const sp_survey *sv, size_t mi, float probe) {
+  if (!b->env_s) return 0;
+  env_key_cursor k = {b, 0, 1, 0, 0};
+  env_key_walk(&k, s, sv, mi, probe);
+  return k.same && k.off == b->key_len;
+}
+
+/* store the key of the environment just built; -1 when out of memory */
+static int env_key_keep(chem_burial *b, const sp_structure *s, const sp_survey *sv, size_t mi, float probe) {
+  env_key_cursor k = {b, 0, 0, 1, 0};
+  env_key_walk(&k, s, sv, mi, probe);
+  b->key_len = k.nomem ? 0 : k.off;
+  return k.nomem ? -1 : 0;
 }
 
 /* Cell box [c0, c1] of what burial() reads for a ligand of bounding box [lo, hi] and largest radius rlig
@@ -194,11 +257,7 @@ static int env_build(ctx *c, size_t mi, float probe, int full) {
   sp_chem_ws *w = c->w;
   chem_burial *b = w->burial;
   const sp_model *m = &s->models[mi];
-  float fp[16][3];
-  env_fingerprint(s, m, fp);
-  if (b->env_s == s && b->env_sv == sv && b->env_model == mi && b->env_first == m->first_atom &&
-      b->env_natoms == m->n_atoms && !memcmp(fp, b->env_fp, sizeof fp) && (b->env_full || !full))
-    return 0;
+  if ((b->env_full || !full) && env_key_same(b, s, sv, mi, probe)) return 0;
   b->env_s = NULL;
   size_t n = 0;
   const size_t a0 = m->first_atom, a1 = (size_t)m->first_atom + m->n_atoms;
@@ -290,11 +349,10 @@ static int env_build(ctx *c, size_t mi, float probe, int full) {
   b->env_n = n;
   b->env_rmax = rmax;
   b->env_s = s;
-  b->env_sv = sv;
-  b->env_model = mi;
-  b->env_first = m->first_atom;
-  b->env_natoms = m->n_atoms;
-  memcpy(b->env_fp, fp, sizeof fp);
+  if (env_key_keep(b, s, sv, mi, probe)) {
+    b->env_s = NULL;
+    return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  }
   return 0;
 }
 

@@ -29,3 +29,22 @@ add_test(NAME peer_plip
           ${SP_SC_DATA}/structures ${SP_SC_DATA}/ccd/components_excerpt.cif ${CMAKE_CURRENT_BINARY_DIR}/peer_plip)
 set_tests_properties(peer_plip PROPERTIES TIMEOUT 180 LABELS "peer;site")
 sp_allow_skip(peer_plip)
+# issue 20 item 1: a site's chemistry does not depend on the file its workspaces processed before (the same
+# entry as mmCIF then PDB; a file after itself; after an unrelated file; symmetry mates too). 1a4w_unl.pdb:
+# 1A4W with its waters renamed UNL (identical atoms at identical coordinates, other residues' roles and
+# ligands), the kind of rewritten copy that got the earlier file's burial (fails on 2f41c4e).
+file(READ ${SP_SC_DATA}/structures/1a4w.pdb SP_SC_1A4W)
+string(REPLACE "HOH" "UNL" SP_SC_1A4W "${SP_SC_1A4W}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/site_cache/1a4w_unl.pdb "${SP_SC_1A4W}")
+sp_add_unit_test(test_site_cache
+  SOURCES ${SP_TEST_DIR}/unit/test_site_cache.c
+  ARGS ${SP_SC_DATA}/ccd/components_excerpt.cif ${SP_SC_DATA}/structures
+       1a4w.pdb ${CMAKE_CURRENT_BINARY_DIR}/site_cache/1a4w_unl.pdb 1a4w.pdb 1a4w.cif 1a4w.cif
+       ${CMAKE_CURRENT_BINARY_DIR}/site_cache/1a4w_unl.pdb 1acj.cif.gz 1acj.pdb 5fjj.cif 5fjj.pdb 3pxf.pdb 1xdn.pdb
+  LABELS real site)
+# the same at the level of the run: the corpus (plus the renamed-water copy of 1A4W) at -np 1 in input and in
+# reverse order, with and without symmetry mates, and that copy alone (tests/integration/order.sh)
+add_test(NAME integration_order
+  COMMAND bash ${SP_TEST_DIR}/integration/order.sh $<TARGET_FILE:sitepack_cli> ${MPIEXEC_EXECUTABLE}
+          ${CMAKE_CURRENT_BINARY_DIR}/it_order ${CMAKE_SOURCE_DIR} ${SP_SC_DATA})
+set_tests_properties(integration_order PROPERTIES TIMEOUT 600 LABELS "integration;site")
