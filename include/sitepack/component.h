@@ -42,6 +42,24 @@ typedef struct sp_comp_bond {
   uint8_t aromatic;         /**< pdbx_aromatic_flag Y, or order spelled AROM */
 } sp_comp_bond;
 
+/** Sizes of the descriptor strings (bytes with the terminating NUL). A longer value is cut and
+ *  flagged (sp_component.desc_cut, /components/descriptor_flags), never cut silently. The excerpt
+ *  of the tests (shared/data/ccd) holds SMILES of up to 297 characters and InChI of up to 606. */
+#define SP_SMILES_LEN 512
+#define SP_INCHI_LEN 1024
+#define SP_INCHIKEY_LEN 28   /**< 27 characters, "XXXXXXXXXXXXXX-YYYYYYYYFV-P" */
+
+/** Bits of sp_component.desc_cut and /components/descriptor_flags: the value did not fit. */
+enum {
+  SP_DESC_SMILES_CUT = 1u << 0,
+  SP_DESC_INCHI_CUT = 1u << 1,
+  SP_DESC_INCHIKEY_CUT = 1u << 2,
+};
+
+/** The program whose canonical SMILES is kept (_pdbx_chem_comp_descriptor.type SMILES_CANONICAL,
+ *  .program "OpenEye OEToolkits"): present in every block of the CCD excerpt but one (SMJ). */
+#define SP_SMILES_PROGRAM "OpenEye OEToolkits"
+
 /** One component. Arrays are owned; free with sp_component_free(). */
 typedef struct sp_component {
   char id[SP_ID_LEN];            /**< _chem_comp.id (up to 5 characters) */
@@ -52,7 +70,10 @@ typedef struct sp_component {
   char replaced_by[SP_ID_LEN];   /**< _chem_comp.pdbx_replaced_by, "" when '?' */
   char parent_comp_id[SP_ID_LEN];/**< _chem_comp.mon_nstd_parent_comp_id, "" when '?' */
   float formal_charge;           /**< _chem_comp.pdbx_formal_charge, 0 when '?' */
-  char inchikey[32];             /**< _pdbx_chem_comp_descriptor InChIKey, "" if none */
+  char inchikey[SP_INCHIKEY_LEN];/**< _pdbx_chem_comp_descriptor type InChIKey, "" if none */
+  char inchi[SP_INCHI_LEN];      /**< ... type InChI (standard InChI, "InChI=1S/..."), "" if none */
+  char smiles[SP_SMILES_LEN];    /**< ... type SMILES_CANONICAL of program SP_SMILES_PROGRAM, "" if none */
+  uint8_t desc_cut;              /**< SP_DESC_*_CUT: a descriptor longer than its field (cut) */
   size_t n_atoms;
   sp_comp_atom *atoms;
   size_t n_bonds;

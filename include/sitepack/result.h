@@ -92,6 +92,7 @@ typedef struct sp_site_row {
   int32_t site_charge;           /**< ... of every titratable/charged group of the site, ligand included */
   int32_t n_interactions;        /**< typed interactions found (sp_site_chem.n_ix) */
   uint32_t chem_flags;           /**< SP_CHEMF_* (sitechem.h) */
+  int32_t n_bonds;               /**< /bonds rows of the site (bonds.h sp_bond_list.n) */
 } sp_site_row;
 
 /** /residues row: residues of site blocks, in site order. */
@@ -129,6 +130,9 @@ typedef struct sp_atom_row {
   float frac_protonated;         /**< Henderson–Hasselbalch fraction of that group, NaN if none */
   float sasa_free;               /**< Å², ligand heavy atoms: ligand alone; NaN otherwise */
   float sasa_complex;            /**< Å², ligand heavy atoms: in the complex; NaN otherwise */
+  /* the ligand's own chemistry (bonds.h): ligand atoms only, 0 for site atoms */
+  int8_t ccd_charge;             /**< formal charge of the matching CCD atom (_chem_comp_atom.charge) */
+  uint8_t ccd_atom;              /**< SP_CCD_ATOM_* bits (bonds.h): matched, aromatic, leaving */
 } sp_atom_row;
 
 /** /interactions row: one typed ligand–site interaction (sitechem.h sp_interaction, docs/sites.md).
@@ -149,6 +153,18 @@ typedef struct sp_interaction_row {
   float offset;                  /**< Å, pi-stack / pi-cation offset; NaN otherwise */
 } sp_interaction_row;
 
+/** /bonds row: one covalent bond of a site's ligand, or a link of the ligand to a site atom
+ *  (bonds.h sp_bond). atom1 < atom2 are offsets in the site's atom block, as /interactions. */
+typedef struct sp_bond_row {
+  int64_t site_idx;              /**< local site row within the result; global after merge */
+  int32_t atom1;                 /**< a ligand atom: offset < the site's n_ligand */
+  int32_t atom2;                 /**< offset in the site block */
+  uint8_t order;                 /**< 1, 2, 3; 4 aromatic without Kekulé order; 0 unknown */
+  uint8_t aromatic;              /**< 1: aromatic bond (CCD pdbx_aromatic_flag) */
+  uint8_t flags;                 /**< SP_BOND_* (bonds.h) */
+  char source[12];               /**< ccd, file, conect, struct_conn, distance (sp_bond_source_name) */
+} sp_bond_row;
+
 /** Everything a task produced. Arrays are owned; sp_result_free() releases them. */
 typedef struct sp_result {
   int64_t file_idx;              /**< index of the file in the sorted input list */
@@ -162,6 +178,8 @@ typedef struct sp_result {
   size_t n_atoms, cap_atoms;       sp_atom_row *atoms;
   /* added with the /interactions table (site chemistry): rows of all sites, in site order */
   size_t n_interactions, cap_interactions; sp_interaction_row *interactions;
+  /* added with the /bonds table (bonds.h): rows of all sites, in site order */
+  size_t n_bonds, cap_bonds;       sp_bond_row *bonds;
 } sp_result;
 
 void sp_result_init(sp_result *r);
@@ -176,6 +194,7 @@ sp_site_row *sp_result_add_site(sp_result *r);
 sp_residue_row *sp_result_add_residue(sp_result *r);
 sp_atom_row *sp_result_add_atom(sp_result *r);
 sp_interaction_row *sp_result_add_interaction(sp_result *r);
+sp_bond_row *sp_result_add_bond(sp_result *r);
 
 #ifdef __cplusplus
 }

@@ -48,7 +48,14 @@ enum {
   SP_LIG_ZERO_OCC = 1u << 4,     /**< some chosen atom has occupancy 0 */
   SP_LIG_MULTI_RESIDUE = 1u << 5,/**< more than one residue (glycan, covalently joined residues) */
   SP_LIG_METAL_BOUND = 1u << 6,  /**< a metalc connection to another residue */
+  SP_LIG_NAME_NOT_IN_CCD = 1u << 7, /**< an observed atom's name is not in its residue's usable CCD
+                                         definition (renamed or foreign atom): it has no CCD bonds
+                                         (bonds.h, set when the site's bonds are built) */
 };
+
+/** Names of the SP_LIG_* bits, bit 0 first ("covalent", "incomplete", "altloc", "not_in_ccd",
+ *  "zero_occupancy", "multi_residue", "metal_bound", "name_not_in_ccd"); NULL past the last. */
+const char *sp_ligand_flag_name(int bit);
 
 /** Residue roles (sp_survey.res_role). */
 enum {
@@ -86,6 +93,12 @@ typedef struct sp_component_row {
   char name[80];
   char type[40];
   int32_t n_heavy_atoms;         /**< -1 unknown */
+  /* descriptors of the CCD block (_pdbx_chem_comp_descriptor; "" when the CCD has none or the
+     component is not in the CCD): component.h sp_component */
+  char smiles[SP_SMILES_LEN];    /**< SMILES_CANONICAL of SP_SMILES_PROGRAM (OpenEye OEToolkits) */
+  char inchi[SP_INCHI_LEN];      /**< standard InChI */
+  char inchikey[SP_INCHIKEY_LEN];/**< InChIKey */
+  uint8_t descriptor_flags;      /**< SP_DESC_*_CUT (component.h): that value was longer than its column, cut */
 } sp_component_row;
 
 /** Per-comp_id chemistry seen in the survey. */
@@ -118,6 +131,11 @@ typedef struct sp_survey {
  * @param out  zero-initialised; filled on success
  * @return 0, SP_E_NOMEM, SP_E_INTERNAL.
  */
+/** Whether the CCD block @p def of @p comp_id defines the molecule (the rule of the molecule key,
+ *  docs/ligands.md): a block with atoms, not obsolete (pdbx_release_status OBS), and comp_id not
+ *  a reserved placeholder (UNL, UNX, UNK, DUM, LIG, DRG, INH, 01..99). false for NULL. */
+bool sp_survey_definition_usable(const sp_component *def, const char *comp_id);
+
 int sp_survey_run(const sp_structure *s, sp_ccd *ccd, const sp_survey_opts *opts, sp_survey *out, sp_err *err);
 void sp_survey_free(sp_survey *sv);
 

@@ -82,15 +82,27 @@ static int parse_block(const sp_cif_doc *d, const sp_cif_block *b, sp_component 
   out->formal_charge = 0;
   if (fc && !sp_cif_is_null(fc) && sp_cif_parse_double(fc->p, fc->n, &x)) out->formal_charge = (float)x;
 
-  /* InChIKey */
+  /* descriptors: InChIKey, InChI, the canonical SMILES of SP_SMILES_PROGRAM (first row of each) */
   const sp_cif_category *desc = sp_cif_find_category(d, b, "_pdbx_chem_comp_descriptor");
   int d_type = sp_cif_col(d, desc, "type"), d_desc = sp_cif_col(d, desc, "descriptor");
+  int d_prog = sp_cif_col(d, desc, "program");
+  bool got_key = false, got_inchi = false, got_smiles = false;
   if (desc && d_type >= 0 && d_desc >= 0)
-    for (uint32_t r = 0; r < desc->n_rows; ++r)
-      if (sp_cif_value_ieq(cellv(d, desc, d_type, r), "InChIKey")) {
-        sp_sv_copy(out->inchikey, sizeof out->inchikey, cellsv(d, desc, d_desc, r));
-        break;
+    for (uint32_t r = 0; r < desc->n_rows; ++r) {
+      const sp_cif_value *ty = cellv(d, desc, d_type, r), *dv = cellv(d, desc, d_desc, r);
+      if (!dv || sp_cif_is_null(dv)) continue;
+      if (!got_key && sp_cif_value_ieq(ty, "InChIKey")) {
+        got_key = true;
+        if (sp_sv_copy(out->inchikey, sizeof out->inchikey, sp_cif_sv(dv))) out->desc_cut |= SP_DESC_INCHIKEY_CUT;
+      } else if (!got_inchi && sp_cif_value_ieq(ty, "InChI")) {
+        got_inchi = true;
+        if (sp_sv_copy(out->inchi, sizeof out->inchi, sp_cif_sv(dv))) out->desc_cut |= SP_DESC_INCHI_CUT;
+      } else if (!got_smiles && d_prog >= 0 && sp_cif_value_ieq(ty, "SMILES_CANONICAL") &&
+                 sp_cif_value_ieq(cellv(d, desc, d_prog, r), SP_SMILES_PROGRAM)) {
+        got_smiles = true;
+        if (sp_sv_copy(out->smiles, sizeof out->smiles, sp_cif_sv(dv))) out->desc_cut |= SP_DESC_SMILES_CUT;
       }
+    }
 
   /* atoms */
   if (atoms && atoms->n_rows) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sitepack/bonds.h"
 #include "sitepack/io.h"
 #include "sitepack/model.h"
 #include "sitepack/plan.h"
@@ -25,6 +26,7 @@ struct sp_worker {
   size_t max_atoms_seen;
   sp_chem_ws *cws;      /* site chemistry (sitechem.h): see fill_site_chem */
   sp_site_chem chem;
+  sp_bond_list bonds;   /* the ligand's bonds on its site block (bonds.h): see fill_site_bonds */
 };
 
 void sp_task_opts_default(sp_task_opts *o) {
@@ -57,6 +59,7 @@ void sp_worker_free(sp_worker *w) {
   sp_site_free(&w->site);
   sp_chem_ws_free(w->cws);
   sp_site_chem_free(&w->chem);
+  sp_bond_list_free(&w->bonds);
   free(w);
 }
 
@@ -127,6 +130,37 @@ static int fill_site(const sp_structure *s, const sp_site *site, int64_t lig_idx
     ar->charge = s->charge[ai];
     ar->altloc = s->altloc[ai];
     ar->flags = site->atom_flags[k];
+  }
+  return 0;
+}
+
+/* The ligand's bonds (bonds.h) on the site just written by fill_site: /bonds rows, the CCD charge and
+ * aromatic flag of its atoms, and the ligand flag name_not_in_ccd on its row @p lr. */
+static int fill_site_bonds(sp_worker *w, const sp_survey *sv, size_t li, sp_ccd *ccd, sp_ligand_row *lr,
+                           sp_result *out, sp_err *err) {
+  sp_err berr = {0};
+  int rc = sp_ligand_bonds(&w->s, sv, li, &w->site, ccd, &w->bonds, &berr);
+  if (rc) return sp_err_set(err, rc, "bonds of ligand %zu: %s", li, berr.msg);
+  const sp_bond_list *b = &w->bonds;
+  lr->flags |= b->lig_flags;
+  sp_site_row *row = &out->sites[out->n_sites - 1];
+  row->n_bonds = (int32_t)b->n;
+  sp_atom_row *ar = &out->atoms[out->n_atoms - w->site.n_atoms];
+  for (size_t k = 0; k < b->n_atoms; k++) {
+    ar[k].ccd_charge = b->ccd_charge[k];
+    ar[k].ccd_atom = b->ccd_atom[k];
+  }
+  for (size_t k = 0; k < b->n; k++) {
+    sp_bond_row *br = sp_result_add_bond(out);
+    if (!br) return sp_err_set(err, SP_E_NOMEM, "out of memory (bond rows)");
+    const sp_bond *x = &b->bonds[k];
+    br->site_idx = (int64_t)out->n_sites - 1;
+    br->atom1 = (int32_t)x->a;
+    br->atom2 = (int32_t)x->b;
+    br->order = x->order;
+    br->aromatic = x->aromatic;
+    br->flags = x->flags;
+    copy_str(br->source, sizeof br->source, sp_bond_source_name(x->source));
   }
   return 0;
 }
@@ -395,6 +429,7 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
     size_t local = li - (size_t)lo;
     out->ligands[local].site_idx = (int64_t)out->n_sites;
     rc = fill_site(&w->s, &w->site, (int64_t)local, sopt.cutoff, out, err);
+    if (!rc) rc = fill_site_bonds(w, &sv, li, ccd, &out->ligands[local], out, err);
     if (!rc) rc = fill_site_chem(w, &sv, li, ccd, opts, out, err);
     if (rc) {
       sp_survey_free(&sv);
@@ -412,7 +447,7 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
 failed:
   /* the file's row says why; nothing else of it is kept */
   out->n_ligands = out->n_components = out->n_sites = out->n_residues = out->n_atoms = 0;
-  out->n_interactions = 0;
+  out->n_interactions = out->n_bonds = 0;
   st->n_ligands = st->n_sites = 0;
   copy_str(st->status, sizeof st->status, sp_errclass_name(ferr.cls));
   /* issue 16 item 6: the message names the file: escaped like the path (valid UTF-8), a cut one ends "..." */

@@ -110,6 +110,7 @@ static int ck_layout(ck *c) {
   if (!rc) rc = ck_dataset(c, "sites", "atom_ptr", H5T_STD_I64LE, 0, &n1);
   if (!rc) rc = ck_dataset(c, "sites", "residue_ptr", H5T_STD_I64LE, 0, &n1);
   if (!rc) rc = ck_dataset(c, "sites", "interaction_ptr", H5T_STD_I64LE, 0, &n1);
+  if (!rc) rc = ck_dataset(c, "sites", "bond_ptr", H5T_STD_I64LE, 0, &n1);
   if (!rc && H5Lexists(c->file, "/run", H5P_DEFAULT) <= 0)
     rc = sp_err_set(c->err, SP_E_FORMAT, "%s: missing group /run", c->path);
   return rc;
@@ -475,6 +476,60 @@ static int ck_spot(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
 }
 
 /* The content checks of sp_check() (store.h), in the order they are documented; stops at the first problem. */
+/* /bonds (docs/format.md "/bonds"): bond_ptr is a CSR pointer that agrees with n_bonds; every row's
+ * site_idx is its block's site; 0 <= atom1 < n_ligand, atom1 < atom2 < n_atoms of that site; order
+ * 0..4, aromatic 0/1, source one of the five names, flags within the three bits. */
+static int ck_bonds(ck *c) {
+  const int64_t N = c->rows[SP_T_SITES], B = c->rows[SP_T_BONDS];
+  int64_t *ptr = NULL, *site = NULL;
+  int32_t *n_b = NULL, *n_lig = NULL, *n_at = NULL, *a1 = NULL, *a2 = NULL;
+  uint8_t *order = NULL, *arom = NULL, *flags = NULL;
+  char (*src)[12] = NULL;
+  hid_t I64 = H5T_NATIVE_INT64, I32 = H5T_NATIVE_INT32, U8 = H5T_NATIVE_UINT8;
+  hid_t st = sp_h5_str_type(sizeof *src);
+  int rc = st < 0 ? sp_h5_fail(c->err, "cannot build a type", NULL) : 0;
+  if (!rc && ((rc = ck_load(c, "/sites/bond_ptr", I64, 8, N + 1, (void **)&ptr)) ||
+              (rc = ck_ptr(c, "/sites/bond_ptr", ptr, N, B, "bonds")) ||
+              (rc = ck_load(c, "/sites/n_bonds", I32, 4, N, (void **)&n_b)) ||
+              (rc = ck_load(c, "/sites/n_ligand", I32, 4, N, (void **)&n_lig)) ||
+              (rc = ck_load(c, "/sites/n_atoms", I32, 4, N, (void **)&n_at)) ||
+              (rc = ck_load(c, "/bonds/site_idx", I64, 8, B, (void **)&site)) ||
+              (rc = ck_load(c, "/bonds/atom1", I32, 4, B, (void **)&a1)) ||
+              (rc = ck_load(c, "/bonds/atom2", I32, 4, B, (void **)&a2)) ||
+              (rc = ck_load(c, "/bonds/order", U8, 1, B, (void **)&order)) ||
+              (rc = ck_load(c, "/bonds/aromatic", U8, 1, B, (void **)&arom)) ||
+              (rc = ck_load(c, "/bonds/flags", U8, 1, B, (void **)&flags)) ||
+              (rc = ck_load(c, "/bonds/source", st, sizeof *src, B, (void **)&src))))
+    goto out;
+  for (int64_t i = 0; !rc && i < N; i++) {
+    if (ptr[i + 1] - ptr[i] != n_b[i]) {
+      rc = sp_err_set(c->err, SP_E_FORMAT, "%s: site %lld: n_bonds %d disagrees with bond_ptr (%lld)", c->path,
+                      (long long)i, n_b[i], (long long)(ptr[i + 1] - ptr[i]));
+      break;
+    }
+    for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
+      char s[13];
+      memcpy(s, src[k], 12);
+      s[12] = '\0';
+      int src_ok = !strcmp(s, "ccd") || !strcmp(s, "file") || !strcmp(s, "conect") || !strcmp(s, "struct_conn") ||
+                   !strcmp(s, "distance");
+      if (site[k] != i || a1[k] < 0 || a1[k] >= n_lig[i] || a2[k] <= a1[k] || a2[k] >= n_at[i] || order[k] > 4 ||
+          arom[k] > 1 || flags[k] > 7 || !src_ok) {
+        rc = sp_err_set(c->err, SP_E_FORMAT, "%s: /bonds row %lld (site %lld's block): site_idx %lld, atom1 %d, atom2 "
+                        "%d (n_ligand %d, n_atoms %d), order %u, aromatic %u, flags %u, source '%s': out of range",
+                        c->path, (long long)k, (long long)i, (long long)site[k], a1[k], a2[k], n_lig[i], n_at[i],
+                        order[k], arom[k], flags[k], s);
+        break;
+      }
+    }
+  }
+out:
+  if (st >= 0) H5Tclose(st);
+  free(ptr); free(site); free(n_b); free(n_lig); free(n_at); free(a1); free(a2);
+  free(order); free(arom); free(flags); free(src);
+  return rc;
+}
+
 static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
   int rc = ck_load_index(c, a);
   if (!rc) rc = ck_structures(c, a);
@@ -482,6 +537,7 @@ static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
   if (!rc) rc = ck_sites(c, a);
   if (!rc) rc = ck_atom_residues(c, a);
   if (!rc) rc = ck_interaction_rows(c, a);
+  if (!rc) rc = ck_bonds(c);
   if (!rc) rc = ck_symmetry(c, a);
   if (!rc) rc = ck_spot(c, n_spot, seed, a);
   return rc;

@@ -155,7 +155,7 @@ static void put_header(FILE *out, const sp_col *c) {
 /* Generic table: index column, then (structures) file_idx and n_parts, then the schema columns. */
 static int dump_plain(dump_ctx *d, int t, FILE *out) {
   static const char *idx_names[SP_T_COUNT] = {"structure_idx", "ligand_idx", "component_idx", "site_idx",
-                                               "residue_idx", "atom_idx", "interaction_idx"};
+                                               "residue_idx", "atom_idx", "interaction_idx", "bond_idx"};
   const sp_table *tb = &sp_tables[t];
   int64_t total = 0;
   int rc = table_rows(d, t, &total);
@@ -328,7 +328,7 @@ static int dump_sites(dump_ctx *d, FILE *out) {
 }
 
 int sp_dump(const char *h5_path, const char *table, FILE *out, sp_err *err) {
-  static const char valid[] = "structures, ligands, components, sites, residues, interactions";
+  static const char valid[] = "structures, ligands, components, sites, residues, interactions, bonds";
   if (!h5_path || !table || !out) return sp_err_set(err, SP_E_INVALID, "sp_dump: NULL argument");
   int t = -1;
   if (!strcmp(table, "structures")) t = SP_T_STRUCTURES;
@@ -337,6 +337,7 @@ int sp_dump(const char *h5_path, const char *table, FILE *out, sp_err *err) {
   else if (!strcmp(table, "sites")) t = SP_T_SITES;
   else if (!strcmp(table, "residues")) t = SP_T_RESIDUES;
   else if (!strcmp(table, "interactions")) t = SP_T_INTERACTIONS;
+  else if (!strcmp(table, "bonds")) t = SP_T_BONDS;
   if (t < 0) return sp_err_set(err, SP_E_INVALID, "unknown table '%s' (valid tables: %s)", table, valid);
   struct stat stb;
   if (stat(h5_path, &stb) != 0)

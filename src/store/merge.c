@@ -133,7 +133,7 @@ static int translate(merge_ctx *c, int t, const task_ref *tr, void *rows, size_t
     } else if (t == SP_T_SITES) {
       sp_site_row *s = (sp_site_row *)rows + j;
       if (s->ligand_idx < 0 || s->ligand_idx >= r->n[SP_T_LIGANDS] || s->n_atoms < 0 || s->n_residues < 0 ||
-          s->n_ligand < 0 || s->n_ligand > s->n_atoms || s->n_interactions < 0)
+          s->n_ligand < 0 || s->n_ligand > s->n_atoms || s->n_interactions < 0 || s->n_bonds < 0)
         goto bad;
       s->structure_idx = tr->st_global;
       s->ligand_idx += tr->off[SP_T_LIGANDS];
@@ -141,9 +141,11 @@ static int translate(merge_ctx *c, int t, const task_ref *tr, void *rows, size_t
       ex[0].buf[fill + j] = acc[0];
       ex[1].buf[fill + j] = acc[1];
       ex[2].buf[fill + j] = acc[2];
+      ex[3].buf[fill + j] = acc[3];
       acc[0] += s->n_atoms;
       acc[1] += s->n_residues;
       acc[2] += s->n_interactions;
+      acc[3] += s->n_bonds;
     } else if (t == SP_T_RESIDUES) {
       sp_residue_row *s = (sp_residue_row *)rows + j;
       if (s->site_idx < 0 || s->site_idx >= r->n[SP_T_SITES]) goto bad;
@@ -154,6 +156,10 @@ static int translate(merge_ctx *c, int t, const task_ref *tr, void *rows, size_t
       a->residue_idx += tr->off[SP_T_RESIDUES];
     } else if (t == SP_T_INTERACTIONS) {
       sp_interaction_row *x = (sp_interaction_row *)rows + j;
+      if (x->site_idx < 0 || x->site_idx >= r->n[SP_T_SITES]) goto bad;
+      x->site_idx += tr->off[SP_T_SITES];
+    } else if (t == SP_T_BONDS) {
+      sp_bond_row *x = (sp_bond_row *)rows + j;
       if (x->site_idx < 0 || x->site_idx >= r->n[SP_T_SITES]) goto bad;
       x->site_idx += tr->off[SP_T_SITES];
     }
@@ -175,19 +181,19 @@ static int copy_table(merge_ctx *c, int t, extra_col *ex) {
     if (sp_col_elsize(&tb->cols[k]) > maxel) maxel = sp_col_elsize(&tb->cols[k]);
   char *rows = malloc(cap * tb->row_size);
   char *colbuf = malloc(cap * maxel);
-  int nex = t == SP_T_STRUCTURES ? 2 : t == SP_T_SITES ? 3 : 0;
+  int nex = t == SP_T_STRUCTURES ? 2 : t == SP_T_SITES ? 4 : 0;
   int rc = 0;
   for (int e = 0; e < nex; e++) ex[e].buf = malloc((cap + 1) * sizeof(int64_t));
-  if (!rows || !colbuf || (nex && (!ex[0].buf || !ex[1].buf)) || (nex > 2 && !ex[2].buf)) {
+  if (!rows || !colbuf || (nex && (!ex[0].buf || !ex[1].buf)) || (nex > 2 && (!ex[2].buf || !ex[3].buf))) {
     rc = sp_err_set(c->err, SP_E_NOMEM, "out of memory merging /%s", tb->name);
     goto out;
   }
   size_t fill = 0;
-  int64_t written = 0, acc[3] = {0, 0, 0};
+  int64_t written = 0, acc[4] = {0, 0, 0, 0};
   for (size_t i = 0; i < c->n_tasks && !rc; i++) {
     const task_ref *tr = &c->tasks[i];
     size_t n = (size_t)tr->rec.n[t], done = 0;
-    int64_t a0 = acc[0], r0 = acc[1], x0 = acc[2];
+    int64_t a0 = acc[0], r0 = acc[1], x0 = acc[2], b0 = acc[3];
     while (done < n && !rc) {
       size_t k = cap - fill < n - done ? cap - fill : n - done;
       char *dst = rows + fill * tb->row_size;
@@ -207,13 +213,14 @@ static int copy_table(merge_ctx *c, int t, extra_col *ex) {
     }
     if (!rc && t == SP_T_SITES &&
         (acc[0] - a0 != tr->rec.n[SP_T_ATOMS] || acc[1] - r0 != tr->rec.n[SP_T_RESIDUES] ||
-         acc[2] - x0 != tr->rec.n[SP_T_INTERACTIONS]))
+         acc[2] - x0 != tr->rec.n[SP_T_INTERACTIONS] || acc[3] - b0 != tr->rec.n[SP_T_BONDS]))
       rc = sp_err_set(c->err, SP_E_FORMAT,
-                      "%s: task file_idx %lld part %d: sites hold %lld atoms / %lld residues / %lld interactions, the task "
-                      "has %lld / %lld / %lld",
+                      "%s: task file_idx %lld part %d: sites hold %lld atoms / %lld residues / %lld interactions / "
+                      "%lld bonds, the task has %lld / %lld / %lld / %lld",
                       c->in[tr->input].path, (long long)tr->rec.file_idx, tr->rec.part, (long long)(acc[0] - a0),
-                      (long long)(acc[1] - r0), (long long)(acc[2] - x0), (long long)tr->rec.n[SP_T_ATOMS],
-                      (long long)tr->rec.n[SP_T_RESIDUES], (long long)tr->rec.n[SP_T_INTERACTIONS]);
+                      (long long)(acc[1] - r0), (long long)(acc[2] - x0), (long long)(acc[3] - b0),
+                      (long long)tr->rec.n[SP_T_ATOMS], (long long)tr->rec.n[SP_T_RESIDUES],
+                      (long long)tr->rec.n[SP_T_INTERACTIONS], (long long)tr->rec.n[SP_T_BONDS]);
   }
   if (!rc && fill) {
     rc = flush_rows(c, t, rows, fill, written, colbuf);
@@ -224,8 +231,8 @@ static int copy_table(merge_ctx *c, int t, extra_col *ex) {
   }
   if (!rc && t == SP_T_SITES) {
     /* the closing element of the CSR pointers: atom_ptr[N] = atoms, residue_ptr[N] = residues,
-     * interaction_ptr[N] = interactions */
-    for (int e = 0; e < 3 && !rc; e++)
+     * interaction_ptr[N] = interactions, bond_ptr[N] = bonds */
+    for (int e = 0; e < 4 && !rc; e++)
       if (sp_h5_write_slab(ex[e].dset, H5T_NATIVE_INT64, written, 1, 0, &acc[e]) < 0)
         rc = sp_h5_fail(c->err, "cannot write output dataset", "sites CSR pointer");
   }
@@ -390,10 +397,10 @@ static int create_output(merge_ctx *c) {
 }
 
 /* The int64 pointer datasets beside the tables: /structures file_idx, n_parts (copied with the rows),
- * ligand_ptr, site_ptr (S+1); /sites atom_ptr, residue_ptr, interaction_ptr (N+1, copied with the rows). */
+ * ligand_ptr, site_ptr (S+1); /sites atom_ptr, residue_ptr, interaction_ptr, bond_ptr (N+1, copied with the rows). */
 typedef struct merge_ptrs {
   extra_col st_ex[2];    /* structures: file_idx, n_parts */
-  extra_col site_ex[3];  /* sites: atom_ptr, residue_ptr, interaction_ptr */
+  extra_col site_ex[4];  /* sites: atom_ptr, residue_ptr, interaction_ptr, bond_ptr */
   hid_t st_ptr[2];       /* structures: ligand_ptr, site_ptr */
 } merge_ptrs;
 
@@ -407,13 +414,15 @@ static int create_pointers(merge_ctx *c, merge_ptrs *p) {
   p->site_ex[0].dset = sp_h5_create_final(c->gr[SP_T_SITES], "atom_ptr", H5T_STD_I64LE, n_sites + 1, 0);
   p->site_ex[1].dset = sp_h5_create_final(c->gr[SP_T_SITES], "residue_ptr", H5T_STD_I64LE, n_sites + 1, 0);
   p->site_ex[2].dset = sp_h5_create_final(c->gr[SP_T_SITES], "interaction_ptr", H5T_STD_I64LE, n_sites + 1, 0);
+  p->site_ex[3].dset = sp_h5_create_final(c->gr[SP_T_SITES], "bond_ptr", H5T_STD_I64LE, n_sites + 1, 0);
   int bad = p->st_ex[0].dset < 0 || p->st_ex[1].dset < 0 || p->st_ptr[0] < 0 || p->st_ptr[1] < 0 ||
-            p->site_ex[0].dset < 0 || p->site_ex[1].dset < 0 || p->site_ex[2].dset < 0;
+            p->site_ex[0].dset < 0 || p->site_ex[1].dset < 0 || p->site_ex[2].dset < 0 || p->site_ex[3].dset < 0;
   return bad ? sp_h5_fail(c->err, "cannot create output pointer datasets", c->out_path) : 0;
 }
 
 static void close_pointers(merge_ptrs *p) {
-  if (p->site_ex[2].dset >= 0) H5Dclose(p->site_ex[2].dset);
+  for (int e = 2; e < 4; e++)
+    if (p->site_ex[e].dset >= 0) H5Dclose(p->site_ex[e].dset);
   for (int e = 0; e < 2; e++) {
     if (p->st_ex[e].dset >= 0) H5Dclose(p->st_ex[e].dset);
     if (p->site_ex[e].dset >= 0) H5Dclose(p->site_ex[e].dset);
@@ -426,7 +435,10 @@ static int write_components(merge_ctx *c, const comp_ref *comps, size_t n_comps)
   if (!n_comps) return 0;
   int rc = 0;
   sp_component_row *rows = malloc(n_comps * sizeof *rows);
-  char *colbuf = malloc(n_comps * 128);
+  size_t maxel = 0; /* the widest column (the InChI) */
+  for (size_t k = 0; k < sp_tables[SP_T_COMPONENTS].n_cols; k++)
+    if (sp_col_elsize(&sp_tables[SP_T_COMPONENTS].cols[k]) > maxel) maxel = sp_col_elsize(&sp_tables[SP_T_COMPONENTS].cols[k]);
+  char *colbuf = malloc(n_comps * maxel);
   if (!rows || !colbuf) rc = sp_err_set(c->err, SP_E_NOMEM, "out of memory writing components");
   for (size_t i = 0; !rc && i < n_comps; i++) rows[i] = comps[i].row;
   if (!rc) rc = flush_rows(c, SP_T_COMPONENTS, rows, n_comps, 0, colbuf);
@@ -470,6 +482,7 @@ static int copy_tables(merge_ctx *c, merge_ptrs *p) {
   if (!rc) rc = copy_table(c, SP_T_RESIDUES, NULL);
   if (!rc) rc = copy_table(c, SP_T_ATOMS, NULL);
   if (!rc) rc = copy_table(c, SP_T_INTERACTIONS, NULL);
+  if (!rc) rc = copy_table(c, SP_T_BONDS, NULL);
   return rc;
 }
 
@@ -482,7 +495,7 @@ static int merge_body(merge_ctx *c, const char *const *inputs, const sp_merge_in
   if ((rc = gather_components(c, &comps, &n_comps))) return rc;
   c->total[SP_T_COMPONENTS] = (int64_t)n_comps;
   rc = create_output(c);
-  merge_ptrs p = {{{-1, NULL}, {-1, NULL}}, {{-1, NULL}, {-1, NULL}, {-1, NULL}}, {-1, -1}};
+  merge_ptrs p = {{{-1, NULL}, {-1, NULL}}, {{-1, NULL}, {-1, NULL}, {-1, NULL}, {-1, NULL}}, {-1, -1}};
   if (!rc) rc = create_pointers(c, &p);
   if (!rc) rc = write_components(c, comps, n_comps);
   free(comps);

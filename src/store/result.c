@@ -14,12 +14,14 @@ void sp_result_init(sp_result *r) {
 void sp_result_free(sp_result *r) {
   free(r->ligands); free(r->components); free(r->sites); free(r->residues); free(r->atoms);
   free(r->interactions);
+  free(r->bonds);
   sp_result_init(r);
 }
 
 void sp_result_clear(sp_result *r) {
   r->n_ligands = r->n_components = r->n_sites = r->n_residues = r->n_atoms = 0;
   r->n_interactions = 0;
+  r->n_bonds = 0;
   memset(&r->st, 0, sizeof r->st);
   r->file_idx = 0;
   r->part = 0;
@@ -44,3 +46,4 @@ SP_PUSH(sp_result_add_site, sp_site_row, sites)
 SP_PUSH(sp_result_add_residue, sp_residue_row, residues)
 SP_PUSH(sp_result_add_atom, sp_atom_row, atoms)
 SP_PUSH(sp_result_add_interaction, sp_interaction_row, interactions)
+SP_PUSH(sp_result_add_bond, sp_bond_row, bonds)

@@ -66,6 +66,10 @@ static const sp_col cols_components[] = {
     STR(sp_component_row, name),
     STR(sp_component_row, type),
     COL(sp_component_row, n_heavy_atoms, SP_COL_I32),
+    STR(sp_component_row, smiles),
+    STR(sp_component_row, inchi),
+    STRF(sp_component_row, inchikey, 27),
+    COL(sp_component_row, descriptor_flags, SP_COL_U8),
 };
 
 static const sp_col cols_sites[] = {
@@ -85,6 +89,7 @@ static const sp_col cols_sites[] = {
     COL(sp_site_row, site_charge, SP_COL_I32),
     COL(sp_site_row, n_interactions, SP_COL_I32),
     COL(sp_site_row, chem_flags, SP_COL_U32),
+    COL(sp_site_row, n_bonds, SP_COL_I32),
 };
 
 static const sp_col cols_residues[] = {
@@ -119,6 +124,9 @@ static const sp_col cols_atoms[] = {
     COL(sp_atom_row, frac_protonated, SP_COL_F32),
     COL(sp_atom_row, sasa_free, SP_COL_F32),
     COL(sp_atom_row, sasa_complex, SP_COL_F32),
+    /* the ligand's own chemistry (bonds.h) */
+    COL(sp_atom_row, ccd_charge, SP_COL_I8),
+    COL(sp_atom_row, ccd_atom, SP_COL_U8),
 };
 
 static const sp_col cols_interactions[] = {
@@ -136,6 +144,16 @@ static const sp_col cols_interactions[] = {
     COL(sp_interaction_row, offset, SP_COL_F32),
 };
 
+static const sp_col cols_bonds[] = {
+    COL(sp_bond_row, site_idx, SP_COL_I64),
+    COL(sp_bond_row, atom1, SP_COL_I32),
+    COL(sp_bond_row, atom2, SP_COL_I32),
+    COL(sp_bond_row, order, SP_COL_U8),
+    COL(sp_bond_row, aromatic, SP_COL_U8),
+    STR(sp_bond_row, source),
+    COL(sp_bond_row, flags, SP_COL_U8),
+};
+
 #define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
 const sp_table sp_tables[SP_T_COUNT] = {
     {"structures", sizeof(sp_structure_row), NCOLS(cols_structures), cols_structures},
@@ -145,6 +163,7 @@ const sp_table sp_tables[SP_T_COUNT] = {
     {"residues", sizeof(sp_residue_row), NCOLS(cols_residues), cols_residues},
     {"atoms", sizeof(sp_atom_row), NCOLS(cols_atoms), cols_atoms},
     {"interactions", sizeof(sp_interaction_row), NCOLS(cols_interactions), cols_interactions},
+    {"bonds", sizeof(sp_bond_row), NCOLS(cols_bonds), cols_bonds},
 };
 
 hid_t sp_h5_str_type(size_t size) {
@@ -218,7 +237,7 @@ hid_t sp_h5_row_type(int table) {
 
 hid_t sp_h5_task_type(void) {
   static const char *names[SP_T_COUNT] = {"structures", "ligands", "components", "sites", "residues", "atoms",
-                                          "interactions"};
+                                          "interactions", "bonds"};
   hid_t ct = H5Tcreate(H5T_COMPOUND, sizeof(sp_task_rec));
   if (ct < 0) return -1;
   int bad = 0;

@@ -33,7 +33,7 @@ typedef struct sp_col {
 
 /** Table ids, in the order the per-rank /tasks index counts them. */
 enum { SP_T_STRUCTURES = 0, SP_T_LIGANDS, SP_T_COMPONENTS, SP_T_SITES, SP_T_RESIDUES, SP_T_ATOMS, SP_T_INTERACTIONS,
-       SP_T_COUNT };
+       SP_T_BONDS, SP_T_COUNT };
 
 typedef struct sp_table {
   const char *name;   /**< group name: "structures", ... */
@@ -54,7 +54,7 @@ typedef struct sp_task_rec {
 
 /** Root attribute "format" of a per-rank file. */
 #define SP_RANK_FORMAT_NAME "sitepack-rank"
-#define SP_RANK_FORMAT_VERSION 3  /* 2: /interactions table; 3: residues' symop */
+#define SP_RANK_FORMAT_VERSION 4  /* 2: /interactions table; 3: residues' symop; 4: component descriptors, /bonds, atoms' ccd_charge/ccd_atom */
 
 /* HDF5 types (caller closes with H5Tclose). 0 > value on failure. */
 hid_t sp_h5_col_memtype(const sp_col *c);   /**< native type of one element of the column buffer */

@@ -106,6 +106,29 @@ fail:
   return NULL;
 }
 
+/* bonds: each site's n_bonds rows, in site order; atom1 a ligand atom, atom1 < atom2 < n_atoms */
+static int validate_bonds(const sp_result *r, sp_err *err) {
+  const long long fi = (long long)r->file_idx;
+  size_t bx = 0;
+  for (size_t i = 0; i < r->n_sites; i++) {
+    const sp_site_row *s = &r->sites[i];
+    if (s->n_bonds < 0 || (size_t)s->n_bonds > r->n_bonds - bx)
+      return sp_err_set(err, SP_E_INVALID, "result file_idx %lld: site %zu n_bonds %d exceeds the %zu bond rows", fi, i,
+                        s->n_bonds, r->n_bonds);
+    for (size_t k = bx; k < bx + (size_t)s->n_bonds; k++) {
+      const sp_bond_row *b = &r->bonds[k];
+      if (b->site_idx != (int64_t)i || b->atom1 < 0 || b->atom1 >= s->n_ligand || b->atom2 <= b->atom1 ||
+          b->atom2 >= s->n_atoms)
+        return sp_err_set(err, SP_E_INVALID, "result file_idx %lld: bond %zu of site %zu has a site_idx or atom offset "
+                          "out of range", fi, k, i);
+    }
+    bx += (size_t)s->n_bonds;
+  }
+  if (bx != r->n_bonds)
+    return sp_err_set(err, SP_E_INVALID, "result file_idx %lld: sites count %zu of %zu bond rows", fi, bx, r->n_bonds);
+  return 0;
+}
+
 /* Check the invariants documented in store.h. */
 static int validate(const sp_result *r, sp_err *err) {
   if (r->file_idx < 0) return sp_err_set(err, SP_E_INVALID, "result: file_idx %lld < 0", (long long)r->file_idx);
@@ -114,7 +137,8 @@ static int validate(const sp_result *r, sp_err *err) {
                       (long long)r->file_idx, r->part, r->n_parts);
   const long long fi = (long long)r->file_idx;
   if ((r->n_ligands && !r->ligands) || (r->n_components && !r->components) || (r->n_sites && !r->sites) ||
-      (r->n_residues && !r->residues) || (r->n_atoms && !r->atoms) || (r->n_interactions && !r->interactions))
+      (r->n_residues && !r->residues) || (r->n_atoms && !r->atoms) || (r->n_interactions && !r->interactions) ||
+      (r->n_bonds && !r->bonds))
     return sp_err_set(err, SP_E_INVALID, "result file_idx %lld: row count without rows", fi);
   for (size_t i = 0; i < r->n_ligands; i++) {
     int64_t s = r->ligands[i].site_idx;
@@ -173,7 +197,7 @@ static int validate(const sp_result *r, sp_err *err) {
   if (ix != r->n_interactions)
     return sp_err_set(err, SP_E_INVALID, "result file_idx %lld: sites count %zu of %zu interaction rows", fi, ix,
                       r->n_interactions);
-  return 0;
+  return validate_bonds(r, err);
 }
 
 static int append_rows(sp_rank_writer *w, int t, const void *rows, size_t n) {
@@ -211,8 +235,9 @@ int sp_rank_writer_append(sp_rank_writer *w, const sp_result *r, sp_err *err) {
   tr.n[SP_T_RESIDUES] = (int64_t)r->n_residues;
   tr.n[SP_T_ATOMS] = (int64_t)r->n_atoms;
   tr.n[SP_T_INTERACTIONS] = (int64_t)r->n_interactions;
+  tr.n[SP_T_BONDS] = (int64_t)r->n_bonds;
   const void *rows[SP_T_COUNT] = {&r->st, r->ligands, r->components, r->sites, r->residues, r->atoms,
-                                  r->interactions};
+                                  r->interactions, r->bonds};
 
   sp_h5_quiet q;
   sp_h5_quiet_begin(&q);

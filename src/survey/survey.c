@@ -61,8 +61,7 @@ comp_info *comp_get(comp_table *c, const char *id) {
   ci->file_heavy = -1;
   if (c->ccd) ci->def = sp_ccd_get(c->ccd, id, NULL);
   ci->in_ccd = ci->def != NULL;
-  ci->usable = ci->def && ci->def->n_atoms > 0 && strcmp(ci->def->release_status, "OBS") != 0 &&
-               !sp_list_is_reserved(id);
+  ci->usable = sp_survey_definition_usable(ci->def, id);
   if (ci->usable) {
     int32_t n = 0;
     for (size_t i = 0; i < ci->def->n_atoms; i++)
@@ -79,6 +78,16 @@ comp_info *comp_get(comp_table *c, const char *id) {
       break;
     }
   return ci;
+}
+
+bool sp_survey_definition_usable(const sp_component *def, const char *comp_id) {
+  return def && def->n_atoms > 0 && strcmp(def->release_status, "OBS") != 0 && !sp_list_is_reserved(comp_id);
+}
+
+const char *sp_ligand_flag_name(int bit) {
+  static const char *const names[] = {"covalent",       "incomplete",    "altloc",      "not_in_ccd",
+                                      "zero_occupancy", "multi_residue", "metal_bound", "name_not_in_ccd"};
+  return bit >= 0 && bit < (int)(sizeof names / sizeof names[0]) ? names[bit] : NULL;
 }
 
 /* Atom of residue r named name, among the chosen conformer if possible; -1 if absent. */
@@ -656,6 +665,10 @@ static int component_row(build *b, comp_info *ci, sp_component_row *row) {
     sp_text_fit(row->name, sizeof row->name, ci->def->name);
     sp_text_fit(row->type, sizeof row->type, ci->def->type);
     if (ci->def->n_atoms) row->n_heavy_atoms = (int32_t)sp_component_heavy_atoms(ci->def);
+    memcpy(row->smiles, ci->def->smiles, sizeof row->smiles);
+    memcpy(row->inchi, ci->def->inchi, sizeof row->inchi);
+    memcpy(row->inchikey, ci->def->inchikey, sizeof row->inchikey);
+    row->descriptor_flags = ci->def->desc_cut;
   } else {
     for (size_t k = 0; k < s->n_file_comps; k++)
       if (!strcmp(s->file_comps[k].id, ci->id)) sp_text_fit(row->type, sizeof row->type, s->file_comps[k].type);

@@ -36,7 +36,7 @@ def datasets(f):
 def check_layout(path):
     with h5py.File(path, "r") as f:
         check(f.attrs["format"] == b"sitepack", f"{path}: root format {f.attrs.get('format')!r}")
-        check(int(f.attrs["format_version"]) == 1, f"{path}: format_version")
+        check(int(f.attrs["format_version"]) == 2, f"{path}: format_version")
         check(f["run"].attrs["format"] == b"sitepack", f"{path}: /run format")
         for name, ds in datasets(f).items():
             check(ds.chunks is None, f"{path}:{name} is chunked {ds.chunks}")
@@ -58,7 +58,7 @@ def check_layout(path):
                 check(off is not None, f"{path}:{name} has no file offset (not allocated)")
             if nbytes >= 65536 and off is not None:
                 check(off % 4096 == 0, f"{path}:{name} offset {off} not aligned to 4096")
-        for g in ("structures", "ligands", "components", "sites", "residues", "atoms", "interactions"):
+        for g in ("structures", "ligands", "components", "sites", "residues", "atoms", "interactions", "bonds"):
             check(g in f, f"{path}: missing /{g}")
 
 
@@ -142,6 +142,11 @@ def check_content(path):
         n_at, n_l = sites["n_atoms"][:], sites["n_ligand"][:]
         check(np.all((la >= 0) & (la < n_l[xs]) & (sa >= n_l[xs]) & (sa < n_at[xs])), "interaction atom offsets")
         check(np.all((wa >= -1) & (wa < n_at[xs])), "water_atom -1 or inside")
+        # bonds: CSR over /bonds like /interactions (format version 2)
+        bp = sites["bond_ptr"][:]
+        check(bp.dtype == np.dtype("<i8") and bp.shape == (n_sites + 1,) and bp[0] == 0, "bond_ptr int64 N+1")
+        check(np.array_equal(np.diff(bp), sites["n_bonds"][:]) and bp[-1] == f["bonds/site_idx"].shape[0],
+              "bond_ptr vs n_bonds and /bonds rows")
         # the partner atom, found as atom_ptr[site] + offset, belongs to the site's file (x = file index)
         pos_x = f["atoms/position"][:, 0]
         check(np.all(pos_x[ap[xs] + sa] == s_st[xs]), "partner atoms in their site's block")

@@ -1,0 +1,285 @@
+/* The covalent bonds of a ligand instance on its site block: include/sitepack/bonds.h. */
+#include "sitepack/bonds.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sitepack/elements.h"
+
+/* Distance bonds: covalent radii + 0.4 Å, as the survey's molecule key (docs/ligands.md). */
+#define DIST_BOND_TOL 0.4f
+/* Peptide link of consecutive residues of a peptide ligand: C-N at most 2.0 Å. */
+#define PEPTIDE_CN_MAX 2.0f
+
+const char *sp_bond_source_name(int src) {
+  static const char *const names[SP_BOND_SRC_COUNT] = {"ccd", "file", "conect", "struct_conn", "distance"};
+  return src >= 0 && src < SP_BOND_SRC_COUNT ? names[src] : "?";
+}
+
+void sp_bond_list_free(sp_bond_list *b) {
+  if (!b) return;
+  free(b->bonds);
+  free(b->ccd_charge);
+  free(b->ccd_atom);
+  memset(b, 0, sizeof *b);
+}
+
+/* The builder of one list: the ligand's atoms grouped by residue, a sticky out-of-memory flag. */
+typedef struct builder {
+  const sp_structure *s;
+  const sp_site *site;
+  sp_bond_list *out;
+  size_t n_inter;   /* bonds before this index are intra-residue */
+  bool nomem;
+} builder;
+
+static float dist2(const builder *B, uint32_t a, uint32_t b) {
+  const sp_site *site = B->site;
+  const float *pa = site->xyz ? site->xyz[a] : B->s->xyz[site->atoms[a]];
+  const float *pb = site->xyz ? site->xyz[b] : B->s->xyz[site->atoms[b]];
+  float d = 0;
+  for (int k = 0; k < 3; k++) {
+    float x = pa[k] - pb[k];
+    d += x * x;
+  }
+  return d;
+}
+
+/* Append bond (a, b) unless the pair is there already (links only: intra bonds are unique by
+ * construction). */
+static void add_bond(builder *B, uint32_t a, uint32_t b, uint8_t order, uint8_t arom, uint8_t src, uint8_t flags,
+                     bool check_dup) {
+  if (B->nomem || a == b) return;
+  if (a > b) {
+    uint32_t t = a;
+    a = b;
+    b = t;
+  }
+  sp_bond_list *L = B->out;
+  if (check_dup)
+    for (size_t k = 0; k < L->n; k++)
+      if (L->bonds[k].a == a && L->bonds[k].b == b) return;
+  if (L->n == L->cap) {
+    size_t nc = L->cap ? 2 * L->cap : 64;
+    sp_bond *p = realloc(L->bonds, nc * sizeof *p);
+    if (!p) {
+      B->nomem = true;
+      return;
+    }
+    L->bonds = p;
+    L->cap = nc;
+  }
+  sp_bond *x = &L->bonds[L->n++];
+  x->a = a;
+  x->b = b;
+  x->order = order;
+  x->aromatic = arom;
+  x->source = src;
+  x->flags = flags;
+}
+
+static uint8_t pair_flags(const builder *B, uint32_t a, uint32_t b) {
+  const sp_structure *s = B->s;
+  uint32_t ia = B->site->atoms[a], ib = B->site->atoms[b];
+  uint8_t f = 0;
+  if (s->atom_residue[ia] != s->atom_residue[ib]) f |= SP_BOND_INTER_RESIDUE;
+  if (B->site->atom_flags[b] & SP_SITE_ATOM_POLYMER) f |= SP_BOND_TO_POLYMER;
+  if (sp_element_is_metal(s->element[ia]) || sp_element_is_metal(s->element[ib])) f |= SP_BOND_TO_METAL;
+  return f;
+}
+
+/* Offset of the ligand atom named `name` among offs[0..n), -1 if absent. */
+static int64_t find_name(const builder *B, const uint32_t *offs, size_t n, const char *name) {
+  for (size_t k = 0; k < n; k++)
+    if (!strcmp(B->s->atom_name[B->site->atoms[offs[k]]], name)) return offs[k];
+  return -1;
+}
+
+/* Bonds of one residue from its usable CCD definition d; per-atom CCD data of its atoms. */
+static void residue_from_ccd(builder *B, const sp_component *d, const uint32_t *offs, size_t n) {
+  int64_t *map = malloc((d->n_atoms ? d->n_atoms : 1) * sizeof *map);
+  if (!map) {
+    B->nomem = true;
+    return;
+  }
+  for (size_t k = 0; k < d->n_atoms; k++) map[k] = -1;
+  for (size_t k = 0; k < n; k++) {
+    int di = sp_component_atom_index(d, B->s->atom_name[B->site->atoms[offs[k]]]);
+    if (di < 0) {
+      B->out->lig_flags |= SP_LIG_NAME_NOT_IN_CCD;
+      continue;
+    }
+    map[di] = offs[k];
+    const sp_comp_atom *ca = &d->atoms[di];
+    B->out->ccd_charge[offs[k]] = ca->charge;
+    B->out->ccd_atom[offs[k]] = (uint8_t)(SP_CCD_ATOM_MATCHED | (ca->aromatic ? SP_CCD_ATOM_AROMATIC : 0) |
+                                          (ca->leaving ? SP_CCD_ATOM_LEAVING : 0));
+  }
+  for (size_t bi = 0; bi < d->n_bonds; bi++) {
+    const sp_comp_bond *cb = &d->bonds[bi];
+    if (cb->a >= d->n_atoms || cb->b >= d->n_atoms || map[cb->a] < 0 || map[cb->b] < 0) continue;
+    uint32_t a = (uint32_t)map[cb->a], b = (uint32_t)map[cb->b];
+    add_bond(B, a, b, cb->order, cb->aromatic, SP_BOND_SRC_CCD, pair_flags(B, a < b ? a : b, a < b ? b : a), false);
+  }
+  free(map);
+}
+
+/* Bonds of one residue from the entry's _chem_comp_bond of comp_id. */
+static void residue_from_file(builder *B, const char *comp_id, const uint32_t *offs, size_t n) {
+  const sp_structure *s = B->s;
+  for (size_t bi = 0; bi < s->n_file_bonds; bi++) {
+    const sp_file_bond *fb = &s->file_bonds[bi];
+    if (strcmp(fb->comp_id, comp_id)) continue;
+    int64_t a = find_name(B, offs, n, fb->atom1), b = find_name(B, offs, n, fb->atom2);
+    if (a < 0 || b < 0) continue;
+    uint32_t lo = (uint32_t)(a < b ? a : b), hi = (uint32_t)(a < b ? b : a);
+    add_bond(B, lo, hi, fb->order, fb->aromatic, SP_BOND_SRC_FILE, pair_flags(B, lo, hi), true);
+  }
+}
+
+/* Bonds of one residue from distances: covalent radii + 0.4 Å, order unknown. */
+static void residue_from_distance(builder *B, const uint32_t *offs, size_t n) {
+  const sp_structure *s = B->s;
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = i + 1; j < n; j++) {
+      uint32_t a = offs[i], b = offs[j];
+      uint8_t ea = s->element[B->site->atoms[a]], eb = s->element[B->site->atoms[b]];
+      float r = sp_element_covalent_radius(ea) + sp_element_covalent_radius(eb) + DIST_BOND_TOL;
+      float d2 = dist2(B, a, b);
+      if (d2 <= r * r && d2 > 0.16f) add_bond(B, a, b, 0, 0, SP_BOND_SRC_DISTANCE, pair_flags(B, a, b), false);
+    }
+}
+
+static bool has_file_bonds(const sp_structure *s, const char *comp_id) {
+  for (size_t i = 0; i < s->n_file_bonds; i++)
+    if (!strcmp(s->file_bonds[i].comp_id, comp_id)) return true;
+  return false;
+}
+
+/* Intra-residue bonds of every residue of the instance (in the ligand's residue order). */
+static void intra_residue(builder *B, const sp_survey *sv, const sp_ligand *L, sp_ccd *ccd, uint32_t *offs) {
+  const sp_structure *s = B->s;
+  for (uint32_t k = 0; k < L->n_res && !B->nomem; k++) {
+    uint32_t r = sv->res_refs[L->res_first + k];
+    size_t n = 0;
+    for (size_t i = 0; i < B->site->n_ligand; i++)
+      if (s->atom_residue[B->site->atoms[i]] == r) offs[n++] = (uint32_t)i;
+    const char *id = s->residues[r].comp_id;
+    const sp_component *d = ccd ? sp_ccd_get(ccd, id, NULL) : NULL;
+    if (sp_survey_definition_usable(d, id)) residue_from_ccd(B, d, offs, n);
+    else if (has_file_bonds(s, id)) residue_from_file(B, id, offs, n);
+    else residue_from_distance(B, offs, n);
+  }
+}
+
+/* Offset of structure atom `at` in the site block (not a symmetry image), -1 if absent; ligand
+ * atoms only when lig_only. */
+static int64_t site_offset(const builder *B, int64_t at, bool lig_only) {
+  size_t n = lig_only ? B->site->n_ligand : B->site->n_atoms;
+  for (size_t k = 0; k < n; k++)
+    if (B->site->atoms[k] == (uint32_t)at && !(B->site->atom_flags[k] & SP_SITE_ATOM_SYMMETRY)) return (int64_t)k;
+  return -1;
+}
+
+/* Peptide links C(i)-N(i+1) of consecutive residues of one chain inside the instance. */
+static void peptide_links(builder *B, const sp_survey *sv, const sp_ligand *L, uint32_t *offs) {
+  const sp_structure *s = B->s;
+  for (uint32_t k = 0; k + 1 < L->n_res && !B->nomem; k++) {
+    uint32_t r = sv->res_refs[L->res_first + k], q = sv->res_refs[L->res_first + k + 1];
+    if (q != r + 1 || s->residues[r].chain != s->residues[q].chain) continue;
+    size_t nr = 0, nq = 0;
+    for (size_t i = 0; i < B->site->n_ligand; i++)
+      if (s->atom_residue[B->site->atoms[i]] == r) offs[nr++] = (uint32_t)i;
+    int64_t c = find_name(B, offs, nr, "C");
+    for (size_t i = 0; i < B->site->n_ligand; i++)
+      if (s->atom_residue[B->site->atoms[i]] == q) offs[nq++] = (uint32_t)i;
+    int64_t n = find_name(B, offs, nq, "N");
+    if (c < 0 || n < 0 || dist2(B, (uint32_t)c, (uint32_t)n) > PEPTIDE_CN_MAX * PEPTIDE_CN_MAX) continue;
+    add_bond(B, (uint32_t)c, (uint32_t)n, 1, 0, SP_BOND_SRC_DISTANCE, pair_flags(B, (uint32_t)c, (uint32_t)n), true);
+  }
+}
+
+/* _struct_conn covale / disulf / metalc links with one end on the ligand (model 1, identity). */
+static void conn_links(builder *B, const sp_survey *sv, size_t lig) {
+  const sp_structure *s = B->s;
+  for (size_t k = 0; k < s->n_conns && !B->nomem; k++) {
+    const sp_conn *cn = &s->conns[k];
+    if (cn->type != SP_CONN_COVALE && cn->type != SP_CONN_DISULF && cn->type != SP_CONN_METALC) continue;
+    int64_t ea = cn->a.atom, eb = cn->b.atom;
+    if (ea < 0 || eb < 0 || (size_t)ea >= s->n_atoms || (size_t)eb >= s->n_atoms) continue;
+    if ((cn->a.symmetry[0] && strcmp(cn->a.symmetry, "1_555")) || (cn->b.symmetry[0] && strcmp(cn->b.symmetry, "1_555")))
+      continue;
+    bool la = sv->res_ligand[s->atom_residue[ea]] == (int32_t)lig, lb = sv->res_ligand[s->atom_residue[eb]] == (int32_t)lig;
+    if (!la && !lb) continue;
+    int64_t oa = site_offset(B, la ? ea : eb, true);
+    int64_t ob = site_offset(B, la ? eb : ea, false);
+    if (oa < 0 || ob < 0) continue;
+    uint32_t lo = (uint32_t)(oa < ob ? oa : ob), hi = (uint32_t)(oa < ob ? ob : oa);
+    uint8_t f = pair_flags(B, lo, hi);
+    if (cn->type == SP_CONN_METALC) f |= SP_BOND_TO_METAL;
+    add_bond(B, lo, hi, cn->type == SP_CONN_METALC ? 0 : 1, 0, SP_BOND_SRC_STRUCT_CONN, f, true);
+  }
+}
+
+/* A leaving hydrogen (CCD pdbx_leaving_atom_flag Y) still in the file on an atom that is linked to
+ * another residue has left chemically (HO4 of a sugar whose O4 carries the glycosidic link, in a model
+ * with hydrogens): its bond to that atom is dropped, as the molecule key drops the atom. */
+static void drop_leaving_h(builder *B) {
+  sp_bond_list *L = B->out;
+  size_t w = 0;
+  for (size_t k = 0; k < L->n; k++) {
+    sp_bond x = L->bonds[k];
+    bool drop = false;
+    for (int end = 0; k < B->n_inter && end < 2 && !drop; end++) {
+      uint32_t h = end ? x.b : x.a, o = end ? x.a : x.b;
+      if (h >= L->n_atoms || !(L->ccd_atom[h] & SP_CCD_ATOM_LEAVING) || B->s->element[B->site->atoms[h]] != 1) continue;
+      for (size_t j = B->n_inter; j < L->n && !drop; j++)
+        drop = (L->bonds[j].flags & SP_BOND_INTER_RESIDUE) && (L->bonds[j].a == o || L->bonds[j].b == o);
+    }
+    if (!drop) L->bonds[w++] = x;
+    else if (k < B->n_inter) continue;
+  }
+  size_t removed = L->n - w;
+  L->n = w;
+  B->n_inter -= removed;
+}
+
+static int grow_atoms(sp_bond_list *out, size_t n) {
+  if (n > out->cap_atoms) {
+    size_t nc = n + n / 2 + 16;
+    int8_t *c = realloc(out->ccd_charge, nc);
+    if (c) out->ccd_charge = c;
+    uint8_t *f = c ? realloc(out->ccd_atom, nc) : NULL;
+    if (f) out->ccd_atom = f;
+    if (!c || !f) return -1;
+    out->cap_atoms = nc;
+  }
+  out->n_atoms = n;
+  if (n) {
+    memset(out->ccd_charge, 0, n);
+    memset(out->ccd_atom, 0, n);
+  }
+  return 0;
+}
+
+int sp_ligand_bonds(const sp_structure *s, const sp_survey *sv, size_t lig, const sp_site *site, sp_ccd *ccd,
+                    sp_bond_list *out, sp_err *err) {
+  if (!s || !sv || !site || !out) return sp_err_set(err, SP_E_INVALID, "sp_ligand_bonds: NULL argument");
+  if (lig >= sv->n_ligands) return sp_err_set(err, SP_E_INVALID, "sp_ligand_bonds: ligand %zu out of range", lig);
+  out->n = 0;
+  out->lig_flags = 0;
+  if (grow_atoms(out, site->n_ligand)) return sp_err_set(err, SP_E_NOMEM, "out of memory (ligand bonds)");
+  uint32_t *offs = malloc((site->n_ligand ? site->n_ligand : 1) * sizeof *offs);
+  if (!offs) return sp_err_set(err, SP_E_NOMEM, "out of memory (ligand bonds)");
+  builder B = {s, site, out, 0, false};
+  const sp_ligand *L = &sv->ligands[lig];
+  intra_residue(&B, sv, L, ccd, offs);
+  B.n_inter = out->n;
+  if (L->n_res > 1) peptide_links(&B, sv, L, offs);
+  if (L->model == 0) conn_links(&B, sv, lig);
+  if (!B.nomem && B.n_inter < out->n) drop_leaving_h(&B);
+  free(offs);
+  if (B.nomem) return sp_err_set(err, SP_E_NOMEM, "out of memory (ligand bonds)");
+  return 0;
+}
