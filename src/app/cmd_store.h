@@ -11,4 +11,10 @@ int sp_cmd_check(int argc, char **argv);
  * (options: `sitepack bench read --help`). Returns 0, 1 a step failed, 2 bad command line. */
 int sp_cmd_bench(int argc, char **argv);
 
+/* `sitepack export FILE.h5 (--site I[,J..] | --all | --class C | --comp COMP) [--format sdf,pdb,cif]
+ * --out DIR|- [--force] [--quiet]` (argv[0] = "export"): ligand SDF and pocket files (export.h,
+ * docs/usage.md "Export"). Returns 0; 1 a file could not be written or read; 2 bad command line,
+ * no such file, or a site that does not exist. */
+int sp_cmd_export(int argc, char **argv);
+
 #endif

@@ -18,9 +18,12 @@ static void usage(FILE *f) {
           "                            [--report FILE.json] [--force] [--quiet] [--keep-parts] [--resume]\n"
           "                            [--shard I/N|auto] [split, steal and limit options: sitepack help run]\n"
           "  sitepack dump FILE.h5 TABLE      print a table as TSV (structures, ligands, sites,\n"
-          "                                   components, residues, interactions)\n"
+          "                                   components, residues, interactions, bonds)\n"
           "  sitepack check FILE.h5 [--spot N] [--seed S] [--quiet]\n"
           "                                   validate a merged file (docs/format.md), print a summary\n"
+          "  sitepack export FILE.h5 (--site I[,J..] | --all | --class C | --comp COMP)\n"
+          "                 [--format sdf,pdb,cif] --out DIR|- [--force]\n"
+          "                                   ligand SDF and pocket PDB/mmCIF files (docs/usage.md)\n"
           "  sitepack merge OUT.h5 SHARD... [--force] [--quiet]\n"
           "                                   merge the shard files of run --shard I/N (docs/slurm.md)\n"
           "  sitepack bench read [options]    read/write benchmark (docs/reading.md)\n"
@@ -63,6 +66,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "merge")) return sp_cmd_merge(argc - 1, argv + 1);
   if (!strcmp(cmd, "bench")) return sp_cmd_bench(argc - 1, argv + 1);
   if (!strcmp(cmd, "survey")) return sp_cmd_survey(argc - 1, argv + 1);
+  if (!strcmp(cmd, "export")) return sp_cmd_export(argc - 1, argv + 1);
   fprintf(stderr, "sitepack: unknown command '%s' (try: sitepack --help)\n", cmd);
   return SP_EXIT_USAGE;
 }

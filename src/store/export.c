@@ -1,0 +1,698 @@
+/* sp_export: ligand SDF and pocket PDB/mmCIF files from a merged file (export.h, docs/format.md
+ * "Export files"). The tables are read whole (export_load), then written site by site. */
+#include "sitepack/export.h"
+#include "sitepack/elements.h"
+#include "sitepack/site.h"
+#include "sitepack/store.h"
+#include "sitepack/survey.h"
+#include "store_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+/* One column read whole: n rows of es bytes. */
+typedef struct xcol {
+  char *p;
+  size_t es;
+} xcol;
+
+/* The tables of the merged file that the exporter needs. */
+typedef struct xfile {
+  hid_t f;
+  const char *path;
+  sp_err *err;
+  int64_t n_st, n_lig, n_comp, n_site, n_res, n_atom, n_bond;
+  xcol st_path, st_entry;
+  xcol l_comp, l_chain, l_seq, l_ins, l_cls, l_flags, l_key, l_src, l_heavy, l_st, l_model, l_residues;
+  xcol c_comp, c_inchikey;
+  xcol s_aptr, s_rptr, s_bptr, s_nlig, s_lig, s_st;
+  xcol r_label, r_auth, r_comp, r_seq, r_ins, r_kind, r_symop;
+  xcol a_pos, a_el, a_name, a_alt, a_res, a_occ, a_b, a_charge, a_ccdc, a_ccda, a_flags;
+  xcol b_a1, b_a2, b_order, b_src;
+} xfile;
+
+#define I64(c, i) (((const int64_t *)(c).p)[i])
+#define I32(c, i) (((const int32_t *)(c).p)[i])
+#define U32(c, i) (((const uint32_t *)(c).p)[i])
+#define U16(c, i) (((const uint16_t *)(c).p)[i])
+#define U8(c, i) (((const uint8_t *)(c).p)[i])
+#define I8(c, i) (((const int8_t *)(c).p)[i])
+#define F32(c, i) (((const float *)(c).p)[i])
+
+/* String i of a fixed-size string column into out (NUL-terminated, cut to cap - 1). */
+static const char *xstr(const xcol *c, int64_t i, char *out, size_t cap) {
+  size_t n = c->p ? strnlen(c->p + (size_t)i * c->es, c->es) : 0;
+  if (n >= cap) n = cap - 1;
+  if (n) memcpy(out, c->p + (size_t)i * c->es, n);
+  out[n] = '\0';
+  return out;
+}
+
+/* Read dataset `name` whole as native type kind (0 int/float by size and class of the file type,
+ * strings as fixed strings of the file's size); *rows gets the length. Optional datasets: absent -> empty. */
+static int xload(xfile *x, const char *name, hid_t mt, size_t es, int optional, xcol *out, int64_t *rows) {
+  if (optional && H5Lexists(x->f, name, H5P_DEFAULT) <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    out->p = NULL;
+    out->es = 0;
+    return 0;
+  }
+  hid_t d = H5Dopen2(x->f, name, H5P_DEFAULT);
+  if (d < 0) return sp_err_set(x->err, SP_E_FORMAT, "%s: missing dataset %s", x->path, name);
+  hid_t sp = H5Dget_space(d);
+  hsize_t dims[2] = {0, 0};
+  int nd = sp >= 0 ? H5Sget_simple_extent_dims(sp, dims, NULL) : -1;
+  if (sp >= 0) H5Sclose(sp);
+  hid_t str = -1;
+  if (mt < 0) { /* a string column: its own size */
+    hid_t ft = H5Dget_type(d);
+    es = ft >= 0 ? H5Tget_size(ft) : 0;
+    if (ft >= 0) H5Tclose(ft);
+    str = mt = sp_h5_str_type(es);
+  }
+  size_t n = nd >= 1 ? (size_t)dims[0] : 0, per = nd == 2 ? (size_t)dims[1] : 1;
+  out->es = es * per;
+  out->p = malloc(n * out->es + 1);
+  int rc = 0;
+  if (nd < 1 || !out->p) rc = sp_err_set(x->err, out->p ? SP_E_FORMAT : SP_E_NOMEM, "%s: cannot read %s", x->path, name);
+  else if (n && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, out->p) < 0) rc = sp_h5_fail(x->err, "cannot read", name);
+  if (str >= 0) H5Tclose(str);
+  H5Dclose(d);
+  if (rows) *rows = (int64_t)n;
+  return rc;
+}
+
+static void xfree(xfile *x) {
+  xcol *cols[] = {&x->st_path, &x->st_entry, &x->l_comp, &x->l_chain, &x->l_seq, &x->l_ins, &x->l_cls,
+                  &x->l_flags, &x->l_key, &x->l_src, &x->l_heavy, &x->l_st, &x->l_model, &x->l_residues,
+                  &x->c_comp, &x->c_inchikey, &x->s_aptr, &x->s_rptr, &x->s_bptr, &x->s_nlig, &x->s_lig,
+                  &x->s_st, &x->r_label, &x->r_auth, &x->r_comp, &x->r_seq, &x->r_ins, &x->r_kind,
+                  &x->r_symop, &x->a_pos, &x->a_el, &x->a_name, &x->a_alt, &x->a_res, &x->a_occ, &x->a_b,
+                  &x->a_charge, &x->a_ccdc, &x->a_ccda, &x->a_flags, &x->b_a1, &x->b_a2, &x->b_order, &x->b_src};
+  for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) free(cols[i]->p);
+}
+
+static int export_load(xfile *x) {
+  hid_t S = -1, i64 = H5T_NATIVE_INT64, i32 = H5T_NATIVE_INT32, u32 = H5T_NATIVE_UINT32, u16 = H5T_NATIVE_UINT16,
+        u8 = H5T_NATIVE_UINT8, i8 = H5T_NATIVE_INT8, f32 = H5T_NATIVE_FLOAT;
+  int64_t np1 = 0;
+  int rc = 0;
+#define L(name, mt, es, col, rows) \
+  if (!rc) rc = xload(x, name, mt, es, 0, col, rows)
+  L("/structures/path", S, 0, &x->st_path, &x->n_st);
+  L("/structures/entry_id", S, 0, &x->st_entry, NULL);
+  L("/ligands/comp_id", S, 0, &x->l_comp, &x->n_lig);
+  L("/ligands/auth_asym_id", S, 0, &x->l_chain, NULL);
+  L("/ligands/auth_seq_id", i32, 4, &x->l_seq, NULL);
+  L("/ligands/ins_code", S, 0, &x->l_ins, NULL);
+  L("/ligands/class", S, 0, &x->l_cls, NULL);
+  L("/ligands/flags", u32, 4, &x->l_flags, NULL);
+  L("/ligands/molecule_key", S, 0, &x->l_key, NULL);
+  L("/ligands/key_source", S, 0, &x->l_src, NULL);
+  L("/ligands/n_heavy_atoms", i32, 4, &x->l_heavy, NULL);
+  L("/ligands/structure_idx", i64, 8, &x->l_st, NULL);
+  L("/ligands/model_num", i32, 4, &x->l_model, NULL);
+  L("/ligands/residues", S, 0, &x->l_residues, NULL);
+  L("/components/comp_id", S, 0, &x->c_comp, &x->n_comp);
+  L("/components/inchikey", S, 0, &x->c_inchikey, NULL);
+  L("/sites/atom_ptr", i64, 8, &x->s_aptr, &np1);
+  L("/sites/residue_ptr", i64, 8, &x->s_rptr, NULL);
+  L("/sites/bond_ptr", i64, 8, &x->s_bptr, NULL);
+  L("/sites/n_ligand", i32, 4, &x->s_nlig, &x->n_site);
+  L("/sites/ligand_idx", i64, 8, &x->s_lig, NULL);
+  L("/sites/structure_idx", i64, 8, &x->s_st, NULL);
+  L("/residues/label_asym_id", S, 0, &x->r_label, &x->n_res);
+  L("/residues/auth_asym_id", S, 0, &x->r_auth, NULL);
+  L("/residues/comp_id", S, 0, &x->r_comp, NULL);
+  L("/residues/auth_seq_id", i32, 4, &x->r_seq, NULL);
+  L("/residues/ins_code", S, 0, &x->r_ins, NULL);
+  L("/residues/kind", u8, 1, &x->r_kind, NULL);
+  if (!rc) rc = xload(x, "/residues/symop", S, 0, 1, &x->r_symop, NULL);
+  L("/atoms/position", f32, 4, &x->a_pos, &x->n_atom);
+  L("/atoms/element", u8, 1, &x->a_el, NULL);
+  L("/atoms/atom_name", S, 0, &x->a_name, NULL);
+  L("/atoms/altloc", S, 0, &x->a_alt, NULL);
+  L("/atoms/residue_idx", i64, 8, &x->a_res, NULL);
+  L("/atoms/occupancy", f32, 4, &x->a_occ, NULL);
+  L("/atoms/b_iso", f32, 4, &x->a_b, NULL);
+  L("/atoms/charge", i8, 1, &x->a_charge, NULL);
+  L("/atoms/ccd_charge", i8, 1, &x->a_ccdc, NULL);
+  L("/atoms/ccd_atom", u8, 1, &x->a_ccda, NULL);
+  L("/atoms/flags", u16, 2, &x->a_flags, NULL);
+  L("/bonds/atom1", i32, 4, &x->b_a1, &x->n_bond);
+  L("/bonds/atom2", i32, 4, &x->b_a2, NULL);
+  L("/bonds/order", u8, 1, &x->b_order, NULL);
+  L("/bonds/source", S, 0, &x->b_src, NULL);
+#undef L
+  if (!rc && (np1 != x->n_site + 1 || I64(x->s_aptr, x->n_site) != x->n_atom))
+    rc = sp_err_set(x->err, SP_E_FORMAT, "%s: /sites/atom_ptr does not match the site and atom counts", x->path);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- names */
+
+/* "ENTRY COMP CHAIN SEQ[INS]" parts of site i's ligand; file stem with '_' between them. */
+typedef struct site_id {
+  char entry[40], comp[SP_ID_LEN], chain[SP_ID_LEN], seq[24];
+  int64_t lig, st;
+} site_id;
+
+static void keep_name_chars(char *s) {
+  for (; *s; s++)
+    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-' || *s == '.'))
+      *s = '-';
+}
+
+static void site_ident(const xfile *x, int64_t i, site_id *id) {
+  id->lig = I64(x->s_lig, i);
+  id->st = I64(x->s_st, i);
+  xstr(&x->st_entry, id->st, id->entry, sizeof id->entry);
+  if (!id->entry[0]) { /* the file name without directories and extensions */
+    char p[SP_PATH_LEN];
+    xstr(&x->st_path, id->st, p, sizeof p);
+    const char *b = strrchr(p, '/');
+    b = b ? b + 1 : p;
+    snprintf(id->entry, sizeof id->entry, "%.39s", b);
+    char *dot = strchr(id->entry, '.');
+    if (dot && dot != id->entry) *dot = '\0';
+  }
+  xstr(&x->l_comp, id->lig, id->comp, sizeof id->comp);
+  xstr(&x->l_chain, id->lig, id->chain, sizeof id->chain);
+  char ins[8];
+  xstr(&x->l_ins, id->lig, ins, sizeof ins);
+  int32_t seq = I32(x->l_seq, id->lig);
+  if (seq == SP_SEQ_NONE) snprintf(id->seq, sizeof id->seq, ".%s", ins);
+  else snprintf(id->seq, sizeof id->seq, "%d%s", seq, ins);
+}
+
+static void site_stem(const xfile *x, const site_id *id, char *out, size_t cap) {
+  int32_t model = I32(x->l_model, id->lig);
+  char e[40], c[SP_ID_LEN], ch[SP_ID_LEN], s[24];
+  snprintf(e, sizeof e, "%s", id->entry);
+  snprintf(c, sizeof c, "%s", id->comp);
+  snprintf(ch, sizeof ch, "%s", id->chain[0] ? id->chain : "-");
+  snprintf(s, sizeof s, "%s", id->seq);
+  keep_name_chars(e);
+  keep_name_chars(c);
+  keep_name_chars(ch);
+  keep_name_chars(s);
+  if (model > 1) snprintf(out, cap, "%s_%s_%s_%s_m%d", e, c, ch, s, model);
+  else snprintf(out, cap, "%s_%s_%s_%s", e, c, ch, s);
+}
+
+/* ---------------------------------------------------------------- SDF */
+
+static const char *elem(uint8_t z) {
+  const char *s = sp_element_symbol(z);
+  return s && s[0] ? s : "*";
+}
+
+/* The formal charge of atom row a: the CCD's when the atom matches a CCD atom, else the file's. */
+static int atom_charge(const xfile *x, int64_t a) {
+  return (U8(x->a_ccda, a) & 1) ? I8(x->a_ccdc, a) : I8(x->a_charge, a);
+}
+
+/* Valence of a neutral atom of element z for the metal-bond rule below (N 3, O/S/Se 2, C 4, P 3), 0 otherwise. */
+static int neutral_valence(uint8_t z) {
+  switch (z) {
+    case 6: return 4;
+    case 7: case 15: return 3;
+    case 8: case 16: case 34: return 2;
+    default: return 0;
+  }
+}
+
+/* Bonds of site i inside its ligand (both atoms < n_ligand): indices into /bonds. */
+typedef struct lig_bonds {
+  int64_t *rows;
+  size_t n, cap;
+  int64_t *metal;      /* bonds to a metal atom: left out of the bond block (as InChI disconnects them) */
+  size_t n_metal, cap_metal;
+  int *dq;             /* per ligand atom: charge change of the metal-bond rule (written charge = atom_charge + dq) */
+  size_t cap_dq;
+  int unknown_order;   /* some bond has order 0 (perceived): written as single */
+  int any_ccd, any_file;
+} lig_bonds;
+
+static int push_row(int64_t **v, size_t *n, size_t *cap, int64_t k) {
+  if (*n == *cap) {
+    size_t nc = *cap ? 2 * *cap : 64;
+    int64_t *p = realloc(*v, nc * sizeof *p);
+    if (!p) return SP_E_NOMEM;
+    *v = p;
+    *cap = nc;
+  }
+  (*v)[(*n)++] = k;
+  return 0;
+}
+
+static int is_metal_bond(const xfile *x, int64_t a0, int64_t k);
+
+static int collect_bonds(const xfile *x, int64_t i, lig_bonds *lb) {
+  int32_t nl = I32(x->s_nlig, i);
+  int64_t a0 = I64(x->s_aptr, i);
+  lb->n = lb->n_metal = 0;
+  lb->unknown_order = lb->any_ccd = lb->any_file = 0;
+  for (int64_t k = I64(x->s_bptr, i); k < I64(x->s_bptr, i + 1); k++) {
+    if (I32(x->b_a2, k) >= nl) continue;
+    if (is_metal_bond(x, a0, k)) {
+      if (push_row(&lb->metal, &lb->n_metal, &lb->cap_metal, k)) return SP_E_NOMEM;
+      continue;
+    }
+    if (push_row(&lb->rows, &lb->n, &lb->cap, k)) return SP_E_NOMEM;
+    char src[16];
+    xstr(&x->b_src, k, src, sizeof src);
+    if (U8(x->b_order, k) == 0) lb->unknown_order = 1;
+    if (!strcmp(src, "ccd")) lb->any_ccd = 1;
+    if (!strcmp(src, "file")) lb->any_file = 1;
+  }
+  return 0;
+}
+
+static int is_metal_bond(const xfile *x, int64_t a0, int64_t k) {
+  return sp_element_is_metal(U8(x->a_el, a0 + I32(x->b_a1, k))) || sp_element_is_metal(U8(x->a_el, a0 + I32(x->b_a2, k)));
+}
+
+/* SD bond type: the Kekulé order; 4 aromatic; unknown -> 1 (single). */
+static int sd_bond_type(const xfile *x, int64_t k) {
+  int o = U8(x->b_order, k);
+  return o >= 1 && o <= 4 ? o : 1;
+}
+
+static void flag_names(uint32_t flags, char *out, size_t cap) {
+  size_t u = 0;
+  out[0] = '\0';
+  for (int b = 0; b < 32; b++) {
+    if (!(flags & (1u << b))) continue;
+    const char *nm = sp_ligand_flag_name(b);
+    int n = snprintf(out + u, cap - u, "%s%s", u ? " " : "", nm ? nm : "?");
+    if (n < 0 || (size_t)n >= cap - u) break;
+    u += (size_t)n;
+  }
+}
+
+static const char *comp_inchikey(const xfile *x, const char *comp, char *out, size_t cap) {
+  out[0] = '\0';
+  char c[SP_ID_LEN];
+  for (int64_t k = 0; k < x->n_comp; k++)
+    if (!strcmp(xstr(&x->c_comp, k, c, sizeof c), comp)) return xstr(&x->c_inchikey, k, out, cap);
+  return out;
+}
+
+static void sd_fields(FILE *o, const xfile *x, const site_id *id, int64_t i, const lig_bonds *lb) {
+  char buf[256], key[SP_KEY_LEN + 1], src[20], cls[20], ik[32];
+  uint32_t fl = U32(x->l_flags, id->lig);
+  flag_names(fl, buf, sizeof buf);
+  fprintf(o, ">  <comp_id>\n%s\n\n", id->comp);
+  fprintf(o, ">  <molecule_key>\n%s\n\n", xstr(&x->l_key, id->lig, key, sizeof key));
+  fprintf(o, ">  <inchikey>\n%s\n\n", comp_inchikey(x, id->comp, ik, sizeof ik));
+  fprintf(o, ">  <class>\n%s\n\n", xstr(&x->l_cls, id->lig, cls, sizeof cls));
+  fprintf(o, ">  <flags>\n%s\n\n", buf);
+  fprintf(o, ">  <key_source>\n%s\n\n", xstr(&x->l_src, id->lig, src, sizeof src));
+  fprintf(o, ">  <site_idx>\n%lld\n\n", (long long)i);
+  fprintf(o, ">  <residues>\n%s\n\n", xstr(&x->l_residues, id->lig, buf, sizeof buf));
+  const char *bo = lb->unknown_order ? "unknown: no CCD definition and no bond orders in the file; written as single bonds"
+                   : lb->any_ccd && lb->any_file ? "ccd file" : lb->any_file ? "file" : lb->any_ccd ? "ccd" : "none";
+  fprintf(o, ">  <bond_orders>\n%s\n\n", bo);
+  if (lb->n_metal) { /* "a-b" atom numbers (1-based) of the bonds to metals left out of the bond block */
+    fputs(">  <metal_bonds>\n", o);
+    for (size_t b = 0; b < lb->n_metal; b++)
+      fprintf(o, "%s%d-%d", b ? " " : "", I32(x->b_a1, lb->metal[b]) + 1, I32(x->b_a2, lb->metal[b]) + 1);
+    fputs("\n\n", o);
+  }
+  fputs("$$$$\n", o);
+}
+
+static void sdf_header(FILE *o, const site_id *id) {
+  fprintf(o, "%s %s %s %s\n", id->entry, id->comp, id->chain[0] ? id->chain : "-", id->seq);
+  fputs("  sitepack        3D\n\n", o);
+}
+
+/* V2000 block: up to 999 atoms and bonds, no metal bond. */
+static void sdf_v2000(FILE *o, const xfile *x, int64_t a0, int32_t nl, const lig_bonds *lb) {
+  fprintf(o, "%3d%3zu  0  0  0  0  0  0  0  0999 V2000\n", nl, lb->n);
+  int n_chg = 0;
+  for (int32_t k = 0; k < nl; k++) {
+    const float *p = &F32(x->a_pos, 3 * (a0 + k));
+    fprintf(o, "%10.4f%10.4f%10.4f %-3s 0  0  0  0  0  0  0  0  0  0  0  0\n", p[0], p[1], p[2], elem(U8(x->a_el, a0 + k)));
+    n_chg += atom_charge(x, a0 + k) + lb->dq[k] != 0;
+  }
+  for (size_t b = 0; b < lb->n; b++) {
+    int64_t k = lb->rows[b];
+    fprintf(o, "%3d%3d%3d  0\n", I32(x->b_a1, k) + 1, I32(x->b_a2, k) + 1, sd_bond_type(x, k));
+  }
+  for (int32_t k = 0, w = 0; k < nl; k++) {
+    int c = atom_charge(x, a0 + k) + lb->dq[k];
+    if (!c) continue;
+    if (w % 8 == 0) fprintf(o, "M  CHG%3d", n_chg - w < 8 ? n_chg - w : 8);
+    fprintf(o, " %3d %3d", k + 1, c);
+    if (++w % 8 == 0 || w == n_chg) fputc('\n', o);
+  }
+  fputs("M  END\n", o);
+}
+
+/* V3000 block: more than 999 atoms or bonds. */
+static void sdf_v3000(FILE *o, const xfile *x, int64_t a0, int32_t nl, const lig_bonds *lb) {
+  fputs("  0  0  0     0  0            999 V3000\n", o);
+  fputs("M  V30 BEGIN CTAB\n", o);
+  fprintf(o, "M  V30 COUNTS %d %zu 0 0 0\n", nl, lb->n);
+  fputs("M  V30 BEGIN ATOM\n", o);
+  for (int32_t k = 0; k < nl; k++) {
+    const float *p = &F32(x->a_pos, 3 * (a0 + k));
+    int c = atom_charge(x, a0 + k) + lb->dq[k];
+    fprintf(o, "M  V30 %d %s %.4f %.4f %.4f 0", k + 1, elem(U8(x->a_el, a0 + k)), p[0], p[1], p[2]);
+    if (c) fprintf(o, " CHG=%d", c);
+    fputc('\n', o);
+  }
+  fputs("M  V30 END ATOM\n", o);
+  if (lb->n) fputs("M  V30 BEGIN BOND\n", o);
+  for (size_t b = 0; b < lb->n; b++) {
+    int64_t k = lb->rows[b];
+    fprintf(o, "M  V30 %zu %d %d %d\n", b + 1, sd_bond_type(x, k), I32(x->b_a1, k) + 1, I32(x->b_a2, k) + 1);
+  }
+  if (lb->n) fputs("M  V30 END BOND\n", o);
+  fputs("M  V30 END CTAB\nM  END\n", o);
+}
+
+/* Bonds to metals are left out of the SDF, as InChI disconnects them; an atom X whose metal bond
+ * completed its neutral valence (X's other bonds + 1 <= its neutral valence: a pyrrole N of a haem,
+ * a deprotonated O) takes charge -1 and the metal +1, so that no hydrogen is added where the metal was
+ * (InChI's own disconnection does the same). A dative bond (X already at its valence: the imine N of a
+ * haem) changes no charge. */
+static int metal_charges(const xfile *x, int64_t a0, int32_t nl, lig_bonds *lb) {
+  if ((size_t)nl + 1 > lb->cap_dq) {
+    int *p = realloc(lb->dq, ((size_t)nl + 1) * sizeof *p);
+    if (!p) return SP_E_NOMEM;
+    lb->dq = p;
+    lb->cap_dq = (size_t)nl + 1;
+  }
+  memset(lb->dq, 0, ((size_t)nl + 1) * sizeof *lb->dq);
+  for (size_t m = 0; m < lb->n_metal; m++) {
+    int32_t a = I32(x->b_a1, lb->metal[m]), b = I32(x->b_a2, lb->metal[m]);
+    int32_t metal = sp_element_is_metal(U8(x->a_el, a0 + a)) ? a : b, other = metal == a ? b : a;
+    int nv = neutral_valence(U8(x->a_el, a0 + other));
+    if (!nv || atom_charge(x, a0 + other) + lb->dq[other] != 0 || sp_element_is_metal(U8(x->a_el, a0 + other))) continue;
+    int val = 0;
+    for (size_t k = 0; k < lb->n; k++) {
+      int64_t r = lb->rows[k];
+      if (I32(x->b_a1, r) == other || I32(x->b_a2, r) == other) val += sd_bond_type(x, r) == 4 ? 1 : sd_bond_type(x, r);
+    }
+    if (val + 1 <= nv) {
+      lb->dq[other] -= 1;
+      lb->dq[metal] += 1;
+    }
+  }
+  return 0;
+}
+
+static int write_sdf(FILE *o, const xfile *x, int64_t i, const site_id *id, lig_bonds *lb) {
+  if (collect_bonds(x, i, lb)) return SP_E_NOMEM;
+  int64_t a0 = I64(x->s_aptr, i);
+  int32_t nl = I32(x->s_nlig, i);
+  if (metal_charges(x, a0, nl, lb)) return SP_E_NOMEM;
+  sdf_header(o, id);
+  if (nl > 999 || lb->n > 999) sdf_v3000(o, x, a0, nl, lb);
+  else sdf_v2000(o, x, a0, nl, lb);
+  sd_fields(o, x, id, i, lb);
+  return 0;
+}
+/* ---------------------------------------------------------------- pockets */
+
+/* Chain label of residue r in a pocket: its auth chain, or for a symmetry image a label of its own
+ * (PDB: one character not used by the file's chains in this site; mmCIF: "<chain>-<symop>"). */
+static void pocket_chain(const xfile *x, int64_t r, int pdb, const char *used, char *out, size_t cap) {
+  char sym[20];
+  xstr(&x->r_auth, r, out, cap);
+  if (!x->r_symop.p || !xstr(&x->r_symop, r, sym, sizeof sym)[0]) return;
+  if (!pdb) {
+    char c[48];
+    snprintf(c, sizeof c, "%s", out);
+    snprintf(out, cap, "%.19s-%.19s", c, sym);
+    return;
+  }
+  /* one character per (chain, symop) pair, from the end of the alphabet, in order of appearance */
+  static const char pool[] = "zyxwvutsrqponmlkjihgfedcba9876543210ZYXWVUTSRQPONMLKJIHGFEDCBA";
+  size_t h = 0;
+  for (const char *p = out; *p; p++) h = h * 31 + (unsigned char)*p;
+  for (const char *p = sym; *p; p++) h = h * 31 + (unsigned char)*p;
+  for (size_t t = 0; t < sizeof pool - 1; t++) {
+    char c = pool[(h + t) % (sizeof pool - 1)];
+    if (!strchr(used, c)) {
+      out[0] = c;
+      out[1] = '\0';
+      return;
+    }
+  }
+}
+
+static void atom_name_pdb(const char *name, const char *el, char out[5]) {
+  size_t n = strlen(name);
+  if (n >= 4 || strlen(el) == 2) snprintf(out, 5, "%-4.4s", name);
+  else snprintf(out, 5, " %-3.3s", name);
+}
+
+static void write_pocket(FILE *o, const xfile *x, int64_t i, const site_id *id, int pdb) {
+  int64_t a0 = I64(x->s_aptr, i), a1 = I64(x->s_aptr, i + 1);
+  char used[128] = "";
+  size_t nu = 0;
+  for (int64_t r = I64(x->s_rptr, i); r < I64(x->s_rptr, i + 1) && nu + 1 < sizeof used; r++) {
+    char c[SP_ID_LEN];
+    xstr(&x->r_auth, r, c, sizeof c);
+    if (strlen(c) == 1 && !strchr(used, c[0])) used[nu++] = c[0], used[nu] = '\0';
+  }
+  if (pdb) {
+    fprintf(o, "REMARK   1 SITEPACK POCKET %s %s %s %s SITE %lld\n", id->entry, id->comp, id->chain[0] ? id->chain : "-",
+            id->seq, (long long)i);
+  } else {
+    fprintf(o, "data_%s_%s_%s_%s_pocket\n", id->entry, id->comp, id->chain[0] ? id->chain : "-", id->seq);
+    fputs("loop_\n_atom_site.group_PDB\n_atom_site.id\n_atom_site.type_symbol\n_atom_site.label_atom_id\n"
+          "_atom_site.label_alt_id\n_atom_site.label_comp_id\n_atom_site.label_asym_id\n_atom_site.label_seq_id\n"
+          "_atom_site.pdbx_PDB_ins_code\n_atom_site.Cartn_x\n_atom_site.Cartn_y\n_atom_site.Cartn_z\n"
+          "_atom_site.occupancy\n_atom_site.B_iso_or_equiv\n_atom_site.pdbx_formal_charge\n_atom_site.auth_seq_id\n"
+          "_atom_site.auth_asym_id\n_atom_site.pdbx_PDB_model_num\n", o);
+  }
+  for (int64_t a = a0; a < a1; a++) {
+    int64_t r = I64(x->a_res, a);
+    char name[SP_ID_LEN], comp[SP_ID_LEN], chain[40], ins[8], alt[4], label[40], nm4[5];
+    xstr(&x->a_name, a, name, sizeof name);
+    xstr(&x->r_comp, r, comp, sizeof comp);
+    xstr(&x->r_ins, r, ins, sizeof ins);
+    xstr(&x->a_alt, a, alt, sizeof alt);
+    pocket_chain(x, r, pdb, used, chain, sizeof chain);
+    int het = (U16(x->a_flags, a) & (SP_SITE_ATOM_LIGAND | SP_SITE_ATOM_HETATM)) != 0;
+    const char *el = elem(U8(x->a_el, a));
+    const float *p = &F32(x->a_pos, 3 * a);
+    int32_t seq = I32(x->r_seq, r);
+    int chg = I8(x->a_charge, a);
+    if (pdb) {
+      char cs[4] = "";
+      if (chg) snprintf(cs, sizeof cs, "%d%c", abs(chg) % 10, chg > 0 ? '+' : '-');
+      atom_name_pdb(name, el, nm4);
+      fprintf(o, "%-6s%5lld %4s%1.1s%3.3s %1.1s%4d%1.1s   %8.3f%8.3f%8.3f%6.2f%6.2f          %2s%2s\n",
+              het ? "HETATM" : "ATOM", (long long)(a - a0 + 1) % 100000, nm4, alt, comp, chain[0] ? chain : " ",
+              seq == SP_SEQ_NONE ? 0 : seq, ins, p[0], p[1], p[2], F32(x->a_occ, a), F32(x->a_b, a), el, cs);
+    } else {
+      xstr(&x->r_label, r, label, sizeof label);
+      char sym[20];
+      if (x->r_symop.p && xstr(&x->r_symop, r, sym, sizeof sym)[0]) snprintf(label, sizeof label, "%s", chain);
+      char lab[48], chq[48]; /* quoted, or "." when empty (a blank chain) */
+      snprintf(chq, sizeof chq, chain[0] ? "\"%.40s\"" : ".", chain);
+      snprintf(lab, sizeof lab, label[0] ? "\"%.40s\"" : "%s", label[0] ? label : chq);
+      fprintf(o, "%s %lld %s \"%s\" %s \"%s\" %s . %s %.3f %.3f %.3f %.2f %.2f %d %d %s 1\n",
+              het ? "HETATM" : "ATOM", (long long)(a - a0 + 1), el, name, alt[0] ? alt : ".", comp, lab,
+              ins[0] ? ins : "?", p[0], p[1], p[2], F32(x->a_occ, a), F32(x->a_b, a), chg,
+              seq == SP_SEQ_NONE ? 0 : seq, chq);
+    }
+  }
+  if (pdb) fputs("END\n", o);
+  else fputs("#\n", o);
+}
+
+/* ---------------------------------------------------------------- selection and files */
+
+static int select_sites(const xfile *x, const sp_export_opts *o, int64_t **out, size_t *n_out, sp_err *err) {
+  int nsel = (o->n_sites > 0) + (o->all != 0) + (o->cls != NULL) + (o->comp != NULL);
+  if (nsel != 1)
+    return sp_err_set(err, SP_E_INVALID, "export: give exactly one of --site, --all, --class, --comp (%d given)", nsel);
+  int64_t *v = malloc((size_t)(x->n_site > 0 ? x->n_site : 1) * sizeof *v + o->n_sites * sizeof *v);
+  if (!v) return sp_err_set(err, SP_E_NOMEM, "out of memory selecting sites");
+  size_t n = 0;
+  for (size_t k = 0; k < o->n_sites; k++) {
+    if (o->sites[k] < 0 || o->sites[k] >= x->n_site) {
+      free(v);
+      return sp_err_set(err, SP_E_NOT_FOUND, "%s: no site %lld (the file has %lld sites: 0..%lld)", x->path,
+                        (long long)o->sites[k], (long long)x->n_site, (long long)x->n_site - 1);
+    }
+    v[n++] = o->sites[k];
+  }
+  for (int64_t i = 0; !o->n_sites && i < x->n_site; i++) {
+    int64_t l = I64(x->s_lig, i);
+    char buf[128];
+    int take = o->all;
+    if (o->cls) take = !strcmp(xstr(&x->l_cls, l, buf, sizeof buf), o->cls);
+    if (o->comp) {
+      take = !strcmp(xstr(&x->l_comp, l, buf, sizeof buf), o->comp);
+      /* a multi-residue ligand that contains the comp_id: "COMP/CHAIN/NUM" items of /ligands/residues */
+      char res[160], pat[16];
+      snprintf(pat, sizeof pat, "%s/", o->comp);
+      xstr(&x->l_residues, l, res, sizeof res);
+      for (char *t = strtok(res, " "); t && !take; t = strtok(NULL, " ")) take = !strncmp(t, pat, strlen(pat));
+    }
+    if (take) v[n++] = i;
+  }
+  if (!n) {
+    free(v);
+    return sp_err_set(err, SP_E_NOT_FOUND, "%s: no site matches the selection", x->path);
+  }
+  *out = v;
+  *n_out = n;
+  return 0;
+}
+
+static FILE *open_out(const sp_export_opts *o, const char *stem, const char *suffix, char *path, size_t cap, sp_err *err) {
+  snprintf(path, cap, "%s/%s%s", o->out_dir, stem, suffix);
+  struct stat st;
+  if (!o->force && stat(path, &st) == 0) {
+    sp_err_set(err, SP_E_IO, "%s exists (use --force to overwrite)", path);
+    return NULL;
+  }
+  FILE *f = fopen(path, "w");
+  if (!f) sp_err_set(err, SP_E_IO, "cannot create %s: %s", path, strerror(errno));
+  return f;
+}
+
+static int close_out(FILE *f, const char *path, sp_err *err) {
+  int bad = ferror(f) != 0;
+  if (fclose(f) != 0) bad = 1;
+  return bad ? sp_err_set(err, SP_E_IO, "writing %s failed", path) : 0;
+}
+
+/* File stems already used by this export: a second site with the same name (the same entry read
+ * from two files, e.g. its .cif and its .pdb) gets "_site<I>" appended. */
+typedef struct stems {
+  char (*v)[160];
+  size_t n, cap;
+} stems;
+
+static int stem_unique(stems *st, int64_t i, char stem[160]) {
+  for (size_t k = 0; k < st->n; k++)
+    if (!strcmp(st->v[k], stem)) {
+      size_t n = strlen(stem);
+      snprintf(stem + n, 160 - n, "_site%lld", (long long)i);
+      break;
+    }
+  if (st->n == st->cap) {
+    size_t nc = st->cap ? 2 * st->cap : 256;
+    char(*p)[160] = realloc(st->v, nc * sizeof *p);
+    if (!p) return SP_E_NOMEM;
+    st->v = p;
+    st->cap = nc;
+  }
+  memcpy(st->v[st->n++], stem, 160);
+  return 0;
+}
+
+/* The files of site i (directory output) or its records on the stream. */
+static int export_site(const xfile *x, const sp_export_opts *o, int64_t i, int pass, lig_bonds *lb, stems *used,
+                       sp_export_summary *sum, sp_err *err) {
+  site_id id;
+  site_ident(x, i, &id);
+  char stem[160], path[4096];
+  site_stem(x, &id, stem, sizeof stem);
+  if (o->out_dir && stem_unique(used, i, stem)) return sp_err_set(err, SP_E_NOMEM, "out of memory naming files");
+  static const char *const suffix[3] = {"_ligand.sdf", "_pocket.pdb", "_pocket.cif"};
+  for (int k = 0; k < 3; k++) {
+    if (!(o->formats & (1u << k)) || (!o->out_dir && pass != k)) continue;
+    FILE *f = o->out_dir ? open_out(o, stem, suffix[k], path, sizeof path, err) : o->stream;
+    if (!f) return err ? err->cls : SP_E_IO;
+    int rc = 0;
+    if (k == 0) {
+      rc = write_sdf(f, x, i, &id, lb);
+      if (!rc && lb->unknown_order) sum->n_single_bond_fallback++;
+    } else {
+      write_pocket(f, x, i, &id, k == 1);
+    }
+    if (o->out_dir) {
+      int crc = close_out(f, path, err);
+      if (!rc) rc = crc;
+      if (!rc) sum->n_files++;
+    }
+    if (rc) return rc == SP_E_NOMEM ? sp_err_set(err, rc, "out of memory writing site %lld", (long long)i) : rc;
+  }
+  return 0;
+}
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int open_merged(xfile *x, const char *path) {
+  struct stat stb;
+  if (stat(path, &stb) != 0)
+    return sp_err_set(x->err, errno == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "cannot open %s: %s", path, strerror(errno));
+  if (H5Fis_hdf5(path) <= 0) return sp_err_set(x->err, SP_E_FORMAT, "%s is not a sitepack file (not HDF5)", path);
+  hid_t fapl = sp_h5_fapl(0);
+  x->f = fapl >= 0 ? H5Fopen(path, H5F_ACC_RDONLY, fapl) : -1;
+  int rc = x->f < 0 ? sp_h5_fail(x->err, "cannot open", path) : 0;
+  if (fapl >= 0) H5Pclose(fapl);
+  if (rc) return rc;
+  char fmt[32];
+  int64_t ver = 0;
+  if (sp_h5_read_attr_str(x->f, "format", fmt, sizeof fmt) < 0 || strcmp(fmt, SP_FORMAT_NAME) != 0 ||
+      sp_h5_read_attr_i64(x->f, "format_version", &ver) < 0 || ver != SP_FORMAT_VERSION)
+    return sp_err_set(x->err, SP_E_FORMAT, "%s is not a sitepack file of format version %d", path, SP_FORMAT_VERSION);
+  return 0;
+}
+
+int sp_export(const char *h5_path, const sp_export_opts *o, sp_export_summary *sum, sp_err *err) {
+  sp_export_summary dummy;
+  if (!sum) sum = &dummy;
+  memset(sum, 0, sizeof *sum);
+  if (!h5_path || !o || (!o->out_dir && !o->stream)) return sp_err_set(err, SP_E_INVALID, "sp_export: NULL argument");
+  if (!(o->formats & (SP_EXPORT_SDF | SP_EXPORT_PDB | SP_EXPORT_CIF)))
+    return sp_err_set(err, SP_E_INVALID, "export: no output format (sdf, pdb, cif)");
+  xfile x;
+  memset(&x, 0, sizeof x);
+  x.f = -1;
+  x.path = h5_path;
+  x.err = err;
+  sp_h5_quiet q;
+  sp_h5_quiet_begin(&q);
+  double t0 = now_s();
+  int rc = open_merged(&x, h5_path);
+  if (!rc) rc = export_load(&x);
+  int64_t *sel = NULL;
+  size_t n_sel = 0;
+  if (!rc) rc = select_sites(&x, o, &sel, &n_sel, err);
+  if (!rc && o->out_dir && mkdir(o->out_dir, 0777) != 0 && errno != EEXIST)
+    rc = sp_err_set(err, SP_E_IO, "cannot create directory %s: %s", o->out_dir, strerror(errno));
+  double t1 = now_s();
+  sum->load_seconds = t1 - t0;
+  lig_bonds lb = {0};
+  stems used = {0};
+  /* a stream holds every SDF record first (one multi-molecule SDF), then the pockets */
+  for (int pass = 0; !rc && pass < (o->out_dir ? 1 : 3); pass++)
+    for (size_t k = 0; !rc && k < n_sel; k++) {
+      rc = export_site(&x, o, sel[k], pass, &lb, &used, sum, err);
+      if (!rc && pass == 0) sum->n_sites++;
+    }
+  if (!rc && !o->out_dir && (fflush(o->stream) != 0 || ferror(o->stream)))
+    rc = sp_err_set(err, SP_E_IO, "writing the export stream failed");
+  sum->seconds = now_s() - t1;
+  free(lb.rows);
+  free(lb.metal);
+  free(lb.dq);
+  free(used.v);
+  free(sel);
+  xfree(&x);
+  if (x.f >= 0) H5Fclose(x.f);
+  H5Eclear2(H5E_DEFAULT);
+  sp_h5_quiet_end(&q);
+  return rc;
+}
