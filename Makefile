@@ -10,6 +10,7 @@
 #   make bench-read  read benchmark of the merged layout (results/read-DATE.json)
 #   make bench-read-py  the Python package's read benchmark (results/read-py-DATE.json + .md)
 #   make mutate    mutation run of the test suite (tests/mutation/) -> results/mutation-DATE.json + .md (not a test)
+#   make bench-export  SDF export rate of the corpus and RDKit's read rate (results/export-DATE.json + .md)
 
 BUILD     ?= build
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
@@ -120,6 +121,12 @@ bench-site: build
 # and .md). On a bigger machine: make bench-scaling SCALING_NP="1 2 4 8 16" SCALING_REPLICAS=8
 SCALING_NP ?= 1 2
 SCALING_REPLICAS ?= 1
+# make bench-export: ligands/s exported to SDF for the whole corpus and RDKit's read rate on the same file
+# (bench/export_bench.py; writes results/export-<date>.json and .md)
+.PHONY: bench-export
+bench-export: build
+	/usr/bin/python3 bench/export_bench.py --build $(BUILD) --shared $(SHARED) --out results
+
 .PHONY: bench-scaling
 bench-scaling: build
 	NP_LIST="$(SCALING_NP)" REPLICAS=$(SCALING_REPLICAS) PY=/usr/bin/python3 bench/scaling.sh $(BUILD)

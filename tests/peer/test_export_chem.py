@@ -170,7 +170,7 @@ def main():
     print(f"InChIKey first block: {n_key_ok} of {n_key} complete single-component ligands with every CCD heavy "
           f"atom ({pct:.2f} %); {n_leaving} more complete ones lack leaving atoms (linked) and are not compared")
     for e in exceptions:
-        print(f"  exception: {e[0]}: RDKit {e[1]}, CCD {e[2]}: {e[3]}")
+        print(f"  exception: {e[0]}: SDF {e[1]}, CCD {e[2]}: {e[3]}")
     check(n_key > 200 and pct >= 99.0, f"InChIKey agreement {pct:.2f} % < 99 %")
 
     # pockets: gemmi reads them, same atoms as the site block
