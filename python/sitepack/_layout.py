@@ -14,7 +14,7 @@ from .errors import FormatError, FormatVersionError
 
 FORMAT_NAME = "sitepack"
 #: format_version values this package reads (docs/format.md); any other is refused.
-FORMAT_VERSIONS = (1,)
+FORMAT_VERSIONS = (1, 2)   # 2: /bonds, /sites/bond_ptr, n_bonds, component descriptors (docs/format.md)
 
 _ALIGN_FROM = 65536   # H5Pset_alignment(65536, 4096) in the merge: objects this large start at 4096 multiples
 _ALIGN = 4096

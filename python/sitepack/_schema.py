@@ -50,8 +50,13 @@ TABLES = {
     ],
 }
 
-#: Columns present only in some files: /residues/symop exactly when some site has symmetry mates.
-OPTIONAL = {("residues", "symop"): ("S16",)}
+#: Columns present only in some files: /residues/symop exactly when some site has symmetry mates; the
+#: columns added by format version 2 (docs/format.md: component descriptors, the atoms' CCD charge and
+#: flags, the sites' bond count) in every version-2 file.
+OPTIONAL = {("residues", "symop"): ("S16",),
+            ("components", "smiles"): ("S512",), ("components", "inchi"): ("S1024",),
+            ("components", "inchikey"): ("S27",), ("components", "descriptor_flags"): ("u1",),
+            ("sites", "n_bonds"): ("<i4",), ("atoms", "ccd_charge"): ("i1",), ("atoms", "ccd_atom"): ("u1",)}
 
 #: CSR pointers (length = rows + 1 of the table they belong to): (table, column) -> indexed table.
 POINTERS = {
@@ -70,7 +75,7 @@ BOND_POINTER = ("sites", "bond_ptr")
 
 #: Ligand flag bits (/ligands/flags, SP_LIG_* of survey.h).
 LIGAND_FLAGS = {"covalent": 1, "incomplete": 2, "altloc": 4, "not_in_ccd": 8, "zero_occupancy": 16,
-                "multi_residue": 32, "metal_bound": 64}
+                "multi_residue": 32, "metal_bound": 64, "name_not_in_ccd": 128}
 #: Site flag bits (/sites/flags, SP_SITE_* of site.h).
 SITE_FLAGS = {"oversize": 1, "no_heavy": 2, "symmetry": 4, "symmetry_partial": 8}
 #: Atom flag bits (/atoms/flags, SP_SITE_ATOM_* of site.h).
