@@ -10,8 +10,8 @@
 set(SP_FUZZ_DIR ${CMAKE_SOURCE_DIR}/tests/fuzz)
 set(SP_FUZZ_READER_SOURCES
   ${CMAKE_SOURCE_DIR}/src/cif/cif.c ${CMAKE_SOURCE_DIR}/src/cif/mmcif.c ${CMAKE_SOURCE_DIR}/src/pdb/pdb.c
-  ${CMAKE_SOURCE_DIR}/src/model/structure.c ${CMAKE_SOURCE_DIR}/src/model/error.c
-  ${CMAKE_SOURCE_DIR}/src/model/read.c ${CMAKE_SOURCE_DIR}/src/chem/elements.c
+  ${CMAKE_SOURCE_DIR}/src/model/structure.c ${CMAKE_SOURCE_DIR}/src/base/error.c ${CMAKE_SOURCE_DIR}/src/base/grow.c
+  ${CMAKE_SOURCE_DIR}/src/read/read.c ${CMAKE_SOURCE_DIR}/src/chem/elements.c
   # crystal symmetry (cell, SCALE, operators); spacegroup.c without CCP4 here: names are not looked up
   ${CMAKE_SOURCE_DIR}/src/model/symop.c ${CMAKE_SOURCE_DIR}/src/site/spacegroup.c)
 set(SP_FUZZ_HARNESSES cif pdb gzip)
