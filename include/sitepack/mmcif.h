@@ -11,6 +11,9 @@
  *   residue numbers stay SP_SEQ_NONE where absent (cases B13, B14, B15). Defaults for
  *   absent columns or null values: pdbx_PDB_model_num 1, occupancy 1.0, B_iso_or_equiv 0,
  *   no insertion code, no altloc, formal charge 0, serial (`id`) 0 when not an integer.
+ *   A value that does not parse in a column a row can do without (issue 20, docs/format.md
+ *   "Unreadable values"): occupancy 1.0, B_iso_or_equiv NaN, formal charge 0, with a warning
+ *   at the first such value of each column and a count of them when there are more.
  *   `group_PDB` HETATM sets SP_ATOM_HETATM.
  * - element from `type_symbol`. When that column is absent or a value is blank/null/unknown,
  *   the element is inferred from the atom name (warning "elements inferred from atom
@@ -54,7 +57,7 @@ extern "C" {
  * @return 0; the sp_cif_parse() errors (SP_E_BINARY, SP_E_SYNTAX, SP_E_ROW_COUNT,
  *         SP_E_TOO_LARGE, SP_E_NOMEM); SP_E_NO_ATOMS (no data block, no _atom_site or zero
  *         rows); SP_E_MISSING_ITEM (no Cartn_x/y/z column, or no atom name / comp id column);
- *         SP_E_BAD_VALUE (a coordinate, model number, occupancy or B that is not a number,
+ *         SP_E_BAD_VALUE (a coordinate or model number that is not a number,
  *         or a residue number that is not an integer; the message names the row, the atom id
  *         and the line); SP_E_TOO_LARGE (more atoms than model.h allows).
  *         On error @p s may hold a partial structure: clear it before re-use.

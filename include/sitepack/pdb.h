@@ -15,7 +15,11 @@
  *    blank); when columns 23-26 are all digits and column 27 is a digit too, columns
  *    23-27 are a 5-digit residue number (e.g. 10000) and there is no insertion code.
  *    Blank occupancy -> 1.0, blank tempFactor -> 0, blank serial -> 0, blank resSeq ->
- *    SP_SEQ_NONE, blank chain / residue name -> "" (case B12).
+ *    SP_SEQ_NONE, blank chain / residue name -> "" (case B12). A value that does not parse
+ *    in a column a row can do without (issue 20, docs/format.md "Unreadable values"):
+ *    occupancy 1.0, tempFactor NaN, charge 0, serial 0, with a warning at the first such
+ *    value of each column and a count of them when there are more ("*****" serials, the
+ *    overflow mark of MD tools, are 0 without a warning).
  *  - Element when columns 77-78 are blank (or not an element symbol): from the atom
  *    name's alignment, the convention of the format guide (section ATOM, "Alignment of
  *    one-letter atom name such as C starts at column 14, while two-letter atom name such
@@ -60,11 +64,12 @@ extern "C" {
  *             to re-use one); atoms are appended, sp_structure_finish() is called at the end.
  *             On error its content is unspecified but valid (free or clear it).
  * @return 0; SP_E_NO_ATOMS (no ATOM/HETATM record, message "no atoms"), SP_E_BAD_VALUE
- *         (a coordinate, occupancy, B, serial, residue number or MODEL number that does not
- *         parse, or an atom line too short for its coordinates; the message gives the line
- *         number), SP_E_NOMEM, SP_E_TOO_LARGE (more atoms than model.h allows).
- *         Non-fatal oddities (serials that restart, unknown element, charge that does not
- *         parse, duplicate MODEL number) are recorded with sp_structure_warn().
+ *         (a coordinate, residue number or MODEL number that does not parse, or an atom
+ *         line too short for its coordinates; the message gives the line number),
+ *         SP_E_NOMEM, SP_E_TOO_LARGE (more atoms than model.h allows).
+ *         Non-fatal oddities (serials that restart, unknown element, an unreadable
+ *         occupancy, B, charge or serial, duplicate MODEL number) are recorded with
+ *         sp_structure_warn().
  */
 int sp_pdb_read(const char *text, size_t len, sp_structure *s, sp_err *err);
 

@@ -186,6 +186,12 @@ static inline bool float_cached(float_cache *c, const sp_cif_value *v, const cha
   return true;
 }
 
+/* Columns a row can do without (issue 20): an unreadable value is a warning and a stand-in
+ * value for that atom, not a failed file (docs/format.md, "Unreadable values"). */
+enum { SOFT_OCC, SOFT_B, SOFT_CHARGE, N_SOFT };
+static const char *const k_soft_item[N_SOFT] = {"occupancy", "B_iso_or_equiv", "pdbx_formal_charge"};
+static const char *const k_soft_taken[N_SOFT] = {"1.0", "NaN", "0"};
+
 typedef struct atom_reader {
   const sp_cif_doc *d;
   sp_cif_stream *st; /* the stream when streamed (begin may choose its row function) */
@@ -198,6 +204,7 @@ typedef struct atom_reader {
   uint32_t row;
   float_cache occ;
   bool inferred;
+  uint32_t n_unreadable[N_SOFT]; /* rows with an unreadable value, per column */
   /* cache of the last model number text */
   const char *last_model_p;
   uint32_t last_model_n;
@@ -205,6 +212,22 @@ typedef struct atom_reader {
   sp_atom_in a;
   elem_cache ec;
 } atom_reader;
+
+/* An unreadable value of a column the row can do without: the first one of the file is a
+ * warning (row, line, value, what it is taken as); the others are counted (unreadable_summary). */
+static __attribute__((noinline, cold)) void unreadable(atom_reader *R, uint32_t rown, int c, const sp_cif_value *v) {
+  if (!R->n_unreadable[c]++)
+    sp_structure_warn(R->s, "_atom_site row %u (line %zu): %s '%.*s' is not readable, taken as %s", rown + 1,
+                      sp_cif_line_of(R->d, v->p), k_soft_item[c], SHOWN(v->n), v->p, k_soft_taken[c]);
+}
+
+/* One warning per column whose unreadable values were more than the first one. */
+static void unreadable_summary(const atom_reader *R) {
+  for (int c = 0; c < N_SOFT; ++c)
+    if (R->n_unreadable[c] > 1)
+      sp_structure_warn(R->s, "%u _atom_site rows in all with an unreadable %s (taken as %s)", R->n_unreadable[c],
+                        k_soft_item[c], k_soft_taken[c]);
+}
 
 static inline const sp_cif_value *col_of(const sp_cif_value *row, int ci) { return ci >= 0 ? row + ci : &k_absent; }
 
@@ -272,11 +295,10 @@ static inline __attribute__((always_inline)) int atoms_row_body(atom_reader *R, 
   a->b_iso = 0.0f;
   if (!what) {
     const sp_cif_value *v = col_of(row, R->c_occ);
-    if (!sp_cif_is_null(v) && !float_cached(&R->occ, v, end, &a->occupancy)) what = "occupancy", bad = v;
-  }
-  if (!what) {
-    const sp_cif_value *v = col_of(row, R->c_b);
-    if (!sp_cif_is_null(v) && !sp_cif_float(v, end, &a->b_iso)) what = "B_iso_or_equiv", bad = v;
+    if (!sp_cif_is_null(v) && !float_cached(&R->occ, v, end, &a->occupancy))
+      a->occupancy = 1.0f, unreadable(R, rown, SOFT_OCC, v);
+    v = col_of(row, R->c_b);
+    if (!sp_cif_is_null(v) && !sp_cif_float(v, end, &a->b_iso)) a->b_iso = NAN, unreadable(R, rown, SOFT_B, v);
   }
   a->model_num = 1;
   if (!what) {
@@ -336,7 +358,7 @@ static inline __attribute__((always_inline)) int atoms_row_body(atom_reader *R, 
     int32_t q;
     if (!sp_cif_is_null(v)) {
       if (sp_cif_parse_int(v->p, v->n, &q) && q >= -8 && q <= 8) a->charge = (int8_t)q;
-      else sp_structure_warn(s, "_atom_site row %u: pdbx_formal_charge '%.*s' ignored", rown + 1, SHOWN(v->n), v->p);
+      else unreadable(R, rown, SOFT_CHARGE, v);
     }
   }
   a->hetatm = false;
@@ -751,6 +773,7 @@ int sp_mmcif_read_ex(const char *text, size_t len, sp_structure *s, unsigned fla
     if (err) *err = R->err;
     goto done;
   }
+  unreadable_summary(R);
   if ((rc = read_entities(&doc, b, s, err))) goto done;
   if ((rc = read_conns(&doc, b, s, err))) goto done;
   if ((rc = read_comps(&doc, b, s, err))) goto done;

@@ -150,6 +150,10 @@ uint8_t sp_pdb_element_from_name(const char name4[4], sp_sv comp_id) {
 
 /* ---- the reader ---- */
 
+/* Columns a row can do without (issue 20): an unreadable value is a warning and a stand-in
+ * value for that atom, not a failed file (docs/format.md, "Unreadable values"). */
+enum { COL_SERIAL, COL_OCC, COL_B, COL_CHARGE, N_SOFT_COLS };
+
 typedef struct {
   sp_structure *s;
   sp_err *err;
@@ -157,11 +161,30 @@ typedef struct {
   int32_t last_serial;
   bool serial_warned;
   bool element_warned;
-  bool charge_warned;
+  uint32_t n_unreadable[N_SOFT_COLS]; /* atoms with an unreadable value, per column */
   size_t n_atom_records;
   char method[128];
   size_t n_conn_pdb; /* number of sp_conn added from LINK (for the metal pass) */
 } reader;
+
+static const char *const k_soft_name[N_SOFT_COLS] = {"atom serial", "occupancy", "temperature factor", "charge"};
+static const char *const k_soft_taken[N_SOFT_COLS] = {"0", "1.0", "NaN", "0"};
+
+/* An unreadable value of a column the atom can do without: the first one of the file is a
+ * warning (line, column, value, what it is taken as); the others are counted (unreadable_summary). */
+static void unreadable(reader *r, const line_t *l, int c, sp_sv v) {
+  if (!r->n_unreadable[c]++)
+    sp_structure_warn(r->s, "line %zu: %s '%.*s' is not readable, taken as %s", l->no, k_soft_name[c],
+                      (int)(v.n > 40 ? 40 : v.n), v.p, k_soft_taken[c]);
+}
+
+/* One warning per column whose unreadable values were more than the first one. */
+static void unreadable_summary(reader *r) {
+  for (int c = 0; c < N_SOFT_COLS; ++c)
+    if (r->n_unreadable[c] > 1)
+      sp_structure_warn(r->s, "%u atom records in all with an unreadable %s (taken as %s)", r->n_unreadable[c],
+                        k_soft_name[c], k_soft_taken[c]);
+}
 
 static int bad(reader *r, const line_t *l, const char *what, sp_sv v) {
   return sp_err_set(r->err, SP_E_BAD_VALUE, "line %zu: %s '%.*s' is not a number", l->no, what,
@@ -208,11 +231,8 @@ static int read_atom(reader *r, const line_t *l, bool het) {
   int rc = sp_hy36_decode(sf, 5, &a.serial);
   if (rc == 1) a.serial = 0;
   if (rc < 0) {
-    if (!memcmp(sf, "*****", 5)) { /* overflow marker written by some MD tools */
-      a.serial = 0;
-    } else {
-      return bad(r, l, "atom serial", fld(l, 7, 11));
-    }
+    a.serial = 0;
+    if (memcmp(sf, "*****", 5)) unreadable(r, l, COL_SERIAL, fld(l, 7, 11)); /* ***** : MD tools' overflow */
   }
   if (a.serial && a.serial <= r->last_serial && !r->serial_warned) {
     sp_structure_warn(s, "line %zu: atom serial %d does not increase (previous %d): serials restart or repeat",
@@ -237,8 +257,8 @@ static int read_atom(reader *r, const line_t *l, bool het) {
   if (parse_real(v = fld(l, 31, 38), &x)) return bad(r, l, "x coordinate", v);
   if (parse_real(v = fld(l, 39, 46), &y)) return bad(r, l, "y coordinate", v);
   if (parse_real(v = fld(l, 47, 54), &z)) return bad(r, l, "z coordinate", v);
-  if (parse_real(v = fld(l, 55, 60), &occ) < 0) return bad(r, l, "occupancy", v);
-  if (parse_real(v = fld(l, 61, 66), &b) < 0) return bad(r, l, "temperature factor", v);
+  if (parse_real(v = fld(l, 55, 60), &occ) < 0) occ = 1.0, unreadable(r, l, COL_OCC, v);
+  if (parse_real(v = fld(l, 61, 66), &b) < 0) b = NAN, unreadable(r, l, COL_B, v);
   a.x = (float)x;
   a.y = (float)y;
   a.z = (float)z;
@@ -282,10 +302,7 @@ static int read_atom(reader *r, const line_t *l, bool het) {
     else if (q0 == ' ' && is_digit(q1)) chg = q1 - '0';
     else if (is_digit(q0) && q1 == ' ') chg = q0 - '0';
     else ok = false;
-    if (!ok && !r->charge_warned) {
-      sp_structure_warn(s, "line %zu: charge '%c%c' not understood, taken as 0", l->no, q0, q1);
-      r->charge_warned = true;
-    }
+    if (!ok) unreadable(r, l, COL_CHARGE, (sp_sv){l->p + 78, l->n >= 80 ? 2 : 1});
     a.charge = (int8_t)chg;
   }
   r->n_atom_records++;
@@ -568,6 +585,7 @@ int sp_pdb_read(const char *text, size_t len, sp_structure *s, sp_err *err) {
   }
 done:
   if (rc) return rc;
+  unreadable_summary(&r);
   sp_text_fit(s->method, sizeof s->method, r.method); /* a cut method ends with "..." */
   if (!r.n_atom_records) return sp_err_set(err, SP_E_NO_ATOMS, "no atoms (no ATOM/HETATM records)");
   guess_poly_types(s);

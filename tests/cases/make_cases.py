@@ -52,6 +52,38 @@ def r02():
         write(d, fn, t)
 
 
+def r05():
+    d = "R05_unreadable_columns"
+    rows = [  # name4, res, seq, occ, b, chg, element
+        (" N  ", "ALA", 1, "1.00", "20.00", "", "N"),
+        (" CA ", "ALA", 1, "1.00", "   nan", "", "C"),   # NaN written by a Python tool
+        (" C  ", "ALA", 1, "1.00", "n/a", "", "C"),      # text in the B column
+        (" O  ", "ALA", 1, "full", "21.00", "", "O"),    # text in the occupancy column
+        (" N  ", "LYS", 2, "1.00", "22.00", "", "N"),
+        (" NZ ", "LYS", 2, "1.00", "23.00", "x+", "N"),  # charge that is no charge
+        (" CA ", "LYS", 2, "1.00", "pocket", "", "C"),   # a word in the B column
+    ]
+    t = "REMARK   1 B AND OCCUPANCY COLUMNS HOLD TEXT IN SOME ROWS\n"
+    for i, (n4, res, seq, occ, b, chg, el) in enumerate(rows):
+        xyz = (1.5 * i, 0.5 * (i % 2), 0.0)
+        t += atom("ATOM", i + 1, n4, res, "A", seq, xyz, occ=occ, b=b, el=el, chg=chg)
+    write(d, "unreadable_columns.pdb", t + "END\n")
+    bad = t.replace("   1       0.000   0.000", "   1       zzzzz   0.000", 1)
+    write(d, "unreadable_coordinate.pdb", bad + "END\n")
+    cif = ("data_R05\nloop_\n_atom_site.group_PDB\n_atom_site.id\n_atom_site.type_symbol\n_atom_site.label_atom_id\n"
+           "_atom_site.label_comp_id\n_atom_site.label_asym_id\n_atom_site.label_seq_id\n_atom_site.auth_seq_id\n"
+           "_atom_site.auth_asym_id\n_atom_site.Cartn_x\n_atom_site.Cartn_y\n_atom_site.Cartn_z\n_atom_site.occupancy\n"
+           "_atom_site.B_iso_or_equiv\n_atom_site.pdbx_formal_charge\n_atom_site.pdbx_PDB_model_num\n")
+    for i, (n4, res, seq, occ, b, chg, el) in enumerate(rows):
+        xyz = (1.5 * i, 0.5 * (i % 2), 0.0)
+        q = "?" if not chg else chg
+        cif += (f"ATOM {i + 1} {el} {n4.strip()} {res} A {seq} {seq} A {xyz[0]:.3f} {xyz[1]:.3f} {xyz[2]:.3f} "
+                f"{occ} {b.strip()} {q} 1\n")
+    write(d, "unreadable_columns.cif", cif)
+    write(d, "unreadable_coordinate.cif", cif.replace("ATOM 1 N N ALA A 1 1 A 0.000", "ATOM 1 N N ALA A 1 1 A zzzzz"))
+
+
 if __name__ == "__main__":
     r01()
     r02()
+    r05()
