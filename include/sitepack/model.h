@@ -242,6 +242,7 @@ typedef struct sp_atom_in {
   uint8_t element;                     /**< atomic number, 0 unknown */
   int8_t charge;
   bool hetatm;
+  bool element_from_name;              /**< element inferred from the name: SP_ATOM_ELEMENT_FROM_NAME */
   int32_t serial;
   float x, y, z, occupancy, b_iso;
 } sp_atom_in;

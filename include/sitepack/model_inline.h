@@ -182,7 +182,8 @@ static inline __attribute__((always_inline)) int sp_structure_add_atom_inline(sp
   s->element[i] = a->element;
   s->charge[i] = a->charge;
   s->altloc[i] = a->altloc;
-  s->atom_flags[i] = (uint8_t)((a->hetatm ? SP_ATOM_HETATM : 0) | (a->element == 1 ? SP_ATOM_HYDROGEN : 0));
+  s->atom_flags[i] = (uint8_t)((a->hetatm ? SP_ATOM_HETATM : 0) | (a->element == 1 ? SP_ATOM_HYDROGEN : 0) |
+                               (a->element_from_name ? SP_ATOM_ELEMENT_FROM_NAME : 0));
   s->n_atoms++;
   return 0;
 }

@@ -98,6 +98,25 @@ int sp_hy36_decode(const char *field, size_t width, int32_t *value);
  */
 uint8_t sp_pdb_element_from_name(const char name4[4], sp_sv comp_id);
 
+/**
+ * Element of an atom from its name without column alignment: the rule for PDB files whose
+ * names are right-justified ("%4s": "  CA", "   N", " CL1"), where columns 13-14 no longer
+ * say where the element symbol starts (issue 20; case tests/cases/R06). gemmi gives no
+ * element for such names (its rule reads column 14 when column 13 is blank).
+ * @param name    the atom name, blanks trimmed
+ * @param comp_id the residue name
+ * Rules: leading digits are skipped ("1HB" -> H); a two-character name equal to its residue
+ * name that is an element symbol is that element (ion residues: CA/CA calcium, ZN/ZN, CL/CL);
+ * a first letter that is no element alone gives the two-letter element ("ZN1", "MG"); in a
+ * residue that is not a standard amino acid, nucleotide or water, the two-letter elements BR,
+ * CL, CR, CU, FE, NI, SE, SI win over their first letter ("BR1" bromine, "FE" of HEM iron,
+ * "SE" of MSE selenium); otherwise the first letter ("CA" of ALA carbon, "HG" of SER
+ * hydrogen, "CD" carbon, "PB" of ATP phosphorus). The remaining ambiguities (a ligand atom
+ * named "CO" is carbon, never cobalt) are those of names without alignment.
+ * @return the atomic number, 0 if no rule gives an element.
+ */
+uint8_t sp_pdb_element_from_bare_name(sp_sv name, sp_sv comp_id);
+
 #ifdef __cplusplus
 }
 #endif

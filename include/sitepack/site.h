@@ -50,6 +50,7 @@ enum {
   SP_SITE_ATOM_HETATM = 1u << 7,
   SP_SITE_ATOM_WITHIN_CUTOFF = 1u << 8,/**< this atom itself is within the cutoff */
   SP_SITE_ATOM_SYMMETRY = 1u << 9,     /**< atom of a crystal symmetry image (position transformed) */
+  SP_SITE_ATOM_ELEMENT_FROM_NAME = 1u << 10, /**< element inferred from the atom name (SP_ATOM_ELEMENT_FROM_NAME) */
 };
 
 /** Kinds of site residues (sp_site_res.kind, /residues/kind). */

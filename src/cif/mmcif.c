@@ -344,6 +344,7 @@ static inline __attribute__((always_inline)) int atoms_row_body(atom_reader *R, 
     sp_sv t = sp_cif_sv(row + R->c_type);
     a->element = elem_lookup(&R->ec, t.p, t.n);
   }
+  a->element_from_name = !a->element;
   if (!a->element) {
     a->element = elem_from_name(&R->ec, a->atom_name, a->comp_id);
     if (a->element && !R->inferred) {

@@ -148,6 +148,35 @@ uint8_t sp_pdb_element_from_name(const char name4[4], sp_sv comp_id) {
   return one; /* rule 4 */
 }
 
+/* Two-letter elements taken from a bare name whose first letter is itself an element, in a
+ * residue that is not standard: the halogens and the metals and metalloids of ligands and
+ * cofactors (BR, CL, FE of haems, SE of MSE, ...). Left out: those that read as an element and
+ * a remoteness letter (CA, CD, CE, HG, NE: alpha, delta, epsilon, gamma) or that are common
+ * ligand atom names (CM, CN, NO, PB/PG/PA of nucleotides). */
+static bool two_letter_from_bare(char c0, char c1) {
+  static const char k_two[][3] = {"BR", "CL", "CR", "CU", "FE", "NI", "SE", "SI"};
+  char u0 = (char)(c0 & ~0x20), u1 = (char)(c1 & ~0x20);
+  for (size_t i = 0; i < sizeof k_two / sizeof *k_two; ++i)
+    if (k_two[i][0] == u0 && k_two[i][1] == u1) return true;
+  return false;
+}
+
+uint8_t sp_pdb_element_from_bare_name(sp_sv name, sp_sv comp_id) {
+  size_t i = 0;
+  while (i < name.n && is_digit(name.p[i])) ++i;
+  size_t nl = 0;
+  while (i + nl < name.n && is_alpha(name.p[i + nl])) ++nl;
+  if (!nl) return 0;
+  const char *t = name.p + i;
+  uint8_t one = sp_element_from_symbol(t, 1), two = nl >= 2 ? sp_element_from_symbol(t, 2) : 0;
+  if (two && i == 0 && name.n == 2 && comp_id.n == 2 && (t[0] & ~0x20) == (comp_id.p[0] & ~0x20) &&
+      (t[1] & ~0x20) == (comp_id.p[1] & ~0x20))
+    return two; /* ion residue named after its element: CA/CA, ZN/ZN, CL/CL */
+  if (!one) return two;
+  if (two && !standard_residue(comp_id) && two_letter_from_bare(t[0], t[1])) return two;
+  return one;
+}
+
 /* ---- the reader ---- */
 
 /* Columns a row can do without (issue 20): an unreadable value is a warning and a stand-in
@@ -161,6 +190,8 @@ typedef struct {
   int32_t last_serial;
   bool serial_warned;
   bool element_warned;
+  bool right_justified;  /* a 1-2 character atom name in columns 15-16 (13-14 blank) */
+  size_t n_element_from_name;
   uint32_t n_unreadable[N_SOFT_COLS]; /* atoms with an unreadable value, per column */
   size_t n_atom_records;
   char method[128];
@@ -184,6 +215,26 @@ static void unreadable_summary(reader *r) {
     if (r->n_unreadable[c] > 1)
       sp_structure_warn(r->s, "%u atom records in all with an unreadable %s (taken as %s)", r->n_unreadable[c],
                         k_soft_name[c], k_soft_taken[c]);
+}
+
+/* Atoms whose element came from the name: one warning saying how many and by which rule. A file
+ * with right-justified names (a name of 1-2 characters in columns 15-16, as "%4s" writes it) has
+ * lost the column-13/14 alignment for every name, so that all of them are read again as bare
+ * names (sp_pdb_element_from_bare_name). */
+static void elements_from_names(reader *r) {
+  sp_structure *s = r->s;
+  if (!r->n_element_from_name) return;
+  if (r->right_justified)
+    for (size_t i = 0; i < s->n_atoms; ++i) {
+      if (!(s->atom_flags[i] & SP_ATOM_ELEMENT_FROM_NAME)) continue;
+      const char *comp = s->residues[s->atom_residue[i]].comp_id;
+      s->element[i] = sp_pdb_element_from_bare_name((sp_sv){s->atom_name[i], strlen(s->atom_name[i])},
+                                                     (sp_sv){comp, strlen(comp)});
+      s->atom_flags[i] = (uint8_t)((s->atom_flags[i] & ~SP_ATOM_HYDROGEN) | (s->element[i] == 1 ? SP_ATOM_HYDROGEN : 0));
+    }
+  sp_structure_warn(s, "elements of %zu atom records inferred from atom names (%s)", r->n_element_from_name,
+                    r->right_justified ? "names right-justified: read without their alignment"
+                                       : "element columns 77-78 blank or unknown");
 }
 
 static int bad(reader *r, const line_t *l, const char *what, sp_sv v) {
@@ -285,6 +336,9 @@ static int read_atom(reader *r, const line_t *l, bool het) {
     char name4[4];
     raw(l, 13, 16, name4);
     el = sp_pdb_element_from_name(name4, a.comp_id);
+    a.element_from_name = true;
+    r->n_element_from_name++;
+    if (name4[0] == ' ' && name4[1] == ' ' && a.atom_name.n) r->right_justified = true;
     if (es.n && !r->element_warned) {
       sp_structure_warn(s, "line %zu: element '%.*s' unknown, guessed %s from the atom name", l->no, (int)es.n,
                         es.p, sp_element_symbol(el));
@@ -586,6 +640,7 @@ int sp_pdb_read(const char *text, size_t len, sp_structure *s, sp_err *err) {
 done:
   if (rc) return rc;
   unreadable_summary(&r);
+  elements_from_names(&r);
   sp_text_fit(s->method, sizeof s->method, r.method); /* a cut method ends with "..." */
   if (!r.n_atom_records) return sp_err_set(err, SP_E_NO_ATOMS, "no atoms (no ATOM/HETATM records)");
   guess_poly_types(s);

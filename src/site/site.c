@@ -375,6 +375,7 @@ static uint16_t atom_flags_of(const sp_structure *s, size_t i, uint16_t kflag, i
   if ((s->atom_flags[i] & SP_ATOM_HYDROGEN) || s->element[i] == 1) f |= SP_SITE_ATOM_HYDROGEN;
   if (s->altloc[i] != '\0') f |= SP_SITE_ATOM_ALTLOC;
   if (s->atom_flags[i] & SP_ATOM_HETATM) f |= SP_SITE_ATOM_HETATM;
+  if (s->atom_flags[i] & SP_ATOM_ELEMENT_FROM_NAME) f |= SP_SITE_ATOM_ELEMENT_FROM_NAME;
   if (within) f |= SP_SITE_ATOM_WITHIN_CUTOFF;
   return f;
 }

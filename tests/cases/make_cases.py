@@ -83,7 +83,66 @@ def r05():
     write(d, "unreadable_coordinate.cif", cif.replace("ATOM 1 N N ALA A 1 1 A 0.000", "ATOM 1 N N ALA A 1 1 A zzzzz"))
 
 
+def r06():
+    d = "R06_right_justified_names"
+    rows = [  # name, residue, seq, HETATM, element (for the copy with element columns)
+        ("N", "ALA", 1, False, "N"), ("CA", "ALA", 1, False, "C"), ("C", "ALA", 1, False, "C"),
+        ("O", "ALA", 1, False, "O"), ("CB", "ALA", 1, False, "C"),
+        ("N", "SER", 2, False, "N"), ("CA", "SER", 2, False, "C"), ("OG", "SER", 2, False, "O"),
+        ("HG", "SER", 2, False, "H"),
+        ("N", "MSE", 3, True, "N"), ("CA", "MSE", 3, True, "C"), ("SE", "MSE", 3, True, "SE"),
+        ("CE", "MSE", 3, True, "C"),
+        ("CA", "CA", 101, True, "CA"),
+        ("FE", "HEM", 102, True, "FE"), ("NA", "HEM", 102, True, "N"), ("CHA", "HEM", 102, True, "C"),
+        ("CL1", "LG6", 103, True, "CL"), ("BR1", "LG6", 103, True, "BR"), ("C1", "LG6", 103, True, "C"),
+        ("PB", "ATP", 104, True, "P"), ("O1B", "ATP", 104, True, "O"),
+    ]
+    plain, with_el = "", ""
+    for i, (name, res, seq, het, el) in enumerate(rows):
+        rec = "HETATM" if het else "ATOM"
+        xyz = (1.4 * i, 0.7 * (i % 3), 0.3 * (i % 2))
+        plain += atom(rec, i + 1, f"{name:>4}", res, "A", seq, xyz)  # "%4s": right-justified, no element
+        with_el += atom(rec, i + 1, f"{name:>4}", res, "A", seq, xyz, el=el)
+    write(d, "right_justified_no_element.pdb", plain + "END\n")
+    write(d, "right_justified_with_element.pdb", with_el + "END\n")
+
+
+def frame(chain, names, shift, first_serial):
+    """12 CA atoms and a ZN ion, moved by `shift` A along x (one MD frame)."""
+    t = ""
+    for i, n in enumerate(names):
+        x, y, z = ca_xyz(i)
+        t += atom("ATOM", first_serial + i, " CA ", n, chain, i + 1, (x + shift, y, z), el="C")
+    return t + atom("HETATM", first_serial + len(names), "ZN  ", "ZN", chain, 101, (6.0 + shift, 0.0, 8.0), el="ZN")
+
+
+def r03():
+    d = "R03_atoms_after_endmdl"
+    names = [AA[i % 10] for i in range(12)]
+    head = seqres("A", names)
+    t = head + "MODEL        1\n" + frame("A", names, 0.0, 1) + "ENDMDL\n" + frame("A", names, 0.5, 1) + "ENDMDL\nEND\n"
+    write(d, "model_then_endmdl_only.pdb", t)
+    t = head + frame("A", names, 0.0, 1) + "ENDMDL\n" + frame("A", names, 0.5, 1) + "ENDMDL\n" + frame("A", names, 1.0, 1)
+    write(d, "endmdl_only.pdb", t + "END\n")
+
+
+def r04():
+    d = "R04_repeated_model_numbers"
+    names = [AA[i % 10] for i in range(12)]
+    t = seqres("A", names)
+    for k in range(5):
+        t += "MODEL        1\n" + frame("A", names, 0.5 * k, 1) + "ENDMDL\n"
+    write(d, "every_frame_model_1.pdb", t + "END\n")
+    t = seqres("A", names)
+    for k, num in enumerate((1, 2, 2, 3)):
+        t += f"MODEL     {num:>4}\n" + frame("A", names, 0.5 * k, 1) + "ENDMDL\n"
+    write(d, "one_number_twice.pdb", t + "END\n")
+
+
 if __name__ == "__main__":
     r01()
     r02()
+    r03()
+    r04()
     r05()
+    r06()
