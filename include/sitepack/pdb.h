@@ -25,7 +25,18 @@
  *    one-letter atom name such as C starts at column 14, while two-letter atom name such
  *    as FE starts at column 13"); see sp_pdb_element_from_name(). "CA  " (column 13) in
  *    HETATM residue CA is calcium, " CA " is carbon, "BR1 " is bromine (case B37).
- *  - MODEL / ENDMDL: model_num = the MODEL serial (1 when the file has no MODEL record).
+ *    Such atoms get SP_ATOM_ELEMENT_FROM_NAME and the file one warning with their number.
+ *    When any name of 1-2 characters stands in columns 15-16 (columns 13-14 blank: names
+ *    right-justified, as "%4s" writes them), every such atom of the file takes the element of
+ *    sp_pdb_element_from_bare_name() instead (issue 20, case tests/cases/R06).
+ *  - MODEL / ENDMDL: model_num = the MODEL serial (1 when the file has no MODEL record;
+ *    a blank serial: one above the largest so far). Every MODEL record starts a model, and so
+ *    do atom records after ENDMDL that no MODEL record precedes (frames separated by ENDMDL
+ *    only, as gemmi and biopython read them); a MODEL serial that is not above every model
+ *    number before it (a trajectory with every frame written as MODEL 1, a number twice, out
+ *    of order) is replaced by one above the largest so far, with a warning, so that the
+ *    number names one model (issue 20; cases tests/cases/R03, R04). gemmi refuses repeated
+ *    numbers ("duplicate MODEL number"); models are never merged.
  *  - HEADER idCode (63-66) -> entry_id; EXPDTA (11-79, continued lines joined) -> method;
  *    "REMARK   2 RESOLUTION." value (Å) -> resolution (NAN when absent or "NOT APPLICABLE").
  *  - SEQRES -> one polymer entity per chain (id = chain id, strand_ids = chain id,
@@ -68,7 +79,7 @@ extern "C" {
  *         line too short for its coordinates; the message gives the line number),
  *         SP_E_NOMEM, SP_E_TOO_LARGE (more atoms than model.h allows).
  *         Non-fatal oddities (serials that restart, unknown element, an unreadable
- *         occupancy, B, charge or serial, duplicate MODEL number) are recorded with
+ *         occupancy, B, charge or serial, a renumbered MODEL, atoms after ENDMDL) are recorded with
  *         sp_structure_warn().
  */
 int sp_pdb_read(const char *text, size_t len, sp_structure *s, sp_err *err);

@@ -22,6 +22,11 @@
 extern "C" {
 #endif
 
+/** Default of sp_task_opts.max_file_site_atoms (job limits.max_file_site_atoms): 10 million site atoms,
+ * about 0.75 GB of merged output for one file. The largest file of shared/data/structures has 10,463;
+ * the 156-frame trajectory of issue 20 read as one model had 48 million (a 5.4 GB output). */
+#define SP_DEFAULT_MAX_FILE_SITE_ATOMS ((size_t)10000000)
+
 /** Options of the worker stages (the job file's values). */
 typedef struct sp_task_opts {
   float cutoff;            /**< site cutoff, Å (default 6.0) */
@@ -31,6 +36,11 @@ typedef struct sp_task_opts {
   size_t max_text_bytes;   /**< refuse files larger than this after gunzip (0 = no limit) */
   size_t max_atoms;        /**< issue 9: a file with more atom records is recorded as "too_many_atoms" and
                                 skipped after the parse (0 = no limit) */
+  size_t max_file_site_atoms; /**< issue 20: a file whose sites hold more atoms in all is recorded as
+                                "too_many_atoms" with no rows (a bound on the output of one file: about
+                                75 bytes per site atom in the merged file); checked after each site, for
+                                unsplit files only (as max_seconds); default SP_DEFAULT_MAX_FILE_SITE_ATOMS,
+                                0 = no limit */
   double max_seconds;      /**< issue 9: a task running longer is recorded as "timeout" (checked after the
                                 parse, after the survey and between ligands; only for unsplit files, whose
                                 rows are all in one task); 0 = no limit */

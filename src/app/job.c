@@ -48,6 +48,8 @@ void sp_print_run_help(FILE *f) {
           "                        same job (OUT.h5.parts/), run the rest (docs/reliability.md)\n"
           "  --max-atoms N         record a file with more than N atom records as too_many_atoms\n"
           "                        and skip it (default: no limit)\n"
+          "  --max-file-site-atoms N  record a file whose sites hold more than N atoms in all as\n"
+          "                        too_many_atoms, with no rows (default 10000000; 0: no limit)\n"
           "  --task-timeout S      record a file still running after S seconds as timeout (default: none)\n"
           "  --help, -h            this text\n"
           "  --shard I/N|auto      shard I of N of a SLURM array (auto: SLURM_ARRAY_TASK_*): run this\n"
@@ -56,7 +58,7 @@ void sp_print_run_help(FILE *f) {
           "\n"
           "job file keys: input, ccd, output, report, ph, model, site: {cutoff, max_atoms, symmetry_mates},\n"
           "               split: {min_bytes, min_ligands, max_parts, enabled, cost_guard}, steal (true/false),\n"
-          "               limits: {max_atoms, max_seconds}\n"
+          "               limits: {max_atoms, max_seconds, max_file_site_atoms}\n"
           "\n"
           "environment: SITEPACK_TEST_TASK_DELAY_MS=N (test hook) sleeps a random 0..N ms after each task;\n"
           "             SITEPACK_TEST_TASK_ORDER=input|reverse (test hook) runs each rank's tasks in input order\n");
@@ -193,7 +195,7 @@ static int job_split_key(const cJSON *s, sp_job *job) {
   return rc;
 }
 
-/* "limits": {max_atoms, max_seconds} (issue 9: per-task guards) */
+/* "limits": {max_atoms, max_seconds, max_file_site_atoms} (issues 9, 20: per-task guards) */
 static int job_limits_key(const cJSON *s, sp_job *job) {
   const char *k = s->string;
   double d;
@@ -203,8 +205,10 @@ static int job_limits_key(const cJSON *s, sp_job *job) {
     if (!(rc = job_int(s, "limits.max_atoms", 0, SP_MAX_COUNT, &n))) job->opts.max_atoms = (size_t)n;
   } else if (!strcmp(k, "max_seconds")) {
     if (!(rc = job_number(s, "limits.max_seconds", 0, 0, 1e9, &d))) job->opts.max_seconds = d;
+  } else if (!strcmp(k, "max_file_site_atoms")) {
+    if (!(rc = job_int(s, "limits.max_file_site_atoms", 0, SP_MAX_COUNT, &n))) job->opts.max_file_site_atoms = (size_t)n;
   } else {
-    rc = job_unknown("limits", k, "max_atoms, max_seconds");
+    rc = job_unknown("limits", k, "max_atoms, max_seconds, max_file_site_atoms");
   }
   return rc;
 }
@@ -294,7 +298,7 @@ static int load_job_file(const char *path, sp_job *job) {
 }
 
 enum {
-  O_INPUT = 256, O_CCD, O_OUT, O_REPORT, O_PH, O_CUTOFF, O_MAX_SITE_ATOMS, O_MAX_ATOMS, O_TASK_TIMEOUT, O_MODEL,
+  O_INPUT = 256, O_CCD, O_OUT, O_REPORT, O_PH, O_CUTOFF, O_MAX_SITE_ATOMS, O_MAX_ATOMS, O_MAX_FILE_SITE_ATOMS, O_TASK_TIMEOUT, O_MODEL,
   O_SHARD, O_SPLIT_MIN_BYTES, O_SPLIT_MIN_LIGANDS, O_SPLIT_MAX_PARTS, O_FORCE, O_KEEP_PARTS, O_NO_STEAL, O_RESUME,
   O_NO_SPLIT, O_SPLIT_NO_GUARD, O_SYMMETRY_MATES, O_NO_SYMMETRY_MATES
 };
@@ -309,6 +313,7 @@ static const struct option k_run_options[] = {
     {"cutoff", required_argument, NULL, O_CUTOFF},
     {"max-site-atoms", required_argument, NULL, O_MAX_SITE_ATOMS},
     {"max-atoms", required_argument, NULL, O_MAX_ATOMS},
+    {"max-file-site-atoms", required_argument, NULL, O_MAX_FILE_SITE_ATOMS},
     {"task-timeout", required_argument, NULL, O_TASK_TIMEOUT},
     {"model", required_argument, NULL, O_MODEL},
     {"shard", required_argument, NULL, O_SHARD},
@@ -367,6 +372,10 @@ static int apply_value_option(int c, const char *v, sp_job *job) {
   case O_MAX_ATOMS:
     if (sp_opt_int("run", "--max-atoms", v, 0, SP_MAX_COUNT, &n)) return SP_EXIT_USAGE;
     job->opts.max_atoms = (size_t)n;
+    return 0;
+  case O_MAX_FILE_SITE_ATOMS:
+    if (sp_opt_int("run", "--max-file-site-atoms", v, 0, SP_MAX_COUNT, &n)) return SP_EXIT_USAGE;
+    job->opts.max_file_site_atoms = (size_t)n;
     return 0;
   case O_SPLIT_MIN_BYTES:
     if (sp_opt_int("run", "--split-min-bytes", v, 0, SP_MAX_COUNT, &n)) return SP_EXIT_USAGE;
@@ -467,10 +476,14 @@ int sp_job_from_args(int argc, char **argv, sp_job *job) {
   cJSON_AddNumberToObject(site, "max_atoms", (double)job->opts.max_site_atoms);
   /* recorded only when on: a run without it records the same job as before the option existed */
   if (job->opts.symmetry_mates) cJSON_AddTrueToObject(site, "symmetry_mates");
-  if (job->opts.max_atoms || job->opts.max_seconds > 0) { /* issue 9: recorded only when set */
+  /* issue 9, 20: recorded only when set (a default job records the same JSON as before the keys existed) */
+  bool file_site_atoms_set = job->opts.max_file_site_atoms != SP_DEFAULT_MAX_FILE_SITE_ATOMS;
+  if (job->opts.max_atoms || job->opts.max_seconds > 0 || file_site_atoms_set) {
     cJSON *lim = cJSON_AddObjectToObject(j, "limits");
     if (job->opts.max_atoms) cJSON_AddNumberToObject(lim, "max_atoms", (double)job->opts.max_atoms);
     if (job->opts.max_seconds > 0) cJSON_AddNumberToObject(lim, "max_seconds", job->opts.max_seconds);
+    if (file_site_atoms_set)
+      cJSON_AddNumberToObject(lim, "max_file_site_atoms", (double)job->opts.max_file_site_atoms);
   }
   job->json = cJSON_PrintUnformatted(j);
   cJSON_Delete(j);

@@ -193,6 +193,12 @@ typedef struct {
   bool right_justified;  /* a 1-2 character atom name in columns 15-16 (13-14 blank) */
   size_t n_element_from_name;
   uint32_t n_unreadable[N_SOFT_COLS]; /* atoms with an unreadable value, per column */
+  /* models (issue 20): every MODEL record and every run of atoms after ENDMDL is a model of its
+   * own; a number that is not above all numbers before it is replaced (see new_model_number) */
+  bool any_model;        /* a model number is in use (MODEL read, or atoms read without MODEL) */
+  bool model_closed;     /* ENDMDL read, no MODEL or atom since */
+  int32_t max_model;     /* the largest model number in use */
+  uint32_t n_renumbered, n_implicit;
   size_t n_atom_records;
   char method[128];
   size_t n_conn_pdb; /* number of sp_conn added from LINK (for the metal pass) */
@@ -235,6 +241,42 @@ static void elements_from_names(reader *r) {
   sp_structure_warn(s, "elements of %zu atom records inferred from atom names (%s)", r->n_element_from_name,
                     r->right_justified ? "names right-justified: read without their alignment"
                                        : "element columns 77-78 blank or unknown");
+}
+
+/* The model that the next atoms go to starts: number v as written, unless a model with that number
+ * or a larger one came before (every frame of a trajectory written as MODEL 1, numbers out of
+ * order): then the number above the largest so far, so that (structure, model number) still
+ * names one model. gemmi refuses such files ("duplicate MODEL number"); biopython reads each
+ * MODEL as a model of its own, as here. */
+static void start_model(reader *r, const line_t *l, int32_t v, bool implicit) {
+  if (implicit || (r->any_model && v <= r->max_model)) {
+    int32_t n = r->max_model < INT32_MAX ? r->max_model + 1 : r->max_model;
+    if (implicit && !r->n_implicit++)
+      sp_structure_warn(r->s, "line %zu: atom records after ENDMDL without a MODEL record: read as model %d", l->no, n);
+    if (!implicit && !r->n_renumbered++)
+      sp_structure_warn(r->s, "line %zu: MODEL %d is not above the model numbers before it (%d): read as a separate model numbered %d",
+                        l->no, v, r->max_model, n);
+    v = n;
+  }
+  r->model_num = v;
+  r->max_model = r->any_model && r->max_model > v ? r->max_model : v;
+  r->any_model = true;
+  r->model_closed = false;
+  r->last_serial = 0;
+  r->serial_warned = false;
+}
+
+/* Before an ATOM/HETATM record: the model it belongs to. */
+static void atom_model(reader *r, const line_t *l) {
+  if (r->model_closed) start_model(r, l, 0, true);
+  else if (!r->any_model) r->any_model = true, r->max_model = r->model_num; /* atoms without MODEL: model 1 */
+}
+
+static void model_summary(reader *r) {
+  if (r->n_renumbered > 1)
+    sp_structure_warn(r->s, "%u MODEL records in all renumbered (their number was not above those before)", r->n_renumbered);
+  if (r->n_implicit > 1)
+    sp_structure_warn(r->s, "%u runs of atom records in all after ENDMDL without MODEL, each read as a model", r->n_implicit);
 }
 
 static int bad(reader *r, const line_t *l, const char *what, sp_sv v) {
@@ -557,8 +599,6 @@ int sp_pdb_read(const char *text, size_t len, sp_structure *s, sp_err *err) {
   r.s = s;
   r.err = err;
   r.model_num = 1;
-  int32_t last_model = 0;
-  bool have_model = false;
   unsigned scale_seen = 0;
   const char *p = text, *end = text + len;
   size_t line_no = 0;
@@ -574,11 +614,16 @@ int sp_pdb_read(const char *text, size_t len, sp_structure *s, sp_err *err) {
     if (l.n < 3) continue;
     switch (l.p[0]) {
       case 'A':
-        if (l.n >= 4 && !memcmp(l.p, "ATOM", 4) && (l.n == 4 || l.p[4] == ' '))
+        if (l.n >= 4 && !memcmp(l.p, "ATOM", 4) && (l.n == 4 || l.p[4] == ' ')) {
+          atom_model(&r, &l);
           rc = read_atom(&r, &l, false);
+        }
         break;
       case 'H':
-        if (l.n >= 6 && !memcmp(l.p, "HETATM", 6)) rc = read_atom(&r, &l, true);
+        if (l.n >= 6 && !memcmp(l.p, "HETATM", 6)) {
+          atom_model(&r, &l);
+          rc = read_atom(&r, &l, true);
+        }
         else if (rec(&l, "HEADER")) sp_sv_copy(s->entry_id, sizeof s->entry_id, fld(&l, 63, 66));
         break;
       case 'M':
@@ -594,18 +639,13 @@ int sp_pdb_read(const char *text, size_t len, sp_structure *s, sp_err *err) {
           if (hr < 0)
             return sp_err_set(err, SP_E_BAD_VALUE, "line %zu: MODEL number '%.*s' is not a number", l.no,
                               (int)(f.n > 20 ? 20 : f.n), f.p);
-          if (hr == 1) v = last_model + 1;
-          if (have_model && v == last_model)
-            sp_structure_warn(s, "line %zu: MODEL %d repeats the previous model number", l.no, v);
-          r.model_num = v;
-          last_model = v;
-          have_model = true;
-          r.last_serial = 0;
-          r.serial_warned = false;
+          if (hr == 1) v = r.any_model ? r.max_model + 1 : 1; /* a blank number: the next one */
+          start_model(&r, &l, v, false);
         }
         break;
       case 'E':
         if (rec(&l, "END")) goto done;
+        if (rec(&l, "ENDMDL")) r.model_closed = true;
         if (rec(&l, "EXPDTA")) add_method(&r, &l);
         break;
       case 'R':
@@ -640,6 +680,7 @@ int sp_pdb_read(const char *text, size_t len, sp_structure *s, sp_err *err) {
 done:
   if (rc) return rc;
   unreadable_summary(&r);
+  model_summary(&r);
   elements_from_names(&r);
   sp_text_fit(s->method, sizeof s->method, r.method); /* a cut method ends with "..." */
   if (!r.n_atom_records) return sp_err_set(err, SP_E_NO_ATOMS, "no atoms (no ATOM/HETATM records)");

@@ -33,6 +33,7 @@ void sp_task_opts_default(sp_task_opts *o) {
   memset(o, 0, sizeof *o);
   o->cutoff = 6.0f;
   o->max_site_atoms = 12000;
+  o->max_file_site_atoms = SP_DEFAULT_MAX_FILE_SITE_ATOMS;
   o->ph = 7.4;
 }
 
@@ -434,6 +435,14 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
     if (rc) {
       sp_survey_free(&sv);
       return rc;
+    }
+    /* issue 20: a bound on what one file can write (unsplit files only, as the time guard) */
+    if (opts->max_file_site_atoms && n_parts == 1 && out->n_atoms > opts->max_file_site_atoms) {
+      sp_err_set(&ferr, SP_E_TOO_MANY_ATOMS,
+                 "%s: %zu site atoms after %zu of %zu ligands, above the job's limit of %zu (limits.max_file_site_atoms)",
+                 relpath, (size_t)out->n_atoms, li + 1, sv.n_ligands, opts->max_file_site_atoms);
+      sp_survey_free(&sv);
+      goto failed;
     }
   }
   st->t_site = sp_now() - t2;

@@ -66,3 +66,8 @@ endforeach()
 add_test(NAME test_reader_survey_cases
   COMMAND test_survey_cases ${SP_TEST_DIR}/cases ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif R)
 set_tests_properties(test_reader_survey_cases PROPERTIES LABELS "pdbio;survey;parser")
+# The per-file output bound on the R04 trajectory (limits.max_file_site_atoms; needs mpirun).
+add_test(NAME integration_reader_guard
+  COMMAND bash ${CMAKE_SOURCE_DIR}/tests/integration/reader_guard.sh $<TARGET_FILE:sitepack_cli> ${MPIEXEC_EXECUTABLE}
+          ${SP_TEST_DIR}/cases ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif ${CMAKE_BINARY_DIR}/it_reader_guard)
+set_tests_properties(integration_reader_guard PROPERTIES LABELS "pdbio;integration")
