@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """Peer cross-check of sitepack's structure readers against gemmi (Debian python3-gemmi).
 
-usage: gemmi_atoms.py SP_DUMP_ATOMS [DIR]
+usage: gemmi_atoms.py SP_DUMP_ATOMS [DIR ...]
   SP_DUMP_ATOMS  path of the sp_dump_atoms test program (tests/unit/sp_dump_atoms.c)
-  DIR            folder of structure files (default: $SP_SHARED_DIR/data/structures)
+  DIR            folders of structure files (default: $SP_SHARED_DIR/data/structures)
 
 For every structure file in DIR (.cif .mmcif .pdb .ent, optionally .gz; gzip detected by
 magic bytes as sitepack does) both readers are run, and compared:
@@ -22,6 +22,11 @@ Policy differences, handled explicitly (never by loosening a comparison):
     from columns 13-14 as written; sitepack applies the alignment rule of pdb.h
     (sp_pdb_element_from_name). Such atoms are counted and compared against that rule,
     re-implemented below from the raw line, not against gemmi.
+  - mmCIF files whose _atom_site lacks a column that gemmi needs (id, type_symbol,
+    label_alt_id, label_asym_id, occupancy, B_iso_or_equiv, auth_seq_id: gemmi then reads
+    no model, e.g. shared/cases B13, B14): the _atom_site rows are counted directly (per
+    pdbx_PDB_model_num, 1 when absent) from gemmi's CIF table, and per row the atom name
+    (label_atom_id, else auth_atom_id) and x/y/z are compared, instead of skipping the file.
 A file that sitepack rejects, or that gemmi rejects while sitepack reads it, is a mismatch.
 Work is spread over a few processes (files in chunks). Exit status: 0 when there is no
 mismatch, 1 on any mismatch, 2 on a usage or setup error.
@@ -177,6 +182,48 @@ def gemmi_models(text, mmcif):
     return models
 
 
+GEMMI_NEEDS = ('id', 'type_symbol', 'label_alt_id', 'label_asym_id', 'occupancy', 'B_iso_or_equiv', 'auth_seq_id')
+
+
+def atom_site_rows(text):
+    """The _atom_site rows of an mmCIF text whose _atom_site lacks a column that gemmi needs
+    (gemmi then reads no model): [(model number, atom name, x, y, z)] in file order, or None
+    when no such column is missing."""
+    block = gemmi.cif.read_string(text)[0]
+    tags = [t.lower() for t in block.get_mmcif_category_names()]
+    if '_atom_site.' not in tags:
+        return None
+    cat = block.find_mmcif_category('_atom_site.')
+    have = set(cat.tags)
+    if all(f'_atom_site.{c}' in have for c in GEMMI_NEEDS):
+        return None
+    tab = block.find('_atom_site.', ['Cartn_x', 'Cartn_y', 'Cartn_z', '?pdbx_PDB_model_num', '?label_atom_id',
+                                      '?auth_atom_id'])
+    out = []
+    for row in tab:
+        num = int(row[3]) if row.has(3) and gemmi.cif.as_string(row[3]) not in ('', '?', '.') else 1
+        name = gemmi.cif.as_string(row[4]) if row.has(4) else gemmi.cif.as_string(row[5])
+        out.append((num, name, float(row[0]), float(row[1]), float(row[2])))
+    return out
+
+
+def compare_rows(path, rows, my_models):
+    """Atom rows counted directly (atom_site_rows) against sitepack's models: counts per model,
+    then per row the atom name and x/y/z. Returns mismatch messages."""
+    msgs = []
+    want = {}
+    for r in rows:
+        want.setdefault(r[0], []).append(r)
+    if [(k, len(v)) for k, v in want.items()] != [(int(n), len(a)) for n, a in my_models]:
+        return [f'{path}: models/atoms {[(int(n), len(a)) for n, a in my_models]}, _atom_site rows '
+                f'{[(k, len(v)) for k, v in want.items()]}']
+    for (_n, atoms), rs in zip(my_models, want.values()):
+        for ai, (m, r) in enumerate(zip(atoms, rs)):
+            if m[9] != r[1] or any(abs(float(m[12 + k]) - r[2 + k]) > TOL for k in range(3)):
+                msgs.append(f'{path}: row {ai}: atom {m[9]!r} {m[12]},{m[13]},{m[14]} vs _atom_site {r[1:]}')
+    return msgs
+
+
 TOL = 1.0005e-3
 FAST_PDB = os.environ.get('SP_PEER_SLOW') is None
 
@@ -228,14 +275,15 @@ def compare_atom(path, mmcif, mnum, ai, g, m, blank_el):
 
 def check_chunk(args):
     """Run sp_dump_atoms on a chunk of files and compare each with gemmi.
-    Returns (files compared, atoms compared, mismatch messages, policy element count, D count)."""
+    Returns (files compared, atoms compared, mismatch messages, policy element count, D count,
+    files whose atom rows were counted directly)."""
     dump, chunk = args
     gc.disable()  # millions of small tuples/lists, no cycles: the cyclic GC only costs time here
-    n_files = n_atoms = n_policy = n_d = 0
+    n_files = n_atoms = n_policy = n_d = n_counted = 0
     msgs = []
     proc = subprocess.run([dump] + chunk, stdout=subprocess.PIPE, check=False)
     if proc.returncode != 0:
-        return 0, 0, [f'sp_dump_atoms failed with status {proc.returncode} on {chunk}'], 0, 0
+        return 0, 0, [f'sp_dump_atoms failed with status {proc.returncode} on {chunk}'], 0, 0, 0
     ours = {}
     cur = None
     for line in proc.stdout.decode('latin-1').split('\n'):
@@ -279,6 +327,12 @@ def check_chunk(args):
             my_models[-1][1].append(f)
         gm = [m for m in gm if m[1]]  # gemmi keeps a model without atoms; sitepack has none
         n_files += 1
+        rows = atom_site_rows(text) if mmcif and not gm else None
+        if rows is not None:  # gemmi reads no model: a column it needs is missing
+            n_counted += 1
+            n_atoms += len(rows)
+            msgs.extend(compare_rows(path, rows, my_models))
+            continue
         if len(gm) != len(my_models):
             msgs.append(f'{path}: {len(my_models)} models, gemmi {len(gm)}')
             continue
@@ -306,7 +360,7 @@ def check_chunk(args):
                 if diffs:
                     msgs.append(f'{path}: model {mnum} atom {ai} (serial {m[2]}): ' + '; '.join(diffs))
     gc.enable()
-    return n_files, n_atoms, msgs, n_policy, n_d
+    return n_files, n_atoms, msgs, n_policy, n_d, n_counted
 
 
 def main():
@@ -314,11 +368,10 @@ def main():
         print(__doc__)
         return 2
     dump = sys.argv[1]
-    root = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.environ.get('SP_SHARED_DIR', '../shared'),
-                                                                 'data', 'structures')
-    files = structure_files(root)
+    roots = sys.argv[2:] or [os.path.join(os.environ.get('SP_SHARED_DIR', '../shared'), 'data', 'structures')]
+    files = [f for root in roots for f in structure_files(root)]
     if not files:
-        print('no structure files under', root)
+        print('no structure files under', ' '.join(roots))
         return 2
     t0 = time.time()
     # chunks of about equal bytes, largest first, so that the workers end together
@@ -332,10 +385,11 @@ def main():
             cur, cur_bytes = [], 0
     if cur:
         chunks.append((dump, cur))
-    n_files = n_atoms = n_policy = n_d = 0
+    n_files = n_atoms = n_policy = n_d = n_counted = 0
     msgs = []
     with multiprocessing.Pool(max(1, min(4, os.cpu_count() or 1))) as pool:
-        for nf, na, ms, npol, nd in pool.imap_unordered(check_chunk, chunks):
+        for nf, na, ms, npol, nd, nc in pool.imap_unordered(check_chunk, chunks):
+            n_counted += nc
             n_files += nf
             n_atoms += na
             msgs.extend(ms)
@@ -347,7 +401,7 @@ def main():
         print(f'... and {len(msgs) - MAX_REPORT} more')
     print(f'gemmi {gemmi.__version__}: files compared {n_files} of {len(files)}, atoms compared {n_atoms}, '
           f'mismatches {len(msgs)}; elements by the pdb.h blank-column rule {n_policy}, D/T as H {n_d}; '
-          f'{time.time() - t0:.1f} s')
+          f'files without a column gemmi needs, atom rows counted directly {n_counted}; {time.time() - t0:.1f} s')
     return 1 if msgs else 0
 
 
