@@ -12,7 +12,7 @@
  *   absent columns or null values: pdbx_PDB_model_num 1, occupancy 1.0, B_iso_or_equiv 0,
  *   no insertion code, no altloc, formal charge 0, serial (`id`) 0 when not an integer.
  *   A value that does not parse in a column a row can do without (issue 20, docs/format.md
- *   "Unreadable values"): occupancy 1.0, B_iso_or_equiv NaN, formal charge 0, with a warning
+ *   "Unreadable values in the input files"): occupancy 1.0, B_iso_or_equiv NaN, formal charge 0, with a warning
  *   at the first such value of each column and a count of them when there are more.
  *   `group_PDB` HETATM sets SP_ATOM_HETATM.
  * - element from `type_symbol`. When that column is absent or a value is blank/null/unknown,

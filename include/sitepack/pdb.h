@@ -16,7 +16,7 @@
  *    23-27 are a 5-digit residue number (e.g. 10000) and there is no insertion code.
  *    Blank occupancy -> 1.0, blank tempFactor -> 0, blank serial -> 0, blank resSeq ->
  *    SP_SEQ_NONE, blank chain / residue name -> "" (case B12). A value that does not parse
- *    in a column a row can do without (issue 20, docs/format.md "Unreadable values"):
+ *    in a column a row can do without (issue 20, docs/format.md "Unreadable values in the input files"):
  *    occupancy 1.0, tempFactor NaN, charge 0, serial 0, with a warning at the first such
  *    value of each column and a count of them when there are more ("*****" serials, the
  *    overflow mark of MD tools, are 0 without a warning).

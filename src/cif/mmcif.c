@@ -187,7 +187,7 @@ static inline bool float_cached(float_cache *c, const sp_cif_value *v, const cha
 }
 
 /* Columns a row can do without (issue 20): an unreadable value is a warning and a stand-in
- * value for that atom, not a failed file (docs/format.md, "Unreadable values"). */
+ * value for that atom, not a failed file (docs/format.md, "Unreadable values in the input files"). */
 enum { SOFT_OCC, SOFT_B, SOFT_CHARGE, N_SOFT };
 static const char *const k_soft_item[N_SOFT] = {"occupancy", "B_iso_or_equiv", "pdbx_formal_charge"};
 static const char *const k_soft_taken[N_SOFT] = {"1.0", "NaN", "0"};

@@ -180,7 +180,7 @@ uint8_t sp_pdb_element_from_bare_name(sp_sv name, sp_sv comp_id) {
 /* ---- the reader ---- */
 
 /* Columns a row can do without (issue 20): an unreadable value is a warning and a stand-in
- * value for that atom, not a failed file (docs/format.md, "Unreadable values"). */
+ * value for that atom, not a failed file (docs/format.md, "Unreadable values in the input files"). */
 enum { COL_SERIAL, COL_OCC, COL_B, COL_CHARGE, N_SOFT_COLS };
 
 typedef struct {
