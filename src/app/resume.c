@@ -161,6 +161,7 @@ typedef struct prepare {
   char *const *paths;
   const int64_t *bytes;
   size_t n;
+  const uint8_t *only;  /* [n] the files whose rows this run writes (a shard's); NULL: every file */
   sp_prepare_out *out;
   char (*sha)[65];      /* [n] SHA-256 (hex) of the stored bytes; "" = not hashed (yet) */
   uint8_t *gz;          /* [n] the file starts with the gzip magic (where hashed) */
@@ -447,6 +448,7 @@ static int prepare_file(prepare *p, size_t f, sp_rank_writer **w) {
   sp_path_escape(p->paths[f], esc, sizeof esc);
   long e = p->dup_of[f] < 0 && p->rs.n ? sp_resume_find(&p->rs, esc) : -1;
   if (p->dup_of[f] < 0 && e < 0) return 0;
+  if (p->only && !p->only[f]) return 0; /* another shard's file: that shard writes its row */
   if (e >= 0 && !resume_usable(p, f, e)) return 0;
   if (!*w && !(*w = sp_rank_writer_open(p->tmp, &err))) {
     fprintf(stderr, "sitepack run: cannot create %s: %s\n", p->tmp, err.msg);
@@ -498,10 +500,11 @@ static int write_prepared(prepare *p) {
 }
 
 int sp_run_prepare(const sp_job *job, const char *parts_dir, char *const *paths, const int64_t *bytes, size_t n,
-                   const char *ccd_sha, sp_prepare_out *out) {
+                   const char *ccd_sha, const uint8_t *only, sp_prepare_out *out) {
   double t0 = sp_now();
   prepare p;
   int status = prepare_open(&p, job, parts_dir, paths, bytes, n, ccd_sha, out);
+  p.only = only;
   if (!status) status = read_earlier_runs(&p); /* 1. */
   if (!status && mkdir(parts_dir, 0777) && errno != EEXIST) status = fail("cannot create", parts_dir);
   if (!status && write_stamp(parts_dir, p.stamp)) status = fail("cannot write the job stamp in", parts_dir);

@@ -32,12 +32,13 @@ typedef struct sp_prepare_out {
  *  - finds duplicate inputs (same size, then same SHA-256 of the stored bytes; the first in path
  *    order is processed, the others get a row with status "duplicate");
  *  - writes PARTS/prepared.h5 (through a .tmp name and a rename): the resumed tasks with this run's
- *    file indices and the duplicates' rows.
- * Shard runs (--shard) skip all of this (a failed shard is rerun whole: docs/slurm.md).
+ *    file indices and the duplicates' rows; with @p only (a shard run's files, [n] 1 = this shard's;
+ *    NULL: every file) only the rows of those files, the duplicates still decided on the whole list.
+ * Shard runs (--shard) never resume (refused by the job: a failed shard is rerun whole, docs/slurm.md).
  * Returns 0 or an exit status (SP_EXIT_RUNTIME) after printing the reason.
  */
 int sp_run_prepare(const sp_job *job, const char *parts_dir, char *const *paths, const int64_t *bytes, size_t n,
-                   const char *ccd_sha, sp_prepare_out *out);
+                   const char *ccd_sha, const uint8_t *only, sp_prepare_out *out);
 
 void sp_prepare_out_free(sp_prepare_out *o);
 

@@ -430,13 +430,24 @@ static int phase_ccd_check(struct run_ctx *c) {
 }
 
 /* Rank 0, issue 9 (reliability): duplicates, --resume and the job stamp (app/resume.h) into c->prep
- * (owned), before any per-rank file of this run is created; shard runs are rerun whole instead
- * (docs/slurm.md). Returns 0 or sp_run_prepare()'s exit status (printed). */
+ * (owned), before any per-rank file of this run is created. A shard run (never --resume: a failed
+ * shard is rerun whole, docs/slurm.md) decides the duplicates on the global sorted list too (issue 16
+ * item 5) and writes the rows of its own files (c->shard). Returns 0 or sp_run_prepare()'s exit
+ * status (printed). */
 static int phase_resume(struct run_ctx *c) {
-  if (c->rank != 0 || c->job.shard_count != 0) return 0;
+  if (c->rank != 0) return 0;
   const sp_job *job = &c->job;
   const sp_prepare_out *prep = &c->prep;
-  int status = sp_run_prepare(job, c->parts_dir, c->paths, c->bytes, c->n, c->ccd_sha, &c->prep);
+  uint8_t *mine = NULL; /* [n] a shard's files */
+  if (job->shard_count > 0) {
+    if (!(mine = calloc(c->n ? c->n : 1, 1))) {
+      fprintf(stderr, "sitepack run: out of memory (prepare)\n");
+      return SP_EXIT_RUNTIME;
+    }
+    for (size_t k = 0; k < c->shard.n_assigned; k++) mine[c->shard.files[k]] = 1;
+  }
+  int status = sp_run_prepare(job, c->parts_dir, c->paths, c->bytes, c->n, c->ccd_sha, mine, &c->prep);
+  free(mine);
   /* issue 16 item 1: a failed write of prepared.h5 (a full disk) leaves HDF5 unable to close it: its
      shutdown would loop ("infinite loop closing library"); leave without it */
   if (status == SP_EXIT_RUNTIME) {
@@ -486,9 +497,49 @@ static int phase_rank_output(struct run_ctx *c) {
  * (task.h sp_worker_process_first(); files under the size threshold never split). Phase B: parts 1..
  * of the files split in phase A; skipped (no barrier) when no file split. */
 
-/* All ranks: c->n_big. Rank 0: phase A's tasks (c->tasks: every file not skipped by the resume step,
- * or a shard's share), their bytes-only cost estimates (c->cost_a), the plan (c->plan_a, c->weight_a)
- * and the progress totals; all owned by c. Returns 0 or SP_EXIT_RUNTIME (printed). */
+/* Rank 0: one part-0 task per file of the scan into c->tasks [c->n_tasks = c->n] with its bytes-only cost
+ * estimate (nothing is parsed yet) in c->cost_a, c->bytes_total their stored bytes (owned by c).
+ * Returns 0 or SP_E_NOMEM. */
+static int all_file_tasks(struct run_ctx *c) {
+  free(c->tasks);
+  free(c->cost_a);
+  c->tasks = malloc((c->n ? c->n : 1) * sizeof *c->tasks);
+  c->cost_a = malloc((c->n ? c->n : 1) * sizeof *c->cost_a);
+  if (!c->tasks || !c->cost_a) return SP_E_NOMEM;
+  c->bytes_total = 0;
+  for (size_t f = 0; f < c->n; f++) {
+    c->tasks[f] = (sp_task_ref){(int64_t)f, 0, 1};
+    c->cost_a[f] = sp_cost_estimate(&c->model, c->bytes[f], c->gz[f], -1, -1);
+    c->bytes_total += (double)c->bytes[f];
+  }
+  c->n_tasks = c->n;
+  return 0;
+}
+
+/* Rank 0, a shard run (issue 8, slurm): this shard's LPT share of the files over the N shards
+ * (c->shard; c->tasks, c->cost_a keep its files, file_idx global), before the duplicates are decided
+ * (phase_resume: on the global list, rows for this shard's files). Returns 0 or SP_EXIT_RUNTIME
+ * (printed). */
+static int phase_shard_plan(struct run_ctx *c) {
+  const sp_job *job = &c->job;
+  if (c->rank != 0 || job->shard_count == 0) return 0;
+  sp_err err = {0};
+  int prc = all_file_tasks(c);
+  if (prc) fprintf(stderr, "sitepack run: out of memory (tasks)\n");
+  if (!prc) {
+    prc = sp_shard_plan(job->shard_index, job->shard_count, c->paths, c->bytes, c->gz, c->n, job->json, c->ccd_sha,
+                        &job->split, c->tasks, c->cost_a, &c->n_tasks, &c->bytes_total, &c->shard, &err);
+    if (prc) fprintf(stderr, "sitepack run: shard: %s\n", err.msg);
+  }
+  if (!prc && !job->quiet)
+    fprintf(stderr, "sitepack: shard %d/%d: %zu of %zu files\n", job->shard_index, job->shard_count, c->n_tasks, c->n);
+  return prc ? SP_EXIT_RUNTIME : 0;
+}
+
+/* All ranks: c->n_big. Rank 0: phase A's tasks (c->tasks: every file, or a shard's share from
+ * phase_shard_plan, less the files skipped by the resume step: resumed files and duplicates), their
+ * bytes-only cost estimates (c->cost_a), the plan (c->plan_a, c->weight_a) and the progress totals;
+ * all owned by c. Returns 0 or SP_EXIT_RUNTIME (printed). */
 static int phase_plan_a(struct run_ctx *c) {
   const sp_job *job = &c->job;
   c->n_big = 0;
@@ -496,24 +547,13 @@ static int phase_plan_a(struct run_ctx *c) {
     if (job->split.enabled && c->bytes[f] >= job->split.min_bytes) c->n_big++;
   c->phase = 0;
   if (c->rank != 0) return 0;
-  sp_err err = {0};
-  c->tasks = malloc((c->n ? c->n : 1) * sizeof *c->tasks);
-  c->cost_a = malloc((c->n ? c->n : 1) * sizeof *c->cost_a);
+  int prc = job->shard_count > 0 ? 0 : all_file_tasks(c);
   double *cost_a = c->cost_a;
-  int prc = !c->tasks || !cost_a ? SP_E_NOMEM : 0;
-  for (size_t f = 0; !prc && f < c->n; f++) {
-    c->tasks[f] = (sp_task_ref){(int64_t)f, 0, 1};
-    cost_a[f] = sp_cost_estimate(&c->model, c->bytes[f], c->gz[f], -1, -1); /* bytes only: nothing parsed yet */
-    c->bytes_total += (double)c->bytes[f];
-    c->prog_cost_total += cost_a[f];
-  }
-  c->n_tasks = c->n;
   if (!prc && c->prep.skip) { /* issue 9: resumed files and duplicates have their rows in prepared.h5 */
     size_t k = 0;
-    for (size_t t = 0; t < c->n; t++) {
+    for (size_t t = 0; t < c->n_tasks; t++) {
       if (c->prep.skip[c->tasks[t].file_idx]) {
         c->bytes_total -= (double)c->bytes[c->tasks[t].file_idx];
-        c->prog_cost_total -= cost_a[t];
         continue;
       }
       c->tasks[k] = c->tasks[t];
@@ -521,18 +561,11 @@ static int phase_plan_a(struct run_ctx *c) {
     }
     c->n_tasks = k;
   }
-  /* issue 8 (slurm): a shard keeps its LPT share of the files over the N shards (file_idx stays global) */
-  if (!prc && job->shard_count > 0) {
-    prc = sp_shard_plan(job->shard_index, job->shard_count, c->paths, c->bytes, c->gz, c->n, job->json, c->ccd_sha,
-                        &job->split, c->tasks, cost_a, &c->n_tasks, &c->bytes_total, &c->shard, &err);
-    if (prc) fprintf(stderr, "sitepack run: shard: %s\n", err.msg);
-    c->prog_cost_total = 0;
-    for (size_t t = 0; !prc && t < c->n_tasks; t++) c->prog_cost_total += cost_a[t];
-    if (!prc && !job->quiet)
-      fprintf(stderr, "sitepack: shard %d/%d: %zu of %zu files\n", job->shard_index, job->shard_count, c->n_tasks, c->n);
-  }
+  c->prog_cost_total = 0;
+  for (size_t t = 0; !prc && t < c->n_tasks; t++) c->prog_cost_total += cost_a[t];
   c->prog_tasks_total = (int64_t)c->n_tasks;
   c->prog_bytes_total = c->bytes_total;
+  if (prc) fprintf(stderr, "sitepack run: out of memory (tasks)\n");
   if (!prc) prc = run_plan_tasks(c, cost_a, &c->plan_a, &c->weight_a);
   return prc ? SP_EXIT_RUNTIME : 0;
 }
@@ -712,7 +745,7 @@ static int report_stopped(const struct run_ctx *c) {
   if (c->run_rc == SP_E_INTERRUPTED) {
     int64_t done = c->g.counts[C_FILES_OK] + c->g.counts[C_FILES_FAILED] + (int64_t)c->prep.n_resumed +
                    (int64_t)c->prep.n_duplicates;
-    size_t total = c->job.shard_count > 0 ? c->n_tasks : c->n;
+    size_t total = c->job.shard_count > 0 ? c->shard.n_assigned : c->n;
     fprintf(stderr, "sitepack run: interrupted (%s) after %lld of %zu files; no output written; the finished tasks "
             "are kept in %s: %s\n", c->stop_signal == SIGINT ? "SIGINT" : "SIGTERM", (long long)done, total,
             c->parts_dir, rerun_hint(c));
@@ -780,7 +813,7 @@ static int phase_merge(struct run_ctx *c) {
                         .n_ranks = P, .wall_seconds = c->g.t_run};
   int mrc = !inputs ? SP_E_NOMEM
             : job->shard_count > 0 /* issue 8 (slurm): one shard file for `sitepack merge` */
-                ? sp_shard_pack(tmp, (const char *const *)inputs, (size_t)P, &info, &c->shard, &err)
+                ? sp_shard_pack(tmp, (const char *const *)inputs, n_inputs, &info, &c->shard, &err)
                 : sp_merge(tmp, (const char *const *)inputs, n_inputs, &info, &err);
   if (mrc) { /* issue 16 item 1: the parts are kept, the words of a stop in the tasks, no HDF5 shutdown */
     remove(tmp);
@@ -834,6 +867,7 @@ static const struct run_phase {
   {"share files", phase_share_files},   /* all: the file list */
   {"CCD", phase_ccd_open},              /* all: one CCD text per node */
   {"CCD check", phase_ccd_check},       /* rank 0: it is a CCD */
+  {"shard plan", phase_shard_plan},     /* rank 0: a shard's share of the files */
   {"resume", phase_resume},             /* rank 0: duplicates, --resume, job stamp */
   {"per-rank output", phase_rank_output}, /* all: worker, PARTS/rank-NNNNN.h5 */
   {"plan A", phase_plan_a},             /* rank 0: LPT plan of every file (part 0) */
