@@ -9,8 +9,29 @@
 
 void sp_opt_reset(void) { optind = 0; }
 
+/* The long options of @p longopts that start with the @p n bytes of @p name, as "--a, --b" into @p out [cap]
+   (cut with "..." when it does not fit). Returns how many match; 0 when one matches exactly (glibc takes it). */
+static int prefix_matches(const struct option *longopts, const char *name, size_t n, char *out, size_t cap) {
+  int k = 0;
+  size_t len = 0;
+  out[0] = 0;
+  for (const struct option *o = longopts; o && o->name; ++o) {
+    if (strncmp(o->name, name, n)) continue;
+    if (strlen(o->name) == n) return 0;
+    int w = snprintf(out + len, cap - len, "%s--%s", k ? ", " : "", o->name);
+    if (w < 0 || (size_t)w >= cap - len) {
+      if (cap > 4) memcpy(out + cap - 4, "...", 4);
+      len = cap - 1;
+    } else {
+      len += (size_t)w;
+    }
+    k++;
+  }
+  return k;
+}
+
 int sp_opt_next(const char *cmd, int argc, char **argv, const char *shortopts, const struct option *longopts) {
-  char spec[128];
+  char spec[128], cands[512];
   snprintf(spec, sizeof spec, ":%s", shortopts); /* ':' first: a missing value returns ':', silently */
   opterr = 0;
   int c = getopt_long(argc, argv, spec, longopts, NULL);
@@ -24,6 +45,9 @@ int sp_opt_next(const char *cmd, int argc, char **argv, const char *shortopts, c
     else fprintf(stderr, "sitepack %s: missing value for -%c\n", cmd, optopt);
   } else if (is_long && eq && optopt) {
     fprintf(stderr, "sitepack %s: option %.*s takes no value\n", cmd, name_len, a);
+  } else if (is_long && prefix_matches(longopts, a + 2, (size_t)name_len - 2, cands, sizeof cands) > 1) {
+    /* issue 16: a prefix of several long options (getopt_long's "ambiguous") is not "unknown" */
+    fprintf(stderr, "sitepack %s: ambiguous option '%.*s' (could be %s)\n", cmd, name_len, a, cands);
   } else if (is_long) {
     fprintf(stderr, "sitepack %s: unknown option: %.*s (try: sitepack %s --help)\n", cmd, name_len, a, cmd);
   } else {

@@ -14,8 +14,9 @@ void sp_opt_reset(void);
 
 /* The next option of argv (argv[0] = the command name): getopt_long with @p shortopts (without the
  * leading ':') and @p longopts. Returns the option's val; -1 at the end (then argv[optind ..
- * argc-1] are the operands); '?' after printing, for @p cmd, "unknown option: X", "missing value
- * for X" or "option X takes no value". The value of an option is in `optarg`. */
+ * argc-1] are the operands); '?' after printing, for @p cmd, "unknown option: X", "ambiguous option
+ * 'X' (could be --a, --b)" (a prefix of several long options), "missing value for X" or "option X
+ * takes no value". The value of an option is in `optarg`. */
 int sp_opt_next(const char *cmd, int argc, char **argv, const char *shortopts, const struct option *longopts);
 
 /* A whole number in [lo, hi] from @p text (decimal; no sign for lo >= 0, no fraction, no

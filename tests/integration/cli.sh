@@ -78,6 +78,14 @@ for cmd in "dump" "check" "survey" "merge" "bench read"; do
   grep -q "^sitepack $cmd: unknown option: --frob" "$WORK/err.txt" || { echo "FAIL: $cmd: error format"; cat "$WORK/err.txt"; fail=1; }
 done
 expect 0 "check --spot=3" -- "$SP" check --spot=3 "$WORK/eq.h5"
+# an ambiguous prefix of long options is called ambiguous, with the options it could be (main at 6dbf0bd,
+# run once against it: "unknown option: --s")
+expect 2 "ambiguous option prefix" -- "${RUN[@]}" --input "$S1" --out "$WORK/amb.h5" --s 1
+grep -q "^sitepack run: ambiguous option '--s' (could be --shard, --split-min-bytes, .*--symmetry-mates)$" "$WORK/err.txt" \
+  || { echo "FAIL: ambiguous prefix message"; cat "$WORK/err.txt"; fail=1; }
+expect 2 "check: ambiguous option prefix" -- "$SP" check --s "$WORK/eq.h5"
+grep -q "^sitepack check: ambiguous option '--s' (could be " "$WORK/err.txt" || { echo "FAIL: check ambiguous"; cat "$WORK/err.txt"; fail=1; }
+expect 0 "a unique prefix is taken" -- "${RUN[@]}" --inp "$S1" --out "$WORK/up.h5" --sym --quiet
 # run --help lists every long option the parser knows (the table in src/app/job.c)
 "$SP" run --help > "$WORK/help.txt"
 for o in $(grep -o '^    {"[a-z-]*", ' "$SRC/src/app/job.c" | sed 's/.*{"\([a-z-]*\)".*/\1/'); do
