@@ -80,6 +80,8 @@ typedef struct sp_bond_list {
 
 /**
  * The bonds of ligand @p lig on its site @p site (rules: docs/format.md "/bonds").
+ * Ligand-polymer links by distance where no _struct_conn row gives one (heavy, non-metal atoms,
+ * covalent radii + 0.4 Å, source distance).
  * Intra-residue: the residue's usable CCD block (in the CCD, with atoms, not obsolete, as the
  * survey's molecule key), matched by atom name; else the entry's _chem_comp_bond of that comp_id;
  * else distances (covalent radii + 0.4 Å). An atom whose name its definition lacks gets no

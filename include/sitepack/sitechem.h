@@ -16,6 +16,9 @@
  *    Adasme et al. 2021), pharmai/plip plip/basic/config.py (values as SP_PLIP_* below).
  *  - SASA: Shrake & Rupley, J. Mol. Biol. 1973, 79, 351; probe 1.4 Å; the kernel of sasa.h (sp_sasa).
  *
+ * Covalent exclusion: no interaction between a ligand atom and a site atom that are bonded or 1-3
+ * related through a covalent link of the ligand (sp_ligand_bonds of bonds.h, metal bonds excepted); the
+ * linked Ser/Thr/Tyr O, Cys SG, His N lose their donor H and titratable group (docs/sites.md).
  * Hydrogens: positions of H are never needed. Hydrogen bonds use the heavy-atom criteria
  * PLIP applies to donor and acceptor (distance D···A), plus a heavy-atom angle
  * (neighbour–D···A >= 60°, SP_HBOND_HEAVY_ANGLE_MIN) in place of PLIP's D–H···A angle, except for
@@ -68,13 +71,17 @@ extern "C" {
  *  With H at 109.5–120° from the neighbour, D–H 1.0 Å and D···A ~3 Å, D–H···A >= 100° is reachable
  *  only when the angle between D→H and D→A is below ~53°, i.e. neighbour–D···A above ~60°. */
 #define SP_HBOND_HEAVY_ANGLE_MIN 60.0f
+/** Shortest donor–acceptor distance of an H-bond (Å): PLIP's WATER_BRIDGE_MINDIST (Jiang et al. 2005,
+ *  2.6 − 0.1) applied to direct H-bonds too; N/O···N/O closer than this is a clash, an alternate
+ *  conformer or a covalent contact, not a hydrogen bond (PLIP itself uses MIN_DIST 0.5 for H-bonds). */
+#define SP_HBOND_DIST_MIN 2.5f
 /** Contact: any atom pair closer than r_vdw(a) + r_vdw(b) + this (Å). */
 #define SP_CONTACT_TOLERANCE 0.5f
 
 /** Interaction types (sp_interaction.type, /interactions/type). */
 enum {
   SP_IX_HYDROPHOBIC = 1,   /**< C(ligand)–C(site), both bonded to C/H only; d <= 4.0 */
-  SP_IX_HBOND = 2,         /**< donor–acceptor d <= 4.1, neighbour–D···A >= 60° (angle; sp2 N–H of the polymer:
+  SP_IX_HBOND = 2,         /**< donor–acceptor 2.5 <= d <= 4.1, neighbour–D···A >= 60° (angle; sp2 N–H of the polymer:
                                 placed H, D–H···A > 100°); one row per donor atom, the shortest */
   SP_IX_SALT_BRIDGE = 3,   /**< charge centres of opposite charge, d <= 5.5 */
   SP_IX_PI_STACK_P = 4,    /**< ring centres d <= 5.5, normals < 30°, offset <= 2.0 */
@@ -85,8 +92,10 @@ enum {
   SP_IX_HALOGEN = 7,       /**< C–X···Y d <= 4.0, C–X···Y 165±30°, X···Y–C 120±30°; Y = O/N/S with one heavy
                                 neighbour (not the main-chain N) */
   SP_IX_WATER_BRIDGE = 8,  /**< ligand polar atom – water O – site polar atom, each 2.5–4.1 */
-  SP_IX_METAL = 9,         /**< metal – O/N/S d <= 3.0, with coordination geometry chosen by PLIP's rule; targets
-                                that are outliers of that geometry get no row; none when all targets are water */
+  SP_IX_METAL = 9,         /**< metal – O/N/S d <= 3.0, with coordination geometry chosen by PLIP's rule over every
+                                target, the metal's own ligand's included (rows only for ligand–site pairs);
+                                targets that are outliers of that geometry get no row; none when all targets
+                                are water */
   SP_IX_COUNT
 };
 /** "hydrophobic", "hbond", "salt_bridge", "pi_stack_parallel", "pi_stack_t", "pi_cation",

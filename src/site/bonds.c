@@ -222,6 +222,31 @@ static void conn_links(builder *B, const sp_survey *sv, size_t lig) {
   }
 }
 
+/* Ligand-polymer bonds by distance (covalent radii + 0.4 Å, the rule of the ligand's own distance bonds)
+ * where the file states none: a heavy, non-metal ligand atom and a heavy, non-metal polymer atom of the
+ * site block (not a symmetry image) that no _struct_conn row links already. Covalent adducts and glycans
+ * of files without LINK / struct_conn rows (and PDB files whose LINK records are missing) get their link
+ * this way; metal coordination is never a distance bond (metalc rows only). */
+static void polymer_distance_links(builder *B) {
+  const sp_structure *s = B->s;
+  const sp_site *site = B->site;
+  for (size_t a = 0; a < site->n_ligand && !B->nomem; a++) {
+    uint8_t ea = s->element[site->atoms[a]];
+    if (ea == 1 || sp_element_is_metal(ea)) continue;
+    float ra = sp_element_covalent_radius(ea);
+    for (size_t b = site->n_ligand; b < site->n_atoms && !B->nomem; b++) {
+      uint16_t fb = site->atom_flags[b];
+      if (!(fb & SP_SITE_ATOM_POLYMER) || (fb & SP_SITE_ATOM_SYMMETRY) || !(fb & SP_SITE_ATOM_WITHIN_CUTOFF)) continue;
+      uint8_t eb = s->element[site->atoms[b]];
+      if (eb == 1 || sp_element_is_metal(eb)) continue;
+      float r = ra + sp_element_covalent_radius(eb) + DIST_BOND_TOL;
+      float d2 = dist2(B, (uint32_t)a, (uint32_t)b);
+      if (d2 > r * r || d2 <= 0.16f) continue;
+      add_bond(B, (uint32_t)a, (uint32_t)b, 0, 0, SP_BOND_SRC_DISTANCE, pair_flags(B, (uint32_t)a, (uint32_t)b), true);
+    }
+  }
+}
+
 /* A leaving hydrogen (CCD pdbx_leaving_atom_flag Y) still in the file on an atom that is linked to
  * another residue has left chemically (HO4 of a sugar whose O4 carries the glycosidic link, in a model
  * with hydrogens): its bond to that atom is dropped, as the molecule key drops the atom. */
@@ -278,6 +303,7 @@ int sp_ligand_bonds(const sp_structure *s, const sp_survey *sv, size_t lig, cons
   B.n_inter = out->n;
   if (L->n_res > 1) peptide_links(&B, sv, L, offs);
   if (L->model == 0) conn_links(&B, sv, lig);
+  polymer_distance_links(&B);
   if (!B.nomem && B.n_inter < out->n) drop_leaving_h(&B);
   free(offs);
   if (B.nomem) return sp_err_set(err, SP_E_NOMEM, "out of memory (ligand bonds)");

@@ -61,7 +61,8 @@ void sp_chem_ws_free(sp_chem_ws *w) {
   if (!w) return;
   free(w->ln); free(w->lmap); free(w->nsite); free(w->dmap); free(w->rings); free(w->cand);
   free(w->cand_x); free(w->cand_y); free(w->cand_z); free(w->cand_r); free(w->cand_hit);
-  free(w->res_first); free(w->res_n); free(w->coord);
+  free(w->res_first); free(w->res_n); free(w->coord); free(w->excl); free(w->linked);
+  sp_bond_list_free(&w->bonds);
   sp_chem_burial_free(w->burial);
   free(w);
 }
@@ -170,9 +171,10 @@ int sp_site_chem_compute(const sp_structure *s, const sp_survey *sv, size_t lig,
   const sp_chem_opts o = effective_opts(opts);
   if (reset_out(site, w, out))
     return sp_err_set(err, SP_E_NOMEM, "site chemistry: out of memory (%zu atoms)", site->n_atoms);
-  ctx c = {s, sv, site, w, out, err, o.ph, 0};
+  ctx c = {s, sv, site, w, out, err, o.ph, 0, lig};
   const int oversize = (site->flags & SP_SITE_OVERSIZE) != 0;
   rc = sp_chem_ligand_graph(&c, ccd);
+  if (!rc) rc = sp_chem_covalent(&c, ccd);
   if (!rc) rc = sp_chem_ligand_rings(&c);
   if (!rc) rc = ligand_groups(&c);
   if (oversize) out->flags |= SP_CHEMF_OVERSIZE;

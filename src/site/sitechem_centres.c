@@ -66,6 +66,7 @@ int sp_chem_salt_bridges(ctx *c) {
       if (!lp && !ln_) continue;
       float d = df(L->center, P->center);
       if (d <= SP_PLIP_MIN_DIST || d > SP_PLIP_SALTBRIDGE_DIST_MAX) continue;
+      if (sp_chem_groups_excluded(c, L->atoms, L->n_atoms, P->atoms, P->n_atoms)) continue;
       sp_interaction ix = {0};
       ix.type = SP_IX_SALT_BRIDGE;
       ix.flags = (uint8_t)((lp ? SP_IXF_LIG_POSITIVE : SP_IXF_LIG_NEGATIVE) |
@@ -100,6 +101,9 @@ int sp_chem_pi_cation(ctx *c) {
        * refine_pication, pharmai/plip plip/structure/preparation.py) */
       if (R->ligand && G->kind == SP_TG_HIS && stacks_with_residue(c, R, G->head)) continue;
       if (!R->ligand && !amine_faces_ring(c, G, R)) continue;
+      if (R->ligand ? sp_chem_groups_excluded(c, R->atoms, R->n, G->atoms, G->n_atoms)
+                    : sp_chem_groups_excluded(c, G->atoms, G->n_atoms, R->atoms, R->n))
+        continue;
       sp_interaction ix = {0};
       ix.type = SP_IX_PI_CATION;
       ix.flags = (uint8_t)((R->ligand ? SP_IXF_LIG_RING : SP_IXF_LIG_POSITIVE) | (G->ambiguous ? SP_IXF_AMBIGUOUS : 0));
@@ -126,7 +130,7 @@ int sp_chem_pi_stacking(ctx *c) {
       if (P->ligand) continue;
       float d, ang, off;
       int type = stack_type(L, P, &d, &ang, &off);
-      if (!type) continue;
+      if (!type || sp_chem_groups_excluded(c, L->atoms, L->n, P->atoms, P->n)) continue;
       sp_interaction ix = {0};
       ix.type = (uint8_t)type;
       ix.lig_atom = L->atoms[0];

@@ -7,6 +7,7 @@
  *   sitechem_typing.c     residue templates, per-atom chemistry bits (SP_CHEM_*)
  *   sitechem_pairs.c      atom-pair interactions: contacts, hydrophobic, H-bond, halogen; water bridges
  *   sitechem_centres.c    interactions between centres: salt bridge, pi-stacking, pi-cation
+ *   sitechem_covalent.c   covalent exclusion: pairs bonded or 1-3 through a link, linked residue atoms
  *   sitechem_metal.c      metal complexes and PLIP's coordination geometry
  *   sitechem_burial.c     burial: the SASA environment of a model and SASA free / in the complex
  */
@@ -14,6 +15,7 @@
 #define SITEPACK_SITE_SITECHEM_INTERNAL_H
 
 #include "sitepack/base.h"
+#include "sitepack/bonds.h"
 #include "sitepack/sitechem.h"
 
 #include <math.h>
@@ -58,6 +60,9 @@ struct sp_chem_ws {
   int32_t *res_first, *res_n; size_t cap_resr; /* site residue slot -> its first site atom, its atom count */
   int32_t *coord; size_t cap_coord;    /* targets of one metal */
   chem_burial *burial;                 /* NULL until the first burial() */
+  sp_bond_list bonds;                  /* the ligand's bonds (sp_ligand_bonds) */
+  int32_t *excl; size_t n_excl, cap_excl; /* excluded (ligand atom, site atom) pairs, 2 per pair */
+  int32_t *linked; size_t n_linked, cap_linked; /* (site atom, ligand atom) of each covalent link, 2 per link */
   /* residue templates as packed names; template rows of each residue (table order), CSR over aa_res */
   uint64_t aa_res[20], aa_key_res[128], aa_key_atom[128];
   uint8_t aa_sub[128], aa_sub_first[21];
@@ -144,6 +149,7 @@ typedef struct ctx {
   sp_err *err;
   double ph;
   size_t nl;          /* ligand heavy nodes */
+  size_t lig;         /* index of the ligand in sv->ligands */
 } ctx;
 
 static inline const float *X(const ctx *c, int32_t k) { return site_xyz(c->s, c->site, (size_t)k); }
@@ -229,6 +235,19 @@ int sp_chem_salt_bridges(ctx *c);
 int sp_chem_pi_cation(ctx *c);
 /* sitechem_centres.c: pi-stacking (ring centres) */
 int sp_chem_pi_stacking(ctx *c);
+
+/* sitechem_covalent.c: the ligand's bonds (w->bonds) and from them the excluded pairs and linked atoms */
+int sp_chem_covalent(ctx *c, sp_ccd *ccd);
+/* sitechem_covalent.c: 1 when ligand atom @p li and site atom @p k are bonded or 1-3 through a covalent link */
+int sp_chem_excluded(const ctx *c, int32_t li, int32_t k);
+/* sitechem_covalent.c: the ligand atom linked covalently (not a metal bond) to site atom @p k, -1 if none */
+int32_t sp_chem_linked(const ctx *c, int32_t k);
+/* sitechem_covalent.c: 1 when Lys NZ @p nz is linked to the ligand through an acyl (or S, P) atom: no base */
+int sp_chem_lys_linked_neutral(const ctx *c, int32_t nz);
+/* sitechem_covalent.c: 1 when some ligand atom of @p la and some site atom of @p sa are an excluded pair */
+int sp_chem_groups_excluded(const ctx *c, const int32_t *la, int nla, const int32_t *sa, int nsa);
+/* sitechem_covalent.c: the linked Ser/Thr/Tyr O, Cys SG, His N are no longer donors (after typing) */
+void sp_chem_linked_donors(ctx *c);
 
 /* sitechem_metal.c: metal complexes */
 int sp_chem_metals(ctx *c);

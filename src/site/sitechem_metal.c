@@ -123,18 +123,20 @@ int sp_chem_metals(ctx *c) {
     int lig_metal = m < site->n_ligand;
     if (!lig_metal && !(site->atom_flags[m] & (SP_SITE_ATOM_ION | SP_SITE_ATOM_OTHER_LIGAND | SP_SITE_ATOM_POLYMER)))
       continue;
-    /* a site metal matters only when it is within reach of the ligand */
+    /* every coordinating atom within 3.0 Å counts, the metal's own ligand's included (the porphyrin N of
+     * a haem, the S of an Fe-S cluster: PLIP's metal_binding of the ligand holds them); a site metal
+     * matters only when it is within reach of the ligand; rows are made for ligand-site pairs only */
     size_t nc = 0;
-    int touches_ligand = 0;
+    int touches_ligand = 0, touches_site = 0;
     for (size_t k = 0; k < site->n_atoms; k++) {
       if (k == m || !metal_partner(c, (int32_t)k)) continue;
-      if (lig_metal && k < site->n_ligand) continue;
       float d2 = d2f(X(c, (int32_t)m), X(c, (int32_t)k));
       if (d2 > SP_PLIP_METAL_DIST_MAX * SP_PLIP_METAL_DIST_MAX || d2 < SP_PLIP_MIN_DIST * SP_PLIP_MIN_DIST) continue;
       w->coord[nc++] = (int32_t)k;
       if (k < site->n_ligand) touches_ligand = 1;
+      else touches_site = 1;
     }
-    if (!lig_metal && !touches_ligand) continue;
+    if (lig_metal ? !touches_site : !touches_ligand) continue;
     /* PLIP forms no complex when every target is a water oxygen */
     int only_water = 1;
     for (size_t q = 0; q < nc; q++) only_water &= (site->atom_flags[w->coord[q]] & SP_SITE_ATOM_WATER) != 0;
@@ -153,6 +155,7 @@ int sp_chem_metals(ctx *c) {
       int32_t k = w->coord[q];
       if (q < SP_METAL_MAX_TARGETS && excl[q]) continue; /* outlier of the chosen geometry (PLIP) */
       if (!lig_metal && k >= (int32_t)site->n_ligand) continue; /* site metal: rows for ligand atoms only */
+      if (lig_metal && k < (int32_t)site->n_ligand) continue;   /* the metal's own ligand: counted, no row */
       sp_interaction ix = {0};
       ix.type = SP_IX_METAL;
       ix.flags = lig_metal ? SP_IXF_LIG_METAL : 0;

@@ -211,7 +211,7 @@ static inline int pair_hydrophobic(ctx *c, sp_interaction ix, uint16_t fa, uint1
 
 /* H-bond with the ligand atom as donor: the heavy-atom angle neighbour–D···A >= 60° */
 static inline int pair_hbond_ligand_donor(ctx *c, sp_interaction ix, uint16_t fa, uint16_t fk) {
-  if (!((fa & SP_CHEM_DONOR) && (fk & SP_CHEM_ACCEPTOR))) return 0;
+  if (!((fa & SP_CHEM_DONOR) && (fk & SP_CHEM_ACCEPTOR)) || ix.distance < SP_HBOND_DIST_MIN) return 0;
   float ang = donor_angle(c, ix.lig_atom, ix.site_atom);
   if (!(isnan(ang) || ang >= SP_HBOND_HEAVY_ANGLE_MIN)) return 0;
   ix.type = SP_IX_HBOND;
@@ -223,7 +223,7 @@ static inline int pair_hbond_ligand_donor(ctx *c, sp_interaction ix, uint16_t fa
 /* H-bond with the ligand atom as acceptor: main-chain amide N and sp2 side-chain N with H placed from the
  * residue's atoms, PLIP's D–H···A > 100° with any of them; other donors: the heavy-atom angle */
 static inline int pair_hbond_ligand_acceptor(ctx *c, sp_interaction ix, uint16_t fa, uint16_t fk) {
-  if (!((fa & SP_CHEM_ACCEPTOR) && (fk & SP_CHEM_DONOR))) return 0;
+  if (!((fa & SP_CHEM_ACCEPTOR) && (fk & SP_CHEM_DONOR)) || ix.distance < SP_HBOND_DIST_MIN) return 0;
   const int32_t li = ix.lig_atom, k = ix.site_atom;
   const float *a = X(c, li);
   float ang = donor_angle(c, k, li), hpos[2][3];
@@ -294,7 +294,7 @@ int sp_chem_pairs(ctx *c) {
         o->res_contact[site->atom_res[k]] = 1;
       }
       if (d2 > SP_PLIP_HBOND_DIST_MAX * SP_PLIP_HBOND_DIST_MAX || d2 <= SP_PLIP_MIN_DIST * SP_PLIP_MIN_DIST) continue;
-      if (!is_polymer_atom(c, k)) continue;
+      if (!is_polymer_atom(c, k) || sp_chem_excluded(c, (int32_t)li, k)) continue;
       uint16_t fk = o->atom_chem[k];
       sp_interaction ix = {0};
       ix.lig_atom = (int32_t)li;
@@ -310,6 +310,21 @@ int sp_chem_pairs(ctx *c) {
   return 0;
 }
 
+/* a water oxygen at covalent-bond distance (radii + 0.4 Å) of a heavy non-water atom of the site: it
+ * overlaps that atom (an alternate model of the same place, as 1GDU's HOH 2102 0.35 Å from Arg3 NH2), so
+ * it bridges nothing */
+static int clash_water(const ctx *c, int32_t wk) {
+  const sp_site *site = c->site;
+  for (size_t k = 0; k < site->n_atoms; k++) {
+    if ((int32_t)k == wk || (site->atom_flags[k] & SP_SITE_ATOM_WATER)) continue;
+    uint8_t el = EL(c, (int32_t)k);
+    if (el == 1 || sp_element_is_metal(el)) continue;
+    float r = sp_element_covalent_radius(el) + sp_element_covalent_radius(8) + 0.4f;
+    if (d2f(X(c, (int32_t)k), X(c, wk)) <= r * r) return 1;
+  }
+  return 0;
+}
+
 /* water bridges: ligand acceptor – water – site donor, ligand donor – water – site acceptor, each
  * distance 2.5–4.1 Å (the two heavy-atom distances only) */
 int sp_chem_water_bridges(ctx *c) {
@@ -319,17 +334,20 @@ int sp_chem_water_bridges(ctx *c) {
   for (size_t k = site->n_ligand; k < site->n_atoms; k++) {
     if (!(site->atom_flags[k] & SP_SITE_ATOM_WATER) || EL(c, (int32_t)k) != 8) continue;
     const float *wo = X(c, (int32_t)k);
+    int clash = -1; /* not yet known */
     for (size_t li = 0; li < site->n_ligand; li++) {
       uint16_t fa = o->atom_chem[li];
       if (!(fa & (SP_CHEM_DONOR | SP_CHEM_ACCEPTOR)) || w->lmap[li] < 0) continue;
       float d1 = df(X(c, (int32_t)li), wo);
       if (d1 < SP_PLIP_WATER_BRIDGE_MINDIST || d1 > SP_PLIP_WATER_BRIDGE_MAXDIST) continue;
+      if (clash < 0) clash = clash_water(c, (int32_t)k);
+      if (clash) break;
       for (size_t q = 0; q < site->n_atoms; q++) {
         if (q < site->n_ligand || !is_polymer_atom(c, (int32_t)q)) continue;
         uint16_t fk = o->atom_chem[q];
         int lacc = (fa & SP_CHEM_ACCEPTOR) && (fk & SP_CHEM_DONOR);
         int ldon = (fa & SP_CHEM_DONOR) && (fk & SP_CHEM_ACCEPTOR);
-        if (!lacc && !ldon) continue;
+        if ((!lacc && !ldon) || sp_chem_excluded(c, (int32_t)li, (int32_t)q)) continue;
         float d2 = df(X(c, (int32_t)q), wo);
         if (d2 < SP_PLIP_WATER_BRIDGE_MINDIST || d2 > SP_PLIP_WATER_BRIDGE_MAXDIST) continue;
         sp_interaction ix = {0};

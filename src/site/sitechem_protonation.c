@@ -172,16 +172,17 @@ int sp_chem_residue_groups_rings(ctx *c) {
         rc = add_group(c, SP_TG_ASP, 0, 0, -1, A("CG") >= 0 ? A("CG") : at[0], at, 2);
       else if (!strcmp(comp, "GLU") && (at[0] = A("OE1")) >= 0 && (at[1] = A("OE2")) >= 0)
         rc = add_group(c, SP_TG_GLU, 0, 0, -1, A("CD") >= 0 ? A("CD") : at[0], at, 2);
-      else if (!strcmp(comp, "LYS") && (at[0] = A("NZ")) >= 0)
+      else if (!strcmp(comp, "LYS") && (at[0] = A("NZ")) >= 0 && !sp_chem_lys_linked_neutral(c, at[0]))
         rc = add_group(c, SP_TG_LYS, 0, 1, 0, at[0], at, 1);
       else if (!strcmp(comp, "ARG") && (at[0] = A("NE")) >= 0 && (at[1] = A("NH1")) >= 0 && (at[2] = A("NH2")) >= 0)
         rc = add_group(c, SP_TG_ARG, 0, 1, 0, A("CZ") >= 0 ? A("CZ") : at[0], at, 3);
       else if (!strcmp(comp, "HIS") && (at[0] = A("ND1")) >= 0 && (at[1] = A("NE2")) >= 0 && (at[2] = A("CE1")) >= 0 &&
-               (at[3] = A("CG")) >= 0)
+               (at[3] = A("CG")) >= 0 && sp_chem_linked(c, at[0]) < 0 &&
+               sp_chem_linked(c, at[1]) < 0)
         rc = add_group(c, SP_TG_HIS, 0, 1, 0, at[2], at, 4);
-      else if (!strcmp(comp, "TYR") && (at[0] = A("OH")) >= 0)
+      else if (!strcmp(comp, "TYR") && (at[0] = A("OH")) >= 0 && sp_chem_linked(c, at[0]) < 0)
         rc = add_group(c, SP_TG_TYR, 0, 0, -1, at[0], at, 1);
-      else if (!strcmp(comp, "CYS") && (at[0] = A("SG")) >= 0) {
+      else if (!strcmp(comp, "CYS") && (at[0] = A("SG")) >= 0 && sp_chem_linked(c, at[0]) < 0) {
         /* a disulfide-bonded cysteine is not titratable: another SG within 2.5 Å */
         int ss = 0;
         for (size_t k = site->n_ligand; k < site->n_atoms; k++)

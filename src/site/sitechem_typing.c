@@ -172,5 +172,6 @@ static void group_bits(ctx *c) {
 
 void sp_chem_type_atoms(ctx *c) {
   atom_bits(c);
+  sp_chem_linked_donors(c);
   group_bits(c);
 }
