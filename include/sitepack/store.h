@@ -4,7 +4,8 @@
  *
  * Data flow (DESIGN.md "The run, end to end"):
  *   every rank: sp_rank_writer_open() -> sp_rank_writer_append() per task -> sp_rank_writer_close()
- *   rank 0, after a barrier: sp_merge(all per-rank paths) -> the final file (format "sitepack")
+ *   every rank: sp_merge_parallel(all per-rank paths) -> the final file (format "sitepack"); each
+ *   rank writes its share of the rows at their offsets (sp_merge(): the same in one process)
  *   tools: sp_dump() prints one table of the final file as TSV.
  *
  * The final file is specified in docs/format.md (datasets, dtypes, shapes, units, flag bits,
@@ -96,14 +97,15 @@ typedef struct sp_merge_info {
  *
  * Tasks of all inputs are ordered by (file_idx, part); rows are copied in that order and
  * local indices become global ones (structure_idx, ligand_idx, site_idx, residue_idx);
- * /sites/atom_ptr, /sites/residue_ptr and /sites/interaction_ptr are built as CSR pointers
+ * /sites/atom_ptr, residue_ptr, interaction_ptr and bond_ptr are built as CSR pointers
  * (int64, N+1; interaction atom fields stay offsets inside the site's atom block); components
  * are the union over all tasks, one row per comp_id sorted by strcmp (the first row in merge
  * order wins). Datasets are contiguous, unfiltered, allocated early, little-endian, aligned
  * to 4096 bytes when 64 KiB or larger. Large tables are copied task by task through bounded
  * buffers (memory: O(tasks + components + largest task), not O(atoms)).
  *
- * Calls no MPI (rank 0 calls it after a barrier). Inputs may also be shard files of
+ * Calls no MPI: one process writes every row through HDF5 (`sitepack merge` without mpirun; a run
+ * merges with sp_merge_parallel() below, the same file). Inputs may also be shard files of
  * SLURM array tasks: any set of per-rank files written by sp_rank_writer_*.
  *
  * @param out_path  final file
@@ -117,6 +119,68 @@ typedef struct sp_merge_info {
  */
 int sp_merge(const char *out_path, const char *const *inputs, size_t n_inputs, const sp_merge_info *info,
              sp_err *err);
+
+/** Called on rank 0 by sp_merge_comm.gather() once per rank, in rank order: @p bytes bytes from rank
+ *  @p from (borrowed for the call). Returns 0 or an SP_E_* class. */
+typedef int (*sp_merge_take_fn)(void *arg, int from, const void *buf, size_t bytes);
+
+/**
+ * How the ranks of a parallel merge talk (sp_merge_parallel()). The store calls no MPI itself: the
+ * caller fills this (src/app/merge_comm.c does it over an MPI communicator). Every function is
+ * collective: all ranks call it, in the same order, and it returns the same value on all of them.
+ */
+typedef struct sp_merge_comm {
+  int rank, size;  /**< this rank, number of ranks P */
+  void *ctx;       /**< passed to every function */
+  /** The first failure of any rank: returns the largest @p rc over the ranks (0: none failed) and copies the
+   *  message of the lowest-numbered failed rank into @p err on every rank. */
+  int (*agree)(void *ctx, int rc, sp_err *err);
+  /** In place: v[i] = the largest v[i] over the ranks, for @p n values. Returns 0 or SP_E_MPI. */
+  int (*max_i64)(void *ctx, int64_t *v, size_t n);
+  /** @p bytes bytes of @p buf from rank 0 to every rank. Returns 0 or SP_E_MPI. */
+  int (*bcast)(void *ctx, void *buf, size_t bytes);
+  /** Every rank's @p bytes bytes of @p buf to rank 0, which calls @p take for each rank in rank order
+   *  (the other ranks do not call it). Returns 0, take()'s first error, SP_E_NOMEM or SP_E_MPI. */
+  int (*gather)(void *ctx, const void *buf, size_t bytes, sp_merge_take_fn take, void *arg);
+} sp_merge_comm;
+
+/** What one rank of a merge did (sp_merge_parallel()): seconds of each step and its share. */
+typedef struct sp_merge_stats {
+  double t_index;        /**< open every input, read its /tasks index, the prefix sums (every rank), s */
+  double t_union;        /**< this rank's share of /components and the site flags; the union on rank 0, s */
+  double t_create;       /**< rank 0: create the file, every dataset at its final size, the small tables, s */
+  double t_copy;         /**< this rank's rows written at their offsets, s */
+  double t_close;        /**< rank 0: /run, the root attributes, close, s */
+  size_t tasks;          /**< tasks of this rank's share */
+  int64_t bytes_written; /**< bytes of table rows this rank wrote */
+  size_t index_bytes;    /**< bytes of the task index this rank held (all tasks: O(tasks), not O(rows)) */
+} sp_merge_stats;
+
+/**
+ * sp_merge() over the P ranks of @p comm: the same file, byte for byte in its datasets (test:
+ * tests/integration/merge_np.sh). Every rank opens every input and reads its /tasks index (small:
+ * O(tasks)); the prefix sum of the row counts over the merge order gives every task its first row
+ * in every table; the tasks are shared out as P contiguous runs of the merge order of about equal
+ * bytes. Each rank reads its share's /components rows and rank 0 keeps their union (tables with
+ * sp_table.is_union); rank 0 creates @p out_path with every dataset allocated early, contiguous,
+ * at its final size, writes the small tables (/components, /structures' file_idx, n_parts,
+ * ligand_ptr, site_ptr) and tells every rank the file offset of every dataset (H5Dget_offset());
+ * then every rank writes its share's rows there with pwrite(2) (the datasets' file types are the
+ * little-endian native ones: a big-endian host is refused) and rank 0 writes /run and the root
+ * attributes last. With @p comm NULL: one process, writing through HDF5 (= sp_merge()).
+ *
+ * Memory per rank: the task index (sp_merge_stats.index_bytes, about 250 bytes per task), one
+ * 8 MiB buffer per table, the components union; never O(rows).
+ * Test hook: SITEPACK_TEST_MERGE_FAIL_RANK=R makes rank R's first row write fail (SP_E_IO, EIO).
+ *
+ * @param comm   the ranks, or NULL
+ * @param stats  filled for this rank (may be NULL)
+ * @return on every rank the same: 0 or the class of the first failure (as sp_merge(), and SP_E_IO:
+ *         a row write failed, e.g. ENOSPC; SP_E_MPI), its message in @p err; the partial file
+ *         is removed.
+ */
+int sp_merge_parallel(const sp_merge_comm *comm, const char *out_path, const char *const *inputs, size_t n_inputs,
+                      const sp_merge_info *info, sp_merge_stats *stats, sp_err *err);
 
 /**
  * Print one table of a merged file as TSV: a header row of column names (docs/format.md),

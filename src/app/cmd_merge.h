@@ -43,7 +43,9 @@ int sp_shard_plan(int index, int count, char *const *paths, const int64_t *bytes
                   const char *job_json, const char *ccd_sha256, const sp_split_opts *split, sp_task_ref *tasks,
                   double *cost, size_t *n_tasks, double *kept_bytes, sp_shard_meta *meta, sp_err *err);
 
-/* `sitepack merge OUT.h5 SHARD... [--force] [--quiet]` (argv[0] = "merge"). A SHARD argument with
+/* `sitepack merge OUT.h5 SHARD... [--force] [--quiet]` (argv[0] = "merge"). Under mpirun (Open MPI,
+ * PMIx or PMI variables set) it initialises MPI, every rank makes the same checks (only rank 0 prints)
+ * and the merge is sp_merge_parallel() over MPI_COMM_WORLD; without them, sp_merge() as before. A SHARD argument with
  * a wildcard (* ? [) is expanded with glob(3) (sorted; quote it so the shell leaves it alone).
  * Refuses, with a one-line reason: a file that is not a shard file; shards of different jobs
  * (job fingerprint, shard count or file count differ); a shard given twice; a missing shard; file

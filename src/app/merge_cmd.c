@@ -20,6 +20,7 @@
 
 #include "app/cli_opts.h"
 #include "app/cmd_merge.h"
+#include "app/merge_comm.h"
 #include "sitepack/io.h"
 #include "sitepack/version.h"
 
@@ -193,8 +194,23 @@ typedef struct shard_in {
   sp_shard_file f;  /* shard.h sp_shard_read() */
 } shard_in;
 
+/* This process's rank under mpirun (0 without MPI): only rank 0 speaks, every rank does the same checks;
+   mc_world: MPI_COMM_WORLD under mpirun, NULL without MPI (the merge is then sp_merge(), as before). */
+static int mc_rank = 0;
+static MPI_Comm *mc_world = NULL;
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...) {
+  if (mc_rank != 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+}
+
 static int merge_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int merge_fail(const char *fmt, ...) {
+  if (mc_rank != 0) return 1;
   va_list ap;
   va_start(ap, fmt);
   fputs("sitepack merge: ", stderr);
@@ -245,11 +261,11 @@ static int add_shard_arg(merge_args *a, const char *arg) {
   if (is_glob) {
     int grc = glob(arg, 0, NULL, &g);
     if (grc == GLOB_NOMATCH || (grc == 0 && g.gl_pathc == 0)) {
-      fprintf(stderr, "sitepack merge: no shard file matches %s\n", arg);
+      say("sitepack merge: no shard file matches %s\n", arg);
       globfree(&g);
       return 1;
     } else if (grc) {
-      fprintf(stderr, "sitepack merge: cannot expand %s\n", arg);
+      say("sitepack merge: cannot expand %s\n", arg);
       globfree(&g);
       return 1;
     }
@@ -304,12 +320,12 @@ static int parse_merge_args(int argc, char **argv, merge_args *a) {
     if (status) return status;
   }
   if (!a->out || a->n == 0) {
-    merge_usage(stderr);
+    if (mc_rank == 0) merge_usage(stderr);
     return 2;
   }
   struct stat sb;
   if (!a->force && stat(a->out, &sb) == 0) {
-    fprintf(stderr, "sitepack merge: output %s exists (use --force to overwrite)\n", a->out);
+    say("sitepack merge: output %s exists (use --force to overwrite)\n", a->out);
     return 2;
   }
   return 0;
@@ -401,7 +417,7 @@ static int check_results_match_plans(shard_in *sh, size_t n) {
 static void warn_mixed_builds(const shard_in *sh, size_t n) {
   for (size_t k = 1; k < n; k++)
     if (strcmp(sh[k].f.git_sha, sh[0].f.git_sha) || strcmp(sh[k].f.tool_version, sh[0].f.tool_version)) {
-      fprintf(stderr, "sitepack merge: warning: shards written by different builds (%s %s and %s %s)\n",
+      say("sitepack merge: warning: shards written by different builds (%s %s and %s %s)\n",
               sh[0].f.tool_version, sh[0].f.git_sha, sh[k].f.tool_version, sh[k].f.git_sha);
       break;
     }
@@ -417,7 +433,7 @@ static void merge_failed_exit(const char *out, int mrc, const sp_err *err) {
   else snprintf(dir, sizeof dir, ".");
   struct statvfs vfs;
   if (statvfs(dir, &vfs) == 0 && (double)vfs.f_bavail * (double)vfs.f_frsize < 1048576.0)
-    fprintf(stderr, "sitepack merge: no space left on device: %.0f bytes free on the file system of %s\n",
+    say("sitepack merge: no space left on device: %.0f bytes free on the file system of %s\n",
             (double)vfs.f_bavail * (double)vfs.f_frsize, dir);
   merge_fail("merge failed (%s: %s): no output written; the shard files are unchanged: fix the cause (e.g. free "
              "disk space) and merge again", sp_errclass_name(mrc), err->msg);
@@ -453,10 +469,19 @@ static int merge_shards(const shard_in *sh, size_t n, const merge_args *a, const
                           .n_ranks = ranks, .wall_seconds = wall};
     sprintf(tmp, "%s.tmp", a->out);
     sp_err err = {0};
-    int mrc = sp_merge(tmp, inputs, n, &info, &err);
+    int mrc;
+    if (mc_world) { /* under mpirun: every rank writes its share of the rows (store.h sp_merge_parallel()) */
+      sp_merge_comm mc;
+      sp_merge_comm_mpi(mc_world, &mc);
+      mrc = sp_merge_parallel(&mc, tmp, inputs, n, &info, NULL, &err);
+    } else {
+      mrc = sp_merge(tmp, inputs, n, &info, &err);
+    }
     if (mrc) {
-      remove(tmp);
+      if (mc_rank == 0) remove(tmp);
       merge_failed_exit(a->out, mrc, &err);
+    } else if (mc_rank != 0) {
+      /* rank 0 renames and speaks */
     } else if (rename(tmp, a->out)) {
       status = merge_fail("cannot rename %s to %s: %s", tmp, a->out, strerror(errno));
       remove(tmp);
@@ -464,8 +489,10 @@ static int merge_shards(const shard_in *sh, size_t n, const merge_args *a, const
       struct timespec ts1;
       clock_gettime(CLOCK_MONOTONIC, &ts1);
       double secs = (double)(ts1.tv_sec - ts0->tv_sec) + 1e-9 * (double)(ts1.tv_nsec - ts0->tv_nsec);
-      printf("sitepack merge: %zu shards, %lld files, %lld ranks in all, slowest shard %.2f s -> %s (%.2f s)\n", n,
-             (long long)s0->n_files, (long long)ranks, wall, a->out, secs);
+      int P = 1;
+      if (mc_world) MPI_Comm_size(*mc_world, &P);
+      printf("sitepack merge: %zu shards, %lld files, %lld ranks in all, slowest shard %.2f s -> %s (%.2f s, %d merge "
+             "rank%s)\n", n, (long long)s0->n_files, (long long)ranks, wall, a->out, secs, P, P == 1 ? "" : "s");
     }
   }
   free(inputs);
@@ -473,11 +500,11 @@ static int merge_shards(const shard_in *sh, size_t n, const merge_args *a, const
   return status;
 }
 
-int sp_cmd_merge(int argc, char **argv) {
+static int merge_body(int argc, char **argv) {
   merge_args a = {0};
   int status = parse_merge_args(argc, argv, &a);
   if (a.help) {
-    merge_usage(stdout);
+    if (mc_rank == 0) merge_usage(stdout);
     merge_args_free(&a);
     return 0;
   }
@@ -497,6 +524,7 @@ int sp_cmd_merge(int argc, char **argv) {
   if (!status) status = check_each_shard_once(sh, n);
   if (!status) status = check_plans_partition(sh, n);
   if (!status) status = check_results_match_plans(sh, n);
+  if (mc_world) MPI_Allreduce(MPI_IN_PLACE, &status, 1, MPI_INT, MPI_MAX, *mc_world); /* a check failed somewhere */
   if (!status) {
     warn_mixed_builds(sh, n);
     status = merge_shards(sh, n, &a, &ts0);
@@ -507,5 +535,28 @@ int sp_cmd_merge(int argc, char **argv) {
   }
   free(sh);
   merge_args_free(&a);
+  return status;
+}
+
+/* Started by mpirun (Open MPI, PMIx or a PMI launcher): the merge runs over MPI_COMM_WORLD. */
+static int launched_by_mpirun(void) {
+  return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK") || getenv("PMI_SIZE");
+}
+
+int sp_cmd_merge(int argc, char **argv) {
+  static MPI_Comm world;
+  int mpi = launched_by_mpirun();
+  if (mpi) {
+    int provided;
+    MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &provided);
+    world = MPI_COMM_WORLD;
+    mc_world = &world;
+    MPI_Comm_rank(world, &mc_rank);
+  }
+  int status = merge_body(argc, argv);
+  if (mpi) {
+    fflush(stdout);
+    MPI_Finalize();
+  }
   return status;
 }

@@ -173,6 +173,15 @@ static void add_files_json(cJSON *r, const struct run_ctx *c, size_t n_files) {
   }
 }
 
+/* One rank's share of the parallel merge (store.h sp_merge_stats) into @p o. */
+static void merge_json(cJSON *o, const sp_merge_stats *m) {
+  const double v[8] = {(double)m->tasks, (double)m->bytes_written, (double)m->index_bytes, m->t_index, m->t_union,
+                       m->t_create, m->t_copy, m->t_close};
+  static const char *const name[8] = {"tasks", "bytes_written", "index_bytes", "index_seconds", "union_seconds",
+                                      "create_seconds", "copy_seconds", "close_seconds"};
+  for (int k = 0; k < 8; k++) cJSON_AddNumberToObject(o, name[k], v[k]);
+}
+
 /* Add the report's "ranks" array to @p r: per rank its summed statistics, bytes, memory, and the
    per-phase object per_rank[i] (ownership taken; per_rank[i] set to NULL). */
 static void add_ranks_json(cJSON *r, const struct run_ctx *c, cJSON **per_rank) {
@@ -193,10 +202,21 @@ static void add_ranks_json(cJSON *r, const struct run_ctx *c, cJSON **per_rank) 
     cJSON_AddNumberToObject(o, "steal_attempts", (double)all[i].steal_attempts);
     cJSON_AddNumberToObject(o, "peak_rss_bytes", c->g.rss_kib[i] >= 0 ? (double)c->g.rss_kib[i] * 1024.0 : -1);
     cJSON_AddNumberToObject(o, "model_bytes_per_atom_largest_file", c->g.bpa[i]);
+    if (c->merge_all) merge_json(cJSON_AddObjectToObject(o, "merge"), &c->merge_all[i]); /* its share of the merge */
     if (per_rank[i]) cJSON_AddItemToObject(o, "phases", per_rank[i]);
     per_rank[i] = NULL;
     cJSON_AddItemToArray(ranks, o);
   }
+}
+
+/* Add "steps_seconds": each phase of the run on rank 0 (wall seconds, waiting for the other ranks
+   included), and "merge": rank 0's steps of the merge and the totals read back. */
+static void add_steps_json(cJSON *r, const struct run_ctx *c) {
+  cJSON *st = cJSON_AddObjectToObject(r, "steps_seconds");
+  for (size_t i = 0; i < c->n_steps; i++) cJSON_AddNumberToObject(st, c->steps[i].name, c->steps[i].seconds);
+  cJSON *mo = cJSON_AddObjectToObject(r, "merge");
+  merge_json(mo, &c->merge_st);
+  cJSON_AddNumberToObject(mo, "read_back_seconds", c->readback_s);
 }
 
 /* Write the report to c->job.report. `sched` (ownership taken) is the "schedule" object; per_rank[i]
@@ -221,6 +241,7 @@ static int write_report(const struct run_ctx *c, cJSON *sched, cJSON **per_rank)
   cJSON_AddNumberToObject(r, "n_ranks", c->n_ranks);
   cJSON_AddNumberToObject(r, "wall_seconds", wall);
   cJSON_AddNumberToObject(r, "merge_seconds", c->merge_s);
+  add_steps_json(r, c);
   add_files_json(r, c, n_files);
   cJSON_AddNumberToObject(r, "ligands", (double)counts[C_LIGANDS]);
   cJSON_AddNumberToObject(r, "sites", (double)counts[C_SITES]);

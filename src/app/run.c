@@ -9,7 +9,9 @@
  *           remaining parts. Each phase is one LPT plan run with work stealing (sched.h, run_task.c);
  *           every task goes through the worker stages (task.h) into this rank's file
  *   all     gather statistics, counters, task timings and failures to rank 0
- *   rank 0  merge the per-rank files (ordered by input path), fit the cost model to the measured
+ *   all     merge the per-rank files (ordered by input path): each rank writes its share of the rows
+ *           at their offsets of the merged file (store.h sp_merge_parallel(), app/merge_comm.h)
+ *   rank 0  fit the cost model to the measured
  *           task times, write the report, summarise (report.c)
  *
  * Each step is a phase_*() function over the run's context (app/run_ctx.h), listed in order in
@@ -33,6 +35,7 @@
 #include <unistd.h>
 
 #include "app/run_ctx.h"
+#include "app/merge_comm.h"
 #include "app/run_guard.h"
 #include "sitepack/version.h"
 
@@ -232,6 +235,7 @@ static void run_ctx_free(struct run_ctx *c) {
   free(g->rank_bytes);
   free(g->fails);
   free(g->samples);
+  free(c->merge_all);
   sp_job_free(&c->job);
 }
 
@@ -784,25 +788,72 @@ static int read_back_totals(struct run_ctx *c) {
   return status;
 }
 
-/* Rank 0: merge the per-rank files (and PARTS/prepared.h5) into OUT.tmp, renamed to the output (a
- * shard run: one shard file, issue 8); remove the parts (unless --keep-parts); read the totals back
- * (not for a shard). c->merge_s, c->wall. Returns 0; SP_EXIT_RUNTIME when the tasks stopped
- * (report_stopped), or the merge, rename or read-back failed (printed; OUT.tmp removed). */
+/* The merge's inputs: PARTS/rank-NNNNN.h5 of every rank, then PARTS/prepared.h5 when @p prepared
+ * (issue 9: resumed tasks, duplicates' rows). *n set; NULL when out of memory. Free with free_inputs(). */
+static char **merge_inputs(const struct run_ctx *c, int prepared, size_t *n) {
+  int P = c->n_ranks;
+  char **inputs = calloc((size_t)P + 1, sizeof *inputs);
+  *n = (size_t)P + (prepared ? 1 : 0);
+  for (size_t i = 0; inputs && i < *n; ++i) {
+    if (!(inputs[i] = malloc(RUN_PATH_CAP))) {
+      for (size_t k = 0; k < i; k++) free(inputs[k]);
+      free(inputs);
+      return NULL;
+    }
+    if (i < (size_t)P) snprintf(inputs[i], RUN_PATH_CAP, "%s/rank-%05zu.h5", c->parts_dir, i);
+    else snprintf(inputs[i], RUN_PATH_CAP, "%s/prepared.h5", c->parts_dir);
+  }
+  return inputs;
+}
+
+static void free_inputs(char **inputs, size_t n) {
+  for (size_t i = 0; inputs && i < n; ++i) free(inputs[i]);
+  free(inputs);
+}
+
+/* Collective: every rank's merge statistics to rank 0 (c->merge_all, owned). */
+static void gather_merge_stats(struct run_ctx *c) {
+  if (c->rank == 0) c->merge_all = calloc((size_t)c->n_ranks, sizeof *c->merge_all);
+  MPI_Gather(&c->merge_st, (int)sizeof c->merge_st, MPI_BYTE, c->merge_all, (int)sizeof c->merge_st, MPI_BYTE, 0,
+             MPI_COMM_WORLD);
+}
+
+/* Rank 0, after a good merge into @p tmp: rename it to the output, remove the parts (unless --keep-parts),
+ * read the totals back (not for a shard). Returns 0 or SP_EXIT_RUNTIME (printed). */
+static int finish_merge(struct run_ctx *c, const char *tmp, char **inputs, size_t n_inputs) {
+  const sp_job *job = &c->job;
+  if (rename(tmp, job->output)) {
+    fprintf(stderr, "sitepack run: cannot rename %s to %s: %s\n", tmp, job->output, strerror(errno));
+    return SP_EXIT_RUNTIME;
+  }
+  if (!job->keep_parts) {
+    for (size_t i = 0; i < n_inputs; ++i) remove(inputs[i]);
+    char stamp[RUN_PATH_CAP];
+    snprintf(stamp, sizeof stamp, "%s/job.txt", c->parts_dir);
+    remove(stamp);
+    rmdir(c->parts_dir);
+  }
+  double t0 = MPI_Wtime();
+  int status = job->shard_count == 0 ? read_back_totals(c) : 0;
+  c->readback_s = MPI_Wtime() - t0;
+  return status;
+}
+
+/* Collective: merge the per-rank files (and PARTS/prepared.h5) into OUT.tmp, every rank writing its share
+ * of the rows (store.h sp_merge_parallel()); a shard run: rank 0 packs them into one shard file (issue 8). Rank 0 then
+ * renames OUT.tmp to the output (finish_merge). c->merge_s, c->wall on rank 0, c->merge_st on every rank.
+ * Returns 0; on rank 0 SP_EXIT_RUNTIME when the tasks stopped (report_stopped), or the merge, rename or
+ * read-back failed (printed; OUT.tmp removed, the parts kept). */
 static int phase_merge(struct run_ctx *c) {
-  if (c->rank != 0) return 0;
-  if (c->run_rc) return report_stopped(c);
+  int prepared = c->prep.has_prepared;
+  MPI_Bcast(&prepared, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (c->run_rc) return c->rank == 0 ? report_stopped(c) : 0; /* run_rc is agreed: every rank returns here */
   const sp_job *job = &c->job;
   int P = c->n_ranks, status = 0;
   sp_err err = {0};
   double t_m0 = MPI_Wtime();
-  char **inputs = calloc((size_t)P + 1, sizeof *inputs);
-  for (int i = 0; inputs && i < P; ++i) {
-    inputs[i] = malloc(RUN_PATH_CAP);
-    if (inputs[i]) snprintf(inputs[i], RUN_PATH_CAP, "%s/rank-%05d.h5", c->parts_dir, i);
-  }
-  size_t n_inputs = (size_t)P; /* issue 9: + prepared.h5 (resumed tasks, duplicates' rows) */
-  if (inputs && c->prep.has_prepared && (inputs[P] = malloc(RUN_PATH_CAP)))
-    snprintf(inputs[n_inputs++], RUN_PATH_CAP, "%s/prepared.h5", c->parts_dir);
+  size_t n_inputs = 0;
+  char **inputs = merge_inputs(c, prepared, &n_inputs);
   char tmp[RUN_PATH_CAP];
   snprintf(tmp, sizeof tmp, "%s.tmp", job->output);
   char created[32];
@@ -811,10 +862,21 @@ static int phase_merge(struct run_ctx *c) {
                         .ccd_path = job->ccd, .ccd_sha256 = c->ccd_sha, .ccd_blocks = (int64_t)c->ccd_blocks,
                         .created = created,
                         .n_ranks = P, .wall_seconds = c->g.t_run};
-  int mrc = !inputs ? SP_E_NOMEM
-            : job->shard_count > 0 /* issue 8 (slurm): one shard file for `sitepack merge` */
-                ? sp_shard_pack(tmp, (const char *const *)inputs, n_inputs, &info, &c->shard, &err)
-                : sp_merge(tmp, (const char *const *)inputs, n_inputs, &info, &err);
+  int mrc = inputs ? 0 : SP_E_NOMEM;
+  MPI_Allreduce(MPI_IN_PLACE, &mrc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (!mrc && job->shard_count > 0) { /* issue 8 (slurm): one shard file for `sitepack merge` */
+    if (c->rank == 0) mrc = sp_shard_pack(tmp, (const char *const *)inputs, n_inputs, &info, &c->shard, &err);
+  } else if (!mrc) {
+    MPI_Comm world = MPI_COMM_WORLD;
+    sp_merge_comm mc;
+    sp_merge_comm_mpi(&world, &mc);
+    mrc = sp_merge_parallel(&mc, tmp, (const char *const *)inputs, n_inputs, &info, &c->merge_st, &err);
+  }
+  gather_merge_stats(c);
+  if (c->rank != 0) {
+    free_inputs(inputs, n_inputs);
+    return 0;
+  }
   if (mrc) { /* issue 16 item 1: the parts are kept, the words of a stop in the tasks, no HDF5 shutdown */
     remove(tmp);
     say_if_disk_full(c);
@@ -823,20 +885,10 @@ static int phase_merge(struct run_ctx *c) {
             rerun_hint(c));
     status = SP_EXIT_RUNTIME;
     c->h5_broken = 1; /* HDF5 cannot close the half-written file: its shutdown would crash */
-  } else if (rename(tmp, job->output)) {
-    fprintf(stderr, "sitepack run: cannot rename %s to %s: %s\n", tmp, job->output, strerror(errno));
-    status = SP_EXIT_RUNTIME;
+  } else {
+    status = finish_merge(c, tmp, inputs, n_inputs);
   }
-  if (!status && !job->keep_parts) {
-    for (size_t i = 0; i < n_inputs; ++i) remove(inputs[i]);
-    char stamp[RUN_PATH_CAP];
-    snprintf(stamp, sizeof stamp, "%s/job.txt", c->parts_dir);
-    remove(stamp);
-    rmdir(c->parts_dir);
-  }
-  for (size_t i = 0; inputs && i < n_inputs; ++i) free(inputs[i]);
-  free(inputs);
-  if (!status && job->shard_count == 0) status = read_back_totals(c);
+  free_inputs(inputs, n_inputs);
   c->merge_s = MPI_Wtime() - t_m0;
   c->wall = MPI_Wtime() - c->t_start;
   return status;
@@ -876,7 +928,7 @@ static const struct run_phase {
   {"phase B", phase_run_b},             /* all: run them */
   {"close output", phase_close_output}, /* all: close the per-rank files */
   {"gather", phase_gather},             /* all -> rank 0: statistics, counters, timings, failures */
-  {"merge", phase_merge},               /* rank 0: one merged file, by input path */
+  {"merge", phase_merge},               /* all: one merged file, by input path, each rank its rows */
   {"report", phase_report},             /* rank 0: the run report (JSON) */
   {"summary", phase_summary},           /* rank 0: the human summary */
 };
@@ -891,8 +943,12 @@ int sp_cmd_run(int argc, char **argv) {
     MPI_Finalize();
     return status < 0 ? SP_EXIT_OK : status;
   }
-  for (size_t i = 0; status == 0 && i < sizeof run_phases / sizeof *run_phases; i++)
+  for (size_t i = 0; status == 0 && i < sizeof run_phases / sizeof *run_phases; i++) {
+    double t0 = MPI_Wtime();
     status = agree_status(run_phases[i].run(&c));
+    if (c.n_steps < sizeof c.steps / sizeof *c.steps)
+      c.steps[c.n_steps++] = (struct run_step){run_phases[i].name, MPI_Wtime() - t0};
+  }
   /* a run that could not start leaves no empty parts directory behind (rmdir only removes it empty) */
   if (c.rank == 0 && status == SP_EXIT_USAGE) rmdir(c.parts_dir);
   int h5_broken = c.h5_broken;

@@ -116,8 +116,13 @@ struct run_ctx {
     double t_run;        /* seconds from the start to the end of the gather */
   } g;
 
-  /* -- merge and report (rank 0) -- */
-  double merge_s, wall;  /* seconds of the merge (with the read-back); of the whole run */
+  /* -- merge and report -- */
+  double merge_s, wall;  /* rank 0: seconds of the merge (with the read-back); of the whole run */
+  double readback_s;     /* rank 0: seconds of the totals read back from the merged file */
+  sp_merge_stats merge_st;   /* this rank's share of the parallel merge (store.h) */
+  sp_merge_stats *merge_all; /* rank 0: [n_ranks] every rank's; owned */
+  struct run_step { const char *name; double seconds; } steps[24]; /* each phase's wall seconds on this rank */
+  size_t n_steps;
   double largest, total, lower_bound, makespan; /* schedule figures (seconds; run_report_write) */
 };
 

@@ -6,10 +6,14 @@
 #include <string.h>
 
 #define FSZ(type, field) sizeof(((type *)0)->field)
-#define COL(type, field, kind) {#field, offsetof(type, field), kind, FSZ(type, field), FSZ(type, field), 0}
-#define COLN(name, type, field, kind) {name, offsetof(type, field), kind, FSZ(type, field), FSZ(type, field), 0}
-#define STR(type, field) {#field, offsetof(type, field), SP_COL_STR, FSZ(type, field), FSZ(type, field), 0}
-#define STRF(type, field, fs) {#field, offsetof(type, field), SP_COL_STR, FSZ(type, field), fs, 0}
+#define COL(type, field, kind) {#field, offsetof(type, field), kind, FSZ(type, field), FSZ(type, field), 0, SP_LINK_NONE, 0, NULL}
+#define COLN(name, type, field, kind) {name, offsetof(type, field), kind, FSZ(type, field), FSZ(type, field), 0, SP_LINK_NONE, 0, NULL}
+#define STR(type, field) {#field, offsetof(type, field), SP_COL_STR, FSZ(type, field), FSZ(type, field), 0, SP_LINK_NONE, 0, NULL}
+#define STRF(type, field, fs) {#field, offsetof(type, field), SP_COL_STR, FSZ(type, field), fs, 0, SP_LINK_NONE, 0, NULL}
+/* an index column (sp_link) into table `to`; a count of rows of `to` with its CSR pointer dataset `ptr` */
+#define LINK(type, field, kind, link, to) {#field, offsetof(type, field), kind, FSZ(type, field), FSZ(type, field), 0, link, to, NULL}
+#define COUNT(type, field, to, ptr) \
+  {#field, offsetof(type, field), SP_COL_I32, FSZ(type, field), FSZ(type, field), 0, SP_LINK_COUNT, to, ptr}
 
 static const sp_col cols_structures[] = {
     STR(sp_structure_row, path),
@@ -36,7 +40,7 @@ static const sp_col cols_structures[] = {
 };
 
 static const sp_col cols_ligands[] = {
-    COL(sp_ligand_row, structure_idx, SP_COL_I64),
+    LINK(sp_ligand_row, structure_idx, SP_COL_I64, SP_LINK_FILE, SP_T_STRUCTURES),
     COL(sp_ligand_row, model_num, SP_COL_I32),
     STR(sp_ligand_row, comp_id),
     STR(sp_ligand_row, label_asym_id),
@@ -45,7 +49,7 @@ static const sp_col cols_ligands[] = {
     COL(sp_ligand_row, label_seq_id, SP_COL_SEQ),
     STR(sp_ligand_row, ins_code),
     STR(sp_ligand_row, altloc),
-    {"class", offsetof(sp_ligand_row, cls), SP_COL_STR, FSZ(sp_ligand_row, cls), FSZ(sp_ligand_row, cls), 0},
+    {"class", offsetof(sp_ligand_row, cls), SP_COL_STR, FSZ(sp_ligand_row, cls), FSZ(sp_ligand_row, cls), 0, SP_LINK_NONE, 0, NULL},
     COL(sp_ligand_row, flags, SP_COL_U32),
     COL(sp_ligand_row, n_residues, SP_COL_I32),
     COL(sp_ligand_row, n_atoms, SP_COL_I32),
@@ -54,7 +58,7 @@ static const sp_col cols_ligands[] = {
     STR(sp_ligand_row, molecule_key),
     STR(sp_ligand_row, key_source),
     STR(sp_ligand_row, residues),
-    COL(sp_ligand_row, site_idx, SP_COL_I64),
+    LINK(sp_ligand_row, site_idx, SP_COL_I64, SP_LINK_ROW_OR_NONE, SP_T_SITES),
 };
 
 static const sp_col cols_components[] = {
@@ -73,13 +77,13 @@ static const sp_col cols_components[] = {
 };
 
 static const sp_col cols_sites[] = {
-    COL(sp_site_row, structure_idx, SP_COL_I64),
-    COL(sp_site_row, ligand_idx, SP_COL_I64),
+    LINK(sp_site_row, structure_idx, SP_COL_I64, SP_LINK_FILE, SP_T_STRUCTURES),
+    LINK(sp_site_row, ligand_idx, SP_COL_I64, SP_LINK_ROW, SP_T_LIGANDS),
     COL(sp_site_row, n_ligand, SP_COL_I32),
-    COL(sp_site_row, n_atoms, SP_COL_I32),
-    COL(sp_site_row, n_residues, SP_COL_I32),
+    COUNT(sp_site_row, n_atoms, SP_T_ATOMS, "atom_ptr"),
+    COUNT(sp_site_row, n_residues, SP_T_RESIDUES, "residue_ptr"),
     COL(sp_site_row, flags, SP_COL_U32),
-    {"center", offsetof(sp_site_row, center), SP_COL_F32X3, 12, 12, 0},
+    {"center", offsetof(sp_site_row, center), SP_COL_F32X3, 12, 12, 0, SP_LINK_NONE, 0, NULL},
     COL(sp_site_row, cutoff, SP_COL_F32),
     /* site chemistry (docs/sites.md "Site chemistry") */
     COL(sp_site_row, ph, SP_COL_F32),
@@ -87,13 +91,13 @@ static const sp_col cols_sites[] = {
     COL(sp_site_row, sasa_complex, SP_COL_F32),
     COL(sp_site_row, ligand_charge, SP_COL_I32),
     COL(sp_site_row, site_charge, SP_COL_I32),
-    COL(sp_site_row, n_interactions, SP_COL_I32),
+    COUNT(sp_site_row, n_interactions, SP_T_INTERACTIONS, "interaction_ptr"),
     COL(sp_site_row, chem_flags, SP_COL_U32),
-    COL(sp_site_row, n_bonds, SP_COL_I32),
+    COUNT(sp_site_row, n_bonds, SP_T_BONDS, "bond_ptr"),
 };
 
 static const sp_col cols_residues[] = {
-    COL(sp_residue_row, site_idx, SP_COL_I64),
+    LINK(sp_residue_row, site_idx, SP_COL_I64, SP_LINK_ROW, SP_T_SITES),
     STR(sp_residue_row, label_asym_id),
     STR(sp_residue_row, auth_asym_id),
     STR(sp_residue_row, comp_id),
@@ -104,18 +108,18 @@ static const sp_col cols_residues[] = {
     COL(sp_residue_row, min_distance, SP_COL_F32),
     COL(sp_residue_row, contact, SP_COL_U8),
     /* symmetry mates (docs/sites.md "Symmetry mates"): written only when some site has one */
-    {"symop", offsetof(sp_residue_row, symop), SP_COL_STR, FSZ(sp_residue_row, symop), FSZ(sp_residue_row, symop), 1},
+    {"symop", offsetof(sp_residue_row, symop), SP_COL_STR, FSZ(sp_residue_row, symop), FSZ(sp_residue_row, symop), 1, SP_LINK_NONE, 0, NULL},
 };
 
 static const sp_col cols_atoms[] = {
-    {"position", offsetof(sp_atom_row, position), SP_COL_F32X3, 12, 12, 0},
+    {"position", offsetof(sp_atom_row, position), SP_COL_F32X3, 12, 12, 0, SP_LINK_NONE, 0, NULL},
     COL(sp_atom_row, element, SP_COL_U8),
     COL(sp_atom_row, flags, SP_COL_U16),
-    COL(sp_atom_row, residue_idx, SP_COL_I64),
+    LINK(sp_atom_row, residue_idx, SP_COL_I64, SP_LINK_ROW, SP_T_RESIDUES),
     COL(sp_atom_row, occupancy, SP_COL_F32),
     COL(sp_atom_row, b_iso, SP_COL_F32),
     COL(sp_atom_row, charge, SP_COL_I8),
-    {"altloc", offsetof(sp_atom_row, altloc), SP_COL_CHAR, 1, 1, 0},
+    {"altloc", offsetof(sp_atom_row, altloc), SP_COL_CHAR, 1, 1, 0, SP_LINK_NONE, 0, NULL},
     STR(sp_atom_row, atom_name),
     /* site chemistry */
     COL(sp_atom_row, chem, SP_COL_U16),
@@ -130,7 +134,7 @@ static const sp_col cols_atoms[] = {
 };
 
 static const sp_col cols_interactions[] = {
-    COL(sp_interaction_row, site_idx, SP_COL_I64),
+    LINK(sp_interaction_row, site_idx, SP_COL_I64, SP_LINK_ROW, SP_T_SITES),
     COL(sp_interaction_row, type, SP_COL_U8),
     COL(sp_interaction_row, flags, SP_COL_U8),
     COL(sp_interaction_row, geometry, SP_COL_U8),
@@ -145,7 +149,7 @@ static const sp_col cols_interactions[] = {
 };
 
 static const sp_col cols_bonds[] = {
-    COL(sp_bond_row, site_idx, SP_COL_I64),
+    LINK(sp_bond_row, site_idx, SP_COL_I64, SP_LINK_ROW, SP_T_SITES),
     COL(sp_bond_row, atom1, SP_COL_I32),
     COL(sp_bond_row, atom2, SP_COL_I32),
     COL(sp_bond_row, order, SP_COL_U8),
@@ -156,14 +160,14 @@ static const sp_col cols_bonds[] = {
 
 #define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
 const sp_table sp_tables[SP_T_COUNT] = {
-    {"structures", sizeof(sp_structure_row), NCOLS(cols_structures), cols_structures},
-    {"ligands", sizeof(sp_ligand_row), NCOLS(cols_ligands), cols_ligands},
-    {"components", sizeof(sp_component_row), NCOLS(cols_components), cols_components},
-    {"sites", sizeof(sp_site_row), NCOLS(cols_sites), cols_sites},
-    {"residues", sizeof(sp_residue_row), NCOLS(cols_residues), cols_residues},
-    {"atoms", sizeof(sp_atom_row), NCOLS(cols_atoms), cols_atoms},
-    {"interactions", sizeof(sp_interaction_row), NCOLS(cols_interactions), cols_interactions},
-    {"bonds", sizeof(sp_bond_row), NCOLS(cols_bonds), cols_bonds},
+    {"structures", sizeof(sp_structure_row), NCOLS(cols_structures), cols_structures, 0},
+    {"ligands", sizeof(sp_ligand_row), NCOLS(cols_ligands), cols_ligands, 0},
+    {"components", sizeof(sp_component_row), NCOLS(cols_components), cols_components, 1},
+    {"sites", sizeof(sp_site_row), NCOLS(cols_sites), cols_sites, 0},
+    {"residues", sizeof(sp_residue_row), NCOLS(cols_residues), cols_residues, 0},
+    {"atoms", sizeof(sp_atom_row), NCOLS(cols_atoms), cols_atoms, 0},
+    {"interactions", sizeof(sp_interaction_row), NCOLS(cols_interactions), cols_interactions, 0},
+    {"bonds", sizeof(sp_bond_row), NCOLS(cols_bonds), cols_bonds, 0},
 };
 
 hid_t sp_h5_str_type(size_t size) {

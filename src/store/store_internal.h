@@ -29,7 +29,25 @@ typedef struct sp_col {
   size_t fsize;       /**< bytes of one element in the final file */
   int optional;       /**< 1: in the final file only when some site has SP_SITE_SYMMETRY (/residues/symop):
                            a run without symmetry mates writes exactly the columns it wrote before */
+  int link;           /**< sp_link: what the value indexes; the merge (merge.c) makes a task's local indices
+                           global from this alone, so that a new table or column needs no merge code */
+  int to;             /**< the SP_T_* table a link column indexes (unused with SP_LINK_NONE, SP_LINK_FILE) */
+  const char *ptr;    /**< SP_LINK_COUNT: name of the CSR pointer dataset [N+1] the merge writes beside the table */
 } sp_col;
+
+/** What an integer column (SP_COL_I32 or SP_COL_I64) of a per-rank row refers to. In a per-rank
+ *  file every index is local to its task; the merge checks it against the task's /tasks record and
+ *  turns it into a row of the merged file by adding the task's first row of table `to` (the prefix
+ *  sum of the row counts over the merge order). */
+typedef enum sp_link {
+  SP_LINK_NONE = 0,    /**< a value, copied as is */
+  SP_LINK_FILE,        /**< the /structures row of the task's file: set by the merge, whatever the task wrote */
+  SP_LINK_ROW,         /**< a row of table `to` of the same task: 0 <= v < the task's rows of `to` */
+  SP_LINK_ROW_OR_NONE, /**< the same, or -1 (none), kept as -1 */
+  SP_LINK_COUNT,       /**< v >= 0 rows of table `to` belong to this row, in row order; the rows of one task sum
+                            to the task's rows of `to`. The merge writes the pointer dataset `ptr` (int64, N+1):
+                            ptr[i] = first row of `to` of row i, ptr[N] = rows of `to` */
+} sp_link;
 
 /** Table ids, in the order the per-rank /tasks index counts them. */
 enum { SP_T_STRUCTURES = 0, SP_T_LIGANDS, SP_T_COMPONENTS, SP_T_SITES, SP_T_RESIDUES, SP_T_ATOMS, SP_T_INTERACTIONS,
@@ -40,6 +58,9 @@ typedef struct sp_table {
   size_t row_size;    /**< sizeof the row struct */
   size_t n_cols;
   const sp_col *cols;
+  int is_union;       /**< 1: the merged table is the union of all tasks' rows keyed by the first column (a
+                           string), one row per key in strcmp order, the first row in merge order kept
+                           (/components); 0: every task's rows, in merge order, at their prefix-sum offsets */
 } sp_table;
 
 extern const sp_table sp_tables[SP_T_COUNT];

@@ -13,3 +13,9 @@ add_test(NAME peer_gemmi_sample
 set_tests_properties(integration_demo_np1_np3 PROPERTIES FIXTURES_SETUP demo_output)
 set_tests_properties(peer_gemmi_sample PROPERTIES FIXTURES_REQUIRED demo_output)
 set_tests_properties(integration_demo_np1_np3 integration_cli peer_gemmi_sample PROPERTIES TIMEOUT 300 LABELS integration)
+# issue 21: the parallel merge equals the serial one at -np 1..4, with split files, after a failed merge
+# and --resume, and for shards merged under mpirun
+add_test(NAME integration_merge_np
+  COMMAND bash ${CMAKE_SOURCE_DIR}/tests/integration/merge_np.sh ${SP_CLI} ${CMAKE_BINARY_DIR}/it_merge_np
+          ${CMAKE_SOURCE_DIR})
+set_tests_properties(integration_merge_np PROPERTIES TIMEOUT 400 LABELS "integration;store")
