@@ -30,7 +30,7 @@ extern "C" {
 typedef enum sp_bond_source {
   SP_BOND_SRC_CCD = 0,        /**< the component's CCD block (_chem_comp_bond) */
   SP_BOND_SRC_FILE = 1,       /**< the entry's own _chem_comp_bond (no usable CCD block) */
-  SP_BOND_SRC_CONECT = 2,     /**< PDB CONECT (reserved: the PDB reader does not keep CONECT records) */
+  SP_BOND_SRC_CONECT = 2,     /**< PDB CONECT (sp_conect: order = times the pair is listed, aromatic 0) */
   SP_BOND_SRC_STRUCT_CONN = 3,/**< _struct_conn covale/disulf/metalc, PDB LINK/SSBOND */
   SP_BOND_SRC_DISTANCE = 4,   /**< perceived: covalent radii + 0.4 Å (order 0, unknown), or the
                                    C-N peptide link of consecutive residues of a peptide ligand
@@ -84,11 +84,14 @@ typedef struct sp_bond_list {
  * covalent radii + 0.4 Å, source distance).
  * Intra-residue: the residue's usable CCD block (in the CCD, with atoms, not obsolete, as the
  * survey's molecule key), matched by atom name; else the entry's _chem_comp_bond of that comp_id;
- * else distances (covalent radii + 0.4 Å). An atom whose name its definition lacks gets no
+ * else the file's CONECT bonds among the residue's atoms (PDB input, when CONECT bonds two of
+ * them); else distances (covalent radii + 0.4 Å). An atom whose name its definition lacks gets no
  * intra-residue bond and sets SP_LIG_NAME_NOT_IN_CCD; CCD atoms absent from the site block (not
  * observed, leaving atoms, another conformer) give no bond. Links: _struct_conn covale, disulf and
  * metalc rows (model 1, the identity operator) with one end on the ligand and the other in the site
- * block (not a symmetry image), and peptide links between consecutive residues of the instance.
+ * block (not a symmetry image), peptide links between consecutive residues of the instance, then
+ * the CONECT bonds of the ligand to other residues of the site block that no link before gives
+ * (PDB files without LINK records).
  * @param s     finished structure
  * @param sv    its survey
  * @param lig   index into sv->ligands

@@ -149,13 +149,29 @@ typedef struct sp_conn {
 } sp_conn;
 
 /** A bond of a component as the structure file itself defines it
- *  (_chem_comp_bond embedded in the entry; PDB CONECT is not stored here). */
+ *  (_chem_comp_bond embedded in the entry; PDB CONECT bonds are sp_conect). */
 typedef struct sp_file_bond {
   char comp_id[SP_ID_LEN];
   char atom1[SP_ID_LEN], atom2[SP_ID_LEN];
   uint8_t order;                  /**< 1, 2, 3; 4 = delocalised/unknown */
   uint8_t aromatic;               /**< pdbx_aromatic_flag Y */
 } sp_file_bond;
+
+/** One PDB CONECT bond (wwPDB "Atomic Coordinate Entry Format Version 3.3", section 10,
+ *  CONECT: columns 7-11 the atom's serial, 12-16, 17-21, 22-26, 27-31 the serials of atoms
+ *  bonded to it; an atom with more than four bonds has further records). Collected by
+ *  sp_structure_add_conect() as written (one directed entry per field) and resolved by
+ *  sp_structure_finish() into one bond per atom pair, so that every bond the records give in
+ *  both directions (as wwPDB writes them) is one sp_conect. */
+typedef struct sp_conect {
+  int64_t a, b;        /**< atom indices in model 1, a < b */
+  uint8_t order;       /**< bond order: the number of times one of the two atoms lists the other
+                            in its CONECT records (the larger of the two directions), 1-3. The
+                            format guide gives no bond orders (wwPDB lists every bond once per
+                            direction, so order 1); repeating a serial for a double or triple bond
+                            is the convention of Open Babel's and RDKit's PDB readers and writers.
+                            A pair listed more than 3 times is order 1, with a warning. */
+} sp_conect;
 
 /** A _chem_comp row of the entry (component list of the file). */
 typedef struct sp_file_comp {
@@ -200,6 +216,11 @@ typedef struct sp_structure {
   sp_file_bond *file_bonds;
   size_t n_file_comps, cap_file_comps;
   sp_file_comp *file_comps;
+  size_t n_conects, cap_conects;
+  sp_conect *conects;       /**< PDB CONECT bonds (sp_conect), sorted by (a, b), no pair twice;
+                                 none for mmCIF. Before sp_structure_finish: the directed entries
+                                 as written (private layout, see sp_structure_add_conect) */
+  size_t n_conect_raw_;     /**< private: directed entries not yet resolved */
 
   /* entry metadata */
   char entry_id[32];        /**< _entry.id / HEADER idCode, "" if none */
@@ -275,6 +296,32 @@ int sp_structure_add_seq(sp_structure *s, size_t entity, sp_sv comp_id, sp_err *
 int sp_structure_add_conn(sp_structure *s, const sp_conn *c, sp_err *err);
 /** Append a file-defined bond. @return 0 or SP_E_NOMEM. */
 int sp_structure_add_file_bond(sp_structure *s, const sp_file_bond *b, sp_err *err);
+/**
+ * Append one field of a PDB CONECT record as written: the atom of serial @p serial (columns
+ * 7-11) is bonded to the atom of serial @p bonded (one of columns 12-16, 17-21, 22-26, 27-31).
+ * sp_structure_finish() resolves the serials to atoms of model 1 (the first atom of model 1
+ * with that serial; a serial that is no atom of model 1, or that two atoms of model 1 carry,
+ * gives no bond and one warning with the count) and merges the entries into sp_structure.conects.
+ * @return 0 or SP_E_NOMEM.
+ */
+int sp_structure_add_conect(sp_structure *s, int32_t serial, int32_t bonded, sp_err *err);
+
+/**
+ * Order of the CONECT bond between atoms @p a and @p b (indices into the atom arrays, either
+ * order) of a finished structure: 1-3 (sp_conect.order), 0 when the file's CONECT records give
+ * no such bond (always 0 for mmCIF). Binary search over sp_structure.conects: O(log n_conects).
+ * For the ligand residues that CONECT records join, iterate sp_structure.conects and compare
+ * atom_residue[a] with atom_residue[b].
+ */
+int sp_structure_conect_order(const sp_structure *s, int64_t a, int64_t b);
+
+/**
+ * Index of the first CONECT bond whose lower atom is @p a, in a finished structure: the bonds
+ * of @p a to atoms above it are conects[k] for k from the result while conects[k].a == a (the
+ * bonds to atoms below it are found with sp_structure_conect_order). n_conects when none.
+ */
+size_t sp_structure_conect_first(const sp_structure *s, int64_t a);
+
 /** Append a file-defined component row. @return 0 or SP_E_NOMEM. */
 int sp_structure_add_file_comp(sp_structure *s, const sp_file_comp *c, sp_err *err);
 /** Append an explicit symmetry operator of the file. @return 0 or SP_E_NOMEM. */
@@ -283,7 +330,8 @@ int sp_structure_add_symop(sp_structure *s, const sp_symop *op, sp_err *err);
 /**
  * Finish reading: link chains to entities by entity_id (mmCIF) and set each residue's
  * entity_type; resolve every connection end to an atom of model 1 (by label ids when
- * given, else by auth ids; altloc respected when given, else the first matching atom).
+ * given, else by auth ids; altloc respected when given, else the first matching atom);
+ * resolve the CONECT entries into sp_structure.conects (sp_structure_add_conect).
  * Fails with SP_E_NO_ATOMS when the structure has no atoms.
  * @return 0, SP_E_NO_ATOMS or SP_E_NOMEM.
  */

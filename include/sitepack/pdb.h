@@ -49,7 +49,14 @@
  *    on the element guessed from its name); SSBOND -> SP_CONN_DISULF between the two SG
  *    atoms. Symmetry operators "1555" are stored in mmCIF spelling "1_555"; the distance
  *    (74-78) is stored, NAN when blank.
- *  - END stops reading. CONECT, ANISOU, TER and all other records are ignored.
+ *  - CONECT (section 10): serial 7-11 and the bonded serials 12-16, 17-21, 22-26, 27-31
+ *    (decimal or hybrid-36), each field one sp_structure_add_conect() entry; the finished
+ *    structure holds one sp_conect per bonded atom pair of model 1, its order the number of
+ *    times the pair is listed (the repeated-serial convention of Open Babel and RDKit; wwPDB
+ *    files list each bond once per direction: order 1). The hydrogen-bond and salt-bridge
+ *    fields of format 2.x (columns 32-61) are not read; an unreadable serial drops its entry
+ *    with a warning. Query: sp_structure_conect_order(), sp_structure_conect_first().
+ *  - END stops reading. ANISOU, TER and all other records are ignored.
  * The PDB has no label ids: label_asym_id is a copy of the chain id (done by model.h),
  * label_seq_id is SP_SEQ_NONE, has_label_ids = 0, has_auth_ids = 1.
  * Lines may end in LF or CR LF (no CR ever reaches a field) and may be shorter than 80

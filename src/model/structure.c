@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sitepack/model_inline.h"
+#include "model_internal.h"
 
 _Static_assert(SP_ID_LEN == 8, "identifiers are compared and stored as one 64-bit word");
 
@@ -52,14 +53,14 @@ void sp_structure_free(sp_structure *s) {
   free(s->xyz); free(s->occupancy); free(s->b_iso); free(s->atom_name); free(s->serial);
   free(s->atom_residue); free(s->element); free(s->charge); free(s->altloc); free(s->atom_flags);
   free(s->residues); free(s->chains); free(s->models); free(s->entities); free(s->seq_comp);
-  free(s->conns); free(s->file_bonds); free(s->file_comps); free(s->warnings);
+  free(s->conns); free(s->file_bonds); free(s->file_comps); free(s->conects); free(s->warnings);
   free(s->symops);
   sp_structure_init(s);
 }
 
 void sp_structure_clear(sp_structure *s) {
   s->n_atoms = s->n_residues = s->n_chains = s->n_models = s->n_entities = 0;
-  s->n_seq = s->n_conns = s->n_file_bonds = s->n_file_comps = 0;
+  s->n_seq = s->n_conns = s->n_file_bonds = s->n_file_comps = s->n_conects = s->n_conect_raw_ = 0;
   s->warnings_len = s->n_warnings = 0;
   s->entry_id[0] = s->method[0] = 0;
   s->resolution = NAN;
@@ -197,7 +198,7 @@ int sp_structure_finish(sp_structure *s, sp_err *err) {
     s->conns[i].a.atom = resolve_end(s, &s->conns[i].a);
     s->conns[i].b.atom = resolve_end(s, &s->conns[i].b);
   }
-  return 0;
+  return sp_structure_resolve_conects_(s, err);
 }
 
 size_t sp_structure_bytes(const sp_structure *s) {
@@ -208,5 +209,6 @@ size_t sp_structure_bytes(const sp_structure *s) {
          s->cap_chains * sizeof *s->chains + s->cap_models * sizeof *s->models +
          s->cap_entities * sizeof *s->entities + s->cap_seq * sizeof *s->seq_comp +
          s->cap_conns * sizeof *s->conns + s->cap_file_bonds * sizeof *s->file_bonds +
-         s->cap_file_comps * sizeof *s->file_comps + s->cap_symops * sizeof *s->symops + s->warnings_cap;
+         s->cap_file_comps * sizeof *s->file_comps + s->cap_conects * sizeof *s->conects +
+         s->cap_symops * sizeof *s->symops + s->warnings_cap;
 }

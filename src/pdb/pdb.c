@@ -202,6 +202,7 @@ typedef struct {
   size_t n_atom_records;
   char method[128];
   size_t n_conn_pdb; /* number of sp_conn added from LINK (for the metal pass) */
+  uint32_t conect_warned; /* unreadable CONECT serials so far */
 } reader;
 
 static const char *const k_soft_name[N_SOFT_COLS] = {"atom serial", "occupancy", "temperature factor", "charge"};
@@ -583,6 +584,38 @@ static void read_scale(sp_structure *s, const line_t *l, unsigned *seen) {
   s->has_scale = *seen == 7u;
 }
 
+/* CONECT (format v3.3 section 10): serial 7-11, bonded serials 12-16, 17-21, 22-26, 27-31 (decimal
+ * or hybrid-36); the hydrogen-bond and salt-bridge fields of format 2.x (32-61) are not bonds and
+ * are not read. An unreadable serial drops its entry, with one warning per file. */
+static void conect_unreadable(reader *r, const line_t *l, size_t c) {
+  sp_sv v = fld(l, c, c + 4);
+  if (!r->conect_warned++)
+    sp_structure_warn(r->s, "line %zu: CONECT serial '%.*s' (columns %zu-%zu) is not readable: that entry is ignored",
+                      l->no, (int)v.n, v.p, c, c + 4);
+}
+
+static int read_conect(reader *r, const line_t *l) {
+  char f[5];
+  int32_t from = 0, to = 0;
+  raw(l, 7, 11, f);
+  if (sp_hy36_decode(f, 5, &from) != 0 || from <= 0) {
+    conect_unreadable(r, l, 7);
+    return 0;
+  }
+  for (size_t c = 12; c <= 27; c += 5) {
+    raw(l, c, c + 4, f);
+    int rb = sp_hy36_decode(f, 5, &to);
+    if (rb == 1) continue; /* blank field */
+    if (rb < 0 || to <= 0) {
+      conect_unreadable(r, l, c);
+      continue;
+    }
+    int e = sp_structure_add_conect(r->s, from, to, r->err);
+    if (e) return e;
+  }
+  return 0;
+}
+
 static void add_method(reader *r, const line_t *l) {
   sp_sv v = fld(l, 11, 79);
   size_t k = strlen(r->method);
@@ -664,6 +697,7 @@ int sp_pdb_read(const char *text, size_t len, sp_structure *s, sp_err *err) {
         break;
       case 'C':
         if (rec(&l, "CRYST1")) read_cryst1(s, &l);
+        else if (rec(&l, "CONECT")) rc = read_conect(&r, &l);
         break;
       case 'S':
         if (rec(&l, "SEQRES")) rc = read_seqres(&r, &l);

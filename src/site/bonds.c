@@ -151,6 +151,31 @@ static void residue_from_distance(builder *B, const uint32_t *offs, size_t n) {
     }
 }
 
+/* Bonds of one residue from the file's CONECT records (PDB input): each pair of its atoms that
+ * CONECT bonds, with the order of the records, aromaticity unknown (0). */
+static void residue_from_conect(builder *B, const uint32_t *offs, size_t n) {
+  const sp_structure *s = B->s;
+  for (size_t i = 0; i < n; i++) {
+    int64_t ai = B->site->atoms[offs[i]];
+    for (size_t k = sp_structure_conect_first(s, ai); k < s->n_conects && s->conects[k].a == ai; k++)
+      for (size_t j = 0; j < n; j++)
+        if (B->site->atoms[offs[j]] == (uint32_t)s->conects[k].b) {
+          uint32_t a = offs[i], b = offs[j];
+          uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
+          add_bond(B, lo, hi, s->conects[k].order, 0, SP_BOND_SRC_CONECT, pair_flags(B, lo, hi), false);
+        }
+  }
+}
+
+/* Whether some CONECT bond joins two atoms of the residue among offs[0..n). */
+static bool has_conect(const builder *B, const uint32_t *offs, size_t n) {
+  const sp_structure *s = B->s;
+  for (size_t i = 0; i < n && s->n_conects; i++)
+    for (size_t j = i + 1; j < n; j++)
+      if (sp_structure_conect_order(s, B->site->atoms[offs[i]], B->site->atoms[offs[j]])) return true;
+  return false;
+}
+
 static bool has_file_bonds(const sp_structure *s, const char *comp_id) {
   for (size_t i = 0; i < s->n_file_bonds; i++)
     if (!strcmp(s->file_bonds[i].comp_id, comp_id)) return true;
@@ -169,6 +194,7 @@ static void intra_residue(builder *B, const sp_survey *sv, const sp_ligand *L, s
     const sp_component *d = ccd ? sp_ccd_get(ccd, id, NULL) : NULL;
     if (sp_survey_definition_usable(d, id)) residue_from_ccd(B, d, offs, n);
     else if (has_file_bonds(s, id)) residue_from_file(B, id, offs, n);
+    else if (has_conect(B, offs, n)) residue_from_conect(B, offs, n);
     else residue_from_distance(B, offs, n);
   }
 }
@@ -200,6 +226,20 @@ static void peptide_links(builder *B, const sp_survey *sv, const sp_ligand *L, u
   }
 }
 
+/* The link between structure atoms ea and eb when one is an atom of ligand lig and the other is in
+ * the site block (not a symmetry image); `extra` flag bits are added to the pair's. */
+static void add_link(builder *B, const sp_survey *sv, size_t lig, int64_t ea, int64_t eb, uint8_t order, uint8_t src,
+                     uint8_t extra) {
+  const sp_structure *s = B->s;
+  bool la = sv->res_ligand[s->atom_residue[ea]] == (int32_t)lig, lb = sv->res_ligand[s->atom_residue[eb]] == (int32_t)lig;
+  if (!la && !lb) return;
+  int64_t oa = site_offset(B, la ? ea : eb, true);
+  int64_t ob = site_offset(B, la ? eb : ea, false);
+  if (oa < 0 || ob < 0) return;
+  uint32_t lo = (uint32_t)(oa < ob ? oa : ob), hi = (uint32_t)(oa < ob ? ob : oa);
+  add_bond(B, lo, hi, order, 0, src, (uint8_t)(pair_flags(B, lo, hi) | extra), true);
+}
+
 /* _struct_conn covale / disulf / metalc links with one end on the ligand (model 1, identity). */
 static void conn_links(builder *B, const sp_survey *sv, size_t lig) {
   const sp_structure *s = B->s;
@@ -210,15 +250,19 @@ static void conn_links(builder *B, const sp_survey *sv, size_t lig) {
     if (ea < 0 || eb < 0 || (size_t)ea >= s->n_atoms || (size_t)eb >= s->n_atoms) continue;
     if ((cn->a.symmetry[0] && strcmp(cn->a.symmetry, "1_555")) || (cn->b.symmetry[0] && strcmp(cn->b.symmetry, "1_555")))
       continue;
-    bool la = sv->res_ligand[s->atom_residue[ea]] == (int32_t)lig, lb = sv->res_ligand[s->atom_residue[eb]] == (int32_t)lig;
-    if (!la && !lb) continue;
-    int64_t oa = site_offset(B, la ? ea : eb, true);
-    int64_t ob = site_offset(B, la ? eb : ea, false);
-    if (oa < 0 || ob < 0) continue;
-    uint32_t lo = (uint32_t)(oa < ob ? oa : ob), hi = (uint32_t)(oa < ob ? ob : oa);
-    uint8_t f = pair_flags(B, lo, hi);
-    if (cn->type == SP_CONN_METALC) f |= SP_BOND_TO_METAL;
-    add_bond(B, lo, hi, cn->type == SP_CONN_METALC ? 0 : 1, 0, SP_BOND_SRC_STRUCT_CONN, f, true);
+    bool metalc = cn->type == SP_CONN_METALC;
+    add_link(B, sv, lig, ea, eb, metalc ? 0 : 1, SP_BOND_SRC_STRUCT_CONN, metalc ? SP_BOND_TO_METAL : 0);
+  }
+}
+
+/* CONECT bonds (PDB input) with one end on the ligand and the other in the site block (not a
+ * symmetry image) that no link before gives: the links of files without LINK records. */
+static void conect_links(builder *B, const sp_survey *sv, size_t lig) {
+  const sp_structure *s = B->s;
+  for (size_t k = 0; k < s->n_conects && !B->nomem; k++) {
+    int64_t ea = s->conects[k].a, eb = s->conects[k].b;
+    if (s->atom_residue[ea] == s->atom_residue[eb]) continue; /* intra-residue: intra_residue's */
+    add_link(B, sv, lig, ea, eb, s->conects[k].order, SP_BOND_SRC_CONECT, 0);
   }
 }
 
@@ -303,6 +347,7 @@ int sp_ligand_bonds(const sp_structure *s, const sp_survey *sv, size_t lig, cons
   B.n_inter = out->n;
   if (L->n_res > 1) peptide_links(&B, sv, L, offs);
   if (L->model == 0) conn_links(&B, sv, lig);
+  if (L->model == 0) conect_links(&B, sv, lig);
   polymer_distance_links(&B);
   if (!B.nomem && B.n_inter < out->n) drop_leaving_h(&B);
   free(offs);

@@ -235,7 +235,7 @@ typedef struct lig_bonds {
   int *dq;             /* per ligand atom: charge change of the metal-bond rule (written charge = atom_charge + dq) */
   size_t cap_dq;
   int unknown_order;   /* some bond has order 0 (perceived): written as single */
-  int any_ccd, any_file;
+  int any_ccd, any_file, any_conect;
 } lig_bonds;
 
 static int push_row(int64_t **v, size_t *n, size_t *cap, int64_t k) {
@@ -256,7 +256,7 @@ static int collect_bonds(const xfile *x, int64_t i, lig_bonds *lb) {
   int32_t nl = I32(x->s_nlig, i);
   int64_t a0 = I64(x->s_aptr, i);
   lb->n = lb->n_metal = 0;
-  lb->unknown_order = lb->any_ccd = lb->any_file = 0;
+  lb->unknown_order = lb->any_ccd = lb->any_file = lb->any_conect = 0;
   for (int64_t k = I64(x->s_bptr, i); k < I64(x->s_bptr, i + 1); k++) {
     if (I32(x->b_a2, k) >= nl) continue;
     if (is_metal_bond(x, a0, k)) {
@@ -269,6 +269,7 @@ static int collect_bonds(const xfile *x, int64_t i, lig_bonds *lb) {
     if (U8(x->b_order, k) == 0) lb->unknown_order = 1;
     if (!strcmp(src, "ccd")) lb->any_ccd = 1;
     if (!strcmp(src, "file")) lb->any_file = 1;
+    if (!strcmp(src, "conect")) lb->any_conect = 1;
   }
   return 0;
 }
@@ -315,9 +316,11 @@ static void sd_fields(FILE *o, const xfile *x, const site_id *id, int64_t i, con
   fprintf(o, ">  <key_source>\n%s\n\n", xstr(&x->l_src, id->lig, src, sizeof src));
   fprintf(o, ">  <site_idx>\n%lld\n\n", (long long)i);
   fprintf(o, ">  <residues>\n%s\n\n", xstr(&x->l_residues, id->lig, buf, sizeof buf));
-  const char *bo = lb->unknown_order ? "unknown: no CCD definition and no bond orders in the file; written as single bonds"
-                   : lb->any_ccd && lb->any_file ? "ccd file" : lb->any_file ? "file" : lb->any_ccd ? "ccd" : "none";
-  fprintf(o, ">  <bond_orders>\n%s\n\n", bo);
+  char bo[64]; /* the sources of the orders: "ccd", "file", "conect" (space-separated), or "none" */
+  snprintf(bo, sizeof bo, "%s%s%s", lb->any_ccd ? " ccd" : "", lb->any_file ? " file" : "", lb->any_conect ? " conect" : "");
+  fprintf(o, ">  <bond_orders>\n%s\n\n",
+          lb->unknown_order ? "unknown: no CCD definition and no bond orders in the file; written as single bonds"
+                            : bo[0] ? bo + 1 : "none");
   if (lb->n_metal) { /* "a-b" atom numbers (1-based) of the bonds to metals left out of the bond block */
     fputs(">  <metal_bonds>\n", o);
     for (size_t b = 0; b < lb->n_metal; b++)

@@ -77,3 +77,14 @@ add_test(NAME integration_reader_guard
   COMMAND bash ${CMAKE_SOURCE_DIR}/tests/integration/reader_guard.sh $<TARGET_FILE:sitepack_cli> ${MPIEXEC_EXECUTABLE}
           ${SP_TEST_DIR}/cases ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif ${CMAKE_BINARY_DIR}/it_reader_guard)
 set_tests_properties(integration_reader_guard PROPERTIES LABELS "pdbio;integration")
+
+# PDB CONECT (sp_conect, /bonds source conect): the synthetic tests/unit/conect_orders.pdb (orders from
+# repeated serials, altlocs, two models, an absent serial), inline texts, and sp_ligand_bonds on it.
+sp_add_unit_test(test_conect SOURCES ${SP_TEST_DIR}/unit/test_conect.c
+  ARGS ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif ${SP_TEST_DIR}/unit/conect_orders.pdb LABELS "pdbio;parser")
+# Every CONECT bond of the PDB files of shared/data/structures (and of the synthetic file) against the
+# records parsed in the test and RDKit's PDB reader (bonds from CONECT only, with its bond orders).
+add_test(NAME peer_conect
+  COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_conect_peer.py $<TARGET_FILE:sp_dump_atoms>
+          ${SP_SHARED_DIR}/data/structures ${SP_TEST_DIR}/unit/conect_orders.pdb)
+set_tests_properties(peer_conect PROPERTIES LABELS "pdbio;peer;parser")

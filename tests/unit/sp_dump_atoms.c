@@ -1,5 +1,7 @@
-/* sp_dump_atoms FILE...: one TSV row per atom of every model, for cross-checks
- * (tests/peer/gemmi_atoms.py). Columns:
+/* sp_dump_atoms [--conect] FILE...: one TSV row per atom of every model, for cross-checks
+ * (tests/peer/gemmi_atoms.py). With --conect, instead of the atoms one row per CONECT bond
+ * (sp_structure.conects, tests/peer/test_conect_peer.py): file CONECT serial_a serial_b order
+ * atom_name_a atom_name_b (serials of the two atoms of model 1). Atom columns:
  *   file model_num serial label_asym_id auth_asym_id comp_id label_seq_id auth_seq_id
  *   ins_code atom_name altloc element x y z occupancy b_iso
  * (label_seq_id / auth_seq_id "." when absent; ins_code / altloc "" when blank;
@@ -7,6 +9,7 @@
  * A file that fails gives one row: file ERROR <error class> <message>.
  * Before the atom rows of a file: file FORMAT <mmcif|pdb> <n_models> <n_atoms>.
  * Exit status: 0 (errors are data here), 2 on bad usage or an output error. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,15 +23,16 @@ static void seq(char *out, size_t n, int32_t v) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    fprintf(stderr, "usage: %s FILE...\n", argv[0]);
+  bool conect = argc > 1 && !strcmp(argv[1], "--conect");
+  if (argc < 2 + conect) {
+    fprintf(stderr, "usage: %s [--conect] FILE...\n", argv[0]);
     return 2;
   }
   static char obuf[1 << 16];
   setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
   sp_structure s;
   sp_structure_init(&s);
-  for (int f = 1; f < argc; ++f) {
+  for (int f = 1 + conect; f < argc; ++f) {
     const char *path = argv[f];
     sp_buf buf = {0};
     sp_err err = {0};
@@ -41,7 +45,12 @@ int main(int argc, char **argv) {
       continue;
     }
     printf("%s\tFORMAT\t%s\t%zu\t%zu\n", path, sp_format_name(fmt), s.n_models, s.n_atoms);
-    for (size_t i = 0; i < s.n_atoms; ++i) {
+    for (size_t k = 0; conect && k < s.n_conects; ++k) {
+      const sp_conect *b = &s.conects[k];
+      printf("%s\tCONECT\t%d\t%d\t%d\t%s\t%s\n", path, s.serial[b->a], s.serial[b->b], b->order, s.atom_name[b->a],
+             s.atom_name[b->b]);
+    }
+    for (size_t i = 0; !conect && i < s.n_atoms; ++i) {
       const sp_residue *r = &s.residues[s.atom_residue[i]];
       const sp_chain *c = &s.chains[r->chain];
       const sp_model *m = &s.models[c->model];
