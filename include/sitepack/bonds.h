@@ -80,8 +80,6 @@ typedef struct sp_bond_list {
 
 /**
  * The bonds of ligand @p lig on its site @p site (rules: docs/format.md "/bonds").
- * Ligand-polymer links by distance where no _struct_conn row gives one (heavy, non-metal atoms,
- * covalent radii + 0.4 Å, source distance).
  * Intra-residue: the residue's usable CCD block (in the CCD, with atoms, not obsolete, as the
  * survey's molecule key), matched by atom name; else the entry's _chem_comp_bond of that comp_id;
  * else the file's CONECT bonds among the residue's atoms (PDB input, when CONECT bonds two of
@@ -91,7 +89,8 @@ typedef struct sp_bond_list {
  * metalc rows (model 1, the identity operator) with one end on the ligand and the other in the site
  * block (not a symmetry image), peptide links between consecutive residues of the instance, then
  * the CONECT bonds of the ligand to other residues of the site block that no link before gives
- * (PDB files without LINK records).
+ * (PDB files without LINK records), then ligand-polymer links by distance where neither gives one
+ * (heavy, non-metal atoms, covalent radii + 0.4 Å, source distance).
  * @param s     finished structure
  * @param sv    its survey
  * @param lig   index into sv->ligands
