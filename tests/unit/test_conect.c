@@ -9,7 +9,7 @@
  * 3. /bonds through sp_ligand_bonds on the survey and site of the synthetic file: QQQ (no CCD block)
  *    takes its bonds from CONECT with their orders, and its CONECT link to CYS SG (no LINK record) is
  *    an inter-residue, to-polymer `conect` bond; GOL (CCD block) keeps the CCD's bonds, not CONECT;
- *    without CONECT records, QQQ's bonds are perceived from distances. */
+ *    without CONECT records, QQQ's bonds and its link are perceived from distances. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,12 +156,15 @@ static void test_bonds(const char *path) {
   size_t n_ccd = 0;
   for (size_t k = 0; k < L.n; k++) n_ccd += L.bonds[k].source == SP_BOND_SRC_CCD;
   CHECK(L.n == 5 && n_ccd == 5, "GOL: %zu bonds, %zu from the CCD (want 5, 5: its heavy-atom bonds)", L.n, n_ccd);
-  /* the same file without its CONECT records: QQQ's bonds from distances, no link */
+  /* the same file without its CONECT records: QQQ's bonds perceived from distances, and its link to SG
+   * perceived as a ligand-polymer distance link */
   s.n_conects = 0;
   ligand_bonds(&s, "QQQ", &site, &L);
   size_t n_dist = 0;
   for (size_t k = 0; k < L.n; k++) n_dist += L.bonds[k].source == SP_BOND_SRC_DISTANCE && L.bonds[k].order == 0;
-  CHECK(L.n == 4 && n_dist == 4, "QQQ without CONECT: %zu bonds, %zu perceived (want 4, 4)", L.n, n_dist);
+  const sp_bond *dl = find_bond(&L, &site, &s, 7, 6);
+  CHECK(L.n == 5 && n_dist == 5 && dl && dl->flags == (SP_BOND_INTER_RESIDUE | SP_BOND_TO_POLYMER),
+        "QQQ without CONECT: %zu bonds, %zu perceived (want 5, 5: 4 in QQQ, the link to SG)", L.n, n_dist);
   sp_bond_list_free(&L);
   sp_site_free(&site);
   sp_structure_free(&s);
