@@ -36,8 +36,7 @@ void sp_prepare_out_free(sp_prepare_out *o) {
   memset(o, 0, sizeof *o);
 }
 
-/* SHA-256 (hex) of a file's bytes as stored, and whether it starts with the gzip magic. -1 if unreadable. */
-static int hash_file(const char *root, const char *rel, char out[65], uint8_t *gzip) {
+int sp_run_hash_file(const char *root, const char *rel, char out[65], uint8_t *gzip) {
   char full[PATH_CAP];
   if (join(full, sizeof full, root, rel)) return -1;
   int gz = 0;
@@ -162,6 +161,7 @@ typedef struct prepare {
   const int64_t *bytes;
   size_t n;
   const uint8_t *only;  /* [n] the files whose rows this run writes (a shard's); NULL: every file */
+  const sp_hasher *hasher; /* hashes a batch of files (NULL: hash_batch() hashes them here) */
   sp_prepare_out *out;
   char (*sha)[65];      /* [n] SHA-256 (hex) of the stored bytes; "" = not hashed (yet) */
   uint8_t *gz;          /* [n] the file starts with the gzip magic (where hashed) */
@@ -364,25 +364,62 @@ static void sort_by_size(size_t *order, const int64_t *bytes, size_t n) {
   }
 }
 
+/* Hash files idx[0..k) into p->sha, p->gz (an unreadable file stays ""), all at once through p->hasher
+   (the run's ranks) or one by one here. Returns 0 or SP_EXIT_RUNTIME (out of memory, printed). */
+static int hash_batch(prepare *p, const size_t *idx, size_t k) {
+  if (!p->hasher) {
+    for (size_t j = 0; j < k; j++) {
+      size_t f = idx[j];
+      if (sp_run_hash_file(p->job->input, p->paths[f], p->sha[f], &p->gz[f])) p->sha[f][0] = 0;
+      else p->out->n_hashed++;
+    }
+    return 0;
+  }
+  char (*sha)[65] = calloc(k ? k : 1, sizeof *sha);
+  uint8_t *gz = calloc(k ? k : 1, 1);
+  if (!sha || !gz) {
+    free(sha);
+    free(gz);
+    fprintf(stderr, "sitepack run: out of memory (hashing %zu files)\n", k);
+    return SP_EXIT_RUNTIME;
+  }
+  p->hasher->hash(p->hasher->ctx, idx, k, sha, gz);
+  for (size_t j = 0; j < k; j++) {
+    memcpy(p->sha[idx[j]], sha[j], 65);
+    p->gz[idx[j]] = gz[j];
+    if (sha[j][0]) p->out->n_hashed++;
+  }
+  free(sha);
+  free(gz);
+  return 0;
+}
+
 /* Step 2: duplicates: equal sizes first (cheap), then equal SHA-256 (p->sha, p->gz of every file of a
-   size shared with another; an unreadable file stays unhashed); p->dup_of: the first in path order. */
-static void find_duplicates(prepare *p) {
+   size shared with another, hashed in one batch; an unreadable file stays unhashed); p->dup_of: the
+   first in path order. Returns 0 or hash_batch()'s SP_EXIT_RUNTIME. */
+static int find_duplicates(prepare *p) {
   const int64_t *bytes = p->bytes;
-  size_t n = p->n, *order = p->order;
+  size_t n = p->n, *order = p->order, n_idx = 0;
   for (size_t i = 0; i < n; i++) {
     order[i] = i;
     p->dup_of[i] = -1;
   }
   sort_by_size(order, bytes, n);
-  for (size_t a = 0; a < n;) {
+  size_t *idx = malloc((n ? n : 1) * sizeof *idx);
+  if (!idx) {
+    fprintf(stderr, "sitepack run: out of memory (prepare)\n");
+    return SP_EXIT_RUNTIME;
+  }
+  for (size_t a = 0, b; a < n; a = b) { /* every file of a size group of two or more */
+    for (b = a + 1; b < n && bytes[order[b]] == bytes[order[a]];) b++;
+    for (size_t j = a; b - a > 1 && j < b; j++) idx[n_idx++] = order[j];
+  }
+  int status = hash_batch(p, idx, n_idx);
+  free(idx);
+  for (size_t a = 0; a < n && !status;) {
     size_t b = a + 1;
     while (b < n && bytes[order[b]] == bytes[order[a]]) b++;
     if (b - a > 1) {
-      for (size_t k = a; k < b; k++) {
-        size_t f = order[k];
-        if (hash_file(p->job->input, p->paths[f], p->sha[f], &p->gz[f])) p->sha[f][0] = 0;
-        else p->out->n_hashed++;
-      }
       for (size_t k = a + 1; k < b; k++) { /* order inside a size group is by index */
         size_t f = order[k];
         for (size_t j = a; j < k && p->sha[f][0]; j++)
@@ -394,6 +431,7 @@ static void find_duplicates(prepare *p) {
     }
     a = b;
   }
+  return status;
 }
 
 /* 1 when earlier entry @p e (of p->rs) can stand for file @p f of this run: not a duplicate row (those
@@ -407,7 +445,7 @@ static int resume_usable(prepare *p, size_t f, long e) {
     return 0;
   }
   if (!p->sha[f][0]) {
-    if (hash_file(p->job->input, p->paths[f], p->sha[f], &p->gz[f])) return 0; /* unreadable now: its task says why */
+    if (sp_run_hash_file(p->job->input, p->paths[f], p->sha[f], &p->gz[f])) return 0; /* unreadable now: its task says why */
     p->out->n_hashed++;
   }
   if (strcmp(p->sha[f], en->sha256)) {
@@ -437,6 +475,34 @@ static int append_duplicate_row(prepare *p, size_t f, sp_rank_writer *w, sp_err 
   return sp_rank_writer_append(w, r, err);
 }
 
+/* The earlier entry (of p->rs) of file @p f when it is no duplicate and has one, else -1. */
+static long resume_entry(const prepare *p, size_t f) {
+  char esc[SP_PATH_LEN]; /* issue 16: rows hold the escaped path (io.h sp_path_escape) */
+  if (p->dup_of[f] >= 0 || !p->rs.n) return -1;
+  sp_path_escape(p->paths[f], esc, sizeof esc);
+  return sp_resume_find(&p->rs, esc);
+}
+
+/* Step 3a: hash, in one batch, every file whose earlier results this run may take over (same size,
+   not hashed yet), so that resume_usable() finds their SHA-256. Returns 0 or SP_EXIT_RUNTIME. */
+static int hash_resume_candidates(prepare *p) {
+  if (!p->rs.n) return 0;
+  size_t *idx = malloc((p->n ? p->n : 1) * sizeof *idx), k = 0;
+  if (!idx) {
+    fprintf(stderr, "sitepack run: out of memory (prepare)\n");
+    return SP_EXIT_RUNTIME;
+  }
+  for (size_t f = 0; f < p->n; f++) {
+    long e = resume_entry(p, f);
+    if (e >= 0 && (!p->only || p->only[f]) && !p->sha[f][0] && p->rs.entries[e].bytes == p->bytes[f] &&
+        strcmp(p->rs.entries[e].status, sp_errclass_name(SP_E_DUPLICATE)))
+      idx[k++] = f;
+  }
+  int status = hash_batch(p, idx, k);
+  free(idx);
+  return status;
+}
+
 /* Step 3 for file @p f: its rows in the prepared file (*w, opened at the first one): the resumed
    tasks of an unchanged file, or a duplicate's row; out->skip[f] = 1 then. A resumed file whose rows
    fail the writer's checks runs again (counted as unreadable). Returns 0 or SP_EXIT_RUNTIME (cannot
@@ -444,9 +510,7 @@ static int append_duplicate_row(prepare *p, size_t f, sp_rank_writer *w, sp_err 
 static int prepare_file(prepare *p, size_t f, sp_rank_writer **w) {
   sp_prepare_out *out = p->out;
   sp_err err = {0};
-  char esc[SP_PATH_LEN]; /* issue 16: rows hold the escaped path (io.h sp_path_escape) */
-  sp_path_escape(p->paths[f], esc, sizeof esc);
-  long e = p->dup_of[f] < 0 && p->rs.n ? sp_resume_find(&p->rs, esc) : -1;
+  long e = resume_entry(p, f);
   if (p->dup_of[f] < 0 && e < 0) return 0;
   if (p->only && !p->only[f]) return 0; /* another shard's file: that shard writes its row */
   if (e >= 0 && !resume_usable(p, f, e)) return 0;
@@ -480,7 +544,7 @@ static int prepare_file(prepare *p, size_t f, sp_rank_writer **w) {
   return 0;
 }
 
-/* Step 3: PARTS/prepared.h5 (through its .tmp name and a rename), only when some file has rows in it
+/* Step 3b: PARTS/prepared.h5 (through its .tmp name and a rename), only when some file has rows in it
    (out->has_prepared). Returns 0 or SP_EXIT_RUNTIME (printed; the .tmp file removed). */
 static int write_prepared(prepare *p) {
   int status = 0;
@@ -500,18 +564,18 @@ static int write_prepared(prepare *p) {
 }
 
 int sp_run_prepare(const sp_job *job, const char *parts_dir, char *const *paths, const int64_t *bytes, size_t n,
-                   const char *ccd_sha, const uint8_t *only, sp_prepare_out *out) {
+                   const char *ccd_sha, const uint8_t *only, const sp_hasher *hasher, sp_prepare_out *out) {
   double t0 = sp_now();
   prepare p;
   int status = prepare_open(&p, job, parts_dir, paths, bytes, n, ccd_sha, out);
   p.only = only;
+  p.hasher = hasher;
   if (!status) status = read_earlier_runs(&p); /* 1. */
   if (!status && mkdir(parts_dir, 0777) && errno != EEXIST) status = fail("cannot create", parts_dir);
   if (!status && write_stamp(parts_dir, p.stamp)) status = fail("cannot write the job stamp in", parts_dir);
-  if (!status) {
-    find_duplicates(&p);         /* 2. */
-    status = write_prepared(&p); /* 3. */
-  }
+  if (!status) status = find_duplicates(&p);        /* 2. */
+  if (!status) status = hash_resume_candidates(&p); /* 3. */
+  if (!status) status = write_prepared(&p);
   /* the earlier attempts are now all in prepared.h5 (or of no use): remove them */
   if (!status && job->resume) {
     sp_resume_free(&p.rs);

@@ -1,5 +1,6 @@
 /* `sitepack run`: the files of the parts directory before the tasks run (issue 9,
- * docs/reliability.md): duplicate inputs, --resume, and the run's own job stamp. Rank 0 only; no MPI.
+ * docs/reliability.md): duplicate inputs, --resume, and the run's own job stamp. Rank 0 only; no MPI
+ * (the hashing may be spread over the ranks by the caller's sp_hasher).
  * Private to src/app. */
 #ifndef SITEPACK_APP_RESUME_H
 #define SITEPACK_APP_RESUME_H
@@ -24,6 +25,18 @@ typedef struct sp_prepare_out {
   double seconds;         /* wall time of sp_run_prepare */
 } sp_prepare_out;
 
+/* A way to hash many input files at once: the run spreads them over its ranks (app/hash_share.h).
+ * hash(ctx, idx, n, sha, gz): for k < n, sha[k] = the hex SHA-256 of the stored bytes of file idx[k]
+ * ("" where it cannot be read), gz[k] = 1 when it starts with the gzip magic. */
+typedef struct sp_hasher {
+  void *ctx;
+  void (*hash)(void *ctx, const size_t *idx, size_t n, char (*sha)[65], uint8_t *gz);
+} sp_hasher;
+
+/* SHA-256 (hex) of the stored bytes of @p root/@p rel and whether they start with the gzip magic
+ * (io.h sp_file_digest). Returns 0, or -1 when the file cannot be read or the path does not fit. */
+int sp_run_hash_file(const char *root, const char *rel, char out[65], uint8_t *gzip);
+
 /*
  * Rank 0, after the scan and the CCD open, before any per-rank file is created.
  *  - Removes per-rank files of earlier runs from @p parts_dir (without --resume: they would mix with
@@ -34,11 +47,13 @@ typedef struct sp_prepare_out {
  *  - writes PARTS/prepared.h5 (through a .tmp name and a rename): the resumed tasks with this run's
  *    file indices and the duplicates' rows; with @p only (a shard run's files, [n] 1 = this shard's;
  *    NULL: every file) only the rows of those files, the duplicates still decided on the whole list.
+ * The files to hash (every file of a size shared with another; every resumed file whose size is
+ * unchanged) are hashed in two batches through @p hasher (NULL: one by one here).
  * Shard runs (--shard) never resume (refused by the job: a failed shard is rerun whole, docs/slurm.md).
  * Returns 0 or an exit status (SP_EXIT_RUNTIME) after printing the reason.
  */
 int sp_run_prepare(const sp_job *job, const char *parts_dir, char *const *paths, const int64_t *bytes, size_t n,
-                   const char *ccd_sha, const uint8_t *only, sp_prepare_out *out);
+                   const char *ccd_sha, const uint8_t *only, const sp_hasher *hasher, sp_prepare_out *out);
 
 void sp_prepare_out_free(sp_prepare_out *o);
 

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "app/run_ctx.h"
+#include "app/hash_share.h"
 #include "app/merge_comm.h"
 #include "app/run_guard.h"
 #include "sitepack/version.h"
@@ -433,13 +434,13 @@ static int phase_ccd_check(struct run_ctx *c) {
   return 0;
 }
 
-/* Rank 0, issue 9 (reliability): duplicates, --resume and the job stamp (app/resume.h) into c->prep
+/* Rank 0, issue 9 (reliability): duplicates, --resume and the job stamp (app/resume.h; files hashed through
+ * @p hasher) into c->prep
  * (owned), before any per-rank file of this run is created. A shard run (never --resume: a failed
  * shard is rerun whole, docs/slurm.md) decides the duplicates on the global sorted list too (issue 16
  * item 5) and writes the rows of its own files (c->shard). Returns 0 or sp_run_prepare()'s exit
  * status (printed). */
-static int phase_resume(struct run_ctx *c) {
-  if (c->rank != 0) return 0;
+static int prepare_files(struct run_ctx *c, const sp_hasher *hasher) {
   const sp_job *job = &c->job;
   const sp_prepare_out *prep = &c->prep;
   uint8_t *mine = NULL; /* [n] a shard's files */
@@ -450,7 +451,7 @@ static int phase_resume(struct run_ctx *c) {
     }
     for (size_t k = 0; k < c->shard.n_assigned; k++) mine[c->shard.files[k]] = 1;
   }
-  int status = sp_run_prepare(job, c->parts_dir, c->paths, c->bytes, c->n, c->ccd_sha, mine, &c->prep);
+  int status = sp_run_prepare(job, c->parts_dir, c->paths, c->bytes, c->n, c->ccd_sha, mine, hasher, &c->prep);
   free(mine);
   /* issue 16 item 1: a failed write of prepared.h5 (a full disk) leaves HDF5 unable to close it: its
      shutdown would loop ("infinite loop closing library"); leave without it */
@@ -468,6 +469,21 @@ static int phase_resume(struct run_ctx *c) {
     fprintf(stderr, "sitepack: %zu duplicates (same SHA-256 as an earlier file); %zu files of equal size hashed in %.2f s\n",
             prep->n_duplicates, prep->n_hashed, prep->seconds);
   return 0;
+}
+
+/* Collective: rank 0 prepares the parts directory (prepare_files); the files it must hash (equal sizes,
+ * --resume) are hashed by every rank, each every P-th of a batch (app/hash_share.h). Returns rank 0's
+ * status, 0 elsewhere. */
+static int phase_resume(struct run_ctx *c) {
+  run_hash_share hs = {MPI_COMM_WORLD, c->job.input, c->paths, c->n};
+  if (c->rank != 0) {
+    run_hash_serve(&hs);
+    return 0;
+  }
+  sp_hasher hasher = run_hasher(&hs);
+  int status = prepare_files(c, &hasher);
+  run_hash_stop(&hs);
+  return status;
 }
 
 /* All ranks: this rank's worker and HDF5 file PARTS/rank-NNNNN.h5 (c->worker, c->writer), and the
@@ -920,7 +936,7 @@ static const struct run_phase {
   {"CCD", phase_ccd_open},              /* all: one CCD text per node */
   {"CCD check", phase_ccd_check},       /* rank 0: it is a CCD */
   {"shard plan", phase_shard_plan},     /* rank 0: a shard's share of the files */
-  {"resume", phase_resume},             /* rank 0: duplicates, --resume, job stamp */
+  {"resume", phase_resume},             /* rank 0: duplicates, --resume, job stamp; all: the hashing */
   {"per-rank output", phase_rank_output}, /* all: worker, PARTS/rank-NNNNN.h5 */
   {"plan A", phase_plan_a},             /* rank 0: LPT plan of every file (part 0) */
   {"phase A", phase_run_a},             /* all: run it with work stealing */

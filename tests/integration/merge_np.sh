@@ -8,7 +8,8 @@
 #   - split files (parts of one file from several ranks) at -np 1 and 3, against their serial merge;
 #   - a merge whose rank 1 (then rank 0) fails a write (test hook SITEPACK_TEST_MERGE_FAIL_RANK): exit 1,
 #     "merge failed", no output and no OUT.tmp, the per-rank files kept; --resume at another -np completes it;
-#   - shards merged under mpirun -np 2 and -np 3, and without MPI: byte-identical datasets.
+#   - shards merged under mpirun -np 2 and -np 3, and without MPI: byte-identical datasets;
+#   - duplicates and --resume at -np 3 (the SHA-256 pre-pass over the ranks) give the -np 1 file.
 # usage: merge_np.sh SITEPACK WORKDIR SOURCE_DIR
 set -euo pipefail
 SP=$(realpath "$1"); WORK=$2; SRC=$3
@@ -92,4 +93,23 @@ print(f"{len(names)} datasets byte-identical to the merge without MPI")
 PYEOF
   echo "shards under mpirun -np $np: $(cat cmp.log)"
 done
+# the SHA-256 pre-pass spread over the ranks (src/app/hash_share.c): three exact copies and one file of
+# the same size with other bytes; the duplicates and a --resume (every finished file hashed) at -np 3
+# give the -np 1 file
+mkdir -p dup/in
+cp "$SRC"/tests/data/structures/* dup/in/
+first=$(ls dup/in | grep -v '\.gz$' | head -1)
+for k in 1 2 3; do cp "dup/in/$first" "dup/in/copy$k-$first"; done
+sed '1s/./X/' "dup/in/$first" > "dup/in/same-size-$first"
+CCD=$SRC/tests/data/ccd/components_sample.cif
+"${MPI[@]}" -np 1 "$SP" run --input dup/in --ccd "$CCD" --out dup1.h5 --quiet > /dev/null
+"${MPI[@]}" -np 3 "$SP" run --input dup/in --ccd "$CCD" --out dup3.h5 --keep-parts > dup3.log 2>&1
+grep -q "3 duplicates" dup3.log || die "-np 3: not 3 duplicates: $(cat dup3.log)"
+$CMP dup1.h5 dup3.h5 > cmp.log || { cat cmp.log; die "duplicates at -np 3 differ from -np 1"; }
+rm dup3.h5 dup3.report.json
+"${MPI[@]}" -np 3 "$SP" run --input dup/in --ccd "$CCD" --out dup3.h5 --resume > dup3r.log 2>&1
+n_in=$(ls dup/in | wc -l)
+grep -q "resumed, 0 changed since, 3 duplicates; $n_in hashed" dup3r.log || die "--resume at -np 3: $(cat dup3r.log)"
+$CMP dup1.h5 dup3.h5 > cmp.log || { cat cmp.log; die "--resume at -np 3 differs from -np 1"; }
+echo "duplicates and --resume hashed over 3 ranks: $(grep -o '[0-9]* files ([0-9]* tasks) resumed.*hashed' dup3r.log)"
 echo "merge_np: ok"
