@@ -1,6 +1,7 @@
 /* The merge's union tables (sp_table.is_union: /components): each rank keeps the first row of each key
  * over its share of the merge order, rank 0 the first over the ranks (merge_internal.h). Memory: the
- * distinct keys (about two shares' worth while a rank reads), never the rows of every task. */
+ * distinct keys (about two shares' worth while a rank reads), never the rows of every task. Also the site
+ * flags that decide the optional columns: from the inputs' site_flags_or, or read from the site rows. */
 #include "merge_internal.h"
 #include "sitepack/base.h"
 #include "sitepack/site.h"
@@ -53,8 +54,9 @@ static int task_symmetry(merge_ctx *c, const task_ref *tr, sp_site_row *buf, siz
   return 0;
 }
 
-/* This rank's share: the union table's first row of each key (c->uni, sorted) and the site flags. */
-static int local_pass(merge_ctx *c) {
+/* This rank's share: the union table's first row of each key (c->uni, sorted) and, with @p flags, the site
+ * flags (c->any_symmetry) from its site rows. */
+static int local_pass(merge_ctx *c, int flags) {
   const int t = c->uni_t;
   const size_t stride = t >= 0 ? stride_of(t) : 0, rs = t >= 0 ? sp_tables[t].row_size : 0;
   size_t cap = 0, keep = 0, scap = 4096;
@@ -65,7 +67,7 @@ static int local_pass(merge_ctx *c) {
   size_t tmp_cap = 0;
   for (size_t i = c->lo; i < c->hi && !rc; i++) {
     const task_ref *tr = &c->tasks[i];
-    if (!c->any_symmetry) rc = task_symmetry(c, tr, sites, scap, &c->any_symmetry);
+    if (flags && !c->any_symmetry) rc = task_symmetry(c, tr, sites, scap, &c->any_symmetry);
     size_t m = t >= 0 ? (size_t)tr->rec.n[t] : 0;
     if (rc || m == 0) continue;
     if (sp_grow((void **)&tmp, &tmp_cap, m, rs) || sp_grow((void **)&c->uni, &cap, c->n_uni + m, stride)) {
@@ -111,6 +113,18 @@ static int take(void *arg, int from, const void *buf, size_t bytes) {
   return 0;
 }
 
+/* The site flags of every input when each says them (site_flags_or): c->any_symmetry without reading a site
+ * row, the same on every rank. Returns 1 when known. */
+static int flags_known(merge_ctx *c) {
+  int64_t all = 0;
+  for (size_t i = 0; i < c->n_in; i++) {
+    if (!c->in[i].has_site_flags) return 0;
+    all |= c->in[i].site_flags_or;
+  }
+  c->any_symmetry = (all & SP_SITE_SYMMETRY) != 0;
+  return 1;
+}
+
 int mg_union(merge_ctx *c) {
   c->uni_t = -1;
   for (int t = 0; t < SP_T_COUNT; t++)
@@ -119,8 +133,9 @@ int mg_union(merge_ctx *c) {
     key_off = sp_tables[c->uni_t].cols[0].off;
     key_len = sp_tables[c->uni_t].cols[0].msize;
   }
-  int rc = mg_agree(c, local_pass(c));
-  if (!rc) rc = mg_agree(c, c->comm ? c->comm->max_i64(c->comm->ctx, &c->any_symmetry, 1) : 0);
+  int known = flags_known(c); /* the same on every rank: every rank opened every input */
+  int rc = mg_agree(c, local_pass(c, !known));
+  if (!rc && !known) rc = mg_agree(c, c->comm ? c->comm->max_i64(c->comm->ctx, &c->any_symmetry, 1) : 0);
   if (rc || c->uni_t < 0) return rc;
   if (c->comm) {
     char *mine = c->uni;

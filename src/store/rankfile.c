@@ -46,6 +46,8 @@ static int open_file(sp_rankfile *rf, sp_err *err) {
       sp_h5_read_attr_i64(rf->file, "format_version", &ver) < 0 || ver != SP_RANK_FORMAT_VERSION)
     return sp_err_set(err, SP_E_FORMAT, "%s is not a sitepack per-rank or shard file of this version (format %s %d)",
                       path, SP_RANK_FORMAT_NAME, SP_RANK_FORMAT_VERSION);
+  rf->has_site_flags = H5Aexists(rf->file, "site_flags_or") > 0 &&
+                       sp_h5_read_attr_i64(rf->file, "site_flags_or", &rf->site_flags_or) == 0;
   return 0;
 }
 

@@ -35,6 +35,8 @@ typedef struct sp_rankfile {
   int64_t extent[SP_T_COUNT];    /**< rows of each /<table>/rows */
   sp_task_rec *tasks;            /**< [n_tasks] the /tasks index in file (append) order, validated (malloc'd) */
   size_t n_tasks;
+  int has_site_flags;            /**< 1: the file was closed by its writer and says site_flags_or */
+  int64_t site_flags_or;         /**< root attribute site_flags_or: OR of the flags of all its sites (SP_SITE_*) */
 } sp_rankfile;
 
 /** Set every handle to -1 and every count to 0, so that sp_rankfile_close() is safe on it. */
@@ -47,7 +49,8 @@ void sp_rankfile_init(sp_rankfile *rf);
  * /<table>/rows exists, is one-dimensional and has the row size and column count of sp_tables[];
  * /tasks exists and is one-dimensional; every task record is consistent: file_idx >= 0,
  * 0 <= part < n_parts, n[SP_T_STRUCTURES] is 0 or 1, and each table's rows [start, start + n) lie
- * inside its dataset.
+ * inside its dataset. The root attribute site_flags_or, which the writer adds at close, is read when
+ * present (rf->has_site_flags; a file left by a killed run has none).
  * @param rf    filled (sp_rankfile_init() first is not needed); on failure it may hold open handles:
  *              call sp_rankfile_close() in every case
  * @param path  the file (borrowed, see sp_rankfile.path)

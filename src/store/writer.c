@@ -12,6 +12,7 @@ struct sp_rank_writer {
   hid_t tasks, tasktype;
   int64_t rows[SP_T_COUNT];
   int64_t n_tasks;
+  uint32_t site_flags_or; /* OR of the flags of every site appended: root attribute site_flags_or at close */
   char *path;
 };
 
@@ -266,6 +267,7 @@ int sp_rank_writer_append(sp_rank_writer *w, const sp_result *r, sp_err *err) {
     }
   }
   for (int t = 0; t < SP_T_COUNT; t++) w->rows[t] += tr.n[t];
+  for (size_t k = 0; k < r->n_sites; k++) w->site_flags_or |= r->sites[k].flags;
   w->n_tasks++;
 out:
   sp_h5_quiet_end(&q);
@@ -288,6 +290,8 @@ int sp_rank_writer_close(sp_rank_writer *w, sp_err *err) {
     if (H5Dclose(w->tasks) < 0) rc = -1;
     w->tasks = -1;
   }
+  /* issue 21: the merge learns from this whether it writes the optional columns without reading the sites */
+  if (w->file >= 0 && sp_h5_attr_i64(w->file, "site_flags_or", (int64_t)w->site_flags_or) < 0) rc = -1;
   if (w->file >= 0 && H5Fclose(w->file) < 0) rc = -1;
   w->file = -1;
   if (rc < 0) rc = sp_h5_fail(err, "cannot close per-rank file", w->path);

@@ -9,6 +9,7 @@
 #   - a merge whose rank 1 (then rank 0) fails a write (test hook SITEPACK_TEST_MERGE_FAIL_RANK): exit 1,
 #     "merge failed", no output and no OUT.tmp, the per-rank files kept; --resume at another -np completes it;
 #   - shards merged under mpirun -np 2 and -np 3, and without MPI: byte-identical datasets;
+#   - /residues/symop decided from the inputs' site_flags_or and, without it, from the site rows;
 #   - duplicates and --resume at -np 3 (the SHA-256 pre-pass over the ranks) give the -np 1 file.
 # usage: merge_np.sh SITEPACK WORKDIR SOURCE_DIR
 set -euo pipefail
@@ -93,6 +94,22 @@ print(f"{len(names)} datasets byte-identical to the merge without MPI")
 PYEOF
   echo "shards under mpirun -np $np: $(cat cmp.log)"
 done
+# symmetry mates decide the optional column /residues/symop: from the inputs' site_flags_or, or (a file
+# without it, as an older build's shard) from the site rows
+"${MPI[@]}" -np 2 "$SP" run "$JOB" --symmetry-mates --shard 0/1 --out sym_shard.h5 --quiet > /dev/null
+cp sym_shard.h5 sym_shard_old.h5
+$PY - sym_shard_old.h5 <<'PYEOF'
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    assert f.attrs["site_flags_or"] & 4, "no site with symmetry mates in the shard"
+    del f.attrs["site_flags_or"]
+PYEOF
+"${MPI[@]}" -np 2 "$SP" merge sym_a.h5 sym_shard.h5 --quiet
+"${MPI[@]}" -np 2 "$SP" merge sym_b.h5 sym_shard_old.h5 --quiet
+$CMP sym_a.h5 sym_b.h5 > cmp.log || { cat cmp.log; die "symmetry: the merge without site_flags_or differs"; }
+$PY -c "import h5py,sys; assert 'symop' in h5py.File(sys.argv[1])['residues']" sym_b.h5 || die "no /residues/symop"
+echo "symmetry mates, with and without site_flags_or: $(cat cmp.log)"
+
 # the SHA-256 pre-pass spread over the ranks (src/app/hash_share.c): three exact copies and one file of
 # the same size with other bytes; the duplicates and a --resume (every finished file hashed) at -np 3
 # give the -np 1 file
