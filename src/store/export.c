@@ -30,7 +30,7 @@ typedef struct xfile {
   xcol l_comp, l_chain, l_seq, l_ins, l_cls, l_flags, l_key, l_src, l_heavy, l_st, l_model, l_residues;
   xcol c_comp, c_inchikey;
   xcol s_aptr, s_rptr, s_bptr, s_nlig, s_lig, s_st;
-  xcol r_label, r_auth, r_comp, r_seq, r_ins, r_kind, r_symop;
+  xcol r_label, r_auth, r_comp, r_seq, r_lseq, r_ins, r_kind, r_symop;
   xcol a_pos, a_el, a_name, a_alt, a_res, a_occ, a_b, a_charge, a_ccdc, a_ccda, a_flags;
   xcol b_a1, b_a2, b_order, b_src;
 } xfile;
@@ -90,7 +90,7 @@ static void xfree(xfile *x) {
   xcol *cols[] = {&x->st_path, &x->st_entry, &x->l_comp, &x->l_chain, &x->l_seq, &x->l_ins, &x->l_cls,
                   &x->l_flags, &x->l_key, &x->l_src, &x->l_heavy, &x->l_st, &x->l_model, &x->l_residues,
                   &x->c_comp, &x->c_inchikey, &x->s_aptr, &x->s_rptr, &x->s_bptr, &x->s_nlig, &x->s_lig,
-                  &x->s_st, &x->r_label, &x->r_auth, &x->r_comp, &x->r_seq, &x->r_ins, &x->r_kind,
+                  &x->s_st, &x->r_label, &x->r_auth, &x->r_comp, &x->r_seq, &x->r_lseq, &x->r_ins, &x->r_kind,
                   &x->r_symop, &x->a_pos, &x->a_el, &x->a_name, &x->a_alt, &x->a_res, &x->a_occ, &x->a_b,
                   &x->a_charge, &x->a_ccdc, &x->a_ccda, &x->a_flags, &x->b_a1, &x->b_a2, &x->b_order, &x->b_src};
   for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) free(cols[i]->p);
@@ -129,6 +129,7 @@ static int export_load(xfile *x) {
   L("/residues/auth_asym_id", S, 0, &x->r_auth, NULL);
   L("/residues/comp_id", S, 0, &x->r_comp, NULL);
   L("/residues/auth_seq_id", i32, 4, &x->r_seq, NULL);
+  L("/residues/label_seq_id", i32, 4, &x->r_lseq, NULL);
   L("/residues/ins_code", S, 0, &x->r_ins, NULL);
   L("/residues/kind", u8, 1, &x->r_kind, NULL);
   if (!rc) rc = xload(x, "/residues/symop", S, 0, 1, &x->r_symop, NULL);
@@ -425,31 +426,44 @@ static int write_sdf(FILE *o, const xfile *x, int64_t i, const site_id *id, lig_
 }
 /* ---------------------------------------------------------------- pockets */
 
-/* Chain label of residue r in a pocket: its auth chain, or for a symmetry image a label of its own
- * (PDB: one character not used by the file's chains in this site; mmCIF: "<chain>-<symop>"). */
-static void pocket_chain(const xfile *x, int64_t r, int pdb, const char *used, char *out, size_t cap) {
-  char sym[20];
+/* The chain labels of one PDB pocket's symmetry images: one character per (chain, symop) pair. */
+typedef struct img_labels {
+  char used[128];            /* characters taken: the site's one-character chains, then the labels given */
+  char key[64][2 * SP_ID_LEN + 24];
+  char label[64];
+  size_t n;
+} img_labels;
+
+/* Chain label of residue r: its author chain; for a symmetry-image residue, in mmCIF "<chain>-<symop>",
+ * in PDB one character of its own per (chain, symop) pair, the first of the pool (the end of the
+ * alphabet first) that no chain of the site and no other image uses, in order of appearance. */
+static void pocket_chain(const xfile *x, int64_t r, int pdb, img_labels *T, char *out, size_t cap) {
+  static const char pool[] = "zyxwvutsrqponmlkjihgfedcba9876543210ZYXWVUTSRQPONMLKJIHGFEDCBA";
+  char sym[20], key[sizeof T->key[0]];
   xstr(&x->r_auth, r, out, cap);
   if (!x->r_symop.p || !xstr(&x->r_symop, r, sym, sizeof sym)[0]) return;
+  snprintf(key, sizeof key, "%.*s-%s", SP_ID_LEN, out, sym);
   if (!pdb) {
-    char c[48];
-    snprintf(c, sizeof c, "%s", out);
-    snprintf(out, cap, "%.19s-%.19s", c, sym);
+    snprintf(out, cap, "%s", key);
     return;
   }
-  /* one character per (chain, symop) pair, from the end of the alphabet, in order of appearance */
-  static const char pool[] = "zyxwvutsrqponmlkjihgfedcba9876543210ZYXWVUTSRQPONMLKJIHGFEDCBA";
-  size_t h = 0;
-  for (const char *p = out; *p; p++) h = h * 31 + (unsigned char)*p;
-  for (const char *p = sym; *p; p++) h = h * 31 + (unsigned char)*p;
-  for (size_t t = 0; t < sizeof pool - 1; t++) {
-    char c = pool[(h + t) % (sizeof pool - 1)];
-    if (!strchr(used, c)) {
-      out[0] = c;
-      out[1] = '\0';
+  for (size_t k = 0; k < T->n; k++)
+    if (!strcmp(T->key[k], key)) {
+      snprintf(out, cap, "%c", T->label[k]);
       return;
     }
-  }
+  size_t nu = strlen(T->used);
+  for (const char *c = pool; *c && T->n < sizeof T->label && nu + 1 < sizeof T->used; c++)
+    if (!strchr(T->used, *c)) {
+      snprintf(T->key[T->n], sizeof T->key[0], "%s", key);
+      T->label[T->n++] = *c;
+      T->used[nu] = *c, T->used[nu + 1] = '\0';
+      snprintf(out, cap, "%c", *c);
+      return;
+    }
+  /* more images than free characters (62 less the site's chains): they share the pool's last one
+   * (docs/format.md "Export files") */
+  snprintf(out, cap, "%c", pool[sizeof pool - 2]);
 }
 
 static void atom_name_pdb(const char *name, const char *el, char out[5]) {
@@ -460,12 +474,14 @@ static void atom_name_pdb(const char *name, const char *el, char out[5]) {
 
 static void write_pocket(FILE *o, const xfile *x, int64_t i, const site_id *id, int pdb) {
   int64_t a0 = I64(x->s_aptr, i), a1 = I64(x->s_aptr, i + 1);
-  char used[128] = "";
+  img_labels T;
+  T.used[0] = '\0';
+  T.n = 0;
   size_t nu = 0;
-  for (int64_t r = I64(x->s_rptr, i); r < I64(x->s_rptr, i + 1) && nu + 1 < sizeof used; r++) {
+  for (int64_t r = I64(x->s_rptr, i); r < I64(x->s_rptr, i + 1) && nu + 1 < sizeof T.used; r++) {
     char c[SP_ID_LEN];
     xstr(&x->r_auth, r, c, sizeof c);
-    if (strlen(c) == 1 && !strchr(used, c[0])) used[nu++] = c[0], used[nu] = '\0';
+    if (strlen(c) == 1 && !strchr(T.used, c[0])) T.used[nu++] = c[0], T.used[nu] = '\0';
   }
   if (pdb) {
     fprintf(o, "REMARK   1 SITEPACK POCKET %s %s %s %s SITE %lld\n", id->entry, id->comp, id->chain[0] ? id->chain : "-",
@@ -485,7 +501,7 @@ static void write_pocket(FILE *o, const xfile *x, int64_t i, const site_id *id, 
     xstr(&x->r_comp, r, comp, sizeof comp);
     xstr(&x->r_ins, r, ins, sizeof ins);
     xstr(&x->a_alt, a, alt, sizeof alt);
-    pocket_chain(x, r, pdb, used, chain, sizeof chain);
+    pocket_chain(x, r, pdb, &T, chain, sizeof chain);
     int het = (U16(x->a_flags, a) & (SP_SITE_ATOM_LIGAND | SP_SITE_ATOM_HETATM)) != 0;
     const char *el = elem(U8(x->a_el, a));
     const float *p = &F32(x->a_pos, 3 * a);
@@ -502,11 +518,14 @@ static void write_pocket(FILE *o, const xfile *x, int64_t i, const site_id *id, 
       xstr(&x->r_label, r, label, sizeof label);
       char sym[20];
       if (x->r_symop.p && xstr(&x->r_symop, r, sym, sizeof sym)[0]) snprintf(label, sizeof label, "%s", chain);
-      char lab[48], chq[48]; /* quoted, or "." when empty (a blank chain) */
+      char lab[48], chq[48], lseq[16]; /* quoted, or "." when empty (a blank chain) */
+      int32_t ls = I32(x->r_lseq, r);
+      if (ls == SP_SEQ_NONE) snprintf(lseq, sizeof lseq, ".");
+      else snprintf(lseq, sizeof lseq, "%d", (int)ls);
       snprintf(chq, sizeof chq, chain[0] ? "\"%.40s\"" : ".", chain);
       snprintf(lab, sizeof lab, label[0] ? "\"%.40s\"" : "%s", label[0] ? label : chq);
-      fprintf(o, "%s %lld %s \"%s\" %s \"%s\" %s . %s %.3f %.3f %.3f %.2f %.2f %d %d %s 1\n",
-              het ? "HETATM" : "ATOM", (long long)(a - a0 + 1), el, name, alt[0] ? alt : ".", comp, lab,
+      fprintf(o, "%s %lld %s \"%s\" %s \"%s\" %s %s %s %.3f %.3f %.3f %.2f %.2f %d %d %s 1\n",
+              het ? "HETATM" : "ATOM", (long long)(a - a0 + 1), el, name, alt[0] ? alt : ".", comp, lab, lseq,
               ins[0] ? ins : "?", p[0], p[1], p[2], F32(x->a_occ, a), F32(x->a_b, a), chg,
               seq == SP_SEQ_NONE ? 0 : seq, chq);
     }

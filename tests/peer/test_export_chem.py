@@ -13,7 +13,8 @@ Over the merged output of shared/data/structures:
      (rdkit.Chem.inchi.INCHI_AVAILABLE is False), so the keys are computed by Open Babel (Debian
      python3-openbabel, the IUPAC InChI library) from the same SDF file;
   3. gemmi reads every pocket (PDB and mmCIF): atoms equal the site's (count, names, coordinates to 3
-     decimals);
+     decimals), mmCIF pockets carry the residues' label_seq_id; in a --symmetry-mates run of crystal
+     entries, the residues of each symmetry image are under a chain label of their own;
   4. /bonds of every CCD-defined ligand residue equals the CCD's bond list restricted to its observed
      atoms (orders from both value_order spellings, aromatic flags), and /atoms/ccd_charge, ccd_atom
      equal the CCD atom's charge and aromatic flag, for every component of the excerpt that occurs;
@@ -80,6 +81,70 @@ def ccd_definitions(path):
             bm[tuple(sorted((r.str(0), r.str(1))))] = (o, int(arom))
         out[cid] = (am, bm)
     return out
+
+
+MATES_FILES = ["1r6a.pdb", "5kc1.cif", "1a4w.cif", "4hhb.cif.gz"]
+
+
+def site_of_pocket(exp, fn):
+    sdf = fn.replace("_pocket.pdb", "_ligand.sdf").replace("_pocket.cif", "_ligand.sdf")
+    with open(os.path.join(exp, sdf)) as fh:
+        return int(fh.read().split(">  <site_idx>\n")[1].split("\n")[0])
+
+
+def check_pockets(exp, h5, what, min_images=0):
+    """gemmi reads every pocket of `exp`: its atoms are the site's (names, coordinates to 3 decimals, in
+    block order); mmCIF pockets give every residue its /residues/label_seq_id ('.' when none); the residues of
+    a symmetry image are under a chain label of their own: one label per (chain, symop) of the pocket,
+    used by no residue of the asymmetric unit. Returns the number of pocket files."""
+    with h5py.File(h5, "r") as f:
+        ap, rp = f["sites/atom_ptr"][:], f["sites/residue_ptr"][:]
+        pos, name, ares = f["atoms/position"][:], f["atoms/atom_name"][:], f["atoms/residue_idx"][:]
+        rauth, rlseq = f["residues/auth_asym_id"][:], f["residues/label_seq_id"][:]
+        rsym = f["residues/symop"][:] if "symop" in f["residues"] else np.array([b""] * len(rauth))
+    n_pockets = n_images = n_label_seq = 0
+    for fn in sorted(os.listdir(exp)):
+        if not (fn.endswith("_pocket.pdb") or fn.endswith("_pocket.cif")):
+            continue
+        i = site_of_pocket(exp, fn)
+        try:
+            stt = gemmi.read_structure(os.path.join(exp, fn), merge_chain_parts=False)
+        except Exception as e:  # noqa: BLE001
+            check(False, f"{what} {fn}: gemmi: {e}")
+            continue
+        got = [(a.name, a.pos.x, a.pos.y, a.pos.z, ch.name, rr.label_seq) for ch in stt[0] for rr in ch for a in rr]
+        a0, a1 = ap[i], ap[i + 1]
+        want = [(s(name[k]), *np.round(pos[k].astype(np.float64), 3)) for k in range(a0, a1)]
+        same = len(got) == len(want) and all(
+            g[0] == w[0] and all(abs(g[j] - w[j]) < 1.5e-3 for j in (1, 2, 3)) for g, w in zip(got, want))
+        check(same, f"{what} {fn}: gemmi atoms {len(got)} vs site {len(want)} (first difference at "
+                    f"{next((k for k, (g, w) in enumerate(zip(got, want)) if g[0] != w[0]), None)})")
+        n_pockets += 1
+        if not same:
+            continue
+        label_of, au_chains = {}, set()
+        for k, g in zip(range(a0, a1), got):
+            r = ares[k]
+            sym = s(rsym[r])
+            if fn.endswith(".cif"):
+                lw = None if rlseq[r] == np.iinfo(np.int32).min else int(rlseq[r])
+                check(g[5] == lw, f"{what} {fn}: atom {k - a0}: label_seq_id {g[5]}, /residues says {lw}")
+                n_label_seq += lw is not None
+            if sym:
+                label_of.setdefault((s(rauth[r]), sym), set()).add(g[4])
+            else:
+                au_chains.add(g[4])
+                check(g[4] == s(rauth[r]), f"{what} {fn}: atom {k - a0}: chain {g[4]}, input {s(rauth[r])}")
+        labels = [next(iter(v)) for v in label_of.values()]
+        check(all(len(v) == 1 for v in label_of.values()) and len(set(labels)) == len(labels)
+              and not set(labels) & au_chains,
+              f"{what} {fn}: symmetry images (chain, symop) -> labels {label_of}, asymmetric-unit chains {au_chains}")
+        n_images += len(label_of)
+    print(f"{what}: {n_pockets} pockets read by gemmi with the site's atoms; {n_label_seq} atoms of mmCIF pockets "
+          f"with their label_seq_id; {n_images} (chain, symmetry image) pairs, each under a chain label of its own")
+    check(n_images >= min_images, f"{what}: {n_images} symmetry images in pockets, want >= {min_images}")
+    check(n_label_seq > 1000 or what != "corpus", f"{what}: {n_label_seq} atoms with a label_seq_id")
+    return n_pockets
 
 
 def run(cmd, **kw):
@@ -202,30 +267,22 @@ def main():
     check(same >= 0.98 * (same + len(differ)), "the derived reference does not reproduce the CCD's keys")
     check(all("other" not in e[3] for e in exceptions), "an InChIKey exception of no known kind")
 
-    # pockets: gemmi reads them, same atoms as the site block
-    n_pockets = 0
-    for fn in files:
-        if not (fn.endswith("_pocket.pdb") or fn.endswith("_pocket.cif")):
-            continue
-        sdf = fn.replace("_pocket.pdb", "_ligand.sdf").replace("_pocket.cif", "_ligand.sdf")
-        with open(os.path.join(exp, sdf)) as fh:
-            txt = fh.read()
-        i = int(txt.split(">  <site_idx>\n")[1].split("\n")[0])
-        try:
-            stt = gemmi.read_structure(os.path.join(exp, fn), merge_chain_parts=False)
-        except Exception as e:  # noqa: BLE001
-            check(False, f"{fn}: gemmi: {e}")
-            continue
-        got = [(a.name, a.pos.x, a.pos.y, a.pos.z) for ch in stt[0] for rr in ch for a in rr]
-        a0, a1 = ap[i], ap[i + 1]
-        want = [(s(name[k]), *np.round(pos[k].astype(np.float64), 3)) for k in range(a0, a1)]
-        same = len(got) == len(want) and all(
-            g[0] == w[0] and all(abs(g[j] - w[j]) < 1.5e-3 for j in (1, 2, 3)) for g, w in zip(got, want))
-        check(same, f"{fn}: gemmi atoms {len(got)} vs site {len(want)} (first difference at "
-                    f"{next((k for k, (g, w) in enumerate(zip(got, want)) if g[0] != w[0]), None)})")
-        n_pockets += 1
-    print(f"pockets read by gemmi with the site's atoms: {n_pockets}")
+    n_pockets = check_pockets(exp, h5, "corpus")
     check(n_pockets == 2 * n_sites, f"{n_pockets} pocket files for {n_sites} sites x 2 formats")
+    # a --symmetry-mates run (crystal entries): image residues under chain labels of their own
+    mates_in = os.path.join(work, "mates_in")
+    os.makedirs(mates_in, exist_ok=True)
+    for fn in MATES_FILES:
+        dst = os.path.join(mates_in, fn)
+        if not os.path.exists(dst):
+            os.symlink(os.path.join(data, "structures", fn), dst)
+    h5m, expm = os.path.join(work, "export_mates.h5"), os.path.join(work, "export_mates")
+    r = run([exe, "run", "--input", mates_in, "--ccd", os.path.join(data, "ccd", "components_excerpt.cif.gz"),
+             "--out", h5m, "--force", "--quiet", "--symmetry-mates"])
+    check(r.returncode == 0, f"run --symmetry-mates: {r.returncode} {r.stderr[-300:]}")
+    r = run([exe, "export", h5m, "--all", "--format", "sdf,pdb,cif", "--out", expm, "--force", "--quiet"])
+    check(r.returncode == 0, f"export --all (mates): {r.returncode} {r.stderr[-300:]}")
+    check_pockets(expm, h5m, "symmetry-mates run", min_images=20)
 
     # /bonds against the CCD, residue by residue
     seen, n_res_checked = set(), 0
