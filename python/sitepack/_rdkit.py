@@ -1,6 +1,15 @@
-"""Site.to_rdkit(): the ligand of a site as an RDKit molecule, from /atoms and /bonds."""
+"""Site.to_rdkit(): the ligand of a site as an RDKit molecule, from /atoms and /bonds, with the chemistry of
+the exported SDF (docs/format.md "Export files")."""
 
-_ORDERS = {1: "SINGLE", 2: "DOUBLE", 3: "TRIPLE"}
+import numpy as np
+
+_ORDERS = {1: "SINGLE", 2: "DOUBLE", 3: "TRIPLE", 4: "AROMATIC"}
+# metals: sp_element_is_metal of src/chem/elements.c (every element but H, He, B, C-Ne, Si-Ar, Ge-Kr, Sb-Xe,
+# At, Rn, Ts, Og)
+_METALS = frozenset(range(1, 119)) - {1, 2, 5, 6, 7, 8, 9, 10, 14, 15, 16, 17, 18, 32, 33, 34, 35, 36, 51, 52, 53,
+                                      54, 85, 86, 117, 118}
+# valence of a neutral atom for the metal-bond charge rule: C 4, N 3, P 3, O 2, S 2, Se 2
+_NEUTRAL_VALENCE = {6: 4, 7: 3, 15: 3, 8: 2, 16: 2, 34: 2}
 
 
 def _import_rdkit(path):
@@ -13,16 +22,51 @@ def _import_rdkit(path):
     return Chem, Point3D
 
 
+def ligand_chemistry(site):
+    """(elements, formal charges, bonds [(i, j, order)], metal bonds [(i, j)]) of the site's ligand, as the SDF
+    export writes them: charge = /atoms/ccd_charge where the atom matches a CCD atom (ccd_atom bit 0), else
+    /atoms/charge; the /bonds rows among the ligand atoms (order 0 -> 1); bonds to a metal left out (InChI
+    disconnects them) and, for each, the non-metal atom whose valence it completed (C 4, N 3, P 3, O/S/Se 2)
+    charged -1 and the metal +1, so that no hydrogen is added where the metal was."""
+    nl = site.n_ligand
+    elem = site.elements[:nl].astype(np.int64)
+    ccd = site.atoms("ccd_atom")[:nl] if "atoms/ccd_atom" in site._ds._cols else np.zeros(nl, np.uint8)
+    qc = site.atoms("ccd_charge")[:nl] if "atoms/ccd_charge" in site._ds._cols else np.zeros(nl, np.int8)
+    charge = np.where(ccd & 1, qc, site.atoms("charge")[:nl]).astype(np.int64)
+    bonds, metal, seen = [], [], set()
+    for b in site.bonds:
+        i, j = int(b["atom1"]), int(b["atom2"])
+        if i >= nl or j >= nl or i == j or (min(i, j), max(i, j)) in seen:
+            continue
+        seen.add((min(i, j), max(i, j)))
+        if elem[i] in _METALS or elem[j] in _METALS:
+            metal.append((i, j))
+        else:
+            o = int(b["order"])
+            bonds.append((i, j, o if 1 <= o <= 4 else 1))
+    dq = np.zeros(nl, np.int64)
+    for i, j in metal:
+        m, other = (i, j) if elem[i] in _METALS else (j, i)
+        nv = _NEUTRAL_VALENCE.get(int(elem[other]), 0)
+        if not nv or charge[other] + dq[other] != 0 or elem[other] in _METALS:
+            continue
+        val = sum(1 if o == 4 else o for a, b, o in bonds if other in (a, b))
+        if val + 1 <= nv:
+            dq[other] -= 1
+            dq[m] += 1
+    return elem, charge + dq, bonds, metal
+
+
 def site_to_rdkit(site, sanitize=True):
-    """RWMol -> Mol of the site's n_ligand atoms and the /bonds rows among them (links to site atoms, whose
-    offsets are >= n_ligand, are left out). Bond order 1/2/3 as stored (the CCD's Kekulé orders), any other
-    order single; aromaticity is perceived by sanitization (sanitize=True), which raises RDKit's error for a
-    molecule it cannot sanitize."""
-    bonds = site.bonds   # MissingTableError first: a file without /bonds
+    """Mol of the site's n_ligand atoms (ligand_chemistry: the SDF export's charges and bonds; links to site
+    atoms, whose offsets are >= n_ligand, and bonds to metals are left out, the latter listed in the
+    molecule's "metal_bonds" property as "i-j" 0-based pairs). Order 1/2/3 as stored (the CCD's Kekulé orders),
+    4 aromatic, unknown single; aromaticity is perceived by sanitization (sanitize=True), which raises
+    RDKit's error for a molecule it cannot sanitize."""
+    site.bonds   # MissingTableError first: a file without /bonds
     Chem, Point3D = _import_rdkit(site._ds.path)
     nl = site.n_ligand
-    elem = site.elements[:nl]
-    charge = site.atoms("charge")[:nl]
+    elem, charge, bonds, metal = ligand_chemistry(site)
     pos = site.positions[:nl]
     names = site.atoms("atom_name")[:nl]
     mol = Chem.RWMol()
@@ -31,16 +75,20 @@ def site_to_rdkit(site, sanitize=True):
         a.SetFormalCharge(int(q))
         a.SetProp("_Name", nm.decode("ascii", "replace"))
         mol.AddAtom(a)
-    for b in bonds:
-        i, j = int(b["atom1"]), int(b["atom2"])
-        if i < nl and j < nl and i != j and mol.GetBondBetweenAtoms(i, j) is None:
-            mol.AddBond(i, j, getattr(Chem.BondType, _ORDERS.get(int(b["order"]), "SINGLE")))
+    for i, j, o in bonds:
+        mol.AddBond(i, j, getattr(Chem.BondType, _ORDERS[o]))
+        if o == 4:
+            mol.GetBondBetweenAtoms(i, j).SetIsAromatic(True)
+            mol.GetAtomWithIdx(i).SetIsAromatic(True)
+            mol.GetAtomWithIdx(j).SetIsAromatic(True)
     conf = Chem.Conformer(nl)
     for k in range(nl):
         conf.SetAtomPosition(k, Point3D(*map(float, pos[k])))
     mol.AddConformer(conf, assignId=True)
     m = mol.GetMol()
     m.SetProp("_Name", f"{site.structure['entry_id']} {site.ligand['comp_id']} site {site.index}")
+    if metal:
+        m.SetProp("metal_bonds", " ".join(f"{i}-{j}" for i, j in metal))
     if sanitize:
         Chem.SanitizeMol(m)
     return m

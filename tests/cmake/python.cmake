@@ -11,7 +11,11 @@ add_test(NAME test_py_dataset COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/te
   ${SP_PY_OUT}/corpus.h5 $<TARGET_FILE:test_reader_dump> $<TARGET_FILE:sitepack_cli> ${SP_PY_OUT}/dataset)
 # sitepack.torch: DataLoader with 2 workers (fork and spawn), every site once per epoch, equal to the serial read.
 add_test(NAME test_py_torch COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_py_torch.py ${SP_PY_OUT}/corpus.h5)
-set_tests_properties(test_py_dataset test_py_torch PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "python;peer"
+# /bonds through the package: site.bonds against h5py, to_rdkit() sanitizes every CCD-defined ligand and gives
+# the InChIKey first block of the CCD (or of the CCD block without its absent leaving atoms), as peer_export_chem.
+add_test(NAME test_py_bonds COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_py_bonds.py ${SP_PY_OUT}/corpus.h5
+  ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif)
+set_tests_properties(test_py_dataset test_py_torch test_py_bonds PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "python;peer"
   ENVIRONMENT "PYTHONPATH=${CMAKE_SOURCE_DIR}/python" TIMEOUT 300)
 # cmake --install into a temporary prefix; docs/reading.md's C example via pkg-config (shared, static) and
 # find_package(sitepack); pip install of python/ into a venv with --system-site-packages.

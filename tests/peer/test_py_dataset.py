@@ -21,6 +21,7 @@ import numpy as np
 
 import sitepack
 from sitepack import _schema
+from sitepack._rdkit import _METALS as METALS
 
 failures = []
 
@@ -343,6 +344,7 @@ def check_bonds(path, work):
     except ImportError:
         have_rdkit = False
     check(have_rdkit, "RDKit (python3-rdkit) is importable")
+    n_metal_sites = 0
     for i in range(0, len(ds), 37):
         s = ds[i]
         got = s.bonds
@@ -350,12 +352,19 @@ def check_bonds(path, work):
         if have_rdkit and s.n_ligand:
             m = s.to_rdkit(sanitize=False)
             conf = m.GetConformer()
-            check(m.GetNumAtoms() == s.n_ligand and m.GetNumBonds() == max(s.n_ligand - 1, 0) and
+            el = s.elements[:s.n_ligand].tolist()
+            # bonds to a metal are left out of the molecule (as the SDF export does), listed in "metal_bonds"
+            to_metal = [(k, k + 1) for k in range(s.n_ligand - 1) if el[k] in METALS or el[k + 1] in METALS]
+            check((m.GetProp("metal_bonds") if to_metal else "") == " ".join(f"{a}-{b}" for a, b in to_metal),
+                  f"site {i}: metal_bonds {m.GetPropsAsDict().get('metal_bonds')}, want {to_metal}")
+            check(m.GetNumAtoms() == s.n_ligand and m.GetNumBonds() == max(s.n_ligand - 1, 0) - len(to_metal) and
                   [a.GetAtomicNum() for a in m.GetAtoms()] == s.elements[:s.n_ligand].tolist() and
                   np.allclose([list(conf.GetAtomPosition(k)) for k in range(s.n_ligand)], s.positions[:s.n_ligand]),
                   f"site {i}: to_rdkit atoms/bonds/conformer")
-            if s.n_ligand > 2:
+            if s.n_ligand > 2 and (1, 2) not in to_metal:
                 check(str(m.GetBondBetweenAtoms(1, 2).GetBondType()) == "DOUBLE", f"site {i}: bond order 2")
+            n_metal_sites += bool(to_metal)
+    check(n_metal_sites > 0, "no site with a bond to a metal: the metal-bond rule of to_rdkit is not exercised")
     # a /bonds row pointing outside its site's atoms is refused at open
     bad = os.path.join(work, "bad_bonds.h5")
     shutil.copy(p, bad)
