@@ -18,6 +18,32 @@ def _decode(v):
     return v.item() if isinstance(v, np.generic) else v
 
 
+def _gather_rows(a0, n, offsets):
+    """The atom rows of sites whose blocks start at a0 (k,) with n (k,) atoms, concatenated: (offsets[-1],)
+    int64, without a Python loop: a run of +1 steps through each block, a jump at each block's first row,
+    summed (one fill, one scatter, one cumulative sum)."""
+    total = int(offsets[-1])
+    d = np.ones(total, dtype=np.int64)
+    if total == 0:
+        return d
+    nz = n > 0
+    first, start = offsets[:-1][nz], a0[nz]
+    last = start + n[nz] - 1
+    d[first[1:]] = start[1:] - last[:-1]
+    d[0] = start[0]
+    return np.cumsum(d, out=d)
+
+
+def _take_rows(col, rows):
+    """col[rows] as a new array: a column with several values per row ((N, 3) positions) is gathered as one
+    opaque item per row (a void view of the row's bytes), which numpy copies faster than row by row."""
+    if col.ndim > 1 and col.flags.c_contiguous and col.size:
+        item = col.dtype.itemsize * int(np.prod(col.shape[1:]))
+        flat = col.view(np.dtype((np.void, item))).reshape(col.shape[0])
+        return flat.take(rows).view(col.dtype).reshape((len(rows),) + col.shape[1:])
+    return col.take(rows, axis=0)
+
+
 class Site:
     """One site of a Dataset (``ds[i]``). Each attribute reads its rows of the mapped file when accessed
     and returns a copy (nothing is read before, nothing shared with the file after).
@@ -60,7 +86,7 @@ class Site:
     @property
     def n_ligand(self):
         """int: ligand atoms, the first n_ligand rows of every atom array."""
-        return int(self._ds._nlig[self.index])
+        return self._ds._nlig_mv[self.index]
 
     def atoms(self, column):
         """Any /atoms column for this site's atoms, e.g. ``"b_iso"`` (n_atoms,) float32 Å², ``"charge"`` int8,
@@ -145,29 +171,35 @@ class Dataset:
         self.has_bonds = lay.has_bonds      #: True when the file has /bonds
         self.run = dict(lay.attrs)          #: /run attributes (tool_version, git_sha, job_json, ...)
         self._n = lay.rows["sites"]
-        self._ap = np.array(cols["sites/atom_ptr"], dtype=np.int64)   # in memory: 8 bytes per site
-        self._ap_list = self._ap.tolist()
+        # per-site scalars that ds[i] reads, in memory (12 bytes per site), read through memoryviews: an
+        # index gives a Python int without a numpy scalar
+        self._ap = np.array(cols["sites/atom_ptr"], dtype=np.int64)
+        self._ap_mv = memoryview(self._ap)
+        self._nlig = cols["sites/n_ligand"]
+        self._nlig_mv = memoryview(np.array(self._nlig, dtype=np.int32))
         self._pos = cols["atoms/position"]
         self._elem = cols["atoms/element"]
         self._aflags = cols["atoms/flags"]
-        self._nlig = cols["sites/n_ligand"]
         self._tables = {}
         self._block_dtypes = {}
+        self._table_cols = {}
 
     # -- sequence protocol, pickling, context manager --
     def __len__(self):
         return self._n
 
     def __getitem__(self, i):
-        try:
-            i = operator.index(i)
-        except TypeError:
-            raise TypeError(f"{self.path}: site index must be an integer, not {type(i).__name__}") from None
+        if type(i) is not int:
+            try:
+                i = operator.index(i)
+            except TypeError:
+                raise TypeError(f"{self.path}: site index must be an integer, not {type(i).__name__}") from None
+        n = self._n
         if i < 0:
-            i += self._n
-        if i < 0 or i >= self._n:
-            raise SiteIndexError(self.path, f"{self.path}: site index {i} out of range [0, {self._n})")
-        ap = self._ap_list
+            i += n
+        if i < 0 or i >= n:
+            raise SiteIndexError(self.path, f"{self.path}: site index {i} out of range [0, {n})")
+        ap = self._ap_mv
         return Site(self, i, ap[i], ap[i + 1])
 
     def __iter__(self):
@@ -236,6 +268,14 @@ class Dataset:
         return self.table("ligands")
 
     def _table_columns(self, name):
+        """The data columns of table @p name (pointers aside), cached: Site.ligand / .structure / .residues
+        look them up once per table, not per item."""
+        names = self._table_cols.get(name)
+        if names is None:
+            names = self._table_cols[name] = self._find_table_columns(name)
+        return names
+
+    def _find_table_columns(self, name):
         if name == "bonds" and not self.has_bonds:
             raise MissingTableError(self.path, f"{self.path}: no /bonds table (the file predates bonds)")
         names = [c for c in self._lay.cols if c.startswith(name + "/")]
@@ -301,9 +341,8 @@ class Dataset:
         n = ap[idx + 1] - a0
         offsets = np.zeros(len(idx) + 1, dtype=np.int64)
         np.cumsum(n, out=offsets[1:])
-        rows = np.arange(offsets[-1], dtype=np.int64)
-        rows += np.repeat(a0 - offsets[:-1], n)
-        out = {f: c.take(rows, axis=0) for f, c in cols}
+        rows = _gather_rows(a0, n, offsets)
+        out = {f: _take_rows(c, rows) for f, c in cols}
         for f, c in scols:
             out[f] = c.take(idx, axis=0)
         out["n_atoms"] = n
