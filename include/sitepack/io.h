@@ -131,6 +131,15 @@ int sp_scan_is_structure_name(const char *name);
  */
 size_t sp_path_escape(const char *raw, char *out, size_t cap);
 
+/**
+ * Issue 16 item 6: @p src escaped as sp_path_escape() does, into the fixed-size text column @p dst
+ * [cap >= 4] (zero-padded to @p cap). A text whose escaped form does not fit is cut after its last
+ * whole unit (a UTF-8 sequence or a `\xNN`) that leaves room for "...", which it then ends with: the
+ * column stays valid UTF-8 and never holds half an escape.
+ * @return 0, or 1 when the text was cut.
+ */
+int sp_text_escape_fit(char *dst, size_t cap, const char *src);
+
 /** Stable name of an sp_scan_kind ("unreadable_directory", ...); "unknown" outside the enum. */
 const char *sp_scan_problem_name(int kind);
 

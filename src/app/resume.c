@@ -466,9 +466,9 @@ static int append_duplicate_row(prepare *p, size_t f, sp_rank_writer *w, sp_err 
   sp_path_escape(p->paths[f], st->path, sizeof st->path); /* issue 16: as /structures/path holds it (io.h) */
   memcpy(st->sha256, p->sha[f], 65);
   snprintf(st->status, sizeof st->status, "%s", sp_errclass_name(SP_E_DUPLICATE));
-  char first[SP_PATH_LEN];
-  sp_path_escape(p->paths[p->dup_of[f]], first, sizeof first);
-  snprintf(st->error, sizeof st->error, "same bytes (SHA-256) as %.200s", first);
+  char first[201]; /* cut after a whole UTF-8 sequence or \xNN (io.h) */
+  sp_text_escape_fit(first, sizeof first, p->paths[p->dup_of[f]]);
+  snprintf(st->error, sizeof st->error, "same bytes (SHA-256) as %s", first);
   st->gzip = p->gz[f];
   st->bytes = p->bytes[f];
   st->resolution = NAN;

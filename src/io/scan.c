@@ -68,27 +68,57 @@ static size_t utf8_seq(const unsigned char *p) {
   return n;
 }
 
-size_t sp_path_escape(const char *raw, char *out, size_t cap) {
+/* The next unit of the escaped text at @p p (not at its NUL): a valid UTF-8 sequence as it is, or one
+   byte as `\xNN` (io.h sp_path_escape). *unit points at its bytes (into @p p or @p esc [4]); returns its
+   length, *used the bytes of @p p it stands for. */
+static size_t escape_unit(const unsigned char *p, char esc[4], const char **unit, size_t *used) {
   static const char hex[] = "0123456789abcdef";
+  size_t n = utf8_seq(p);
+  if (n == 0 || *p < 0x20 || *p == 0x7f || *p == '\\') {
+    esc[0] = '\\', esc[1] = 'x', esc[2] = hex[*p >> 4], esc[3] = hex[*p & 15];
+    *unit = esc;
+    *used = 1;
+    return 4;
+  }
+  *unit = (const char *)p;
+  *used = n;
+  return n;
+}
+
+size_t sp_path_escape(const char *raw, char *out, size_t cap) {
   const unsigned char *p = (const unsigned char *)raw;
   size_t len = 0;
   while (*p) {
-    size_t n = utf8_seq(p);
     char esc[4];
-    const char *src = (const char *)p;
-    size_t k = n;
-    if (n == 0 || *p < 0x20 || *p == 0x7f || *p == '\\') {
-      esc[0] = '\\', esc[1] = 'x', esc[2] = hex[*p >> 4], esc[3] = hex[*p & 15];
-      src = esc;
-      k = 4;
-      n = 1;
-    }
+    const char *src;
+    size_t used, k = escape_unit(p, esc, &src, &used);
     for (size_t i = 0; i < k; i++, len++)
       if (out && len + 1 < cap) out[len] = src[i];
-    p += n;
+    p += used;
   }
   if (out && cap) out[len < cap ? len : cap - 1] = 0;
   return len;
+}
+
+int sp_text_escape_fit(char *dst, size_t cap, const char *src) {
+  memset(dst, 0, cap);
+  if (sp_path_escape(src, NULL, 0) < cap) {
+    sp_path_escape(src, dst, cap);
+    return 0;
+  }
+  const unsigned char *p = (const unsigned char *)src;
+  size_t len = 0;
+  while (*p) { /* whole units only, so that the cut text stays valid UTF-8 and every \xNN whole */
+    char esc[4];
+    const char *u;
+    size_t used, k = escape_unit(p, esc, &u, &used);
+    if (len + k + 3 > cap - 1) break;
+    memcpy(dst + len, u, k);
+    len += k;
+    p += used;
+  }
+  memcpy(dst + len, "...", cap - 1 >= 3 ? 3 : cap - 1);
+  return 1;
 }
 
 typedef struct {

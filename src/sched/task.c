@@ -345,8 +345,9 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
   st->n_models = (int32_t)w->s.n_models;
   st->n_atoms_model1 = w->s.n_models ? (int64_t)w->s.models[0].n_atoms : 0;
   st->n_warnings = (int32_t)w->s.n_warnings;
-  sp_text_fit(st->entry_id, sizeof st->entry_id, w->s.entry_id);
-  sp_text_fit(st->method, sizeof st->method, w->s.method);
+  /* issue 16 item 6: the file's own text, escaped like the path (valid UTF-8, H5T_CSET_UTF8) */
+  sp_text_escape_fit(st->entry_id, sizeof st->entry_id, w->s.entry_id);
+  sp_text_escape_fit(st->method, sizeof st->method, w->s.method);
   st->resolution = w->s.resolution;
   /* issue 9 (reliability): per-task guards, recorded as the file's status and not fatal */
   if (opts->max_atoms && w->s.n_atoms > opts->max_atoms) {
@@ -460,7 +461,6 @@ failed:
   st->n_ligands = st->n_sites = 0;
   copy_str(st->status, sizeof st->status, sp_errclass_name(ferr.cls));
   /* issue 16 item 6: the message names the file: escaped like the path (valid UTF-8), a cut one ends "..." */
-  if (sp_path_escape(ferr.msg, st->error, sizeof st->error) >= sizeof st->error)
-    memcpy(st->error + sizeof st->error - 4, "...", 4);
+  sp_text_escape_fit(st->error, sizeof st->error, ferr.msg);
   return 0;
 }

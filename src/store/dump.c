@@ -226,7 +226,7 @@ static int dump_sites(dump_ctx *d, FILE *out) {
   sp_residue_row *res = NULL;
   char (*paths)[SP_PATH_LEN] = NULL;
   char *cb2 = NULL;
-  hid_t pt = sp_h5_str_type(SP_PATH_LEN);
+  hid_t pt = sp_h5_col_str_type(&sp_tables[SP_T_STRUCTURES].cols[0], SP_PATH_LEN); /* /structures/path */
   if (!sites || !rptr || !colbuf || pt < 0) rc = sp_err_set(d->err, SP_E_NOMEM, "out of memory dumping /sites");
   for (int64_t first = 0; !rc && first < n_sites; first += (int64_t)cap) {
     size_t n = (size_t)(n_sites - first) < cap ? (size_t)(n_sites - first) : cap;

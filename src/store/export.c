@@ -71,8 +71,8 @@ static int xload(xfile *x, const char *name, hid_t mt, size_t es, int optional, 
   if (mt < 0) { /* a string column: its own size */
     hid_t ft = H5Dget_type(d);
     es = ft >= 0 ? H5Tget_size(ft) : 0;
+    str = mt = sp_h5_str_type_of(ft, es);
     if (ft >= 0) H5Tclose(ft);
-    str = mt = sp_h5_str_type(es);
   }
   size_t n = nd >= 1 ? (size_t)dims[0] : 0, per = nd == 2 ? (size_t)dims[1] : 1;
   out->es = es * per;

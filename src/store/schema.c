@@ -6,21 +6,23 @@
 #include <string.h>
 
 #define FSZ(type, field) sizeof(((type *)0)->field)
-#define COL(type, field, kind) {#field, offsetof(type, field), kind, FSZ(type, field), FSZ(type, field), 0, SP_LINK_NONE, 0, NULL}
-#define COLN(name, type, field, kind) {name, offsetof(type, field), kind, FSZ(type, field), FSZ(type, field), 0, SP_LINK_NONE, 0, NULL}
-#define STR(type, field) {#field, offsetof(type, field), SP_COL_STR, FSZ(type, field), FSZ(type, field), 0, SP_LINK_NONE, 0, NULL}
-#define STRF(type, field, fs) {#field, offsetof(type, field), SP_COL_STR, FSZ(type, field), fs, 0, SP_LINK_NONE, 0, NULL}
+#define COL(type, field, kind) {#field, offsetof(type, field), kind, FSZ(type, field), FSZ(type, field), 0, SP_LINK_NONE, 0, NULL, 0}
+#define COLN(name, type, field, kind) {name, offsetof(type, field), kind, FSZ(type, field), FSZ(type, field), 0, SP_LINK_NONE, 0, NULL, 0}
+#define STR(type, field) {#field, offsetof(type, field), SP_COL_STR, FSZ(type, field), FSZ(type, field), 0, SP_LINK_NONE, 0, NULL, 0}
+#define STRF(type, field, fs) {#field, offsetof(type, field), SP_COL_STR, FSZ(type, field), fs, 0, SP_LINK_NONE, 0, NULL, 0}
+/* a string column of the user's text (file names, the file's own text): H5T_CSET_UTF8 (issue 16 item 6) */
+#define STRU(type, field) {#field, offsetof(type, field), SP_COL_STR, FSZ(type, field), FSZ(type, field), 0, SP_LINK_NONE, 0, NULL, 1}
 /* an index column (sp_link) into table `to`; a count of rows of `to` with its CSR pointer dataset `ptr` */
-#define LINK(type, field, kind, link, to) {#field, offsetof(type, field), kind, FSZ(type, field), FSZ(type, field), 0, link, to, NULL}
+#define LINK(type, field, kind, link, to) {#field, offsetof(type, field), kind, FSZ(type, field), FSZ(type, field), 0, link, to, NULL, 0}
 #define COUNT(type, field, to, ptr) \
-  {#field, offsetof(type, field), SP_COL_I32, FSZ(type, field), FSZ(type, field), 0, SP_LINK_COUNT, to, ptr}
+  {#field, offsetof(type, field), SP_COL_I32, FSZ(type, field), FSZ(type, field), 0, SP_LINK_COUNT, to, ptr, 0}
 
 static const sp_col cols_structures[] = {
-    STR(sp_structure_row, path),
+    STRU(sp_structure_row, path),
     STRF(sp_structure_row, sha256, 64),
     STR(sp_structure_row, format),
     STR(sp_structure_row, status),
-    STR(sp_structure_row, error),
+    STRU(sp_structure_row, error),
     COL(sp_structure_row, gzip, SP_COL_U8),
     COL(sp_structure_row, bytes, SP_COL_I64),
     COL(sp_structure_row, text_bytes, SP_COL_I64),
@@ -30,8 +32,8 @@ static const sp_col cols_structures[] = {
     COL(sp_structure_row, n_ligands, SP_COL_I32),
     COL(sp_structure_row, n_sites, SP_COL_I32),
     COL(sp_structure_row, n_warnings, SP_COL_I32),
-    STR(sp_structure_row, entry_id),
-    STR(sp_structure_row, method),
+    STRU(sp_structure_row, entry_id),
+    STRU(sp_structure_row, method),
     COL(sp_structure_row, resolution, SP_COL_F32),
     COL(sp_structure_row, t_read, SP_COL_F64),
     COL(sp_structure_row, t_parse, SP_COL_F64),
@@ -49,7 +51,7 @@ static const sp_col cols_ligands[] = {
     COL(sp_ligand_row, label_seq_id, SP_COL_SEQ),
     STR(sp_ligand_row, ins_code),
     STR(sp_ligand_row, altloc),
-    {"class", offsetof(sp_ligand_row, cls), SP_COL_STR, FSZ(sp_ligand_row, cls), FSZ(sp_ligand_row, cls), 0, SP_LINK_NONE, 0, NULL},
+    {"class", offsetof(sp_ligand_row, cls), SP_COL_STR, FSZ(sp_ligand_row, cls), FSZ(sp_ligand_row, cls), 0, SP_LINK_NONE, 0, NULL, 0},
     COL(sp_ligand_row, flags, SP_COL_U32),
     COL(sp_ligand_row, n_residues, SP_COL_I32),
     COL(sp_ligand_row, n_atoms, SP_COL_I32),
@@ -83,7 +85,7 @@ static const sp_col cols_sites[] = {
     COUNT(sp_site_row, n_atoms, SP_T_ATOMS, "atom_ptr"),
     COUNT(sp_site_row, n_residues, SP_T_RESIDUES, "residue_ptr"),
     COL(sp_site_row, flags, SP_COL_U32),
-    {"center", offsetof(sp_site_row, center), SP_COL_F32X3, 12, 12, 0, SP_LINK_NONE, 0, NULL},
+    {"center", offsetof(sp_site_row, center), SP_COL_F32X3, 12, 12, 0, SP_LINK_NONE, 0, NULL, 0},
     COL(sp_site_row, cutoff, SP_COL_F32),
     /* site chemistry (docs/sites.md "Site chemistry") */
     COL(sp_site_row, ph, SP_COL_F32),
@@ -108,18 +110,18 @@ static const sp_col cols_residues[] = {
     COL(sp_residue_row, min_distance, SP_COL_F32),
     COL(sp_residue_row, contact, SP_COL_U8),
     /* symmetry mates (docs/sites.md "Symmetry mates"): written only when some site has one */
-    {"symop", offsetof(sp_residue_row, symop), SP_COL_STR, FSZ(sp_residue_row, symop), FSZ(sp_residue_row, symop), 1, SP_LINK_NONE, 0, NULL},
+    {"symop", offsetof(sp_residue_row, symop), SP_COL_STR, FSZ(sp_residue_row, symop), FSZ(sp_residue_row, symop), 1, SP_LINK_NONE, 0, NULL, 0},
 };
 
 static const sp_col cols_atoms[] = {
-    {"position", offsetof(sp_atom_row, position), SP_COL_F32X3, 12, 12, 0, SP_LINK_NONE, 0, NULL},
+    {"position", offsetof(sp_atom_row, position), SP_COL_F32X3, 12, 12, 0, SP_LINK_NONE, 0, NULL, 0},
     COL(sp_atom_row, element, SP_COL_U8),
     COL(sp_atom_row, flags, SP_COL_U16),
     LINK(sp_atom_row, residue_idx, SP_COL_I64, SP_LINK_ROW, SP_T_RESIDUES),
     COL(sp_atom_row, occupancy, SP_COL_F32),
     COL(sp_atom_row, b_iso, SP_COL_F32),
     COL(sp_atom_row, charge, SP_COL_I8),
-    {"altloc", offsetof(sp_atom_row, altloc), SP_COL_CHAR, 1, 1, 0, SP_LINK_NONE, 0, NULL},
+    {"altloc", offsetof(sp_atom_row, altloc), SP_COL_CHAR, 1, 1, 0, SP_LINK_NONE, 0, NULL, 0},
     STR(sp_atom_row, atom_name),
     /* site chemistry */
     COL(sp_atom_row, chem, SP_COL_U16),
@@ -181,6 +183,25 @@ hid_t sp_h5_str_type(size_t size) {
   return t;
 }
 
+hid_t sp_h5_col_str_type(const sp_col *c, size_t size) {
+  hid_t t = sp_h5_str_type(size);
+  if (t >= 0 && c->utf8 && H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
+    H5Tclose(t);
+    return -1;
+  }
+  return t;
+}
+
+hid_t sp_h5_str_type_of(hid_t ftype, size_t size) {
+  hid_t t = sp_h5_str_type(size);
+  H5T_cset_t cs = ftype >= 0 ? H5Tget_cset(ftype) : H5T_CSET_ERROR;
+  if (t >= 0 && cs == H5T_CSET_UTF8 && H5Tset_cset(t, cs) < 0) {
+    H5Tclose(t);
+    return -1;
+  }
+  return t;
+}
+
 size_t sp_col_elsize(const sp_col *c) {
   switch (c->kind) {
     case SP_COL_I8: case SP_COL_U8: case SP_COL_CHAR: return 1;
@@ -203,7 +224,7 @@ static hid_t scalar_type(const sp_col *c, int file) {
     case SP_COL_I64: return H5Tcopy(file ? H5T_STD_I64LE : H5T_NATIVE_INT64);
     case SP_COL_F32: case SP_COL_F32X3: return H5Tcopy(file ? H5T_IEEE_F32LE : H5T_NATIVE_FLOAT);
     case SP_COL_F64: return H5Tcopy(file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE);
-    case SP_COL_STR: return sp_h5_str_type(c->fsize);
+    case SP_COL_STR: return sp_h5_col_str_type(c, c->fsize);
     case SP_COL_CHAR: return sp_h5_str_type(1);
     default: return -1;
   }
@@ -225,7 +246,7 @@ hid_t sp_h5_row_type(int table) {
       hsize_t three = 3;
       mt = H5Tarray_create2(H5T_NATIVE_FLOAT, 1, &three);
     } else if (c->kind == SP_COL_STR) {
-      mt = sp_h5_str_type(c->msize);  /* the per-rank file keeps the whole C field */
+      mt = sp_h5_col_str_type(c, c->msize);  /* the per-rank file keeps the whole C field */
     } else {
       mt = sp_h5_col_memtype(c);
     }

@@ -33,6 +33,9 @@ typedef struct sp_col {
                            global from this alone, so that a new table or column needs no merge code */
   int to;             /**< the SP_T_* table a link column indexes (unused with SP_LINK_NONE, SP_LINK_FILE) */
   const char *ptr;    /**< SP_LINK_COUNT: name of the CSR pointer dataset [N+1] the merge writes beside the table */
+  int utf8;           /**< a string column of text from the user's input (file names, the file's own
+                           text), valid UTF-8 (io.h sp_path_escape): its HDF5 type says H5T_CSET_UTF8 (issue
+                           16 item 6); 0: ASCII (sitepack's own names and ids) */
 } sp_col;
 
 /** What an integer column (SP_COL_I32 or SP_COL_I64) of a per-rank row refers to. In a per-rank
@@ -83,6 +86,10 @@ hid_t sp_h5_col_filetype(const sp_col *c);  /**< little-endian type of the final
 hid_t sp_h5_row_type(int table);            /**< native compound of the whole row struct */
 hid_t sp_h5_task_type(void);                /**< native compound of sp_task_rec */
 hid_t sp_h5_str_type(size_t size);          /**< fixed-size NUL-padded ASCII string */
+hid_t sp_h5_col_str_type(const sp_col *c, size_t size); /**< sp_h5_str_type(size), UTF-8 for a utf8 column */
+/** sp_h5_str_type(size) with the character set of the string type @p ftype (a dataset's file type): HDF5
+ *  converts no string between ASCII and UTF-8, so a reader of a column matches the file's cset. */
+hid_t sp_h5_str_type_of(hid_t ftype, size_t size);
 /** Bytes of one element of a column buffer (= of one dataset element). */
 size_t sp_col_elsize(const sp_col *c);
 /** Copy column @p c of @p n rows into / out of a packed column buffer. */

@@ -25,8 +25,8 @@ static char *read_strings(hid_t f, const char *name, int64_t n, size_t *width) {
   hid_t ft = H5Dget_type(ds);
   size_t w = ft >= 0 ? H5Tget_size(ft) : 0;
   char *buf = w ? calloc((size_t)(n ? n : 1), w) : NULL;
-  hid_t mt = H5Tcopy(H5T_C_S1);
-  if (buf && mt >= 0 && H5Tset_size(mt, w) >= 0 && H5Tset_strpad(mt, H5T_STR_NULLPAD) >= 0 &&
+  hid_t mt = sp_h5_str_type_of(ft, w); /* the column's cset: UTF-8 for path and error (issue 16) */
+  if (buf && mt >= 0 &&
       (n == 0 || H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0)) {
     *width = w;
   } else {

@@ -66,4 +66,34 @@ fails = rep["files"]["failures"]
 assert [x["path"] for x in fails] == ["empty\\x09file.cif"] and fails[0]["class"] == "no_atoms", fails
 print("odd names:", paths)
 PY
+
+# Issue 16 item 6: the columns of the user's text are UTF-8 and say so (H5T_CSET_UTF8), so h5py's
+# .asstr() decodes them; a UTF-8 name, a tab, a newline and a byte that is not UTF-8 in one run. On main
+# at 6dbf0bd (run once against it) this failed at its first check: /structures/path was declared
+# ASCII (cset 0), so .asstr() decodes 'café.cif' as ASCII and fails. sitepack check and the Python package read the file.
+U=$T/utf8; mkdir -p "$U"
+cp "$SRC/tests/data/structures/1stp.cif" "$U/café.cif"
+cp "$SRC/tests/data/structures/1cbn.pdb" "$U/$(printf 'new\nline.pdb')"
+cp "$SRC/tests/data/structures/4hhb.cif.gz" "$U/$(printf 'lat\xe9in.cif.gz')"
+: > "$U/$(printf 'vidé\tfile.cif')"
+"${MPI[@]}" -np 2 "$BIN" run --input "$U" --ccd "$CCD" --out "$T/u.h5" > "$T/u.log" 2>&1 || die "UTF-8 names: $(cat $T/u.log)"
+grep -qF '    "vidé\x09file.cif"	no_atoms' "$T/u.log" || die "summary does not quote the odd name: $(cat $T/u.log)"
+"$BIN" check "$T/u.h5" --quiet || die "check refuses the file with UTF-8 names"
+PYTHONPATH="$SRC/python" $PY - "$T/u.h5" <<'PY'
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+for col in ("path", "error", "entry_id", "method"):
+    cs = f["structures/" + col].id.get_type().get_cset()
+    assert cs == h5py.h5t.CSET_UTF8, (col, cs)
+assert f["structures/status"].id.get_type().get_cset() == h5py.h5t.CSET_ASCII
+paths = sorted(f["structures/path"].asstr()[:])
+want = sorted(["café.cif", "new\\x0aline.pdb", "lat\\xe9in.cif.gz", "vidé\\x09file.cif"])
+assert paths == want, (paths, want)
+errors = [e for e in f["structures/error"].asstr()[:] if e]
+assert len(errors) == 1 and "vidé" in errors[0] and "\t" not in errors[0], errors
+import sitepack
+ds = sitepack.open(sys.argv[1])
+print("python package:", len(ds), "sites; paths", paths)
+assert len(ds) >= 3
+PY
 echo "reliability_names: ok"

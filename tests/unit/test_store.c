@@ -341,10 +341,23 @@ static void *read_ds(hid_t f, const char *name, hid_t mtype, size_t *n_out) {
   return buf;
 }
 
+/* The character set of dataset @p name's string type (H5T_CSET_ERROR when it cannot be read). */
+static H5T_cset_t cset_of(hid_t f, const char *name) {
+  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+  hid_t ft = d >= 0 ? H5Dget_type(d) : -1;
+  H5T_cset_t cs = ft >= 0 ? H5Tget_cset(ft) : H5T_CSET_ERROR;
+  if (ft >= 0) H5Tclose(ft);
+  if (d >= 0) H5Dclose(d);
+  return cs;
+}
+
+/* A fixed-size string column, read with the column's own cset (HDF5 converts no string between ASCII
+   and UTF-8: the user-text columns are UTF-8, issue 16 item 6). */
 static char *read_strs(hid_t f, const char *name, size_t width, size_t *n) {
   hid_t t = H5Tcopy(H5T_C_S1);
   H5Tset_size(t, width);
   H5Tset_strpad(t, H5T_STR_NULLPAD);
+  H5Tset_cset(t, cset_of(f, name));
   char *b = read_ds(f, name, t, n);
   H5Tclose(t);
   return b;
@@ -372,6 +385,12 @@ static void check_content(const char *path) {
   int64_t *fidx = read_ds(f, "structures/file_idx", H5T_NATIVE_INT64, &ns);
   CHECK(ns == N_FILES, "%zu structures", ns);
   for (size_t i = 0; i < ns; i++) CHECK(fidx[i] == (int64_t)i, "structure %zu file_idx %lld", i, (long long)fidx[i]);
+  /* issue 16 item 6: the columns of the user's text say UTF-8, sitepack's own names ASCII (6dbf0bd: all ASCII) */
+  CHECK(cset_of(f, "structures/path") == H5T_CSET_UTF8 && cset_of(f, "structures/error") == H5T_CSET_UTF8 &&
+            cset_of(f, "structures/entry_id") == H5T_CSET_UTF8 && cset_of(f, "structures/method") == H5T_CSET_UTF8,
+        "/structures path, error, entry_id, method are not H5T_CSET_UTF8");
+  CHECK(cset_of(f, "structures/status") == H5T_CSET_ASCII && cset_of(f, "ligands/comp_id") == H5T_CSET_ASCII,
+        "/structures/status or /ligands/comp_id is not ASCII");
   char *paths = read_strs(f, "structures/path", SP_PATH_LEN, &n2);
   CHECK(n2 == ns && strcmp(paths + 2 * SP_PATH_LEN, "sub/f2.cif") == 0, "path[2] %s", paths + 2 * SP_PATH_LEN);
   char *status = read_strs(f, "structures/status", 24, &n2);
