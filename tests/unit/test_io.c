@@ -48,6 +48,26 @@ static void test_sha256(void) {
   CHECK(!strcmp(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"), "got %s", hex);
 }
 
+/* Issue 16 item 6: the escape rule of docs/format.md, and a cut that keeps whole UTF-8 sequences and
+   whole \xNN (sp_text_escape_fit did not exist on 6dbf0bd: the cut text could end inside "\xe9"). */
+static void test_escape(void) {
+  char out[64];
+  size_t n = sp_path_escape("caf\xc3\xa9\tx\\y\xe9\n", out, sizeof out);
+  CHECK(!strcmp(out, "caf\xc3\xa9\\x09x\\x5cy\\xe9\\x0a") && n == strlen(out), "escaped: %s", out);
+  char col[10];
+  CHECK(sp_text_escape_fit(col, sizeof col, "short") == 0 && !strcmp(col, "short") && col[9] == 0, "fit: %s", col);
+  /* [10] holds 9 bytes; a cut leaves room for "...". The old cut (9 bytes, the last 3 made "...") would
+     give "abc\\x0..." and "abcde\xc3..." here: half an escape, half a UTF-8 sequence */
+  CHECK(sp_text_escape_fit(col, sizeof col, "ab\tcdefgh") == 1 && !strcmp(col, "ab\\x09..."), "escape kept: %s", col);
+  CHECK(sp_text_escape_fit(col, sizeof col, "abc\tdefgh") == 1 && !strcmp(col, "abc..."), "cut before an escape: %s", col);
+  CHECK(sp_text_escape_fit(col, sizeof col, "abc\xc3\xa9xyzwv") == 1 && !strcmp(col, "abc\xc3\xa9x..."),
+        "cut after a whole UTF-8 sequence: %s", col);
+  CHECK(sp_text_escape_fit(col, sizeof col, "abcde\xc3\xa9xyz") == 1 && !strcmp(col, "abcde..."),
+        "cut before a UTF-8 sequence that does not fit: %s", col);
+  CHECK(sp_text_escape_fit(col, sizeof col, "123456789") == 0 && !strcmp(col, "123456789"), "exact fit: %s", col);
+  CHECK(sp_text_escape_fit(col, sizeof col, "1234567890") == 1 && !strcmp(col, "123456..."), "one over: %s", col);
+}
+
 static void test_gzip_memory(void) {
   size_t n1 = 3u << 20, n2 = 37; /* big first member, tiny last member: ISIZE hint far too small */
   char *t1 = make_text(n1, 1), *t2 = make_text(n2, 2);
@@ -377,6 +397,7 @@ int main(int argc, char **argv) {
   }
   double t0 = sp_now();
   test_sha256();
+  test_escape();
   test_gzip_memory();
   test_file_read(argv[1]);
   test_manifest(argv[1]);
