@@ -42,6 +42,8 @@ typedef enum sp_errclass {
   SP_E_TOO_MANY_ATOMS = 19,/**< "too_many_atoms": more atom records than the job's limits.max_atoms (issue 9) */
   SP_E_TIMEOUT = 20,       /**< "timeout": the task ran longer than the job's limits.max_seconds (issue 9) */
   SP_E_INTERRUPTED = 21,   /**< "interrupted": the run was stopped by SIGINT or SIGTERM (issue 16); never a file's status */
+  SP_E_REPEATED_ENTRY = 22,/**< "repeated_entry": with `entries: first`, a later file of an entry an earlier file
+                                (path order) has; not processed (issue 16 item 12) */
   SP_ERRCLASS_COUNT
 } sp_errclass;
 

@@ -71,6 +71,20 @@ int sp_read_structure_text(const char *text, size_t len, sp_structure *s, int *f
 int sp_read_structure_file(const char *path, size_t max_bytes, sp_buf *buf, sp_structure *s, int *fmt,
                            sp_err *err);
 
+/**
+ * Issue 16 item 12: the entry id of the structure file @p path from its head, before any task: the
+ * first 4096 bytes as stored (a gzip file, by its magic bytes: the text they inflate to, at most
+ * 16 KiB), searched up to the first atom record for a PDB HEADER's idCode (columns 63-66) or an
+ * mmCIF `_entry.id` pair item, whichever comes first; blanks and CIF quotes removed, upper-cased
+ * (entry ids are case-insensitive), at most cap-1 bytes into @p id. The readers take the same
+ * items, so the id equals /structures/entry_id (upper-cased) for every file that has them in its
+ * head; "" when none is found there (the file is then of no entry: docs/format.md entry_first).
+ * @p gzip (may be NULL): 1 when the file starts with the gzip magic 1f 8b.
+ * @return 0, or -1 when the file cannot be opened or read
+ * (@p id "", *gzip 0: its task says why).
+ */
+int sp_read_entry_peek(const char *path, char *id, size_t cap, int *gzip);
+
 #ifdef __cplusplus
 }
 #endif

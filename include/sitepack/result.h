@@ -45,6 +45,9 @@ typedef struct sp_structure_row {
   int32_t n_warnings;
   char entry_id[32];
   char method[48];
+  int64_t entry_first;       /**< issue 16 item 12: file_idx (= /structures row) of the first file in path order of
+                                  the same entry (read/read.h sp_read_entry_peek; this file's own index when it is
+                                  the first), -1 when its head names no entry. Set by the run, not the worker */
   float resolution;          /**< Å, NaN if none */
   double t_read, t_parse, t_survey, t_site;  /**< seconds (timing fields: excluded from equality) */
 } sp_structure_row;

@@ -69,13 +69,14 @@ long sp_resume_find(const sp_resume_set *s, const char *path);
 
 /**
  * Append every task of entry @p idx to @p w with file_idx = @p new_file_idx (the file's index in
- * the current run's sorted input list), rows unchanged otherwise. @p scratch is a result used as
+ * the current run's sorted input list) and the structure row's entry_first = @p entry_first (the
+ * current run's, result.h), rows unchanged otherwise. @p scratch is a result used as
  * buffer (sp_result_init()ed by the caller; reused across calls).
  * @return 0; SP_E_INVALID (bad index or argument); SP_E_NOMEM; SP_E_HDF5 (a read, or the
  *         append: store.h sp_rank_writer_append()).
  */
-int sp_resume_copy(const sp_resume_set *s, size_t idx, int64_t new_file_idx, sp_rank_writer *w, sp_result *scratch,
-                   sp_err *err);
+int sp_resume_copy(const sp_resume_set *s, size_t idx, int64_t new_file_idx, int64_t entry_first, sp_rank_writer *w,
+                   sp_result *scratch, sp_err *err);
 
 /** Close the files and free the index. Safe on a zeroed set. */
 void sp_resume_free(sp_resume_set *s);

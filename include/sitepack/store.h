@@ -248,9 +248,11 @@ int sp_check(const char *path, size_t n_spot, uint64_t seed, sp_check_summary *s
  *  including tasks resumed from an earlier attempt). */
 typedef struct sp_output_totals {
   int64_t n_structures, n_ok, n_failed, n_duplicates;  /**< /structures rows by status */
+  int64_t n_repeated_entries; /**< rows "repeated_entry" (entries: first; issue 16): like duplicates, not failed */
   int64_t by_class[SP_ERRCLASS_COUNT];                 /**< rows per error class (duplicate included) */
   int64_t n_ligands, n_sites, n_site_atoms, n_interactions;  /**< table rows */
-  char *failures;           /**< "path\tclass\tmessage\n" per failed row (not duplicates), in file order; owned */
+  char *failures;           /**< "path\tclass\tmessage\n" per failed row (not duplicates or repeated entries), in
+                                 file order; owned */
   size_t failures_len, failures_cap;
 } sp_output_totals;
 

@@ -56,7 +56,9 @@ TABLES = {
 OPTIONAL = {("residues", "symop"): ("S16",),
             ("components", "smiles"): ("S512",), ("components", "inchi"): ("S1024",),
             ("components", "inchikey"): ("S27",), ("components", "descriptor_flags"): ("u1",),
-            ("sites", "n_bonds"): ("<i4",), ("atoms", "ccd_charge"): ("i1",), ("atoms", "ccd_atom"): ("u1",)}
+            ("sites", "n_bonds"): ("<i4",), ("atoms", "ccd_charge"): ("i1",), ("atoms", "ccd_atom"): ("u1",),
+            # issue 16 item 12, added within version 2: files written before it lack it
+            ("structures", "entry_first"): ("<i8",)}
 
 #: CSR pointers (length = rows + 1 of the table they belong to): (table, column) -> indexed table.
 POINTERS = {

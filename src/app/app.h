@@ -38,6 +38,9 @@ typedef struct sp_job {
   int shard_index;       /* --shard I/N (issue 8, docs/slurm.md): this run is shard I of N ... */
   int shard_count;       /* ... N; 0: not a shard run */
   bool resume;           /* --resume (issue 9, docs/reliability.md): reuse the tasks of earlier attempts */
+  bool entries_first;    /* entries: first (--entries first, issue 16 item 12): of the files of one entry only the
+                            first in path order is processed, the later ones get a repeated_entry row; false:
+                            all (the default: every readable input is processed, docs/usage.md "Entries") */
 } sp_job;
 
 /* Parse `run` arguments (argv[0] = "run"). Fills job; on error prints to stderr and returns

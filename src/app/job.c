@@ -34,6 +34,9 @@ void sp_print_run_help(FILE *f) {
           "                        their operator (default: asymmetric unit only; docs/sites.md);\n"
           "                        --no-symmetry-mates turns a job file's site.symmetry_mates off\n"
           "  --model first|all     models to survey (default first)\n"
+          "  --entries all|first   files of the same entry (1abc.cif and 1abc.pdb): process all\n"
+          "                        (default; /structures/entry_first groups them) or only the first\n"
+          "                        in path order (the later ones: status repeated_entry)\n"
           "  --force               overwrite an existing output file\n"
           "  --quiet, -q           no progress lines\n"
           "  --keep-parts          keep the per-rank HDF5 files (OUT.h5.parts/)\n"
@@ -56,7 +59,7 @@ void sp_print_run_help(FILE *f) {
           "                        shard's share of the files, write a shard file to --out; then\n"
           "                        `sitepack merge` (docs/slurm.md)\n"
           "\n"
-          "job file keys: input, ccd, output, report, ph, model, site: {cutoff, max_atoms, symmetry_mates},\n"
+          "job file keys: input, ccd, output, report, ph, model, entries, site: {cutoff, max_atoms, symmetry_mates},\n"
           "               split: {min_bytes, min_ligands, max_parts, enabled, cost_guard}, steal (true/false),\n"
           "               limits: {max_atoms, max_seconds, max_file_site_atoms}\n"
           "\n"
@@ -274,6 +277,10 @@ static int load_job_file(const char *path, sp_job *job) {
       if (!cJSON_IsString(it) || (strcmp(it->valuestring, "first") && strcmp(it->valuestring, "all")))
         rc = bad("job file: model must be \"first\" or \"all\"", NULL);
       else job->opts.all_models = !strcmp(it->valuestring, "all");
+    } else if (!strcmp(k, "entries")) { /* issue 16 item 12 */
+      if (!cJSON_IsString(it) || (strcmp(it->valuestring, "first") && strcmp(it->valuestring, "all")))
+        rc = bad("job file: entries must be \"all\" or \"first\"", NULL);
+      else job->entries_first = !strcmp(it->valuestring, "first");
     } else if (!strcmp(k, "site") || !strcmp(k, "split") || !strcmp(k, "limits")) {
       if (!cJSON_IsObject(it)) {
         fprintf(stderr, "sitepack run: job file: %s must be an object\n", k);
@@ -298,7 +305,7 @@ static int load_job_file(const char *path, sp_job *job) {
 }
 
 enum {
-  O_INPUT = 256, O_CCD, O_OUT, O_REPORT, O_PH, O_CUTOFF, O_MAX_SITE_ATOMS, O_MAX_ATOMS, O_MAX_FILE_SITE_ATOMS, O_TASK_TIMEOUT, O_MODEL,
+  O_INPUT = 256, O_CCD, O_OUT, O_REPORT, O_PH, O_CUTOFF, O_MAX_SITE_ATOMS, O_MAX_ATOMS, O_MAX_FILE_SITE_ATOMS, O_TASK_TIMEOUT, O_MODEL, O_ENTRIES,
   O_SHARD, O_SPLIT_MIN_BYTES, O_SPLIT_MIN_LIGANDS, O_SPLIT_MAX_PARTS, O_FORCE, O_KEEP_PARTS, O_NO_STEAL, O_RESUME,
   O_NO_SPLIT, O_SPLIT_NO_GUARD, O_SYMMETRY_MATES, O_NO_SYMMETRY_MATES
 };
@@ -316,6 +323,7 @@ static const struct option k_run_options[] = {
     {"max-file-site-atoms", required_argument, NULL, O_MAX_FILE_SITE_ATOMS},
     {"task-timeout", required_argument, NULL, O_TASK_TIMEOUT},
     {"model", required_argument, NULL, O_MODEL},
+    {"entries", required_argument, NULL, O_ENTRIES},
     {"shard", required_argument, NULL, O_SHARD},
     {"split-min-bytes", required_argument, NULL, O_SPLIT_MIN_BYTES},
     {"split-min-ligands", required_argument, NULL, O_SPLIT_MIN_LIGANDS},
@@ -392,6 +400,10 @@ static int apply_value_option(int c, const char *v, sp_job *job) {
   case O_MODEL:
     if (strcmp(v, "first") && strcmp(v, "all")) return bad("--model must be first or all", v);
     job->opts.all_models = !strcmp(v, "all");
+    return 0;
+  case O_ENTRIES:
+    if (strcmp(v, "first") && strcmp(v, "all")) return bad("--entries must be all or first", v);
+    job->entries_first = !strcmp(v, "first");
     return 0;
   case O_SHARD: { /* issue 8 (slurm): cmd_merge.h sp_shard_parse() */
     char msg[256];
@@ -471,6 +483,8 @@ int sp_job_from_args(int argc, char **argv, sp_job *job) {
   if (job->ccd) cJSON_AddStringToObject(j, "ccd", job->ccd);
   cJSON_AddNumberToObject(j, "ph", job->opts.ph);
   cJSON_AddStringToObject(j, "model", job->opts.all_models ? "all" : "first");
+  /* issue 16 item 12: recorded only when not the default (a default job records the same JSON as before) */
+  if (job->entries_first) cJSON_AddStringToObject(j, "entries", "first");
   cJSON *site = cJSON_AddObjectToObject(j, "site");
   cJSON_AddNumberToObject(site, "cutoff", job->opts.cutoff);
   cJSON_AddNumberToObject(site, "max_atoms", (double)job->opts.max_site_atoms);

@@ -148,9 +148,16 @@ static void add_files_json(cJSON *r, const struct run_ctx *c, size_t n_files) {
   cJSON_AddNumberToObject(files, "failed", (double)counts[C_FILES_FAILED]);
   /* duplicates are neither ok nor failed (docs/reliability.md): counted on their own */
   cJSON_AddNumberToObject(files, "duplicates", (double)by_class[SP_E_DUPLICATE]);
+  /* issue 16 item 12: files of an entry an earlier file has (entries: all: processed; first: repeated_entry) */
+  cJSON *ent = cJSON_AddObjectToObject(files, "entries");
+  cJSON_AddStringToObject(ent, "policy", c->job.entries_first ? "first" : "all");
+  cJSON_AddNumberToObject(ent, "in_several_files", (double)c->n_entries_repeated);
+  cJSON_AddNumberToObject(ent, "later_files", (double)c->n_files_repeated);
+  cJSON_AddNumberToObject(ent, "not_processed", (double)by_class[SP_E_REPEATED_ENTRY]);
   cJSON *fc = cJSON_AddObjectToObject(files, "failed_by_class");
   for (int k = 1; k < SP_ERRCLASS_COUNT; ++k)
-    if (by_class[k] && k != SP_E_DUPLICATE) cJSON_AddNumberToObject(fc, sp_errclass_name(k), (double)by_class[k]);
+    if (by_class[k] && k != SP_E_DUPLICATE && k != SP_E_REPEATED_ENTRY)
+      cJSON_AddNumberToObject(fc, sp_errclass_name(k), (double)by_class[k]);
   cJSON *fl = cJSON_AddArrayToObject(files, "failures");
   const char *p = c->g.fails;
   while (p && *p) {
@@ -354,7 +361,7 @@ void run_summary_print(const struct run_ctx *c) {
   printf("  files ok %lld, failed %lld", (long long)counts[C_FILES_OK], (long long)counts[C_FILES_FAILED]);
   int first = 1;
   for (int k = 1; k < SP_ERRCLASS_COUNT; ++k)
-    if (by_class[k] && k != SP_E_DUPLICATE) { /* duplicates: their own line below */
+    if (by_class[k] && k != SP_E_DUPLICATE && k != SP_E_REPEATED_ENTRY) { /* their own lines below */
       printf("%s%s %lld", first ? " (" : ", ", sp_errclass_name(k), (long long)by_class[k]);
       first = 0;
     }
@@ -367,6 +374,13 @@ void run_summary_print(const struct run_ctx *c) {
            prep->n_resumed_tasks, prep->n_changed);
   if (prep->n_duplicates)
     printf("  %zu duplicates (same SHA-256 as an earlier file: not processed again)\n", prep->n_duplicates);
+  if (c->n_entries_repeated && job->entries_first) /* issue 16 item 12 */
+    printf("  entries in more than one file: %zu; their %lld later files not processed (entries: first; status "
+           "repeated_entry)\n", c->n_entries_repeated, (long long)by_class[SP_E_REPEATED_ENTRY]);
+  else if (c->n_entries_repeated)
+    printf("  entries in more than one file: %zu; their %zu later files processed too (/structures/entry_first "
+           "names each entry's first file; entries: first keeps only that one)\n", c->n_entries_repeated,
+           c->n_files_repeated);
   int64_t steals = 0;
   for (int i = 0; i < P; ++i) steals += all[i].steals;
   printf("  %zu tasks, steals %lld, makespan %.2f s = %.3f x max(largest task, total/P); busy/wall per rank:",

@@ -162,6 +162,7 @@ typedef struct prepare {
   size_t n;
   const uint8_t *only;  /* [n] the files whose rows this run writes (a shard's); NULL: every file */
   const sp_hasher *hasher; /* hashes a batch of files (NULL: hash_batch() hashes them here) */
+  const sp_prepare_entries *ent; /* each file's entry (issue 16 item 12) */
   sp_prepare_out *out;
   char (*sha)[65];      /* [n] SHA-256 (hex) of the stored bytes; "" = not hashed (yet) */
   uint8_t *gz;          /* [n] the file starts with the gzip magic (where hashed) */
@@ -472,6 +473,41 @@ static int append_duplicate_row(prepare *p, size_t f, sp_rank_writer *w, sp_err 
   st->gzip = p->gz[f];
   st->bytes = p->bytes[f];
   st->resolution = NAN;
+  st->entry_first = p->ent->first[f];
+  return sp_rank_writer_append(w, r, err);
+}
+
+/* 1 when file @p f is not processed under `entries: first` (issue 16 item 12): a later file of an entry. */
+static int repeated_entry(const prepare *p, size_t f) {
+  return p->ent->keep_first && p->ent->first[f] >= 0 && p->ent->first[f] != (int64_t)f;
+}
+
+/* Append the structure row of file @p f, a later file of an entry (status "repeated_entry", the entry and
+   its first file in its error text; path, sha256, bytes and gzip as for a duplicate) to @p w. Returns
+   sp_rank_writer_append()'s status, or the file's read error class (SP_E_IO ...: it is then run, its task
+   says why). */
+static int append_repeated_row(prepare *p, size_t f, sp_rank_writer *w, sp_err *err) {
+  if (!p->sha[f][0] && sp_run_hash_file(p->job->input, p->paths[f], p->sha[f], &p->gz[f]))
+    return sp_err_set(err, SP_E_IO, "%s: cannot read", p->paths[f]);
+  p->out->n_hashed++;
+  sp_result *r = &p->r;
+  sp_result_clear(r);
+  r->file_idx = (int64_t)f;
+  r->has_structure_row = 1;
+  sp_structure_row *st = &r->st;
+  sp_path_escape(p->paths[f], st->path, sizeof st->path);
+  memcpy(st->sha256, p->sha[f], 65);
+  snprintf(st->status, sizeof st->status, "%s", sp_errclass_name(SP_E_REPEATED_ENTRY));
+  char first[161], id[32]; /* 6 + 31 + 7 + 160 + 36 bytes: the message fits st->error */
+  size_t k = (size_t)p->ent->first[f];
+  sp_text_escape_fit(first, sizeof first, p->paths[k]);
+  sp_text_escape_fit(id, sizeof id, p->ent->key[f]);
+  snprintf(st->error, sizeof st->error, "entry %s is in %s, processed instead (entries: first)", id, first);
+  memcpy(st->entry_id, id, sizeof st->entry_id); /* as the file's head names it (upper-case) */
+  st->gzip = p->gz[f];
+  st->bytes = p->bytes[f];
+  st->resolution = NAN;
+  st->entry_first = (int64_t)k;
   return sp_rank_writer_append(w, r, err);
 }
 
@@ -510,8 +546,9 @@ static int hash_resume_candidates(prepare *p) {
 static int prepare_file(prepare *p, size_t f, sp_rank_writer **w) {
   sp_prepare_out *out = p->out;
   sp_err err = {0};
-  long e = resume_entry(p, f);
-  if (p->dup_of[f] < 0 && e < 0) return 0;
+  int dup = p->dup_of[f] >= 0, rep = !dup && repeated_entry(p, f);
+  long e = rep ? -1 : resume_entry(p, f);
+  if (!dup && !rep && e < 0) return 0;
   if (p->only && !p->only[f]) return 0; /* another shard's file: that shard writes its row */
   if (e >= 0 && !resume_usable(p, f, e)) return 0;
   if (!*w && !(*w = sp_rank_writer_open(p->tmp, &err))) {
@@ -520,14 +557,18 @@ static int prepare_file(prepare *p, size_t f, sp_rank_writer **w) {
   }
   int rc;
   if (e >= 0) {
-    rc = sp_resume_copy(&p->rs, (size_t)e, (int64_t)f, *w, &p->r, &err);
+    rc = sp_resume_copy(&p->rs, (size_t)e, (int64_t)f, p->ent->first[f], *w, &p->r, &err);
     if (!rc) {
       out->n_resumed++;
       out->n_resumed_tasks += (size_t)p->rs.entries[e].n_parts;
     }
-  } else {
+  } else if (dup) {
     rc = append_duplicate_row(p, f, *w, &err);
     if (!rc) out->n_duplicates++;
+  } else {
+    rc = append_repeated_row(p, f, *w, &err);
+    if (rc == SP_E_IO) return 0; /* unreadable now: its task says why */
+    if (!rc) out->n_repeated++;
   }
   if (rc == SP_E_INVALID && e >= 0 && p->rs.entries[e].n_parts == 1) {
     /* rows that fail the writer's checks (nothing was written): a damaged earlier file; run it again */
@@ -564,12 +605,14 @@ static int write_prepared(prepare *p) {
 }
 
 int sp_run_prepare(const sp_job *job, const char *parts_dir, char *const *paths, const int64_t *bytes, size_t n,
-                   const char *ccd_sha, const uint8_t *only, const sp_hasher *hasher, sp_prepare_out *out) {
+                   const char *ccd_sha, const uint8_t *only, const sp_hasher *hasher, const sp_prepare_entries *ent,
+                   sp_prepare_out *out) {
   double t0 = sp_now();
   prepare p;
   int status = prepare_open(&p, job, parts_dir, paths, bytes, n, ccd_sha, out);
   p.only = only;
   p.hasher = hasher;
+  p.ent = ent;
   if (!status) status = read_earlier_runs(&p); /* 1. */
   if (!status && mkdir(parts_dir, 0777) && errno != EEXIST) status = fail("cannot create", parts_dir);
   if (!status && write_stamp(parts_dir, p.stamp)) status = fail("cannot write the job stamp in", parts_dir);

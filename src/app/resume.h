@@ -17,6 +17,7 @@ typedef struct sp_prepare_out {
   size_t n_resumed;       /* input files whose results were taken over from earlier per-rank files */
   size_t n_resumed_tasks; /* their tasks */
   size_t n_duplicates;    /* input files with the bytes (SHA-256) of an earlier file in the sorted list */
+  size_t n_repeated;      /* entries: first: later files of an entry (repeated_entry rows written) */
   size_t n_changed;       /* files found earlier but changed since (size or SHA-256): run again */
   size_t n_unreadable;    /* earlier per-rank files that could not be read (their tasks run again) */
   size_t n_stale_attempts;/* earlier attempts of another job, CCD or build: ignored */
@@ -37,6 +38,13 @@ typedef struct sp_hasher {
  * (io.h sp_file_digest). Returns 0, or -1 when the file cannot be read or the path does not fit. */
 int sp_run_hash_file(const char *root, const char *rel, char out[65], uint8_t *gzip);
 
+/* The entry of each input file (issue 16 item 12; app/run_ctx.h), for sp_run_prepare(). */
+typedef struct sp_prepare_entries {
+  const int64_t *first;   /* [n] the first file of each file's entry, -1 none (result.h entry_first) */
+  const char (*key)[32];  /* [n] each file's entry id, "" none */
+  int keep_first;         /* entries: first: a later file of an entry gets a repeated_entry row, no task */
+} sp_prepare_entries;
+
 /*
  * Rank 0, after the scan and the CCD open, before any per-rank file is created.
  *  - Removes per-rank files of earlier runs from @p parts_dir (without --resume: they would mix with
@@ -44,16 +52,20 @@ int sp_run_hash_file(const char *root, const char *rel, char out[65], uint8_t *g
  *  - writes PARTS/job.txt (the job, CCD SHA-256 and build this run's files belong to);
  *  - finds duplicate inputs (same size, then same SHA-256 of the stored bytes; the first in path
  *    order is processed, the others get a row with status "duplicate");
+ *  - with @p ent->keep_first (entries: first), gives every later file of an entry (not a duplicate) a row
+ *    with status "repeated_entry" naming the entry and its first file;
  *  - writes PARTS/prepared.h5 (through a .tmp name and a rename): the resumed tasks with this run's
- *    file indices and the duplicates' rows; with @p only (a shard run's files, [n] 1 = this shard's;
- *    NULL: every file) only the rows of those files, the duplicates still decided on the whole list.
+ *    file indices, the duplicates' and repeated entries' rows, each with entry_first = ent->first[f];
+ *    with @p only (a shard run's files, [n] 1 = this shard's; NULL: every file) only the rows of those
+ *    files, the duplicates still decided on the whole list.
  * The files to hash (every file of a size shared with another; every resumed file whose size is
  * unchanged) are hashed in two batches through @p hasher (NULL: one by one here).
  * Shard runs (--shard) never resume (refused by the job: a failed shard is rerun whole, docs/slurm.md).
  * Returns 0 or an exit status (SP_EXIT_RUNTIME) after printing the reason.
  */
 int sp_run_prepare(const sp_job *job, const char *parts_dir, char *const *paths, const int64_t *bytes, size_t n,
-                   const char *ccd_sha, const uint8_t *only, const sp_hasher *hasher, sp_prepare_out *out);
+                   const char *ccd_sha, const uint8_t *only, const sp_hasher *hasher, const sp_prepare_entries *ent,
+                   sp_prepare_out *out);
 
 void sp_prepare_out_free(sp_prepare_out *o);
 

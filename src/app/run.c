@@ -38,20 +38,8 @@
 #include "app/hash_share.h"
 #include "app/merge_comm.h"
 #include "app/run_guard.h"
+#include "sitepack/read.h"
 #include "sitepack/version.h"
-
-/* 1 when the file @p root/@p rel starts with the gzip magic 1f 8b (an unreadable file: 0). */
-static int is_gzip_file(const char *root, const char *rel) {
-  char full[4096];
-  snprintf(full, sizeof full, "%s/%s", root, rel);
-  unsigned char magic[2] = {0, 0};
-  int fd = open(full, O_RDONLY);
-  if (fd >= 0) {
-    if (read(fd, magic, 2) != 2) magic[0] = 0;
-    close(fd);
-  }
-  return magic[0] == 0x1f && magic[1] == 0x8b;
-}
 
 /* Add one phase's statistics to the running per-rank totals. */
 static void add_stats(sp_sched_stats *sum, const sp_sched_stats *s) {
@@ -125,6 +113,8 @@ static int bcast_files(struct run_ctx *c, int rank) {
   /* blobs above 2 GiB are not expected (paths of millions of files fit easily) */
   MPI_Bcast(blob, (int)hdr[1], MPI_CHAR, 0, MPI_COMM_WORLD);
   MPI_Bcast(c->bytes, (int)c->n, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  if (rank != 0 && !(c->entry_first = calloc(c->n ? c->n : 1, sizeof *c->entry_first))) return -1;
+  MPI_Bcast(c->entry_first, (int)c->n, MPI_INT64_T, 0, MPI_COMM_WORLD);
   if (rank != 0) {
     size_t o = 0;
     for (size_t i = 0; i < c->n; ++i) {
@@ -220,6 +210,8 @@ static void run_ctx_free(struct run_ctx *c) {
   }
   free(c->bytes);
   free(c->gz);
+  free(c->entry_key);
+  free(c->entry_first);
   free(c->cost_a);
   free(c->weight_a);
   free(c->weight_b);
@@ -371,14 +363,24 @@ static int phase_scan(struct run_ctx *c) {
   c->paths = calloc(c->n, sizeof *c->paths);
   c->bytes = calloc(c->n, sizeof *c->bytes);
   c->gz = calloc(c->n, 1);
-  if (!c->paths || !c->bytes || !c->gz) {
+  c->entry_key = calloc(c->n, sizeof *c->entry_key);
+  c->entry_first = calloc(c->n, sizeof *c->entry_first);
+  if (!c->paths || !c->bytes || !c->gz || !c->entry_key || !c->entry_first) {
     fprintf(stderr, "sitepack run: out of memory\n");
     return SP_EXIT_RUNTIME;
   }
-  for (size_t i = 0; i < c->n; ++i) {
+  for (size_t i = 0; i < c->n; ++i) { /* one open per file: its gzip magic and its entry id (issue 16 item 12) */
     c->paths[i] = c->scan.files[i].path;
     c->bytes[i] = c->scan.files[i].bytes;
-    c->gz[i] = (uint8_t)is_gzip_file(job->input, c->paths[i]);
+    char full[8192];
+    int gz = 0;
+    snprintf(full, sizeof full, "%s/%s", job->input, c->paths[i]);
+    sp_read_entry_peek(full, c->entry_key[i], sizeof c->entry_key[i], &gz); /* unreadable: "", 0; its task says why */
+    c->gz[i] = (uint8_t)gz;
+  }
+  if (run_entries_first(c)) {
+    fprintf(stderr, "sitepack run: out of memory\n");
+    return SP_EXIT_RUNTIME;
   }
   if (!job->quiet)
     fprintf(stderr, "sitepack %s: %zu files under %s, %d ranks\n", SP_VERSION, c->n, job->input, c->n_ranks);
@@ -451,7 +453,8 @@ static int prepare_files(struct run_ctx *c, const sp_hasher *hasher) {
     }
     for (size_t k = 0; k < c->shard.n_assigned; k++) mine[c->shard.files[k]] = 1;
   }
-  int status = sp_run_prepare(job, c->parts_dir, c->paths, c->bytes, c->n, c->ccd_sha, mine, hasher, &c->prep);
+  sp_prepare_entries ent = {c->entry_first, (const char(*)[32])c->entry_key, job->entries_first};
+  int status = sp_run_prepare(job, c->parts_dir, c->paths, c->bytes, c->n, c->ccd_sha, mine, hasher, &ent, &c->prep);
   free(mine);
   /* issue 16 item 1: a failed write of prepared.h5 (a full disk) leaves HDF5 unable to close it: its
      shutdown would loop ("infinite loop closing library"); leave without it */
@@ -764,7 +767,7 @@ static int phase_gather(struct run_ctx *c) {
 static int report_stopped(const struct run_ctx *c) {
   if (c->run_rc == SP_E_INTERRUPTED) {
     int64_t done = c->g.counts[C_FILES_OK] + c->g.counts[C_FILES_FAILED] + (int64_t)c->prep.n_resumed +
-                   (int64_t)c->prep.n_duplicates;
+                   (int64_t)c->prep.n_duplicates + (int64_t)c->prep.n_repeated;
     size_t total = c->job.shard_count > 0 ? c->shard.n_assigned : c->n;
     fprintf(stderr, "sitepack run: interrupted (%s) after %lld of %zu files; no output written; the finished tasks "
             "are kept in %s: %s\n", c->stop_signal == SIGINT ? "SIGINT" : "SIGTERM", (long long)done, total,

@@ -52,6 +52,9 @@ struct run_ctx {
   int64_t *bytes;        /* [n] stored sizes; owned */
   size_t n;
   uint8_t *gz;           /* [n] rank 0: 1 where the file starts with the gzip magic; owned */
+  char (*entry_key)[32]; /* [n] rank 0: the entry id of each file's head (read.h sp_read_entry_peek), "" none; owned */
+  int64_t *entry_first;  /* [n] every rank: the first file of each file's entry, -1 none (result.h); owned */
+  size_t n_entries_repeated, n_files_repeated; /* rank 0: entries in more than one file; their later files */
 
   /* -- CCD (all ranks) -- */
   sp_ccd_shared *ccd_shared; /* owned; closing it (collective) closes ccd */
@@ -138,6 +141,12 @@ int run_plan_tasks(struct run_ctx *c, const double *cost, sp_plan *plan, double 
  * (printed): SP_E_NOMEM (task list), a task's failure to run or to be written, the scheduler's. */
 int run_sched_tasks(struct run_ctx *c, const sp_plan *plan, const double *weight, sp_sched_stats *stats,
                     double *t_phase);
+
+/* entries.c. Rank 0, after the scan (issue 16 item 12): c->entry_first [c->n] from c->entry_key: each file's
+ * entry's first file in path order (its own index when it is the first; -1 for a file whose head names no
+ * entry), c->n_entries_repeated (entries in more than one file) and c->n_files_repeated (their later files).
+ * Returns 0 or -1 (out of memory). */
+int run_entries_first(struct run_ctx *c);
 
 /* report.c. The current UTC time as ISO 8601 ("2026-01-31T12:00:00Z") into @p buf [cap >= 21]. */
 void run_iso_now(char *buf, size_t cap);

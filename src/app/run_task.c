@@ -73,6 +73,7 @@ static int do_task(size_t task, void *user) {
     return rc;
   }
   const sp_structure_row *st = &c->result.st;
+  if (c->result.has_structure_row) c->result.st.entry_first = c->entry_first[f]; /* issue 16 item 12 */
   if (c->result.has_structure_row) {
     if (!strcmp(st->status, "ok")) {
       c->counts[C_FILES_OK]++;

@@ -28,6 +28,7 @@ static const char *const k_names[SP_ERRCLASS_COUNT] = {
     [SP_E_TOO_MANY_ATOMS] = "too_many_atoms",
     [SP_E_TIMEOUT] = "timeout",
     [SP_E_INTERRUPTED] = "interrupted",
+    [SP_E_REPEATED_ENTRY] = "repeated_entry",
 };
 
 const char *sp_errclass_name(int cls) {

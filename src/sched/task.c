@@ -298,6 +298,7 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
   sp_structure_row *st = &out->st;
   sp_path_escape(relpath, st->path, sizeof st->path); /* issue 16: valid UTF-8 (the scan checked it fits) */
   st->resolution = NAN;
+  st->entry_first = -1; /* issue 16 item 12: the run sets it from the whole file list (result.h) */
 
   char full[4096];
   int n = snprintf(full, sizeof full, "%s/%s", root, relpath);

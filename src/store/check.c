@@ -219,7 +219,20 @@ static int ck_load_index(ck *c, ck_arrays *a) {
   return 0;
 }
 
-/* Step 2: structures' n_ligands / n_sites equal their ligand_ptr / site_ptr blocks. */
+/* Step 2b (issue 16 item 12): each entry_first is -1 or an earlier-or-same row that is its own first. */
+static int ck_entry_first(ck *c) {
+  const int64_t S = c->rows[SP_T_STRUCTURES];
+  int64_t *ef = NULL;
+  int rc = ck_load(c, "/structures/entry_first", H5T_NATIVE_INT64, 8, S, (void **)&ef);
+  for (int64_t s = 0; !rc && s < S; s++)
+    if (ef[s] < -1 || ef[s] > s || (ef[s] >= 0 && ef[ef[s]] != ef[s]))
+      rc = sp_err_set(c->err, SP_E_FORMAT, "%s: /structures/entry_first[%lld] = %lld is not -1 or an earlier row "
+                      "that is the first of its entry", c->path, (long long)s, (long long)ef[s]);
+  free(ef);
+  return rc;
+}
+
+/* Step 2: structures' n_ligands / n_sites equal their ligand_ptr / site_ptr blocks; entry_first (2b). */
 static int ck_structures(ck *c, const ck_arrays *a) {
   const int64_t S = c->rows[SP_T_STRUCTURES];
   for (int64_t s = 0; s < S; s++)
@@ -228,7 +241,7 @@ static int ck_structures(ck *c, const ck_arrays *a) {
                         "%s: structure %lld: n_ligands %d / n_sites %d disagree with ligand_ptr / site_ptr (%lld / %lld)",
                         c->path, (long long)s, a->st_nlig[s], a->st_nsite[s],
                         (long long)(a->lig_ptr[s + 1] - a->lig_ptr[s]), (long long)(a->site_ptr[s + 1] - a->site_ptr[s]));
-  return 0;
+  return ck_entry_first(c);
 }
 
 /* Step 3: every ligand's structure_idx is the structure whose block holds it; site_idx in [-1, N). */

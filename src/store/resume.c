@@ -166,8 +166,8 @@ long sp_resume_find(const sp_resume_set *s, const char *path) {
   return -1;
 }
 
-int sp_resume_copy(const sp_resume_set *s, size_t idx, int64_t new_file_idx, sp_rank_writer *w, sp_result *r,
-                   sp_err *err) {
+int sp_resume_copy(const sp_resume_set *s, size_t idx, int64_t new_file_idx, int64_t entry_first, sp_rank_writer *w,
+                   sp_result *r, sp_err *err) {
   if (!s || !s->priv || !w || !r || idx >= s->n || new_file_idx < 0)
     return sp_err_set(err, SP_E_INVALID, "sp_resume_copy: bad argument");
   const rpriv *p = s->priv;
@@ -175,6 +175,7 @@ int sp_resume_copy(const sp_resume_set *s, size_t idx, int64_t new_file_idx, sp_
     const rtask *tk = &p->tasks[p->first_task[idx] + (size_t)part];
     int rc = sp_rankfile_read_task(&p->files[tk->file], tk->k, r, err);
     r->file_idx = new_file_idx;
+    if (r->has_structure_row) r->st.entry_first = entry_first; /* this run's file list decides it */
     if (!rc) rc = sp_rank_writer_append(w, r, err);
     if (rc) return rc;
   }

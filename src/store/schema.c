@@ -34,6 +34,7 @@ static const sp_col cols_structures[] = {
     COL(sp_structure_row, n_warnings, SP_COL_I32),
     STRU(sp_structure_row, entry_id),
     STRU(sp_structure_row, method),
+    COL(sp_structure_row, entry_first, SP_COL_I64),
     COL(sp_structure_row, resolution, SP_COL_F32),
     COL(sp_structure_row, t_read, SP_COL_F64),
     COL(sp_structure_row, t_parse, SP_COL_F64),

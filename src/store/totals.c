@@ -88,8 +88,9 @@ int sp_output_totals_read(const char *h5_path, sp_output_totals *t, sp_err *err)
         for (k = 1; k < SP_ERRCLASS_COUNT; ++k)
           if (!strcmp(s, sp_errclass_name(k))) break;
         if (k < SP_ERRCLASS_COUNT) t->by_class[k]++;
-        if (k == SP_E_DUPLICATE) {
-          t->n_duplicates++;
+        if (k == SP_E_DUPLICATE || k == SP_E_REPEATED_ENTRY) { /* not processed: neither ok nor failed */
+          if (k == SP_E_DUPLICATE) t->n_duplicates++;
+          else t->n_repeated_entries++;
           continue;
         }
         t->n_failed++;

@@ -1,5 +1,5 @@
 # Issue 9 (reliability): resume after a kill, hostile inputs, a full disk; issue 16: the items named in each test. Owner: reliability.
-foreach(t resume hostile disk_full ccd names guard scan shards removed)
+foreach(t resume hostile disk_full ccd names guard scan shards removed entries)
   add_test(NAME reliability_${t}
     COMMAND bash ${CMAKE_SOURCE_DIR}/tests/integration/reliability_${t}.sh $<TARGET_FILE:sitepack_cli>
             ${MPIEXEC_EXECUTABLE} ${CMAKE_BINARY_DIR}/it_reliability_${t} ${CMAKE_SOURCE_DIR})
