@@ -88,3 +88,9 @@ int sp_opt_double(const char *cmd, const char *opt, const char *text, double lo,
   *out = v;
   return 0;
 }
+
+void sp_opt_file_error(const char *cmd, const char *what, const char *path, const char *msg, const char *tail) {
+  size_t n = strlen(path);
+  if (!strncmp(msg, path, n) && msg[n] == ':' && msg[n + 1] == ' ') msg += n + 2;
+  fprintf(stderr, "sitepack %s: %s %s: %s%s%s\n", cmd, what, path, msg, tail ? " " : "", tail ? tail : "");
+}

@@ -28,4 +28,9 @@ int sp_opt_int(const char *cmd, const char *opt, const char *text, int64_t lo, i
  * printing "sitepack CMD: OPT must be a number in [lo, hi], got 'text'" (with '(' when lo_open). */
 int sp_opt_double(const char *cmd, const char *opt, const char *text, double lo, int lo_open, double hi, double *out);
 
+/* The one format of an error about an input file: "sitepack CMD: WHAT PATH: MSG[ TAIL]" on stderr. A
+ * library message that names the file already ("PATH: cannot open: ...") loses that prefix, so that the
+ * path is printed once. @p tail may be NULL. */
+void sp_opt_file_error(const char *cmd, const char *what, const char *path, const char *msg, const char *tail);
+
 #endif

@@ -34,9 +34,10 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "app/run_ctx.h"
+#include "app/cli_opts.h"
 #include "app/hash_share.h"
 #include "app/merge_comm.h"
+#include "app/run_ctx.h"
 #include "app/run_guard.h"
 #include "sitepack/read.h"
 #include "sitepack/version.h"
@@ -414,7 +415,7 @@ static int phase_ccd_open(struct run_ctx *c) {
   if (!c->job.ccd) return 0;
   sp_err err = {0};
   int rc = sp_ccd_open_shared(MPI_COMM_WORLD, c->job.ccd, &c->ccd_shared, c->ccd_sha, &err);
-  if (rc && c->rank == 0) fprintf(stderr, "sitepack run: CCD %s: %s\n", c->job.ccd, err.msg);
+  if (rc && c->rank == 0) sp_opt_file_error("run", "CCD", c->job.ccd, err.msg, NULL); /* the path once */
   c->ccd = sp_ccd_shared_get(c->ccd_shared);
   return rc ? SP_EXIT_USAGE : 0;
 }

@@ -203,7 +203,7 @@ static int load_tables(survey *s) {
   if (s->ccd_arg) {
     sp_err cerr = {0};
     if (sp_ccd_open(s->ccd_arg, &s->ccd, &cerr)) {
-      fprintf(stderr, "sitepack survey: CCD %s: %s\n", s->ccd_arg, cerr.msg);
+      sp_opt_file_error("survey", "CCD", s->ccd_arg, cerr.msg, NULL);
       s->ccd = NULL;
       return SP_EXIT_USAGE;
     }
@@ -308,7 +308,7 @@ static void open_ccd(survey *s) {
   else if (sp_run_attr_str(s->path, "ccd_path", ccd_path, sizeof ccd_path, NULL)) ccd_path[0] = 0;
   sp_err cerr = {0};
   if (!s->ccd && ccd_path[0] && sp_ccd_open(ccd_path, &s->ccd, &cerr)) {
-    fprintf(stderr, "sitepack survey: CCD %s: %s (key groups stay unconfirmed)\n", ccd_path, cerr.msg);
+    sp_opt_file_error("survey", "CCD", ccd_path, cerr.msg, "(key groups stay unconfirmed)");
     s->ccd = NULL;
   }
 }

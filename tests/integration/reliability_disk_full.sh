@@ -9,11 +9,7 @@ if ! mount -t tmpfs -o size=1m tmpfs "$M" 2>/dev/null; then echo "SKIP: cannot m
 trap 'umount "$M" 2>/dev/null || true' EXIT
 IN=$SRC/tests/data/structures
 "${MPI[@]}" -np 2 "$BIN" run --input "$IN" --ccd "$CCD" --out "$T/full.h5" --quiet > /dev/null
-set +e
-"${MPI[@]}" -np 2 "$BIN" run --input "$IN" --ccd "$CCD" --out "$M/o.h5" --quiet > "$T/d1.log" 2>&1
-rc=$?
-set -e
-[ $rc -eq 1 ] || die "exit $rc, expected 1: $(cat $T/d1.log)"
+expect_rc 1 "$T/d1.log" "full disk" "${MPI[@]}" -np 2 "$BIN" run --input "$IN" --ccd "$CCD" --out "$M/o.h5" --quiet
 grep -q "no space left on device" "$T/d1.log" || die "no ENOSPC text: $(cat $T/d1.log)"
 grep -q "rerun with --resume" "$T/d1.log" || die "no resume hint: $(cat $T/d1.log)"
 [ -e "$M/o.h5" ] && die "a failed run left a file under the final name"
@@ -33,11 +29,7 @@ echo "reliability_disk_full: ok"
 # still-full disk printed "HDF5: infinite loop closing library". Now: exit 1, the words of a full disk
 # in the tasks, the parts kept, no HDF5 text; the same for `sitepack merge` of shards.
 umount "$M"; mount -t tmpfs -o size=2560k tmpfs "$M"
-set +e
-"${MPI[@]}" -np 2 "$BIN" run --input "$IN" --ccd "$CCD" --out "$M/m.h5" --quiet > "$T/m1.log" 2>&1
-rc=$?
-set -e
-[ $rc -eq 1 ] || die "merge on a full disk: exit $rc, expected 1: $(cat $T/m1.log)"
+expect_rc 1 "$T/m1.log" "merge on a full disk" "${MPI[@]}" -np 2 "$BIN" run --input "$IN" --ccd "$CCD" --out "$M/m.h5" --quiet
 grep -q "merge failed" "$T/m1.log" || die "not a merge failure (the tmpfs size no longer fits the test): $(cat $T/m1.log)"
 grep -q "no space left on device" "$T/m1.log" && grep -q "rerun with --resume" "$T/m1.log" || die "merge: $(cat $T/m1.log)"
 grep -qi "HDF5-DIAG\|infinite loop\|Segmentation" "$T/m1.log" && die "HDF5 noise or a crash: $(cat $T/m1.log)"
@@ -46,11 +38,7 @@ grep -qi "HDF5-DIAG\|infinite loop\|Segmentation" "$T/m1.log" && die "HDF5 noise
 ls "$M/m.h5.parts/"rank-*.h5 > /dev/null || die "per-rank files not kept"
 grep -m1 "merge failed" "$T/m1.log" | cut -c1-120
 # --resume on the still-full disk: the same words, no HDF5 text
-set +e
-"${MPI[@]}" -np 2 "$BIN" run --input "$IN" --ccd "$CCD" --out "$M/m.h5" --resume --quiet > "$T/m2.log" 2>&1
-rc=$?
-set -e
-[ $rc -eq 1 ] || die "resume on a full disk: exit $rc, expected 1: $(cat $T/m2.log)"
+expect_rc 1 "$T/m2.log" "resume on a full disk" "${MPI[@]}" -np 2 "$BIN" run --input "$IN" --ccd "$CCD" --out "$M/m.h5" --resume --quiet
 grep -q "rerun with --resume" "$T/m2.log" || die "resume on a full disk: $(cat $T/m2.log)"
 grep -qi "HDF5-DIAG\|infinite loop\|Segmentation" "$T/m2.log" && die "resume: HDF5 noise or a crash: $(cat $T/m2.log)"
 mount -o remount,size=32m "$M"
@@ -61,11 +49,7 @@ $PY "$SRC/tests/integration/compare_h5.py" "$T/full.h5" "$M/m.h5"
 "${MPI[@]}" -np 1 "$BIN" run --input "$IN" --ccd "$CCD" --out "$T/sh0.h5" --shard 0/2 --quiet > /dev/null
 "${MPI[@]}" -np 1 "$BIN" run --input "$IN" --ccd "$CCD" --out "$T/sh1.h5" --shard 1/2 --quiet > /dev/null
 umount "$M"; mount -t tmpfs -o size=512k tmpfs "$M"
-set +e
-"$BIN" merge "$M/merged.h5" "$T/sh0.h5" "$T/sh1.h5" > "$T/mm.log" 2>&1
-rc=$?
-set -e
-[ $rc -eq 1 ] || die "sitepack merge on a full disk: exit $rc, expected 1: $(cat $T/mm.log)"
+expect_rc 1 "$T/mm.log" "sitepack merge on a full disk" "$BIN" merge "$M/merged.h5" "$T/sh0.h5" "$T/sh1.h5"
 grep -q "no space left on device" "$T/mm.log" || die "sitepack merge: $(cat $T/mm.log)"
 grep -qi "HDF5-DIAG\|infinite loop\|Segmentation" "$T/mm.log" && die "sitepack merge: HDF5 noise or a crash: $(cat $T/mm.log)"
 [ -e "$M/merged.h5" ] && die "sitepack merge left a file under the final name"

@@ -12,11 +12,7 @@ MP=$!
 for i in $(seq 1 100); do [ -s "$T/a.h5.lock" ] && break; sleep 0.1; done
 [ -s "$T/a.h5.lock" ] || die "no lock file $T/a.h5.lock: $(cat $T/a.log)"
 for extra in "" "--resume"; do
-  set +e
-  "${MPI[@]}" -np 1 "$BIN" run --input "$IN" --ccd "$CCD" --out "$T/a.h5" $extra --quiet > "$T/b.log" 2>&1
-  rc=$?
-  set -e
-  [ $rc -eq 2 ] || die "second run ($extra): exit $rc, expected 2: $(cat $T/b.log)"
+  expect_rc 2 "$T/b.log" "second run ($extra)" "${MPI[@]}" -np 1 "$BIN" run --input "$IN" --ccd "$CCD" --out "$T/a.h5" $extra --quiet
   grep -q "another run (pid [0-9]*) is writing $T/a.h5" "$T/b.log" || die "second run ($extra): $(cat $T/b.log)"
 done
 echo "second run refused: $(grep -m1 'another run' "$T/b.log")"

@@ -6,6 +6,14 @@ MPI=("$MPIEXEC" --allow-run-as-root --oversubscribe --mca osc sm)
 CCD=$SRC/tests/data/ccd/components_sample.cif
 rm -rf "$T"; mkdir -p "$T"
 die() { echo "FAIL: $*" >&2; exit 1; }
+# expect_rc RC LOG WHAT CMD...: run CMD (stdout and stderr to LOG); die, naming WHAT and showing LOG,
+# unless it exits RC.
+expect_rc() {
+  local want=$1 log=$2 what=$3 rc=0
+  shift 3
+  "$@" > "$log" 2>&1 || rc=$?
+  [ "$rc" -eq "$want" ] || die "$what: exit $rc, expected $want: $(cat "$log")"
+}
 # SIGKILL rank 1 of the mpirun started as pid $1 once rank files list >= $2 finished tasks in total.
 kill_rank1_after() {
   local mp=$1 want=$2 parts=$3 n=0 i
