@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sitepack/base.h"
 #include "sitepack/io.h"
 #include "sitepack/resume.h"
 #include "sitepack/store.h"
@@ -104,20 +105,11 @@ static int write_stamp(const char *parts_dir, const char *stamp) {
 typedef struct h5list {
   char **paths;
   int *gen;
-  size_t n, cap;
+  size_t n, cap, cap_gen;
 } h5list;
 
 static int h5list_add(h5list *l, const char *path, int gen) {
-  if (l->n == l->cap) {
-    size_t nc = l->cap ? l->cap * 2 : 64;
-    char **p = realloc(l->paths, nc * sizeof *p);
-    if (!p) return -1;
-    l->paths = p;
-    int *g = realloc(l->gen, nc * sizeof *g);
-    if (!g) return -1;
-    l->gen = g;
-    l->cap = nc;
-  }
+  if (SP_GROW(l->paths, l->cap, l->n + 1) || SP_GROW(l->gen, l->cap_gen, l->n + 1)) return -1;
   l->paths[l->n] = strdup(path);
   if (!l->paths[l->n]) return -1;
   l->gen[l->n++] = gen;

@@ -1,6 +1,7 @@
 /* wwPDB Chemical Component Dictionary: index, component parser, cache. See include/sitepack/ccd.h. */
 #define _GNU_SOURCE 1 /* memmem */
 #include "sitepack/ccd.h"
+#include "sitepack/base.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -256,14 +257,9 @@ int sp_ccd_index_build(const char *text, size_t len, sp_ccd_index *idx, size_t *
       if (!nl) break;
       hit = nl + 1;
     }
-    if (n == cap) {
-      cap *= 2;
-      raw_block *q = realloc(rb, cap * sizeof *rb);
-      if (!q) {
-        free(rb);
-        return sp_err_set(err, SP_E_NOMEM, "out of memory (CCD index)");
-      }
-      rb = q;
+    if (SP_GROW(rb, cap, n + 1)) {
+      free(rb);
+      return sp_err_set(err, SP_E_NOMEM, "out of memory (CCD index)");
     }
     const char *s = hit + 5, *e = s;
     while (e < end && *e != '\n' && *e != '\r' && *e != ' ' && *e != '\t' && e - s < SP_ID_LEN - 1) ++e;

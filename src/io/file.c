@@ -1,5 +1,6 @@
 /* Whole-file reading, gzip inflation and SHA-256: see include/sitepack/io.h. */
 #include "sitepack/io.h"
+#include "sitepack/base.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +41,20 @@ double sp_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The end of a whole-buffer inflate: @p buf [cap] holds @p out_len bytes of text; give back a badly
+   over-estimated size hint (a buffer over 1 MiB at least twice the text), add the NUL, hand @p buf to
+   @p out as its gzip text. */
+static void inflated_text(char *buf, size_t out_len, size_t cap, sp_buf *out) {
+  if (out_len + 1 < cap / 2 && cap > ((size_t)1 << 20)) {
+    char *nb = sp_realloc_array(buf, out_len + 1, 1);
+    if (nb) buf = nb;
+  }
+  buf[out_len] = '\0';
+  out->data = buf;
+  out->len = out_len;
+  out->gzip = 1;
+}
+
 #ifdef SP_HAVE_LIBDEFLATE
 #include <libdeflate.h>
 
@@ -70,7 +85,7 @@ static int gunzip_libdeflate(const unsigned char *data, size_t len, size_t max_b
       if (max_bytes && cap >= max_bytes + 1) goto fail; /* above the limit: zlib reports it */
       size_t nc = cap * 2;
       if (max_bytes && nc > max_bytes + 1) nc = max_bytes + 1;
-      char *nb = nc > cap ? realloc(buf, nc) : NULL;
+      char *nb = nc > cap ? sp_realloc_array(buf, nc, 1) : NULL; /* growth bounded by max_bytes + 1 */
       if (!nb) goto fail;
       buf = nb;
       cap = nc;
@@ -81,14 +96,7 @@ static int gunzip_libdeflate(const unsigned char *data, size_t len, size_t max_b
     out_len += got;
   }
   libdeflate_free_decompressor(d);
-  if (out_len + 1 < cap / 2 && cap > ((size_t)1 << 20)) {
-    char *nb = realloc(buf, out_len + 1);
-    if (nb) buf = nb;
-  }
-  buf[out_len] = '\0';
-  out->data = buf;
-  out->len = out_len;
-  out->gzip = 1;
+  inflated_text(buf, out_len, cap, out);
   return 1;
 fail:
   if (d) libdeflate_free_decompressor(d);
@@ -99,6 +107,23 @@ fail:
 
 /* Inflate every gzip member of data[0..len) into out->data (NUL-terminated).
  * `name` is used in messages only. Does not touch out->sha256 / stored_bytes. */
+/* One inflate(Z_NO_FLUSH) call on the input in[*in_pos, n) into out[*out_pos, out_cap) (each side at
+   most UINT_MAX bytes per call): the positions advance by what zlib read and wrote. Returns inflate's
+   status. */
+static int inflate_step(z_stream *z, const unsigned char *in, size_t n, size_t *in_pos, char *out, size_t out_cap,
+                        size_t *out_pos) {
+  size_t il = n - *in_pos, ol = out_cap - *out_pos;
+  z->next_in = (Bytef *)(uintptr_t)(in + *in_pos);
+  z->avail_in = il > UINT_MAX ? UINT_MAX : (uInt)il;
+  z->next_out = (Bytef *)(out + *out_pos);
+  z->avail_out = ol > UINT_MAX ? UINT_MAX : (uInt)ol;
+  uInt ai = z->avail_in, ao = z->avail_out;
+  int zr = inflate(z, Z_NO_FLUSH);
+  *in_pos += ai - z->avail_in;
+  *out_pos += ao - z->avail_out;
+  return zr;
+}
+
 static int gunzip_zlib(const unsigned char *data, size_t len, size_t max_bytes, sp_buf *out, const char *name,
                        sp_err *err) {
   if (len < 2 || data[0] != 0x1f || data[1] != 0x8b)
@@ -143,7 +168,7 @@ static int gunzip_zlib(const unsigned char *data, size_t len, size_t max_bytes, 
           goto done;
         }
         if (max_bytes && nc > max_bytes + 1) nc = max_bytes + 1;
-        char *nb = realloc(buf, nc);
+        char *nb = sp_realloc_array(buf, nc, 1); /* growth bounded by max_bytes + 1 */
         if (!nb) {
           rc = sp_err_set(err, SP_E_NOMEM, "%s: out of memory (%zu bytes for inflated data)", name, nc);
           goto done;
@@ -151,15 +176,7 @@ static int gunzip_zlib(const unsigned char *data, size_t len, size_t max_bytes, 
         buf = nb;
         cap = nc;
       }
-      size_t in_left = len - in_pos, out_left = cap - 1 - out_len;
-      z.next_in = (Bytef *)(data + in_pos);
-      z.avail_in = in_left > UINT_MAX ? UINT_MAX : (uInt)in_left;
-      z.next_out = (Bytef *)(buf + out_len);
-      z.avail_out = out_left > UINT_MAX ? UINT_MAX : (uInt)out_left;
-      uInt avail_in0 = z.avail_in, avail_out0 = z.avail_out;
-      zr = inflate(&z, Z_NO_FLUSH);
-      in_pos += avail_in0 - z.avail_in;
-      out_len += avail_out0 - z.avail_out;
+      zr = inflate_step(&z, data, len, &in_pos, buf, cap - 1, &out_len);
       if (zr == Z_STREAM_END) break;
       if (zr == Z_DATA_ERROR) {
         rc = sp_err_set(err, SP_E_GZIP, "%s: corrupt gzip data (%s)", name, z.msg ? z.msg : "data error");
@@ -212,14 +229,7 @@ done:
     free(buf);
     return rc;
   }
-  if (out_len + 1 < cap / 2 && cap > ((size_t)1 << 20)) { /* give back a badly over-estimated hint */
-    char *nb = realloc(buf, out_len + 1);
-    if (nb) buf = nb;
-  }
-  buf[out_len] = '\0';
-  out->data = buf;
-  out->len = out_len;
-  out->gzip = 1;
+  inflated_text(buf, out_len, cap, out);
   return 0;
 }
 
@@ -251,16 +261,9 @@ int sp_gzip_inflate_exact(const unsigned char *in, size_t n, char *dst, size_t l
   size_t in_pos = 0, out_pos = 0;
   int zr = Z_OK;
   while (zr == Z_OK) {
-    size_t il = n - in_pos, ol = len + 1 - out_pos; /* one spare byte: notices a longer stream */
-    z.next_in = (Bytef *)(uintptr_t)(in + in_pos);
-    z.avail_in = il > UINT_MAX ? UINT_MAX : (uInt)il;
-    z.next_out = (Bytef *)(dst + out_pos);
-    z.avail_out = ol > UINT_MAX ? UINT_MAX : (uInt)ol;
-    uInt ai = z.avail_in, ao = z.avail_out;
-    zr = inflate(&z, Z_NO_FLUSH);
-    in_pos += ai - z.avail_in;
-    out_pos += ao - z.avail_out;
-    if (zr == Z_OK && ai == z.avail_in && ao == z.avail_out) break; /* no progress */
+    size_t in0 = in_pos, out0 = out_pos;
+    zr = inflate_step(&z, in, n, &in_pos, dst, len + 1, &out_pos); /* one spare byte: notices a longer stream */
+    if (zr == Z_OK && in_pos == in0 && out_pos == out0) break; /* no progress */
     if (out_pos > len) break;
   }
   inflateEnd(&z);
@@ -316,16 +319,10 @@ int sp_file_read_stored(const char *path, size_t max_bytes, unsigned char **data
   }
   size_t n = 0;
   for (;;) {
-    if (n + 1 >= cap) {
-      size_t nc = cap * 2;
-      unsigned char *nr = nc > cap ? realloc(raw, nc) : NULL;
-      if (!nr) {
-        free(raw);
-        close(fd);
-        return sp_err_set(err, SP_E_NOMEM, "%s: out of memory (%zu bytes)", path, nc);
-      }
-      raw = nr;
-      cap = nc;
+    if (SP_GROW(raw, cap, n + 2)) { /* room for one more byte and the NUL */
+      free(raw);
+      close(fd);
+      return sp_err_set(err, SP_E_NOMEM, "%s: out of memory (%zu bytes)", path, cap * 2);
     }
     size_t want = cap - 1 - n;
     if (want > ((size_t)1 << 30)) want = (size_t)1 << 30;

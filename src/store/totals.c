@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sitepack/base.h"
 #include "sitepack/store.h"
 #include "store_internal.h"
 
@@ -40,13 +41,7 @@ static char *read_strings(hid_t f, const char *name, int64_t n, size_t *width) {
 }
 
 static void append(sp_output_totals *t, const char *s, size_t n) {
-  if (t->failures_len + n + 1 > t->failures_cap) {
-    size_t nc = (t->failures_cap + n + 1) * 2;
-    char *p = realloc(t->failures, nc);
-    if (!p) return;
-    t->failures = p;
-    t->failures_cap = nc;
-  }
+  if (SP_GROW(t->failures, t->failures_cap, t->failures_len + n + 1)) return; /* out of memory: the line is dropped */
   memcpy(t->failures + t->failures_len, s, n);
   t->failures_len += n;
   t->failures[t->failures_len] = 0;

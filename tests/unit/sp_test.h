@@ -24,6 +24,8 @@
  * If "sitepack/read.h" is included before this header, read_structure() reads one structure file.
  * If <cjson/cJSON.h> is included before this header, the expected.json helpers of the case
  * drivers are there too: case_str(), case_key() (per_file overrides), case_error() (expect_error).
+ * With "sitepack/model.h" and "sitepack/elements.h" as well, case_atom_has() (an atoms_check entry's
+ * values) and CHECK_ATOM_FOUND() (its failure message) for the reader drivers.
  * ci_contains() is a case-insensitive substring test.
  *
  * CHECK's message is optional: it uses __VA_OPT__ (C23; an extension in earlier modes that
@@ -154,6 +156,38 @@ static inline const cJSON *case_error(const cJSON *exp, const char *file) {
   cJSON_ArrayForEach(it, e) if (case_str(it, "file") && !strcmp(case_str(it, "file"), file)) return it;
   return NULL;
 }
+#endif
+
+#if defined(cJSON__h) && defined(SITEPACK_MODEL_H) && defined(SITEPACK_ELEMENTS_H)
+#include <math.h>
+/* Does atom @p i of @p s have every value an atoms_check entry @p a gives: element, b_iso (a number, or
+   "nan"), occupancy, charge, xyz (within 5e-4), element_from_name, is_hydrogen? */
+static inline bool case_atom_has(const sp_structure *s, size_t i, const cJSON *a) {
+  const char *el = case_str(a, "element");
+  const cJSON *b = cJSON_GetObjectItemCaseSensitive(a, "b_iso"), *occ = cJSON_GetObjectItemCaseSensitive(a, "occupancy");
+  const cJSON *chg = cJSON_GetObjectItemCaseSensitive(a, "charge"), *xyz = cJSON_GetObjectItemCaseSensitive(a, "xyz");
+  const cJSON *efn = cJSON_GetObjectItemCaseSensitive(a, "element_from_name");
+  const cJSON *ish = cJSON_GetObjectItemCaseSensitive(a, "is_hydrogen");
+  if (el && strcmp(sp_element_symbol(s->element[i]), el)) return false;
+  if (cJSON_IsString(b) && !strcmp(b->valuestring, "nan") && !isnan(s->b_iso[i])) return false;
+  if (cJSON_IsNumber(b) && !(fabs(s->b_iso[i] - b->valuedouble) < 5e-4)) return false;
+  if (occ && !(fabs(s->occupancy[i] - occ->valuedouble) < 5e-4)) return false;
+  if (chg && s->charge[i] != chg->valueint) return false;
+  if (xyz && cJSON_GetArraySize(xyz) == 3)
+    for (int k = 0; k < 3; ++k)
+      if (!(fabs(s->xyz[i][k] - cJSON_GetArrayItem(xyz, k)->valuedouble) < 5e-4)) return false;
+  if (efn && !!(s->atom_flags[i] & SP_ATOM_ELEMENT_FROM_NAME) != cJSON_IsTrue(efn)) return false;
+  if (ish && (s->element[i] == 1) != cJSON_IsTrue(ish)) return false;
+  return true;
+}
+
+/* CHECK that the atoms_check entry @p atom was found among @p candidates atoms of its name and residue. */
+#define CHECK_ATOM_FOUND(tag, found, atom, candidates)                                                          \
+  do {                                                                                                        \
+    char *js_ = cJSON_PrintUnformatted(atom);                                                                 \
+    CHECK(found, "%s: atom %s not found (%zu candidates by name/residue)", tag, js_ ? js_ : "?", (size_t)(candidates)); \
+    cJSON_free(js_);                                                                                          \
+  } while (0)
 #endif
 
 #ifdef SITEPACK_READ_H

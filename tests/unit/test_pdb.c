@@ -64,13 +64,9 @@ static bool res_match(const sp_structure *s, const sp_residue *r, const char *ch
 static void check_atoms(const char *tag, const sp_structure *s, const cJSON *list) {
   const cJSON *a;
   cJSON_ArrayForEach(a, list) {
-    const char *name = case_str(a, "atom_name"), *comp = case_str(a, "comp_id"), *el = case_str(a, "element");
+    const char *name = case_str(a, "atom_name"), *comp = case_str(a, "comp_id");
     const char *chain = case_str(a, "auth_asym_id"), *num = case_str(a, "auth_seq_id"), *serial = case_str(a, "serial");
-    const cJSON *xyz = cJSON_GetObjectItemCaseSensitive(a, "xyz");
-    const cJSON *occ = cJSON_GetObjectItemCaseSensitive(a, "occupancy");
-    const cJSON *chg = cJSON_GetObjectItemCaseSensitive(a, "charge");
     const cJSON *mdl = cJSON_GetObjectItemCaseSensitive(a, "model");
-    const cJSON *ish = cJSON_GetObjectItemCaseSensitive(a, "is_hydrogen");
     int32_t want_serial = 0;
     if (serial) { /* as written in columns 7-11: right-justified, decimal or hybrid-36 */
       char pad[16];
@@ -86,20 +82,9 @@ static void check_atoms(const char *tag, const sp_structure *s, const cJSON *lis
       const sp_model *m = &s->models[s->chains[r->chain].model];
       if (mdl ? m->model_num != mdl->valueint : m != &s->models[0]) continue;
       ++candidates;
-      bool ok = true;
-      if (el && strcmp(sp_element_symbol(s->element[i]), el)) ok = false;
-      if (xyz && cJSON_GetArraySize(xyz) == 3)
-        for (int k = 0; k < 3; ++k)
-          if (fabs(s->xyz[i][k] - cJSON_GetArrayItem(xyz, k)->valuedouble) > 5e-4) ok = false;
-      if (occ && fabs(s->occupancy[i] - occ->valuedouble) > 5e-4) ok = false;
-      if (chg && s->charge[i] != chg->valueint) ok = false;
-      if (serial && s->serial[i] != want_serial) ok = false;
-      if (ish && (s->element[i] == 1) != cJSON_IsTrue(ish)) ok = false;
-      found = ok;
+      found = case_atom_has(s, i, a) && (!serial || s->serial[i] == want_serial);
     }
-    char *js = cJSON_PrintUnformatted(a);
-    CHECK(found, "%s: atom %s not found (%zu candidates by name/residue)", tag, js, candidates);
-    free(js);
+    CHECK_ATOM_FOUND(tag, found, a, candidates);
   }
 }
 

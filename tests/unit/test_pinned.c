@@ -493,77 +493,87 @@ static int count_ix(const fx *f, int type) {
   return n;
 }
 
-/* ligand MOH-like C1-O1 along x (C1 at -1.43, O1 at 0); SER A 2 with CB-OG along x beyond OG at distance d
- * from O1 (the angles C1-O1...OG and CB-OG...O1 are 180°); two ALA residues of chain A make it a polymer. */
-static void test_hbond_limit(void) {
-  const double d[] = {4.00, 4.05, 4.10, 4.12};
-  const int want[] = {2, 2, 2, 0}; /* O1 and OG are donors and acceptors: a row for each donor */
-  for (int i = 0; i < 4; i++) {
+/* One PLIP distance limit: for each distance d[i] (Å) the structure @p build writes, the rows of
+   interaction @p type of the ligand (@p comp, @p chain, @p seq) are counted: want[i] rows exactly, or with
+   @p any_row "some" (want 1) / "none" (want 0). @p what names the pair, @p rule the limit, in the message. */
+typedef struct limit_case {
+  const char *what, *rule, *comp;
+  char chain;
+  int seq, type, any_row;
+  void (*build)(pdbtext *t, double d);
+} limit_case;
+
+static void check_limit(const limit_case *lc, const double *d, const int *want, int n_d) {
+  for (int i = 0; i < n_d; i++) {
     pdbtext t = {0};
-    atom(&t, 0, " CA ", 0, "ALA", 'A', 1, 0, 30, 30, 30, 1, " C");
-    atom(&t, 0, " N  ", 0, "SER", 'A', 2, 0, d[i] + 2.9, 1.2, 0, 1, " N");
-    atom(&t, 0, " CA ", 0, "SER", 'A', 2, 0, d[i] + 2.6, 0, 0, 1, " C");
-    atom(&t, 0, " CB ", 0, "SER", 'A', 2, 0, d[i] + 1.43, 0, 0, 1, " C");
-    atom(&t, 0, " OG ", 0, "SER", 'A', 2, 0, d[i], 0, 0, 1, " O");
-    atom(&t, 0, " CA ", 0, "ALA", 'A', 3, 0, 33.8, 30, 30, 1, " C");
-    atom(&t, 1, " C1 ", 0, "LIG", 'A', 100, 0, -1.43, 0, 0, 1, " C");
-    atom(&t, 1, " O1 ", 0, "LIG", 'A', 100, 0, 0, 0, 0, 1, " O");
+    lc->build(&t, d[i]);
     fx f;
     if (load(&f, &t)) return;
-    if (!chem_of(&f, ligand_of(&f, "LIG", 'A', 100, 0), NULL)) {
-      int n = count_ix(&f, SP_IX_HBOND);
-      CHECK(n == want[i], "O1...OG %.2f Å: %d H-bond rows, expected %d (d <= 4.1 Å)", d[i], n, want[i]);
+    if (!chem_of(&f, ligand_of(&f, lc->comp, lc->chain, lc->seq, 0), NULL)) {
+      int n = count_ix(&f, lc->type), got = lc->any_row ? n > 0 : n;
+      CHECK(got == want[i], "%s %.2f Å: %d rows, expected %s%d (%s)", lc->what, d[i], n, lc->any_row ? "rows > 0 = " : "",
+            want[i], lc->rule);
     }
     unload(&f);
   }
 }
 
+/* ligand MOH-like C1-O1 along x (C1 at -1.43, O1 at 0); SER A 2 with CB-OG along x beyond OG at distance d
+ * from O1 (the angles C1-O1...OG and CB-OG...O1 are 180°); two ALA residues of chain A make it a polymer. */
+static void build_hbond(pdbtext *t, double d) {
+  atom(t, 0, " CA ", 0, "ALA", 'A', 1, 0, 30, 30, 30, 1, " C");
+  atom(t, 0, " N  ", 0, "SER", 'A', 2, 0, d + 2.9, 1.2, 0, 1, " N");
+  atom(t, 0, " CA ", 0, "SER", 'A', 2, 0, d + 2.6, 0, 0, 1, " C");
+  atom(t, 0, " CB ", 0, "SER", 'A', 2, 0, d + 1.43, 0, 0, 1, " C");
+  atom(t, 0, " OG ", 0, "SER", 'A', 2, 0, d, 0, 0, 1, " O");
+  atom(t, 0, " CA ", 0, "ALA", 'A', 3, 0, 33.8, 30, 30, 1, " C");
+  atom(t, 1, " C1 ", 0, "LIG", 'A', 100, 0, -1.43, 0, 0, 1, " C");
+  atom(t, 1, " O1 ", 0, "LIG", 'A', 100, 0, 0, 0, 0, 1, " O");
+}
+
+static void test_hbond_limit(void) {
+  const double d[] = {4.00, 4.05, 4.10, 4.12};
+  const int want[] = {2, 2, 2, 0}; /* O1 and OG are donors and acceptors: a row for each donor */
+  const limit_case lc = {"O1...OG H-bond", "d <= 4.1 Å", "LIG", 'A', 100, SP_IX_HBOND, 0, build_hbond};
+  check_limit(&lc, d, want, 4);
+}
+
 /* ligand C1-C2 (ethane-like, carbons bonded to C only) and ALA A 2 CB at distance d from C1 along x */
+static void build_hydrophobic(pdbtext *t, double d) {
+  atom(t, 0, " CA ", 0, "ALA", 'A', 1, 0, 30, 30, 30, 1, " C");
+  atom(t, 0, " N  ", 0, "ALA", 'A', 2, 0, d + 2.4, 1.3, 0, 1, " N");
+  atom(t, 0, " CA ", 0, "ALA", 'A', 2, 0, d + 1.53, 0, 0, 1, " C");
+  atom(t, 0, " CB ", 0, "ALA", 'A', 2, 0, d, 0, 0, 1, " C");
+  atom(t, 0, " CA ", 0, "ALA", 'A', 3, 0, 33.8, 30, 30, 1, " C");
+  atom(t, 1, " C1 ", 0, "LIG", 'A', 100, 0, 0, 0, 0, 1, " C");
+  atom(t, 1, " C2 ", 0, "LIG", 'A', 100, 0, -1.53, 0, 0, 1, " C");
+}
+
 static void test_hydrophobic_limit(void) {
   const double d[] = {3.95, 4.00, 4.02};
   const int want[] = {1, 1, 0};
-  for (int i = 0; i < 3; i++) {
-    pdbtext t = {0};
-    atom(&t, 0, " CA ", 0, "ALA", 'A', 1, 0, 30, 30, 30, 1, " C");
-    atom(&t, 0, " N  ", 0, "ALA", 'A', 2, 0, d[i] + 2.4, 1.3, 0, 1, " N");
-    atom(&t, 0, " CA ", 0, "ALA", 'A', 2, 0, d[i] + 1.53, 0, 0, 1, " C");
-    atom(&t, 0, " CB ", 0, "ALA", 'A', 2, 0, d[i], 0, 0, 1, " C");
-    atom(&t, 0, " CA ", 0, "ALA", 'A', 3, 0, 33.8, 30, 30, 1, " C");
-    atom(&t, 1, " C1 ", 0, "LIG", 'A', 100, 0, 0, 0, 0, 1, " C");
-    atom(&t, 1, " C2 ", 0, "LIG", 'A', 100, 0, -1.53, 0, 0, 1, " C");
-    fx f;
-    if (load(&f, &t)) return;
-    if (!chem_of(&f, ligand_of(&f, "LIG", 'A', 100, 0), NULL)) {
-      int n = count_ix(&f, SP_IX_HYDROPHOBIC);
-      CHECK(n == want[i], "C1...CB %.2f Å: %d hydrophobic rows, expected %d (d <= 4.0 Å)", d[i], n, want[i]);
-    }
-    unload(&f);
-  }
+  const limit_case lc = {"C1...CB hydrophobic", "d <= 4.0 Å", "LIG", 'A', 100, SP_IX_HYDROPHOBIC, 0, build_hydrophobic};
+  check_limit(&lc, d, want, 3);
 }
 
 /* metal complexes at the PLIP limit (metal-O <= 3.0 Å, docs/sites.md): a ZN ligand between ASP A 10 OD1
  * and ASP A 12 OD1 on a line (linear), both at d: metal rows at 2.80 and 3.00 Å, none at 3.05 Å */
+static void build_metal(pdbtext *t, double d) {
+  atom(t, 0, " CA ", 0, "ASP", 'A', 10, 0, -d - 2.5, 0, 0, 1, " C");
+  atom(t, 0, " CG ", 0, "ASP", 'A', 10, 0, -d - 1.25, 0, 0, 1, " C");
+  atom(t, 0, " OD1", 0, "ASP", 'A', 10, 0, -d, 0, 0, 1, " O");
+  atom(t, 0, " CA ", 0, "ALA", 'A', 11, 0, 0, 20, 0, 1, " C");
+  atom(t, 0, " CA ", 0, "ASP", 'A', 12, 0, d + 2.5, 0, 0, 1, " C");
+  atom(t, 0, " CG ", 0, "ASP", 'A', 12, 0, d + 1.25, 0, 0, 1, " C");
+  atom(t, 0, " OD1", 0, "ASP", 'A', 12, 0, d, 0, 0, 1, " O");
+  atom(t, 1, "ZN  ", 0, "ZN", 'B', 1, 0, 0, 0, 0, 1, "ZN");
+}
+
 static void test_metal_limit(void) {
   const double d[] = {2.80, 3.00, 3.05};
   const int want[] = {1, 1, 0};
-  for (int i = 0; i < 3; i++) {
-    pdbtext t = {0};
-    atom(&t, 0, " CA ", 0, "ASP", 'A', 10, 0, -d[i] - 2.5, 0, 0, 1, " C");
-    atom(&t, 0, " CG ", 0, "ASP", 'A', 10, 0, -d[i] - 1.25, 0, 0, 1, " C");
-    atom(&t, 0, " OD1", 0, "ASP", 'A', 10, 0, -d[i], 0, 0, 1, " O");
-    atom(&t, 0, " CA ", 0, "ALA", 'A', 11, 0, 0, 20, 0, 1, " C");
-    atom(&t, 0, " CA ", 0, "ASP", 'A', 12, 0, d[i] + 2.5, 0, 0, 1, " C");
-    atom(&t, 0, " CG ", 0, "ASP", 'A', 12, 0, d[i] + 1.25, 0, 0, 1, " C");
-    atom(&t, 0, " OD1", 0, "ASP", 'A', 12, 0, d[i], 0, 0, 1, " O");
-    atom(&t, 1, "ZN  ", 0, "ZN", 'B', 1, 0, 0, 0, 0, 1, "ZN");
-    fx f;
-    if (load(&f, &t)) return;
-    if (!chem_of(&f, ligand_of(&f, "ZN", 'B', 1, 0), NULL)) {
-      int n = count_ix(&f, SP_IX_METAL);
-      CHECK((n > 0) == want[i], "ZN...OD1 %.2f Å: %d metal rows, expected %s", d[i], n, want[i] ? "some" : "none");
-    }
-    unload(&f);
-  }
+  const limit_case lc = {"ZN...OD1 metal", "metal-O <= 3.0 Å", "ZN", 'B', 1, SP_IX_METAL, 1, build_metal};
+  check_limit(&lc, d, want, 3);
 }
 
 int main(int argc, char **argv) {

@@ -46,22 +46,6 @@ static const sp_model *model_by_num(const sp_structure *s, int num) {
   return NULL;
 }
 
-/* Does atom i have the values an atoms_check entry asks for? */
-static bool atom_has(const sp_structure *s, size_t i, const cJSON *a) {
-  const char *el = case_str(a, "element");
-  const cJSON *b = cJSON_GetObjectItemCaseSensitive(a, "b_iso");
-  const cJSON *occ = cJSON_GetObjectItemCaseSensitive(a, "occupancy");
-  const cJSON *chg = cJSON_GetObjectItemCaseSensitive(a, "charge");
-  const cJSON *efn = cJSON_GetObjectItemCaseSensitive(a, "element_from_name");
-  if (el && strcmp(sp_element_symbol(s->element[i]), el)) return false;
-  if (cJSON_IsString(b) && !strcmp(b->valuestring, "nan") && !isnan(s->b_iso[i])) return false;
-  if (cJSON_IsNumber(b) && !(fabs(s->b_iso[i] - b->valuedouble) < 5e-4)) return false;
-  if (occ && !(fabs(s->occupancy[i] - occ->valuedouble) < 5e-4)) return false;
-  if (chg && s->charge[i] != chg->valueint) return false;
-  if (efn && !!(s->atom_flags[i] & SP_ATOM_ELEMENT_FROM_NAME) != cJSON_IsTrue(efn)) return false;
-  return true;
-}
-
 static void check_atoms(const char *tag, const sp_structure *s, const cJSON *list) {
   const cJSON *a;
   cJSON_ArrayForEach(a, list) {
@@ -78,11 +62,9 @@ static void check_atoms(const char *tag, const sp_structure *s, const cJSON *lis
       if (comp && strcmp(r->comp_id, comp)) continue;
       if (num && strcmp(nb, num)) continue;
       ++candidates;
-      found = atom_has(s, i, a);
+      found = case_atom_has(s, i, a);
     }
-    char *js = cJSON_PrintUnformatted(a);
-    CHECK(found, "%s: atom %s not found (%zu candidates by name/residue)", tag, js, candidates);
-    free(js);
+    CHECK_ATOM_FOUND(tag, found, a, candidates);
   }
 }
 
