@@ -26,10 +26,12 @@
  * 1.01 Å) and the side-chain N of ARG (NE, NH1, NH2), ASN ND2, GLN NE2, HIS ND1/NE2 and TRP NE1 (H placed
  * in the plane of the group from the residue's atoms), where PLIP's D–H···A > 100°
  * (SP_PLIP_HBOND_DON_ANGLE_MIN) is applied to any of the placed H; each donor atom keeps one H-bond, the
- * shortest (PLIP refine_hbonds_ldon/pdon, plip/structure/preparation.py, keeps one per donor by angle).
+ * shortest, or the best D–H···A where H is placed (PLIP refine_hbonds_ldon/pdon, plip/structure/preparation.py);
+ * H-bonds inside a salt bridge of PLIP-charged groups are dropped; hydrophobic contacts and water bridges
+ * are refined as PLIP's refine_hydrophobic / refine_water_bridges (docs/sites.md "PLIP agreement").
  * Metal geometry: PLIP's metal_complexation (plip/structure/detection.py), outliers of the chosen
- * geometry excluded. Phosphate/sulfonate charge centre: the P/S atom (PLIP find_charged). Water bridges
- * use the two heavy-atom distances only. Hydrogen atoms present in the file are ignored by the
+ * geometry excluded. Phosphate/sulfonate charge centre: the P/S atom (PLIP find_charged). Water bridges:
+ * both legs 2.5-4.1 Å, PLIP's theta / omega with placed H, heavy-atom substitutes without (SP_IXF_NO_H). Hydrogen atoms present in the file are ignored by the
  * interaction and SASA code of the pipeline (sp_sasa() of sasa.h takes whatever atoms it is given).
  */
 #ifndef SITEPACK_SITECHEM_H
@@ -65,6 +67,9 @@ extern "C" {
 #define SP_PLIP_HALOGEN_ANGLE_DEV 30.0f
 #define SP_PLIP_WATER_BRIDGE_MINDIST 2.5f
 #define SP_PLIP_WATER_BRIDGE_MAXDIST 4.1f
+#define SP_PLIP_WATER_BRIDGE_OMEGA_MIN 71.0f  /**< acceptor→water vs water→donor H, degrees (needs the H) */
+#define SP_PLIP_WATER_BRIDGE_OMEGA_MAX 140.0f
+#define SP_PLIP_WATER_BRIDGE_THETA_MIN 100.0f /**< water···H–donor, degrees (needs the H) */
 #define SP_PLIP_METAL_DIST_MAX 3.0f
 #define SP_PLIP_AROMATIC_PLANARITY 5.0f
 /** Heavy-atom substitute for PLIP's D–H···A angle (>= 100°): the neighbour–D···A angle, degrees.
@@ -91,7 +96,8 @@ enum {
                                 ring stacks with the same ligand ring */
   SP_IX_HALOGEN = 7,       /**< C–X···Y d <= 4.0, C–X···Y 165±30°, X···Y–C 120±30°; Y = O/N/S with one heavy
                                 neighbour (not the main-chain N) */
-  SP_IX_WATER_BRIDGE = 8,  /**< ligand polar atom – water O – site polar atom, each 2.5–4.1 */
+  SP_IX_WATER_BRIDGE = 8,  /**< ligand polar atom – water O – site polar atom, each 2.5–4.1, PLIP's angle windows
+                                and refine_water_bridges (docs/sites.md) */
   SP_IX_METAL = 9,         /**< metal – O/N/S d <= 3.0, with coordination geometry chosen by PLIP's rule over every
                                 target, the metal's own ligand's included (rows only for ligand–site pairs);
                                 targets that are outliers of that geometry get no row; none when all targets
@@ -111,6 +117,9 @@ enum {
   SP_IXF_LIG_RING = 1u << 4,      /**< pi-cation: the ring is the ligand's */
   SP_IXF_LIG_METAL = 1u << 5,     /**< metal complex: the metal is (part of) the ligand */
   SP_IXF_AMBIGUOUS = 1u << 6,     /**< a charged group involved has |pH - pKa| < 1 */
+  SP_IXF_NO_H = 1u << 7,          /**< hbond / water bridge: the donor has no H position, so PLIP's criteria on
+                                       the H were not applied (hbond: D–H···A > 100° replaced by neighbour–D···A
+                                       >= 60°; water bridge: theta and omega not tested) */
 };
 
 /** Metal coordination geometries (PLIP's names), sp_interaction.geometry. */
@@ -209,6 +218,8 @@ typedef struct sp_chem_opts {
   double ph;               /**< default 7.4 */
   int sasa_points;         /**< points per sphere, default 960 (<= 0: default) */
   float probe;             /**< Å, default 1.4 (<= 0 or NaN: default) */
+  int plip_all_lists;      /**< 1: the hydrophobic contacts before PLIP's refine_hydrophobic (PLIP's
+                                all_hydrophobic_contacts; for comparisons with that list); default 0 */
 } sp_chem_opts;
 void sp_chem_opts_default(sp_chem_opts *o);
 

@@ -51,6 +51,7 @@ void sp_chem_opts_default(sp_chem_opts *o) {
   o->ph = 7.4;
   o->sasa_points = 960;
   o->probe = 1.4f;
+  o->plip_all_lists = 0;
 }
 
 /* ------------------------------------------------------------------ workspace */
@@ -61,7 +62,7 @@ void sp_chem_ws_free(sp_chem_ws *w) {
   if (!w) return;
   free(w->ln); free(w->lmap); free(w->nsite); free(w->dmap); free(w->rings); free(w->cand);
   free(w->cand_x); free(w->cand_y); free(w->cand_z); free(w->cand_r); free(w->cand_hit);
-  free(w->res_first); free(w->res_n); free(w->coord); free(w->excl); free(w->linked);
+  free(w->res_first); free(w->res_n); free(w->coord); free(w->excl); free(w->linked); free(w->wb); free(w->wb_keep);
   sp_bond_list_free(&w->bonds);
   sp_chem_burial_free(w->burial);
   free(w);
@@ -98,6 +99,7 @@ static sp_chem_opts effective_opts(const sp_chem_opts *opts) {
     if (isfinite(opts->ph)) o.ph = opts->ph;
     if (opts->sasa_points > 0 && opts->sasa_points <= 100000) o.sasa_points = opts->sasa_points;
     if (opts->probe > 0 && isfinite(opts->probe)) o.probe = opts->probe;
+    o.plip_all_lists = opts->plip_all_lists != 0;
   }
   return o;
 }
@@ -150,16 +152,19 @@ static int ligand_groups(ctx *c) {
 }
 
 /* every interaction type, in the order of the rows: atom pairs (contacts, hydrophobic, H-bond, halogen),
- * salt bridges, pi-cation, pi-stacking, water bridges; then one H-bond per donor; metal complexes last */
-static int interactions(ctx *c) {
+ * salt bridges, pi-cation, pi-stacking; PLIP's refinements of the H-bonds and hydrophobic contacts; water
+ * bridges (refined); metal complexes last */
+static int interactions(ctx *c, int all_lists) {
   int rc = sp_chem_pairs(c);
   if (!rc) rc = sp_chem_salt_bridges(c);
   if (!rc) rc = sp_chem_pi_cation(c);
   if (!rc) rc = sp_chem_pi_stacking(c);
-  if (!rc) rc = sp_chem_water_bridges(c);
   if (rc) return rc;
   sp_chem_refine_hbonds(c);
-  return sp_chem_metals(c);
+  if (!all_lists) rc = sp_chem_refine_hydrophobic(c);
+  if (!rc) rc = sp_chem_water_bridges(c);
+  if (!rc) rc = sp_chem_metals(c);
+  return rc;
 }
 
 int sp_site_chem_compute(const sp_structure *s, const sp_survey *sv, size_t lig, const sp_site *site, sp_ccd *ccd,
@@ -180,7 +185,7 @@ int sp_site_chem_compute(const sp_structure *s, const sp_survey *sv, size_t lig,
   if (oversize) out->flags |= SP_CHEMF_OVERSIZE;
   if (!rc && !oversize) rc = sp_chem_residue_groups_rings(&c);
   if (!rc) sp_chem_type_atoms(&c);
-  if (!rc && !oversize) rc = interactions(&c);
+  if (!rc && !oversize) rc = interactions(&c, o.plip_all_lists);
   if (!rc) rc = sp_chem_burial(&c, &o, lig);
   if (rc) return rc;
   for (size_t g = 0; g < out->n_groups; g++) {

@@ -8,6 +8,7 @@
  *   sitechem_pairs.c      atom-pair interactions: contacts, hydrophobic, H-bond, halogen; water bridges
  *   sitechem_centres.c    interactions between centres: salt bridge, pi-stacking, pi-cation
  *   sitechem_covalent.c   covalent exclusion: pairs bonded or 1-3 through a link, linked residue atoms
+ *   sitechem_refine.c     PLIP's refinements: H-bonds, hydrophobic contacts, water bridges
  *   sitechem_metal.c      metal complexes and PLIP's coordination geometry
  *   sitechem_burial.c     burial: the SASA environment of a model and SASA free / in the complex
  */
@@ -46,6 +47,15 @@ typedef struct ring {
 /* the burial step's state (sitechem_burial.c): SASA input arrays, the SASA kernel workspace and the
  * SASA environment of one model */
 typedef struct chem_burial chem_burial;
+
+/* a candidate water bridge before PLIP's refinement (sitechem_pairs.c, sitechem_refine.c) */
+typedef struct sp_wb_cand {
+  sp_interaction ix;
+  float omega;              /* degrees: PLIP's omega with the donor's H, or with the donor atom (no H) */
+  int32_t donor, acceptor;  /* site atom indices */
+  int slot;                 /* refinement bookkeeping: 0 / 1 kept for its water, -1 not */
+  float value;              /* refinement bookkeeping: PLIP's recorded value */
+} sp_wb_cand;
 void sp_chem_burial_free(chem_burial *b);
 
 struct sp_chem_ws {
@@ -63,6 +73,8 @@ struct sp_chem_ws {
   sp_bond_list bonds;                  /* the ligand's bonds (sp_ligand_bonds) */
   int32_t *excl; size_t n_excl, cap_excl; /* excluded (ligand atom, site atom) pairs, 2 per pair */
   int32_t *linked; size_t n_linked, cap_linked; /* (site atom, ligand atom) of each covalent link, 2 per link */
+  sp_wb_cand *wb; size_t cap_wb;       /* candidate water bridges */
+  int32_t *wb_keep; size_t cap_wb_keep; /* scratch of the water bridges */
   /* residue templates as packed names; template rows of each residue (table order), CSR over aa_res */
   uint64_t aa_res[20], aa_key_res[128], aa_key_atom[128];
   uint8_t aa_sub[128], aa_sub_first[21];
@@ -224,10 +236,15 @@ void sp_chem_type_atoms(ctx *c);
 
 /* sitechem_pairs.c: contacts and the atom-pair interactions (hydrophobic, H-bond, halogen) */
 int sp_chem_pairs(ctx *c);
-/* sitechem_pairs.c: water bridges */
+/* sitechem_pairs.c: water bridges (candidates, then PLIP's refinement) */
 int sp_chem_water_bridges(ctx *c);
-/* sitechem_pairs.c: one H-bond per donor atom (PLIP refine_hbonds_ldon / _pdon) */
+/* sitechem_refine.c: no H-bond inside a salt bridge, one per donor atom (PLIP refine_hbonds_ldon / _pdon) */
 void sp_chem_refine_hbonds(ctx *c);
+/* sitechem_refine.c: PLIP's refine_hydrophobic (after pi-stacking) */
+int sp_chem_refine_hydrophobic(ctx *c);
+/* sitechem_refine.c: PLIP's refine_water_bridges on candidates @p b[n] (after the H-bond refinement); adds the
+ * kept ones as rows. @p keep: scratch of n entries */
+int sp_chem_refine_water_bridges(ctx *c, sp_wb_cand *b, size_t n, int32_t *keep);
 
 /* sitechem_centres.c: salt bridges (charge centres) */
 int sp_chem_salt_bridges(ctx *c);

@@ -140,35 +140,6 @@ static int32_t halogen_acceptor(const ctx *c, int32_t a) {
   return n == 1 ? y : -1;
 }
 
-/* PLIP's refine_hbonds_ldon / refine_hbonds_pdon (pharmai/plip, plip/structure/preparation.py): each
- * donor atom keeps one H-bond. PLIP keeps the one with the larger D–H···A angle; without hydrogen
- * positions sitepack keeps the shortest D···A (ties: the larger heavy-atom angle), the criterion of
- * PLIP's RDKit port for the same step. PLIP's other refinement, dropping an H-bond whose donor and
- * acceptor belong to the two groups of a salt bridge, is not applied: a charge-assisted H-bond is
- * reported as both (docs/sites.md, "PLIP agreement"). */
-void sp_chem_refine_hbonds(ctx *c) {
-  sp_site_chem *o = c->out;
-  for (size_t i = 0; i < o->n_ix; i++) {
-    sp_interaction *h = &o->ix[i];
-    if (h->type != SP_IX_HBOND) continue;
-    int32_t don = (h->flags & SP_IXF_LIG_DONOR) ? h->lig_atom : h->site_atom;
-    for (size_t j = i + 1; j < o->n_ix; j++) {
-      sp_interaction *g = &o->ix[j];
-      if (g->type != SP_IX_HBOND || ((g->flags & SP_IXF_LIG_DONOR) ? g->lig_atom : g->site_atom) != don) continue;
-      float ah = isnan(h->angle) ? -1 : h->angle, ag = isnan(g->angle) ? -1 : g->angle;
-      int g_better = g->distance < h->distance || (g->distance == h->distance && ag > ah);
-      if (g_better) {
-        *h = *g; /* keep the better one in the earlier slot */
-      }
-      g->type = 0;
-    }
-  }
-  size_t n = 0;
-  for (size_t i = 0; i < o->n_ix; i++)
-    if (o->ix[i].type) o->ix[n++] = o->ix[i];
-  o->n_ix = n;
-}
-
 /* the candidates: non-ligand heavy site atoms within the cutoff (w->cand), their coordinates and vdW
  * radii as separate arrays for the scan; 0 or SP_E_NOMEM */
 static int candidates(ctx *c, size_t *ncand_out) {
@@ -215,7 +186,7 @@ static inline int pair_hbond_ligand_donor(ctx *c, sp_interaction ix, uint16_t fa
   float ang = donor_angle(c, ix.lig_atom, ix.site_atom);
   if (!(isnan(ang) || ang >= SP_HBOND_HEAVY_ANGLE_MIN)) return 0;
   ix.type = SP_IX_HBOND;
-  ix.flags = SP_IXF_LIG_DONOR;
+  ix.flags = SP_IXF_LIG_DONOR | SP_IXF_NO_H;
   ix.angle = ang;
   return add_ix(c, &ix) ? SP_E_NOMEM : 0;
 }
@@ -228,12 +199,18 @@ static inline int pair_hbond_ligand_acceptor(ctx *c, sp_interaction ix, uint16_t
   const float *a = X(c, li);
   float ang = donor_angle(c, k, li), hpos[2][3];
   int nhp = amide_h(c, k, hpos[0]) ? 1 : sidechain_h(c, k, hpos), ok = 0;
-  for (int hq = 0; hq < nhp; hq++) ok |= angle3(X(c, k), hpos[hq], a) > SP_PLIP_HBOND_DON_ANGLE_MIN;
+  float best = NAN;
+  for (int hq = 0; hq < nhp; hq++) {
+    float dha = angle3(X(c, k), hpos[hq], a);
+    if (dha > SP_PLIP_HBOND_DON_ANGLE_MIN) ok = 1;
+    if (isnan(best) || dha > best) best = dha;
+  }
   if (!nhp) ok = isnan(ang) || ang >= SP_HBOND_HEAVY_ANGLE_MIN;
   if (!ok) return 0;
   ix.type = SP_IX_HBOND;
-  ix.flags = SP_IXF_LIG_ACCEPTOR;
+  ix.flags = (uint8_t)(SP_IXF_LIG_ACCEPTOR | (nhp ? 0 : SP_IXF_NO_H));
   ix.angle = ang;
+  ix.angle2 = best; /* D–H···A with the placed H (the best of them); NaN without */
   return add_ix(c, &ix) ? SP_E_NOMEM : 0;
 }
 
@@ -325,44 +302,125 @@ static int clash_water(const ctx *c, int32_t wk) {
   return 0;
 }
 
-/* water bridges: ligand acceptor – water – site donor, ligand donor – water – site acceptor, each
- * distance 2.5–4.1 Å (the two heavy-atom distances only) */
-int sp_chem_water_bridges(ctx *c) {
-  const sp_site *site = c->site;
-  const sp_site_chem *o = c->out;
-  const sp_chem_ws *w = c->w;
-  for (size_t k = site->n_ligand; k < site->n_atoms; k++) {
-    if (!(site->atom_flags[k] & SP_SITE_ATOM_WATER) || EL(c, (int32_t)k) != 8) continue;
-    const float *wo = X(c, (int32_t)k);
-    int clash = -1; /* not yet known */
-    for (size_t li = 0; li < site->n_ligand; li++) {
-      uint16_t fa = o->atom_chem[li];
-      if (!(fa & (SP_CHEM_DONOR | SP_CHEM_ACCEPTOR)) || w->lmap[li] < 0) continue;
-      float d1 = df(X(c, (int32_t)li), wo);
-      if (d1 < SP_PLIP_WATER_BRIDGE_MINDIST || d1 > SP_PLIP_WATER_BRIDGE_MAXDIST) continue;
-      if (clash < 0) clash = clash_water(c, (int32_t)k);
-      if (clash) break;
-      for (size_t q = 0; q < site->n_atoms; q++) {
-        if (q < site->n_ligand || !is_polymer_atom(c, (int32_t)q)) continue;
-        uint16_t fk = o->atom_chem[q];
-        int lacc = (fa & SP_CHEM_ACCEPTOR) && (fk & SP_CHEM_DONOR);
-        int ldon = (fa & SP_CHEM_DONOR) && (fk & SP_CHEM_ACCEPTOR);
-        if ((!lacc && !ldon) || sp_chem_excluded(c, (int32_t)li, (int32_t)q)) continue;
-        float d2 = df(X(c, (int32_t)q), wo);
-        if (d2 < SP_PLIP_WATER_BRIDGE_MINDIST || d2 > SP_PLIP_WATER_BRIDGE_MAXDIST) continue;
-        sp_interaction ix = {0};
-        ix.type = SP_IX_WATER_BRIDGE;
-        ix.flags = (uint8_t)(lacc ? SP_IXF_LIG_ACCEPTOR : SP_IXF_LIG_DONOR);
-        ix.lig_atom = (int32_t)li;
-        ix.site_atom = (int32_t)q;
-        ix.water_atom = (int32_t)k;
-        ix.distance = d1;
-        ix.angle = angle3(X(c, (int32_t)li), wo, X(c, (int32_t)q));
-        ix.angle2 = d2;
-        ix.offset = NAN;
-        if (add_ix(c, &ix)) return SP_E_NOMEM;
-      }
+/* vecangle(u, v) of PLIP for the points: angle between (b - a) and (d - c), degrees */
+static float vec_angle4(const float *a, const float *b, const float *c, const float *d) {
+  float u[3], v[3];
+  for (int q = 0; q < 3; q++) u[q] = b[q] - a[q], v[q] = d[q] - c[q];
+  return vangle(u, v);
+}
+
+/* PLIP's angle windows of one bridge acceptor A – water W – donor D (detection.py water_bridges): with the
+ * donor's H placed (the sp2 N–H of the polymer), theta = W···H–D > 100° (WATER_BRIDGE_THETA_MIN) and omega =
+ * the angle between A→W and W→H in (71°, 140°) for some H. Without an H position (hydroxyls, amines, the
+ * ligand's donors) the heavy-atom substitutes of the H-bond rule: theta becomes neighbour–D···W >= 60°
+ * (SP_HBOND_HEAVY_ANGLE_MIN: an H turned towards W then has W···H–D >= 100°), omega is measured with D in
+ * place of H and its window widened by the angle the D–H bond (1.01 Å) can subtend at W, asin(1.01 / W···D),
+ * so that every position of the H that could pass PLIP's window passes (a necessary condition, as the
+ * heavy-atom H-bond angle); the row is flagged SP_IXF_NO_H. 0: rejected. */
+static int wb_angles(const ctx *c, int32_t acc, int32_t wat, int32_t don, float *omega, uint8_t *flags) {
+  float hp[2][3];
+  int nh = don >= (int32_t)c->site->n_ligand ? (amide_h(c, don, hp[0]) ? 1 : sidechain_h(c, don, hp)) : 0;
+  const float *a = X(c, acc), *wo = X(c, wat), *d = X(c, don);
+  if (!nh) {
+    float heavy = donor_angle(c, don, wat), om = vec_angle4(a, wo, wo, d), dwd = df(wo, d);
+    float slack = dwd > 1.01f ? (float)(asin(1.01 / dwd) * RAD2DEG) : 90.0f;
+    if (!(isnan(heavy) || heavy >= SP_HBOND_HEAVY_ANGLE_MIN)) return 0;
+    if (!(om > SP_PLIP_WATER_BRIDGE_OMEGA_MIN - slack && om < SP_PLIP_WATER_BRIDGE_OMEGA_MAX + slack)) return 0;
+    *omega = om;
+    *flags |= SP_IXF_NO_H;
+    return 1;
+  }
+  for (int h = 0; h < nh; h++) {
+    float theta = angle3(d, hp[h], wo), om = vec_angle4(a, wo, wo, hp[h]);
+    if (theta > SP_PLIP_WATER_BRIDGE_THETA_MIN && om > SP_PLIP_WATER_BRIDGE_OMEGA_MIN && om < SP_PLIP_WATER_BRIDGE_OMEGA_MAX) {
+      *omega = om;
+      return 1;
     }
   }
   return 0;
+}
+
+static int in_wb_range(float d) { return d >= SP_PLIP_WATER_BRIDGE_MINDIST && d <= SP_PLIP_WATER_BRIDGE_MAXDIST; }
+
+/* one candidate bridge ligand atom li – water k – site atom q, the ligand the acceptor (lacc) or the donor */
+static int wb_candidate(ctx *c, int32_t li, int32_t k, int32_t q, int lacc, size_t *nb) {
+  sp_chem_ws *w = c->w;
+  float d1 = df(X(c, li), X(c, k)), d2 = df(X(c, q), X(c, k)), om = NAN;
+  uint8_t fl = (uint8_t)(lacc ? SP_IXF_LIG_ACCEPTOR : SP_IXF_LIG_DONOR);
+  int32_t acc = lacc ? li : q, don = lacc ? q : li;
+  if (!in_wb_range(d1) || !in_wb_range(d2) || !wb_angles(c, acc, k, don, &om, &fl)) return 0;
+  if (SP_GROW(w->wb, w->cap_wb, *nb + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  sp_wb_cand *x = &w->wb[(*nb)++];
+  memset(x, 0, sizeof *x);
+  x->ix.type = SP_IX_WATER_BRIDGE;
+  x->ix.flags = fl;
+  x->ix.lig_atom = li;
+  x->ix.site_atom = q;
+  x->ix.water_atom = k;
+  x->ix.distance = d1;
+  x->ix.angle = angle3(X(c, li), X(c, k), X(c, q));
+  x->ix.angle2 = d2;
+  x->ix.offset = NAN;
+  x->omega = om;
+  x->donor = don;
+  x->acceptor = acc;
+  return 0;
+}
+
+/* the bridge waters: water O of the site within the window of some polar ligand atom and not overlapping
+ * a heavy atom (w->cand reused: the candidates' scan is over) */
+static size_t bridge_waters(ctx *c) {
+  const sp_site *site = c->site;
+  size_t nw = 0;
+  for (size_t k = site->n_ligand; k < site->n_atoms; k++) {
+    if (!(site->atom_flags[k] & SP_SITE_ATOM_WATER) || EL(c, (int32_t)k) != 8) continue;
+    int near = 0;
+    for (size_t li = 0; li < site->n_ligand && !near; li++)
+      near = (c->out->atom_chem[li] & (SP_CHEM_DONOR | SP_CHEM_ACCEPTOR)) && c->w->lmap[li] >= 0 &&
+             in_wb_range(df(X(c, (int32_t)li), X(c, (int32_t)k)));
+    if (near && !clash_water(c, (int32_t)k)) c->w->cand[nw++] = (int32_t)k;
+  }
+  return nw;
+}
+
+/* water bridges ligand acceptor – water – site donor and ligand donor – water – site acceptor: each leg
+ * 2.5–4.1 Å, PLIP's theta / omega where the donor's H is placed (wb_angles), then PLIP's
+ * refine_water_bridges (sitechem_refine.c); candidates in PLIP's order (all ligand-acceptor bridges, by
+ * water, ligand atom, site atom; then the ligand-donor ones, by water, site atom, ligand atom) */
+/* the polar atoms of one side within the window of water @p k: ligand atoms (lig) or polymer atoms */
+static size_t wb_partners(const ctx *c, int32_t k, int lig, int32_t *out) {
+  const sp_site *site = c->site;
+  size_t n = 0, k0 = lig ? 0 : site->n_ligand, k1 = lig ? site->n_ligand : site->n_atoms;
+  for (size_t a = k0; a < k1; a++) {
+    if (!(c->out->atom_chem[a] & (SP_CHEM_DONOR | SP_CHEM_ACCEPTOR))) continue;
+    if (lig ? c->w->lmap[a] < 0 : !is_polymer_atom(c, (int32_t)a)) continue;
+    if (in_wb_range(df(X(c, (int32_t)a), X(c, k)))) out[n++] = (int32_t)a;
+  }
+  return n;
+}
+
+int sp_chem_water_bridges(ctx *c) {
+  const sp_site *site = c->site;
+  const sp_site_chem *o = c->out;
+  sp_chem_ws *w = c->w;
+  size_t nw = bridge_waters(c), nb = 0;
+  if (SP_GROW(w->wb_keep, w->cap_wb_keep, 2 * site->n_atoms + 2))
+    return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  int32_t *L = w->wb_keep, *P = w->wb_keep + site->n_atoms + 1; /* scratch until the refinement */
+  int rc = 0;
+  for (int pass = 0; pass < 2 && !rc; pass++)
+    for (size_t iw = 0; iw < nw && !rc; iw++) {
+      int32_t k = w->cand[iw];
+      size_t nl = wb_partners(c, k, 1, L), np = wb_partners(c, k, 0, P);
+      for (size_t x = 0; x < (pass ? np : nl) && !rc; x++)
+        for (size_t y = 0; y < (pass ? nl : np) && !rc; y++) {
+          int32_t li = pass ? L[y] : L[x], q = pass ? P[x] : P[y];
+          uint16_t fa = o->atom_chem[li], fk = o->atom_chem[q];
+          int ok = pass ? (fa & SP_CHEM_DONOR) && (fk & SP_CHEM_ACCEPTOR) : (fa & SP_CHEM_ACCEPTOR) && (fk & SP_CHEM_DONOR);
+          if (ok && !sp_chem_excluded(c, li, q)) rc = wb_candidate(c, li, k, q, !pass, &nb);
+        }
+    }
+  if (rc) return rc;
+  if (SP_GROW(w->wb_keep, w->cap_wb_keep, nb + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  return sp_chem_refine_water_bridges(c, w->wb, nb, w->wb_keep);
 }

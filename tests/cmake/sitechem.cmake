@@ -63,3 +63,12 @@ add_test(NAME site_chem_cases
   COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_site_chem_cases.py $<TARGET_FILE:sitepack_cli>
           ${SP_TEST_DIR}/data/site_chem ${SP_SC_DATA}/ccd/components_excerpt.cif.gz ${CMAKE_CURRENT_BINARY_DIR}/site_chem_cases)
 set_tests_properties(site_chem_cases PROPERTIES LABELS "peer;site" TIMEOUT 120)
+# issue 13: PLIP 2.2.2 itself on every binding site of 20 PDB files of the corpus, counts per type summed
+# over the matched sites (comp id, chain, number) within 15 % (tests/peer/plip_sum.py; docs/sites.md
+# "Differences from PLIP 2.2.2", the per-type table). PLIP takes 1.5-4 min here.
+add_test(NAME peer_plip_sum
+  COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/plip_sum.py $<TARGET_FILE:sitepack_cli>
+          ${SP_SC_DATA}/structures ${SP_SC_DATA}/ccd/components_excerpt.cif.gz ${CMAKE_CURRENT_BINARY_DIR}/peer_plip_sum
+          --check 15 1gya.pdb 1gzm.pdb 1hii.pdb 1hvi.pdb 1hvr.pdb 1igy.pdb 1iqj.pdb 1k6p.pdb 1kmk.pdb 1kwf.pdb 1l2y.pdb
+          1lnl.pdb 1m4x.pdb 1n7g.pdb 1orc.pdb 1osn.pdb 1r6a.pdb 1rla.pdb 1rmd.pdb 1tf6.pdb)
+set_tests_properties(peer_plip_sum PROPERTIES TIMEOUT 900 LABELS "peer;site")

@@ -221,6 +221,8 @@ int main(int argc, char **argv) {
       goto report;
     }
     size_t lig = (size_t)cur.sv.res_ligand[r];
+    /* PLIP's all_* lists are before its refinements: the same for sitepack (plip_all_lists) */
+    co.plip_all_lists = strstr(inter, "all_") == inter || strstr(expected, "(all_") != NULL;
     if (sp_site_compute(&cur.s, &cur.sv, lig, NULL, ws, &site, &err) ||
         sp_site_chem_compute(&cur.s, &cur.sv, lig, &site, ccd, &co, cw, &chem, &err)) {
       snprintf(why, sizeof why, "site: %s", err.msg);
