@@ -10,6 +10,9 @@
 /* Distance bonds: covalent radii + 0.4 Å, as the survey's molecule key (docs/ligands.md). */
 #define DIST_BOND_TOL 0.4f
 /* Peptide link of consecutive residues of a peptide ligand: C-N at most 2.0 Å. */
+/* No distance bond between two non-metals is longer: Cordero's largest non-metal radius (I, Te 1.39 / 1.38 Å)
+ * twice + DIST_BOND_TOL is 3.18 Å; unknown elements count 1.5 Å (3.4 Å). */
+#define LINK_REACH 3.5f
 #define PEPTIDE_CN_MAX 2.0f
 
 const char *sp_bond_source_name(int src) {
@@ -274,21 +277,35 @@ static void conect_links(builder *B, const sp_survey *sv, size_t lig) {
 static void polymer_distance_links(builder *B) {
   const sp_structure *s = B->s;
   const sp_site *site = B->site;
-  for (size_t a = 0; a < site->n_ligand && !B->nomem; a++) {
+  /* candidates: heavy non-metal polymer atoms of residues whose closest atom is within LINK_REACH of the
+   * ligand (no covalent radii sum of two non-metals + 0.4 Å exceeds it), so most residues are skipped */
+  size_t nc = 0;
+  uint32_t *cand = malloc((site->n_atoms - site->n_ligand + 1) * sizeof *cand);
+  if (!cand) {
+    B->nomem = true;
+    return;
+  }
+  for (size_t b = site->n_ligand; b < site->n_atoms; b++) {
+    uint16_t fb = site->atom_flags[b];
+    if (!(fb & SP_SITE_ATOM_POLYMER) || (fb & SP_SITE_ATOM_SYMMETRY) || !(fb & SP_SITE_ATOM_WITHIN_CUTOFF)) continue;
+    if (site->res && site->res[site->atom_res[b]].min_distance > LINK_REACH) continue;
+    uint8_t eb = s->element[site->atoms[b]];
+    if (eb != 1 && !sp_element_is_metal(eb)) cand[nc++] = (uint32_t)b;
+  }
+  for (size_t a = 0; a < site->n_ligand && nc && !B->nomem; a++) {
     uint8_t ea = s->element[site->atoms[a]];
     if (ea == 1 || sp_element_is_metal(ea)) continue;
     float ra = sp_element_covalent_radius(ea);
-    for (size_t b = site->n_ligand; b < site->n_atoms && !B->nomem; b++) {
-      uint16_t fb = site->atom_flags[b];
-      if (!(fb & SP_SITE_ATOM_POLYMER) || (fb & SP_SITE_ATOM_SYMMETRY) || !(fb & SP_SITE_ATOM_WITHIN_CUTOFF)) continue;
-      uint8_t eb = s->element[site->atoms[b]];
-      if (eb == 1 || sp_element_is_metal(eb)) continue;
-      float r = ra + sp_element_covalent_radius(eb) + DIST_BOND_TOL;
-      float d2 = dist2(B, (uint32_t)a, (uint32_t)b);
-      if (d2 > r * r || d2 <= 0.16f) continue;
-      add_bond(B, (uint32_t)a, (uint32_t)b, 0, 0, SP_BOND_SRC_DISTANCE, pair_flags(B, (uint32_t)a, (uint32_t)b), true);
+    for (size_t q = 0; q < nc && !B->nomem; q++) {
+      uint32_t b = cand[q];
+      float d2 = dist2(B, (uint32_t)a, b);
+      if (d2 > LINK_REACH * LINK_REACH || d2 <= 0.16f) continue;
+      float r = ra + sp_element_covalent_radius(s->element[site->atoms[b]]) + DIST_BOND_TOL;
+      if (d2 > r * r) continue;
+      add_bond(B, (uint32_t)a, b, 0, 0, SP_BOND_SRC_DISTANCE, pair_flags(B, (uint32_t)a, b), true);
     }
   }
+  free(cand);
 }
 
 /* A leaving hydrogen (CCD pdbx_leaving_atom_flag Y) still in the file on an atom that is linked to

@@ -62,7 +62,7 @@ void sp_chem_ws_free(sp_chem_ws *w) {
   if (!w) return;
   free(w->ln); free(w->lmap); free(w->nsite); free(w->dmap); free(w->rings); free(w->cand);
   free(w->cand_x); free(w->cand_y); free(w->cand_z); free(w->cand_r); free(w->cand_hit);
-  free(w->res_first); free(w->res_n); free(w->coord); free(w->excl); free(w->linked); free(w->wb); free(w->wb_keep);
+  free(w->res_first); free(w->res_n); free(w->coord); free(w->excl); free(w->linked); free(w->wb); free(w->wb1); free(w->wb_keep);
   sp_bond_list_free(&w->bonds);
   sp_chem_burial_free(w->burial);
   free(w);

@@ -73,7 +73,8 @@ struct sp_chem_ws {
   sp_bond_list bonds;                  /* the ligand's bonds (sp_ligand_bonds) */
   int32_t *excl; size_t n_excl, cap_excl; /* excluded (ligand atom, site atom) pairs, 2 per pair */
   int32_t *linked; size_t n_linked, cap_linked; /* (site atom, ligand atom) of each covalent link, 2 per link */
-  sp_wb_cand *wb; size_t cap_wb;       /* candidate water bridges */
+  sp_wb_cand *wb; size_t cap_wb;       /* candidate water bridges (ligand acceptor first) */
+  sp_wb_cand *wb1; size_t cap_wb1;     /* ... the ligand-donor ones while they are made */
   int32_t *wb_keep; size_t cap_wb_keep; /* scratch of the water bridges */
   /* residue templates as packed names; template rows of each residue (table order), CSR over aa_res */
   uint64_t aa_res[20], aa_key_res[128], aa_key_atom[128];

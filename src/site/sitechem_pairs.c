@@ -292,12 +292,15 @@ int sp_chem_pairs(ctx *c) {
  * it bridges nothing */
 static int clash_water(const ctx *c, int32_t wk) {
   const sp_site *site = c->site;
+  const float *wo = X(c, wk);
   for (size_t k = 0; k < site->n_atoms; k++) {
     if ((int32_t)k == wk || (site->atom_flags[k] & SP_SITE_ATOM_WATER)) continue;
+    float d2 = d2f(X(c, (int32_t)k), wo);
+    if (d2 > 2.6f * 2.6f) continue; /* above any covalent radius (<= 1.5 Å here) + O 0.66 + 0.4 */
     uint8_t el = EL(c, (int32_t)k);
     if (el == 1 || sp_element_is_metal(el)) continue;
     float r = sp_element_covalent_radius(el) + sp_element_covalent_radius(8) + 0.4f;
-    if (d2f(X(c, (int32_t)k), X(c, wk)) <= r * r) return 1;
+    if (d2 <= r * r) return 1;
   }
   return 0;
 }
@@ -343,14 +346,13 @@ static int wb_angles(const ctx *c, int32_t acc, int32_t wat, int32_t don, float 
 static int in_wb_range(float d) { return d >= SP_PLIP_WATER_BRIDGE_MINDIST && d <= SP_PLIP_WATER_BRIDGE_MAXDIST; }
 
 /* one candidate bridge ligand atom li – water k – site atom q, the ligand the acceptor (lacc) or the donor */
-static int wb_candidate(ctx *c, int32_t li, int32_t k, int32_t q, int lacc, size_t *nb) {
-  sp_chem_ws *w = c->w;
+static int wb_candidate(ctx *c, int32_t li, int32_t k, int32_t q, int lacc, sp_wb_cand **arr, size_t *cap, size_t *nb) {
   float d1 = df(X(c, li), X(c, k)), d2 = df(X(c, q), X(c, k)), om = NAN;
   uint8_t fl = (uint8_t)(lacc ? SP_IXF_LIG_ACCEPTOR : SP_IXF_LIG_DONOR);
   int32_t acc = lacc ? li : q, don = lacc ? q : li;
   if (!in_wb_range(d1) || !in_wb_range(d2) || !wb_angles(c, acc, k, don, &om, &fl)) return 0;
-  if (SP_GROW(w->wb, w->cap_wb, *nb + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
-  sp_wb_cand *x = &w->wb[(*nb)++];
+  if (SP_GROW(*arr, *cap, *nb + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  sp_wb_cand *x = &(*arr)[(*nb)++];
   memset(x, 0, sizeof *x);
   x->ix.type = SP_IX_WATER_BRIDGE;
   x->ix.flags = fl;
@@ -403,24 +405,27 @@ int sp_chem_water_bridges(ctx *c) {
   const sp_site *site = c->site;
   const sp_site_chem *o = c->out;
   sp_chem_ws *w = c->w;
-  size_t nw = bridge_waters(c), nb = 0;
+  size_t nw = bridge_waters(c), nb[2] = {0, 0};
   if (SP_GROW(w->wb_keep, w->cap_wb_keep, 2 * site->n_atoms + 2))
     return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   int32_t *L = w->wb_keep, *P = w->wb_keep + site->n_atoms + 1; /* scratch until the refinement */
   int rc = 0;
-  for (int pass = 0; pass < 2 && !rc; pass++)
-    for (size_t iw = 0; iw < nw && !rc; iw++) {
-      int32_t k = w->cand[iw];
-      size_t nl = wb_partners(c, k, 1, L), np = wb_partners(c, k, 0, P);
+  /* one pass over the waters; the ligand-donor candidates (pass 1) go to w->wb1 and follow the others */
+  for (size_t iw = 0; iw < nw && !rc; iw++) {
+    int32_t k = w->cand[iw];
+    size_t nl = wb_partners(c, k, 1, L), np = wb_partners(c, k, 0, P);
+    for (int pass = 0; pass < 2 && !rc; pass++)
       for (size_t x = 0; x < (pass ? np : nl) && !rc; x++)
         for (size_t y = 0; y < (pass ? nl : np) && !rc; y++) {
           int32_t li = pass ? L[y] : L[x], q = pass ? P[x] : P[y];
           uint16_t fa = o->atom_chem[li], fk = o->atom_chem[q];
           int ok = pass ? (fa & SP_CHEM_DONOR) && (fk & SP_CHEM_ACCEPTOR) : (fa & SP_CHEM_ACCEPTOR) && (fk & SP_CHEM_DONOR);
-          if (ok && !sp_chem_excluded(c, li, q)) rc = wb_candidate(c, li, k, q, !pass, &nb);
+          if (ok && !sp_chem_excluded(c, li, q)) rc = wb_candidate(c, li, k, q, !pass, pass ? &w->wb1 : &w->wb, pass ? &w->cap_wb1 : &w->cap_wb, &nb[pass]);
         }
-    }
+  }
   if (rc) return rc;
-  if (SP_GROW(w->wb_keep, w->cap_wb_keep, nb + 1)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
-  return sp_chem_refine_water_bridges(c, w->wb, nb, w->wb_keep);
+  if (SP_GROW(w->wb, w->cap_wb, nb[0] + nb[1] + 1) || SP_GROW(w->wb_keep, w->cap_wb_keep, nb[0] + nb[1] + 1))
+    return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  if (nb[1]) memcpy(w->wb + nb[0], w->wb1, nb[1] * sizeof *w->wb);
+  return sp_chem_refine_water_bridges(c, w->wb, nb[0] + nb[1], w->wb_keep);
 }

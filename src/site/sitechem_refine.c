@@ -156,47 +156,41 @@ static int lig_bonded(const ctx *c, int32_t a, int32_t b) {
 /* rule 3: a protein atom touching several ligand atoms keeps, per patch of them connected by ligand
  * bonds, the closest contact. As PLIP's code: a contact whose ligand atom has no bonded neighbour among
  * the others of that protein atom belongs to no patch and is dropped (a protein atom with exactly one
- * contact keeps it). @p lab: scratch of o->n_ix labels. */
-static void hydrophobic_patches(ctx *c, int32_t *lab) {
+ * contact keeps it). @p mem: scratch of 2 * o->n_ix entries (the rows of one protein atom, their patch). */
+static void hydrophobic_patches(ctx *c, int32_t *mem) {
   sp_site_chem *o = c->out;
   size_t n = o->n_ix;
-  for (size_t i = 0; i < n; i++) lab[i] = -1;
+  int32_t *row = mem, *lab = mem + n;
+  uint8_t *done = (uint8_t *)(mem + 2 * n);
+  memset(done, 0, n);
   for (size_t i = 0; i < n; i++) {
-    if (o->ix[i].type != SP_IX_HYDROPHOBIC || lab[i] != -1) continue;
-    int32_t b = o->ix[i].site_atom;
-    size_t first = i, cnt = 0;
+    if (o->ix[i].type != SP_IX_HYDROPHOBIC || done[i]) continue;
+    size_t m = 0;
     for (size_t j = i; j < n; j++)
-      if (o->ix[j].type == SP_IX_HYDROPHOBIC && o->ix[j].site_atom == b) cnt++, lab[j] = -2; /* member of b's set */
-    if (cnt == 1) { lab[first] = (int32_t)first; continue; }
-    /* connected components over ligand bonds among b's contacts; label = smallest row index */
-    for (size_t j = i; j < n; j++) {
-      if (lab[j] != -2) continue;
-      int has_nb = 0;
-      for (size_t q = i; q < n && !has_nb; q++)
-        has_nb = q != j && (lab[q] == -2 || lab[q] >= 0) && o->ix[q].type == SP_IX_HYDROPHOBIC &&
-                 o->ix[q].site_atom == b && lig_bonded(c, o->ix[j].lig_atom, o->ix[q].lig_atom);
-      lab[j] = has_nb ? (int32_t)j : -3; /* -3: no patch, dropped */
+      if (o->ix[j].type == SP_IX_HYDROPHOBIC && o->ix[j].site_atom == o->ix[i].site_atom) row[m++] = (int32_t)j, done[j] = 1;
+    if (m == 1) continue;
+    /* patches: label propagation over ligand bonds among the m rows; -1: no bonded neighbour */
+    for (size_t x = 0; x < m; x++) {
+      lab[x] = -1;
+      for (size_t y = 0; y < m && lab[x] < 0; y++)
+        if (y != x && lig_bonded(c, o->ix[row[x]].lig_atom, o->ix[row[y]].lig_atom)) lab[x] = (int32_t)x;
     }
     for (int changed = 1; changed;) {
       changed = 0;
-      for (size_t j = i; j < n; j++)
-        for (size_t q = i; q < n; q++)
-          if (lab[j] >= 0 && lab[q] >= 0 && lab[q] < lab[j] && o->ix[j].site_atom == b && o->ix[q].site_atom == b &&
-              o->ix[j].type == SP_IX_HYDROPHOBIC && o->ix[q].type == SP_IX_HYDROPHOBIC &&
-              lig_bonded(c, o->ix[j].lig_atom, o->ix[q].lig_atom))
-            lab[j] = lab[q], changed = 1;
+      for (size_t x = 0; x < m; x++)
+        for (size_t y = 0; y < m; y++)
+          if (lab[x] >= 0 && lab[y] >= 0 && lab[y] < lab[x] && lig_bonded(c, o->ix[row[x]].lig_atom, o->ix[row[y]].lig_atom))
+            lab[x] = lab[y], changed = 1;
     }
-  }
-  /* keep the closest row of each patch (the first on ties), drop the others and the unpatched */
-  for (size_t i = 0; i < n; i++) {
-    if (o->ix[i].type != SP_IX_HYDROPHOBIC) continue;
-    if (lab[i] < 0) { o->ix[i].type = 0; continue; }
-    for (size_t j = 0; j < n; j++)
-      if (j != i && o->ix[j].type == SP_IX_HYDROPHOBIC && lab[j] == lab[i] &&
-          (o->ix[j].distance < o->ix[i].distance || (o->ix[j].distance == o->ix[i].distance && j < i))) {
-        o->ix[i].type = 0;
-        break;
-      }
+    /* the closest row of each patch stays (the first on ties); the others and the unpatched go */
+    for (size_t x = 0; x < m; x++) {
+      int keep = lab[x] >= 0;
+      for (size_t y = 0; y < m && keep; y++)
+        if (y != x && lab[y] == lab[x] &&
+            (o->ix[row[y]].distance < o->ix[row[x]].distance || (o->ix[row[y]].distance == o->ix[row[x]].distance && y < x)))
+          keep = 0;
+      if (!keep) o->ix[row[x]].type = 0;
+    }
   }
   compact(o);
 }
@@ -204,10 +198,10 @@ static void hydrophobic_patches(ctx *c, int32_t *lab) {
 int sp_chem_refine_hydrophobic(ctx *c) {
   hydrophobic_stacked(c);
   hydrophobic_per_residue(c);
-  int32_t *lab = malloc((c->out->n_ix + 1) * sizeof *lab);
-  if (!lab) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
-  hydrophobic_patches(c, lab);
-  free(lab);
+  sp_chem_ws *w = c->w;
+  if (SP_GROW(w->wb_keep, w->cap_wb_keep, 3 * c->out->n_ix + 1))
+    return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
+  hydrophobic_patches(c, w->wb_keep);
   return 0;
 }
 
