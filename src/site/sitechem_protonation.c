@@ -46,6 +46,48 @@ static int add_group(ctx *c, int kind, int ligand, int8_t qp, int8_t qd, int32_t
   return add_group_pka(c, kind, ligand, qp, qd, head, atoms, na, sp_tg_model_pka(kind));
 }
 
+/* pKa of a ligand amine N (node @p i): PROPKA3's N30-N33 model value 10.00 lowered by the electron-
+ * withdrawing substituents of its alpha carbons, additive per substituent (the additivity of Perrin, Dempsey
+ * & Serjeant, "pKa Prediction for Organic Acids and Bases", Chapman & Hall 1981); each shift is the measured
+ * pKa of the 2-substituted ethylamine X–CH2–CH2–NH2 (X on the beta carbon, or the beta carbon itself a
+ * nitrile, carbonyl, carboxylate or aromatic C) minus ethylamine's 10.7 (D. D. Perrin, "Dissociation Constants of
+ * Organic Bases in Aqueous Solution", Butterworths 1965): F -1.7 each (2-fluoro- 9.0, 2,2-difluoro- 7.3,
+ * 2,2,2-trifluoroethylamine 5.7), Cl / Br -1.9 each (2-chloroethylamine 8.8), O of an OH or ether -1.2
+ * (ethanolamine 9.5, 2-methoxyethylamine 9.4), C of a nitrile -5.4 (aminoacetonitrile 5.3), C of a carbonyl
+ * (amide, ester, ketone) -2.7 (glycinamide 8.0), C of a carboxylate -1.1 (glycine 9.6), an aromatic C -1.4
+ * (benzylamine 9.3). Anilines, amides, sulfonamides and N-oxides are no amine groups (sp_chem_ligand_groups). */
+static double amine_pka(const ctx *c, int32_t i) {
+  const lnode *ln = c->w->ln, *n = &ln[i];
+  double pka = sp_tg_model_pka(SP_TG_L_AMINE);
+  for (int k = 0; k < n->deg; k++) { /* alpha carbons a */
+    int32_t a = n->nb[k];
+    if (ln[a].el != 6) continue;
+    for (int q = 0; q < ln[a].deg; q++) { /* their beta carbons b */
+      int32_t b = ln[a].nb[q];
+      const lnode *m = &ln[b];
+      if (b == i || m->el != 6) continue;
+      int nitrile = 0, carbonyl = 0, to = n_terminal(c, b, 8);
+      for (int r = 0; r < m->deg; r++) {
+        const lnode *x = &ln[m->nb[r]];
+        if (x->el == 7 && m->ord[r] == 3) nitrile = 1;
+        if (x->el == 8 && (m->ord[r] == 2 || (x->deg == 1 && m->deg <= 3))) carbonyl = 1;
+      }
+      if (nitrile) pka -= 5.4;
+      else if (to == 2 && m->deg == 3) pka -= 1.1; /* carboxylate */
+      else if (carbonyl) pka -= 2.7;
+      else if (m->arom) pka -= 1.4;
+      else
+        for (int r = 0; r < m->deg; r++) { /* substituents of the beta carbon */
+          const lnode *x = &ln[m->nb[r]];
+          if (x->el == 9) pka -= 1.7;
+          else if (x->el == 17 || x->el == 35) pka -= 1.9;
+          else if (x->el == 8 && m->ord[r] == 1) pka -= 1.2;
+        }
+    }
+  }
+  return pka;
+}
+
 /* ligand groups from the graph (docs/sites.md "Ligand groups") */
 int sp_chem_ligand_groups(ctx *c, uint8_t *used) {
   sp_chem_ws *w = c->w;
@@ -132,7 +174,7 @@ int sp_chem_ligand_groups(ctx *c, uint8_t *used) {
       }
       if (single && !conj) {
         if (n->deg == 4) rc = add_group(c, SP_TG_L_QUAT, 1, 1, 1, at[0], at, 1);
-        else if (n->deg >= 1) rc = add_group(c, SP_TG_L_AMINE, 1, 1, 0, at[0], at, 1);
+        else if (n->deg >= 1) rc = add_group_pka(c, SP_TG_L_AMINE, 1, 1, 0, at[0], at, 1, amine_pka(c, (int32_t)i));
       }
     }
     used[i] = 1;

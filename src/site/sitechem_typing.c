@@ -101,6 +101,11 @@ static void atom_bits(ctx *c) {
         }
         if ((n->el == 7 || n->el == 8) && n->nh > 0) f |= SP_CHEM_DONOR;
         if (n->el == 8) f |= SP_CHEM_ACCEPTOR;
+        /* an imine =N–H (one heavy neighbour, double bond, not aromatic) has its lone pair in the sp2
+         * orbital: an acceptor (an amidine's or guanidine's =NH while neutral; group_bits removes it when
+         * the group is protonated) */
+        if (n->el == 7 && !n->arom && n->nh == 1 && n->deg == 1 && n->ord[0] == 2 && n->fcharge <= 0)
+          f |= SP_CHEM_ACCEPTOR;
         if (n->el == 7 && n->nh == 0 && n->fcharge <= 0 && n->deg <= 3) {
           /* amide N (bonded to a carbonyl carbon) or sulfonamide N has no lone pair to give;
            * aromatic amines stay acceptors, as in OpenBabel's typing that PLIP uses */
@@ -154,9 +159,13 @@ static void group_bits(ctx *c) {
       }
       /* acids: the protonated form donates; bases: the protonated form donates, the neutral accepts */
       if (G->charge_prot > G->charge_deprot && G->charge_prot > 0) { /* base */
+        /* a neutral amine N keeps its lone pair: an acceptor (and a donor through its remaining H) */
+        if (!prot && el == 7 && (G->kind == SP_TG_L_AMINE || G->kind == SP_TG_NTERM || G->kind == SP_TG_LYS))
+          o->atom_chem[a] |= SP_CHEM_ACCEPTOR;
         if (prot && (el == 7 || el == 8)) {
           o->atom_chem[a] |= SP_CHEM_DONOR;
-          if (G->kind == SP_TG_L_AMINE || G->kind == SP_TG_L_AROM_N || G->kind == SP_TG_NTERM || G->kind == SP_TG_LYS)
+          if (G->kind == SP_TG_L_AMINE || G->kind == SP_TG_L_AROM_N || G->kind == SP_TG_NTERM || G->kind == SP_TG_LYS ||
+              G->kind == SP_TG_L_AMIDINE || G->kind == SP_TG_L_GUANIDINE)
             o->atom_chem[a] &= (uint16_t)~SP_CHEM_ACCEPTOR;
         }
       } else if (el == 8 || el == 16) { /* acid: only the protonated form donates */

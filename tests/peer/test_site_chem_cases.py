@@ -12,6 +12,9 @@ out from the files' LINK records and coordinates (distances printed by the test)
                         no interaction between PLM and SG / CB
   haem.pdb              HEM A 142 of 4HHB with HIS A 87 (LINK NE2-FE): the Fe row counts the four porphyrin N
                         and the His NE2 (coordination 5, PLIP's square.pyramidal); one row per site partner
+  amines.pdb            synthetic ethylamine ZZE and 2,2,2-trifluoroethylamine ZZF (no CCD blocks): the amine N
+                        pKa 10.0 (PROPKA3 N30-N33) and 10.0 - 3 x 1.7 = 4.9 (three F on the beta carbon,
+                        Perrin 1965: 5.7 measured); at pH 7.4 ZZE N is +1, ZZF N neutral, a donor and acceptor
 
 usage: test_site_chem_cases.py SITEPACK CASES_DIR CCD OUT_DIR
 """
@@ -118,6 +121,19 @@ def haem(h5):
     check(geom == {7}, f"{h5}: geometry {geom}, expected 7 (square.pyramidal, PLIP)")
 
 
+def amines(h5):
+    f = h5py.File(h5, "r")
+    for comp, seq, pka, charge in (("ZZE", 201, 10.0, 1), ("ZZF", 202, 4.9, 0)):
+        S = Site(f, comp, seq)
+        n = S.atom(comp, seq, "N")
+        k = S.a0 + n
+        got_pka, got_q, chem = float(f["atoms/pka"][k]), int(f["atoms/charge_ph"][k]), int(f["atoms/chem"][k])
+        check(abs(got_pka - pka) < 0.01 and got_q == charge, f"{h5}: {comp} N pKa {got_pka:.2f} (expected {pka}), "
+              f"charge at pH 7.4 {got_q} (expected {charge})")
+        if charge == 0:
+            check((chem & 6) == 6, f"{h5}: {comp} neutral N chem {chem}: donor (2) and acceptor (4)")
+
+
 def main():
     sitepack, cases, ccd, out = sys.argv[1:5]
     os.makedirs(out, exist_ok=True)
@@ -125,6 +141,7 @@ def main():
     glycan(run(sitepack, cases, ccd, out, "glycan_asn_nolink.pdb"), "distance")
     adduct(run(sitepack, cases, ccd, out, "cys_adduct.pdb"))
     haem(run(sitepack, cases, ccd, out, "haem.pdb"))
+    amines(run(sitepack, cases, ccd, out, "amines.pdb"))
     for name in ("glycan_asn", "glycan_asn_nolink", "cys_adduct", "haem"):
         rc = site_chem_corpus.main(["", os.path.join(out, name + ".h5"), "--check"])
         check(rc == 0, f"{name}: the corpus checks (no short H-bond, no bonded or 1-3 pair, haem rows)")
