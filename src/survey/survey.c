@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sitepack/base.h"
+#include "sitepack/elements.h"
 #include "survey/lists.h"
 #include "survey/survey_internal.h"
 
@@ -456,6 +457,59 @@ static int step_connections(build *b, size_t m) {
   return 0;
 }
 
+/* 4a. PDB CONECT bonds of model 1 (sp_structure.conects) between residues, as a covalent link where no LINK
+ * record gives one: two ligand candidates become one instance (the halves of a ligand split over two residue
+ * numbers that only CONECT joins), a candidate bonded to a polymer atom is covalent; a bond to a metal is
+ * coordination (metal-bound, as metalc), never a join; two residues with more than two CONECT bonds between
+ * them are not joined (alternates placed as two residues). 0 or SP_E_NOMEM. */
+static bool conect_between(const sp_structure *s, size_t k, uint32_t *ra, uint32_t *rb) {
+  int64_t a = s->conects[k].a, at = s->conects[k].b;
+  if (a < 0 || at < 0 || (size_t)a >= s->n_atoms || (size_t)at >= s->n_atoms) return false;
+  *ra = s->atom_residue[a];
+  *rb = s->atom_residue[at];
+  return *ra != *rb;
+}
+
+/* CONECT bonds between residues ra and rb, counted from conects[k] on (the list is sorted by atom, so
+ * one residue pair's bonds need not be adjacent: a scan) */
+static size_t conects_between(const sp_structure *s, uint32_t ra, uint32_t rb) {
+  size_t n = 0;
+  uint32_t x, y;
+  for (size_t k = 0; k < s->n_conects; k++)
+    if (conect_between(s, k, &x, &y) && ((x == ra && y == rb) || (x == rb && y == ra))) n++;
+  return n;
+}
+
+static int step_conects(build *b) {
+  const sp_structure *s = b->s;
+  const uint8_t *role = b->out->res_role;
+  for (size_t k = 0; k < s->n_conects; k++) {
+    int64_t a = s->conects[k].a, at = s->conects[k].b;
+    uint32_t ra, rb;
+    if (!conect_between(s, k, &ra, &rb) || ra >= b->nr || rb >= b->nr) continue;
+    if (sp_element_is_metal(s->element[a]) || sp_element_is_metal(s->element[at])) {
+      if (role[ra] == SP_ROLE_LIGAND) b->flag_metal[ra] = 1;
+      if (role[rb] == SP_ROLE_LIGAND) b->flag_metal[rb] = 1;
+      continue;
+    }
+    if (b->cand[ra] && b->cand[rb]) {
+      if (uf_find(b->uf, ra) == uf_find(b->uf, rb)) continue; /* already one instance (LINK, branched entity) */
+      /* more than two bonds between the same two residues: overlapping alternates whose CONECT records a
+       * program wrote by distance (1GZM's LDA B 1343 / B 1348, occupancy 0.5 each, 12 bonds), not a link */
+      if (conects_between(s, ra, rb) > 2) continue;
+      uf_union(b->uf, ra, rb);
+      if (push_link(b, a, at)) return SP_E_NOMEM;
+    } else if (b->cand[ra] && role[rb] == SP_ROLE_POLYMER) {
+      b->flag_cov[ra] = 1;
+      if (b->attach[ra] < 0) b->attach[ra] = at;
+    } else if (b->cand[rb] && role[ra] == SP_ROLE_POLYMER) {
+      b->flag_cov[rb] = 1;
+      if (b->attach[rb] < 0) b->attach[rb] = a;
+    }
+  }
+  return 0;
+}
+
 /* 4b. peptide bonds inside peptide chains of model M are links of their instance graph. 0 or SP_E_NOMEM. */
 static int step_peptide_links(build *b, const sp_model *M) {
   const sp_structure *s = b->s;
@@ -730,7 +784,7 @@ static int survey_steps(build *b, size_t n_models) {
     step_roles(b, M);
     step_peptides(b, M);
     step_branched(b, M);
-    if (step_connections(b, m) || step_peptide_links(b, M)) return SP_E_NOMEM;
+    if (step_connections(b, m) || (m == 0 && step_conects(b)) || step_peptide_links(b, M)) return SP_E_NOMEM;
   }
   if (step_group(b)) return SP_E_NOMEM;
   for (size_t r = 0; r < b->nr; r++)

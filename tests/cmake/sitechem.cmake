@@ -50,10 +50,11 @@ add_test(NAME integration_order
 set_tests_properties(integration_order PROPERTIES TIMEOUT 600 LABELS "integration;site")
 # issue 13 over the whole corpus (one `sitepack run` at pH 7.4, one process): no H-bond or water-bridge leg under
 # 2.5 Å, no interaction between bonded or 1-3 atoms (the file's /bonds and covalent distances, checked in
-# Python), every haem with Fe and four N has a metal row with coordination >= 4 and a named geometry
+# Python), every haem with Fe and four N has a metal row with coordination >= 4 and a named geometry, and the
+# 27 entries in both formats give the same ligand instances and classes
 # (tests/peer/site_chem_corpus.py; docs/sites.md "Covalent exclusion").
 add_test(NAME site_chem_corpus COMMAND bash -c
-  "set -e; o=\"$0/site_chem_corpus.h5\"; \"$1\" run --input \"$2/structures\" --ccd \"$2/ccd/components_excerpt.cif.gz\" --out \"$o\" --force --quiet >/dev/null; \"$3\" \"$4\" \"$o\" --check"
+  "set -e; o=\"$0/site_chem_corpus.h5\"; \"$1\" run --input \"$2/structures\" --ccd \"$2/ccd/components_excerpt.cif.gz\" --out \"$o\" --force --quiet >/dev/null; \"$3\" \"$4\" \"$o\" --check --formats"
   ${CMAKE_CURRENT_BINARY_DIR} $<TARGET_FILE:sitepack_cli> ${SP_SC_DATA} ${SP_DEBIAN_PYTHON}
   ${SP_TEST_DIR}/peer/site_chem_corpus.py)
 set_tests_properties(site_chem_corpus PROPERTIES LABELS "peer;site" TIMEOUT 240)

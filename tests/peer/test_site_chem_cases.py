@@ -15,6 +15,8 @@ out from the files' LINK records and coordinates (distances printed by the test)
   amines.pdb            synthetic ethylamine ZZE and 2,2,2-trifluoroethylamine ZZF (no CCD blocks): the amine N
                         pKa 10.0 (PROPKA3 N30-N33) and 10.0 - 3 x 1.7 = 4.9 (three F on the beta carbon,
                         Perrin 1965: 5.7 measured); at pH 7.4 ZZE N is +1, ZZF N neutral, a donor and acceptor
+  conect_halves.pdb     synthetic QQA B 1 - QQB B 2, 2.1 A apart (no distance bond), joined only by CONECT: one
+                        instance of two residues, the inter-residue bond in /bonds with source conect
 
 usage: test_site_chem_cases.py SITEPACK CASES_DIR CCD OUT_DIR
 """
@@ -134,6 +136,17 @@ def amines(h5):
             check((chem & 6) == 6, f"{h5}: {comp} neutral N chem {chem}: donor (2) and acceptor (4)")
 
 
+def conect_halves(h5):
+    f = h5py.File(h5, "r")
+    lig = [(f["ligands/comp_id"][i].decode(), int(f["ligands/n_residues"][i])) for i in range(len(f["ligands/comp_id"]))]
+    check(lig == [("QQA", 2)], f"{h5}: ligands {lig}, expected one instance QQA of 2 residues")
+    if lig and lig[0][1] == 2:
+        S = Site(f, "QQA", 1)
+        o3, c1 = S.atom("QQA", 1, "O3"), S.atom("QQB", 2, "C1")
+        link = [b for b in S.bonds if {b[0], b[1]} == {o3, c1}]
+        check(len(link) == 1 and link[0][2] == "conect", f"{h5}: /bonds O3-C1 between the halves: {link}")
+
+
 def main():
     sitepack, cases, ccd, out = sys.argv[1:5]
     os.makedirs(out, exist_ok=True)
@@ -142,6 +155,7 @@ def main():
     adduct(run(sitepack, cases, ccd, out, "cys_adduct.pdb"))
     haem(run(sitepack, cases, ccd, out, "haem.pdb"))
     amines(run(sitepack, cases, ccd, out, "amines.pdb"))
+    conect_halves(run(sitepack, cases, ccd, out, "conect_halves.pdb"))
     for name in ("glycan_asn", "glycan_asn_nolink", "cys_adduct", "haem"):
         rc = site_chem_corpus.main(["", os.path.join(out, name + ".h5"), "--check"])
         check(rc == 0, f"{name}: the corpus checks (no short H-bond, no bonded or 1-3 pair, haem rows)")
