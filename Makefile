@@ -18,7 +18,7 @@ NP        ?= 2
 CMAKE_ARGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
 DEB_PKGS := build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev hdf5-tools \
-            libcjson-dev zlib1g-dev libssl-dev python3 python3-gemmi python3-rdkit python3-h5py python3-numpy python3-torch \
+            libcjson-dev zlib1g-dev libssl-dev python3 python3-gemmi python3-rdkit python3-h5py python3-numpy python3-torch python3-matplotlib \
             python3-pip python3-venv python3-setuptools python3-wheel \
             plip python3-openbabel \
             libdeflate-dev clang libclang-rt-dev libccp4-dev libccp4-data \
@@ -29,7 +29,7 @@ DEB_PKGS := build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-
 MPIRUN_FLAGS := --oversubscribe --mca osc sm $(if $(filter 0,$(shell id -u)),--allow-run-as-root,)
 export OMPI_MCA_rmaps_base_oversubscribe := 1
 
-.PHONY: all deps build demo test sanitize fuzz bench-parse clean bench-read bench-sched bench-read-py mutate mutate-check
+.PHONY: all deps build demo test sanitize fuzz bench-parse clean bench-read bench-sched bench-read-py mutate mutate-check bench-archive
 
 all: build
 
@@ -130,6 +130,15 @@ bench-export: build
 .PHONY: bench-scaling
 bench-scaling: build
 	NP_LIST="$(SCALING_NP)" REPLICAS=$(SCALING_REPLICAS) PY=/usr/bin/python3 bench/scaling.sh $(BUILD)
+
+# make bench-archive: one run over ARCHIVE_FILES distinct files (about 0.67 MB each, made in a scratch
+# directory under /tmp and removed after: check df -h /tmp) at -np ARCHIVE_NP, with the projection to the
+# whole PDB (bench/archive.sh; writes results/archive-<date>-<host>.json and .md)
+ARCHIVE_FILES ?= 20000
+ARCHIVE_NP ?= 2
+.PHONY: bench-archive
+bench-archive: build
+	FILES=$(ARCHIVE_FILES) NP=$(ARCHIVE_NP) PY=/usr/bin/python3 bench/archive.sh $(BUILD)
 
 # make mutate: each plausible bug of tests/mutation/mutations.tsv put into a scratch copy of the tree
 # (MUTATE_SCRATCH, incremental builds), the suite run against it; killed / survived per mutation and the

@@ -14,9 +14,14 @@
 # Determinism: the merged file of the first rep at the smallest and at the largest P are compared
 # with tests/integration/compare_h5.py (same content apart from timing fields) when h5py is there.
 #
+# Also per P: the serial seconds (wall - makespan: scan, CCD, plan, file set-up, gather, merge), each
+# step of the run on rank 0 (the report's steps_seconds) and the merge's rows written per second per
+# rank (issue 21: every rank writes its share). A PNG next to the JSON plots the speed-up of the wall
+# clock and of the scheduled phase against P with the ideal line (matplotlib; skipped without it).
+#
 # Environment: NP_LIST ("1 2"), REPLICAS (1), REPS (3), DATA (../shared/data), MPIRUN (mpirun),
 # MPIRUN_FLAGS (--oversubscribe --mca osc sm [--allow-run-as-root]), PY (python3 with json),
-# RESULTS (results/), WORK (a fresh temporary directory).
+# RESULTS (results/), WORK (a fresh temporary directory), LABEL (appended to the result names).
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$SRC/build}
@@ -83,7 +88,7 @@ fi
 
 mkdir -p "$RESULTS"
 HOST=$(hostname | tr -c 'A-Za-z0-9._\n-' '_')
-OUTBASE="$RESULTS/scaling-$(date -u +%Y-%m-%d)-$HOST-$(nproc)cpu"
+OUTBASE="$RESULTS/scaling-$(date -u +%Y-%m-%d)-$HOST-$(nproc)cpu${LABEL:+-$LABEL}"
 "$PY" - "$WORK/out" "$REPS" "$OUTBASE" "$LOAD_BEFORE" "$LOAD_AFTER" "$REPLICAS" "$SAME" "$SRC" "$MPIRUN" "$NP_LIST" <<'PYEOF'
 import json, os, platform, statistics as st, subprocess, sys
 out, reps, base, lb, la, replicas, same, src, mpirun, nplist = sys.argv[1:]
@@ -105,7 +110,15 @@ def summarise(label, np, names):
             "files": rs[0]["files"], "sites": rs[0]["sites"], "bytes_read": rs[0]["bytes_read"],
             "largest_task_seconds": st.median(r["schedule"]["largest_task_seconds"] for r in rs),
             "total_task_seconds": st.median(r["schedule"]["total_task_seconds"] for r in rs),
-            "peak_rss_bytes_max": max(max(x["peak_rss_bytes"] for x in r["ranks"]) for r in rs)}
+            "peak_rss_bytes_max": max(max(x["peak_rss_bytes"] for x in r["ranks"]) for r in rs),
+            "median_serial_seconds": st.median(r["wall_seconds"] - r["schedule"]["makespan_seconds"] for r in rs),
+            "median_steps_seconds": {k: st.median(r["steps_seconds"][k] for r in rs)
+                                     for k in rs[0].get("steps_seconds", {})},
+            "median_merge_steps_seconds": {k: st.median(r["merge"][k] for r in rs)
+                                           for k in rs[0].get("merge", {}) if k.endswith("_seconds")},
+            "median_merge_rate_per_rank_MBps": st.median(
+                st.mean(x["merge"]["bytes_written"] / max(x["merge"]["copy_seconds"], 1e-9) / 1e6 for x in r["ranks"])
+                for r in rs) if "merge" in rs[0]["ranks"][0] else None}
 for np in nps: rows.append(summarise(f"np{np}", np, [f"np{np}_r{i}" for i in range(1, reps + 1)]))
 rows.append(summarise(f"np{nps[-1]} --no-steal", nps[-1], [f"nosteal_r{i}" for i in range(1, reps + 1)]))
 w0, m0, p0 = rows[0]["median_wall_seconds"], rows[0]["median_makespan_seconds"], rows[0]["np"]
@@ -133,13 +146,37 @@ L = [f"# Strong scaling: {os.path.basename(base)}", "",
      f"Input: {replicas} cop{'y' if replicas == 1 else 'ies'} of shared/data/structures = {nf} files, {rows[0]['bytes_read']/1e6:.1f} MB stored, "
      f"{rows[0]['sites']} sites; excerpt CCD. Median of {reps} runs per row (interleaved). "
      f"Total task time at -np {p0}: {rows[0]['total_task_seconds']:.2f} s; largest task {rows[0]['largest_task_seconds']:.3f} s.", "",
-     "| run | median wall s | speed-up (wall) | efficiency | median makespan s | speed-up (makespan) | makespan / bound | merge s | steals | files/s | peak RSS MiB |",
-     "|---|---|---|---|---|---|---|---|---|---|---|"]
+     "| run | median wall s | speed-up (wall) | efficiency | median makespan s | speed-up (makespan) | makespan / bound | merge s | serial s | merge MB/s per rank | steals | files/s | peak RSS MiB |",
+     "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 for r in rows:
+    rate = r["median_merge_rate_per_rank_MBps"]
     L.append(f"| {r['run']} | {r['median_wall_seconds']:.3f} | {r['speedup_wall']:.2f} | {r['efficiency_wall']:.2f} | "
              f"{r['median_makespan_seconds']:.3f} | {r['speedup_makespan']:.2f} | {r['median_makespan_over_lower_bound']:.3f} | "
-             f"{r['median_merge_seconds']:.3f} | {r['median_steals']:.0f} | {r['files_per_second']:.0f} | "
-             f"{r['peak_rss_bytes_max']/2**20:.0f} |")
+             f"{r['median_merge_seconds']:.3f} | {r['median_serial_seconds']:.3f} | {'-' if rate is None else f'{rate:.0f}'} | "
+             f"{r['median_steals']:.0f} | {r['files_per_second']:.0f} | {r['peak_rss_bytes_max']/2**20:.0f} |")
+steps = rows[0]["median_steps_seconds"]
+if steps:
+    L += ["", "Each step of the run on rank 0 (median seconds, the report's steps_seconds; waiting for the other ranks included):", "",
+          "| run | " + " | ".join(steps) + " |", "|---|" + "---|" * len(steps)]
+    for r in rows:
+        L.append(f"| {r['run']} | " + " | ".join(f"{r['median_steps_seconds'].get(k, 0):.3f}" for k in steps) + " |")
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    pr = [r for r in rows if "no-steal" not in r["run"]]
+    x = [r["np"] for r in pr]
+    fig, ax = plt.subplots(figsize=(5, 3.6), dpi=120)
+    ax.plot(x, [p / p0 for p in x], "k--", label="ideal")
+    ax.plot(x, [r["speedup_wall"] for r in pr], "o-", label="wall clock")
+    ax.plot(x, [r["speedup_makespan"] for r in pr], "s-", label="scheduled phase")
+    ax.set_xlabel("MPI ranks"); ax.set_ylabel(f"speed-up over -np {p0}"); ax.set_xticks(x)
+    ax.set_title(f"{nf} files, {res['cpus']} CPUs, load {lb.split()[0]}", fontsize=9); ax.legend(); ax.grid(alpha=0.3)
+    fig.tight_layout(); fig.savefig(base + ".png"); res["plot"] = os.path.basename(base) + ".png"
+    json.dump(res, open(base + ".json", "w"), indent=1)
+    L += ["", f"![speed-up]({os.path.basename(base)}.png)"]
+except ImportError:
+    L += ["", "(no plot: matplotlib is not installed; Debian python3-matplotlib)"]
 L += ["", f"Merged output at -np {nps[0]} and -np {nps[-1]} (first rep, tests/integration/compare_h5.py): **{same}**.", "",
       "Wall = the whole `mpirun ... sitepack run` as the run report measures it (scan, plan, parallel phase, merge); "
       "makespan = the scheduled parallel phase; bound = max(largest task, total task time / P); "

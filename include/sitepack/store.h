@@ -169,7 +169,7 @@ typedef struct sp_merge_stats {
  * little-endian native ones: a big-endian host is refused) and rank 0 writes /run and the root
  * attributes last. With @p comm NULL: one process, writing through HDF5 (= sp_merge()).
  *
- * Memory per rank: the task index (sp_merge_stats.index_bytes, about 250 bytes per task), one
+ * Memory per rank: the task index (sp_merge_stats.index_bytes: 224 bytes per task and growth slack), one
  * 8 MiB buffer per table, the components union; never O(rows).
  * Test hook: SITEPACK_TEST_MERGE_FAIL_RANK=R makes rank R's first row write fail (SP_E_IO, EIO).
  *

@@ -1,8 +1,9 @@
 /* `sitepack run`: the whole run under MPI (DESIGN.md "The run, end to end").
  *
- *   rank 0  check the output paths, scan the input; all: the file list
+ *   rank 0  check the output paths, scan the input; all: the file list, each rank the head (gzip
+ *           magic, entry id) of every P-th file
  *   all     open the CCD (one text per node); rank 0 checks it is one
- *   rank 0  duplicates, --resume, the job stamp (app/resume.h)
+ *   rank 0  duplicates, --resume, the job stamp (app/resume.h); every rank hashes a share of the files
  *   all     open this rank's HDF5 file (store.h)
  *   all     phase A: every file, each large one (>= split.min_bytes) running as part 0 of a split
  *           that its own task decides after the survey; phase B (only when some file split): the
@@ -85,50 +86,6 @@ static int mkdir_p(const char *path) {
   if (mkdir(buf, 0777) && errno != EEXIST) return -1;
   return 0;
 }
-/* Collective: rank 0's file list (c->paths, c->bytes [c->n]) to every rank; the other ranks' paths point
-   into one blob owned through paths[0] (run_ctx_free). Returns 0 or -1 (out of memory on this rank). */
-static int bcast_files(struct run_ctx *c, int rank) {
-  uint64_t hdr[2] = {c->n, 0};
-  char *blob = NULL;
-  if (rank == 0) {
-    size_t tot = 0;
-    for (size_t i = 0; i < c->n; ++i) tot += strlen(c->paths[i]) + 1;
-    hdr[1] = tot;
-    blob = malloc(tot ? tot : 1);
-    if (!blob) return -1;
-    size_t o = 0;
-    for (size_t i = 0; i < c->n; ++i) {
-      size_t l = strlen(c->paths[i]) + 1;
-      memcpy(blob + o, c->paths[i], l);
-      o += l;
-    }
-  }
-  MPI_Bcast(hdr, 2, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  if (rank != 0) {
-    c->n = hdr[0];
-    blob = malloc(hdr[1] ? hdr[1] : 1);
-    c->paths = calloc(c->n ? c->n : 1, sizeof *c->paths);
-    c->bytes = calloc(c->n ? c->n : 1, sizeof *c->bytes);
-    if (!blob || !c->paths || !c->bytes) return -1;
-  }
-  /* blobs above 2 GiB are not expected (paths of millions of files fit easily) */
-  MPI_Bcast(blob, (int)hdr[1], MPI_CHAR, 0, MPI_COMM_WORLD);
-  MPI_Bcast(c->bytes, (int)c->n, MPI_INT64_T, 0, MPI_COMM_WORLD);
-  if (rank != 0 && !(c->entry_first = calloc(c->n ? c->n : 1, sizeof *c->entry_first))) return -1;
-  MPI_Bcast(c->entry_first, (int)c->n, MPI_INT64_T, 0, MPI_COMM_WORLD);
-  if (rank != 0) {
-    size_t o = 0;
-    for (size_t i = 0; i < c->n; ++i) {
-      c->paths[i] = blob + o;
-      o += strlen(blob + o) + 1;
-    }
-    /* blob is owned through paths[0] */
-  } else {
-    free(blob);
-  }
-  return 0;
-}
-
 /* This process's peak resident set size (KiB), -1 when unknown. */
 static long peak_rss_kib(void) {
   struct rusage ru;
@@ -335,7 +292,7 @@ static int phase_lock(struct run_ctx *c) {
 }
 
 /* Rank 0: scan the input (io.h sp_scan_dir) into c->scan, create the parts directory, fill c->paths,
- * c->bytes, c->gz [c->n] (owned by c; the path strings by c->scan). A single file as input: its
+ * c->bytes [c->n] (owned by c; the path strings by c->scan; the gzip flags and entry ids: run_phase_file_heads). A single file as input: its
  * directory becomes job.input. Returns 0; SP_EXIT_USAGE (no such input, no structure files) or
  * SP_EXIT_RUNTIME (parts directory, out of memory), printed. */
 static int phase_scan(struct run_ctx *c) {
@@ -363,47 +320,16 @@ static int phase_scan(struct run_ctx *c) {
   c->n = c->scan.n;
   c->paths = calloc(c->n, sizeof *c->paths);
   c->bytes = calloc(c->n, sizeof *c->bytes);
-  c->gz = calloc(c->n, 1);
-  c->entry_key = calloc(c->n, sizeof *c->entry_key);
-  c->entry_first = calloc(c->n, sizeof *c->entry_first);
-  if (!c->paths || !c->bytes || !c->gz || !c->entry_key || !c->entry_first) {
+  if (!c->paths || !c->bytes) {
     fprintf(stderr, "sitepack run: out of memory\n");
     return SP_EXIT_RUNTIME;
   }
-  for (size_t i = 0; i < c->n; ++i) { /* one open per file: its gzip magic and its entry id (issue 16 item 12) */
+  for (size_t i = 0; i < c->n; ++i) {
     c->paths[i] = c->scan.files[i].path;
     c->bytes[i] = c->scan.files[i].bytes;
-    char full[8192];
-    int gz = 0;
-    snprintf(full, sizeof full, "%s/%s", job->input, c->paths[i]);
-    sp_read_entry_peek(full, c->entry_key[i], sizeof c->entry_key[i], &gz); /* unreadable: "", 0; its task says why */
-    c->gz[i] = (uint8_t)gz;
-  }
-  if (run_entries_first(c)) {
-    fprintf(stderr, "sitepack run: out of memory\n");
-    return SP_EXIT_RUNTIME;
   }
   if (!job->quiet)
     fprintf(stderr, "sitepack %s: %zu files under %s, %d ranks\n", SP_VERSION, c->n, job->input, c->n_ranks);
-  return 0;
-}
-
-/* Collective: rank 0's input root (changed by the scan for a single-file input) and file list to every
- * rank (c->paths, c->bytes; owned by c). Returns 0; out of memory aborts the run (MPI_Abort,
- * SP_EXIT_RUNTIME). */
-static int phase_share_files(struct run_ctx *c) {
-  int l = c->rank == 0 ? (int)strlen(c->job.input) + 1 : 0;
-  MPI_Bcast(&l, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (c->rank != 0) {
-    char *p = realloc(c->job.input, (size_t)l);
-    if (!p) MPI_Abort(MPI_COMM_WORLD, SP_EXIT_RUNTIME);
-    c->job.input = p;
-  }
-  MPI_Bcast(c->job.input, l, MPI_CHAR, 0, MPI_COMM_WORLD);
-  if (bcast_files(c, c->rank)) {
-    fprintf(stderr, "sitepack: rank %d: out of memory\n", c->rank);
-    MPI_Abort(MPI_COMM_WORLD, SP_EXIT_RUNTIME);
-  }
   return 0;
 }
 
@@ -757,6 +683,7 @@ static int phase_gather(struct run_ctx *c) {
   for (int i = 0; rank == 0 && i < P; ++i) {
     add_stats(&g->all[i], &g->all_a[i]);
     add_stats(&g->all[i], &g->all_b[i]);
+    g->all[i].rank = i; /* a phase B that did not run has zeroed statistics, rank 0 too */
   }
   return 0;
 }
@@ -838,30 +765,44 @@ static void gather_merge_stats(struct run_ctx *c) {
              MPI_COMM_WORLD);
 }
 
-/* Rank 0, after a good merge into @p tmp: rename it to the output, remove the parts (unless --keep-parts),
- * read the totals back (not for a shard). Returns 0 or SP_EXIT_RUNTIME (printed). */
-static int finish_merge(struct run_ctx *c, const char *tmp, char **inputs, size_t n_inputs) {
-  const sp_job *job = &c->job;
-  if (rename(tmp, job->output)) {
-    fprintf(stderr, "sitepack run: cannot rename %s to %s: %s\n", tmp, job->output, strerror(errno));
+/* Collective, once the output is in place: the parts removed (unless --keep-parts), each rank its own
+ * per-rank file (removing a large file costs about 0.1-0.3 s per GB here), then rank 0 prepared.h5, the job
+ * stamp and the directory. */
+static void remove_parts(const struct run_ctx *c, char **inputs, size_t n_inputs) {
+  if (c->job.keep_parts) return;
+  if ((size_t)c->rank < n_inputs) remove(inputs[c->rank]);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (c->rank != 0) return;
+  for (size_t i = (size_t)c->n_ranks; i < n_inputs; ++i) remove(inputs[i]);
+  char stamp[RUN_PATH_CAP];
+  snprintf(stamp, sizeof stamp, "%s/job.txt", c->parts_dir);
+  remove(stamp);
+  rmdir(c->parts_dir);
+}
+
+/* Rank 0, after the merge into @p tmp: a failure said (issue 16 item 1: the parts are kept, the words of
+ * a stop in the tasks, no HDF5 shutdown), or @p tmp renamed to the output. Returns 0 or SP_EXIT_RUNTIME. */
+static int place_output(struct run_ctx *c, const char *tmp, int mrc, const sp_err *err) {
+  if (mrc) {
+    remove(tmp);
+    say_if_disk_full(c);
+    fprintf(stderr, "sitepack run: merge failed (%s: %s): no output written; the finished tasks are kept in %s: "
+            "fix the cause (e.g. free disk space) and %s\n", sp_errclass_name(mrc), err->msg, c->parts_dir,
+            rerun_hint(c));
+    c->h5_broken = 1; /* HDF5 cannot close the half-written file: its shutdown would crash */
     return SP_EXIT_RUNTIME;
   }
-  if (!job->keep_parts) {
-    for (size_t i = 0; i < n_inputs; ++i) remove(inputs[i]);
-    char stamp[RUN_PATH_CAP];
-    snprintf(stamp, sizeof stamp, "%s/job.txt", c->parts_dir);
-    remove(stamp);
-    rmdir(c->parts_dir);
+  if (rename(tmp, c->job.output)) {
+    fprintf(stderr, "sitepack run: cannot rename %s to %s: %s\n", tmp, c->job.output, strerror(errno));
+    return SP_EXIT_RUNTIME;
   }
-  double t0 = MPI_Wtime();
-  int status = job->shard_count == 0 ? read_back_totals(c) : 0;
-  c->readback_s = MPI_Wtime() - t0;
-  return status;
+  return 0;
 }
 
 /* Collective: merge the per-rank files (and PARTS/prepared.h5) into OUT.tmp, every rank writing its share
  * of the rows (store.h sp_merge_parallel()); a shard run: rank 0 packs them into one shard file (issue 8). Rank 0 then
- * renames OUT.tmp to the output (finish_merge). c->merge_s, c->wall on rank 0, c->merge_st on every rank.
+ * renames OUT.tmp to the output (place_output), every rank removes its part (remove_parts), rank 0 reads the
+ * totals back (not for a shard). c->merge_s, c->wall on rank 0, c->merge_st on every rank.
  * Returns 0; on rank 0 SP_EXIT_RUNTIME when the tasks stopped (report_stopped), or the merge, rename or
  * read-back failed (printed; OUT.tmp removed, the parts kept). */
 static int phase_merge(struct run_ctx *c) {
@@ -893,22 +834,14 @@ static int phase_merge(struct run_ctx *c) {
     mrc = sp_merge_parallel(&mc, tmp, (const char *const *)inputs, n_inputs, &info, &c->merge_st, &err);
   }
   gather_merge_stats(c);
-  if (c->rank != 0) {
-    free_inputs(inputs, n_inputs);
-    return 0;
-  }
-  if (mrc) { /* issue 16 item 1: the parts are kept, the words of a stop in the tasks, no HDF5 shutdown */
-    remove(tmp);
-    say_if_disk_full(c);
-    fprintf(stderr, "sitepack run: merge failed (%s: %s): no output written; the finished tasks are kept in %s: "
-            "fix the cause (e.g. free disk space) and %s\n", sp_errclass_name(mrc), err.msg, c->parts_dir,
-            rerun_hint(c));
-    status = SP_EXIT_RUNTIME;
-    c->h5_broken = 1; /* HDF5 cannot close the half-written file: its shutdown would crash */
-  } else {
-    status = finish_merge(c, tmp, inputs, n_inputs);
-  }
+  if (c->rank == 0) status = place_output(c, tmp, mrc, &err);
+  MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (!status) remove_parts(c, inputs, n_inputs);
   free_inputs(inputs, n_inputs);
+  if (c->rank != 0) return 0;
+  double t0 = MPI_Wtime();
+  if (!status && job->shard_count == 0) status = read_back_totals(c);
+  c->readback_s = MPI_Wtime() - t0;
   c->merge_s = MPI_Wtime() - t_m0;
   c->wall = MPI_Wtime() - c->t_start;
   return status;
@@ -935,8 +868,9 @@ static const struct run_phase {
 } run_phases[] = {
   {"check output", phase_check_output}, /* rank 0: output, report paths: before any work */
   {"lock", phase_lock},                 /* rank 0: OUT.lock, one run per output */
-  {"scan", phase_scan},                 /* rank 0: input files, sizes, gzip flags */
-  {"share files", phase_share_files},   /* all: the file list */
+  {"scan", phase_scan},                 /* rank 0: input files, sizes */
+  {"share files", run_phase_share_files},   /* all: the file list */
+  {"file heads", run_phase_file_heads},   /* all: gzip flag, entry id of every P-th file */
   {"CCD", phase_ccd_open},              /* all: one CCD text per node */
   {"CCD check", phase_ccd_check},       /* rank 0: it is a CCD */
   {"shard plan", phase_shard_plan},     /* rank 0: a shard's share of the files */

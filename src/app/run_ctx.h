@@ -45,13 +45,14 @@ struct run_ctx {
   int delay_ms;          /* test hook SITEPACK_TEST_TASK_DELAY_MS (0: off) */
   unsigned rng;          /* its random state */
 
-  /* -- scan (rank 0 scans; phase_share_files gives paths and bytes to every rank) -- */
+  /* -- scan (rank 0 scans; run_phase_share_files gives paths and bytes to every rank, run_phase_file_heads
+     the gzip flags and entry ids) -- */
   sp_scan_list scan;     /* rank 0: the scan; owns rank 0's path strings */
   char **paths;          /* [n] relative paths, sorted; rank 0: into scan; other ranks: one blob owned
                             through paths[0] */
   int64_t *bytes;        /* [n] stored sizes; owned */
   size_t n;
-  uint8_t *gz;           /* [n] rank 0: 1 where the file starts with the gzip magic; owned */
+  uint8_t *gz;           /* [n] 1 where the file starts with the gzip magic (run_phase_file_heads, every rank); owned */
   char (*entry_key)[32]; /* [n] rank 0: the entry id of each file's head (read.h sp_read_entry_peek), "" none; owned */
   int64_t *entry_first;  /* [n] every rank: the first file of each file's entry, -1 none (result.h); owned */
   size_t n_entries_repeated, n_files_repeated; /* rank 0: entries in more than one file; their later files */
@@ -147,6 +148,17 @@ int run_sched_tasks(struct run_ctx *c, const sp_plan *plan, const double *weight
  * entry), c->n_entries_repeated (entries in more than one file) and c->n_files_repeated (their later files).
  * Returns 0 or -1 (out of memory). */
 int run_entries_first(struct run_ctx *c);
+
+/* run_files.c. Collective: rank 0's input root (changed by the scan for a single-file input) and file
+ * list (c->paths, c->bytes [c->n]) to every rank (owned by c). Returns 0; out of memory aborts the run
+ * (MPI_Abort, SP_EXIT_RUNTIME). */
+int run_phase_share_files(struct run_ctx *c);
+
+/* run_files.c. Collective, issue 21: the head of every file read by one rank, every P-th file each
+ * (read.h sp_read_entry_peek): c->gz [c->n] on every rank (MPI_Allreduce, MPI_BOR), c->entry_key on rank 0
+ * (MPI_Reduce, MPI_BOR of zeroed keys), then rank 0's run_entries_first() and c->entry_first to every rank;
+ * all owned by c. Returns 0; out of memory aborts the run. */
+int run_phase_file_heads(struct run_ctx *c);
 
 /* report.c. The current UTC time as ISO 8601 ("2026-01-31T12:00:00Z") into @p buf [cap >= 21]. */
 void run_iso_now(char *buf, size_t cap);
