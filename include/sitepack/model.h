@@ -72,6 +72,8 @@ enum {
   SP_ATOM_HETATM = 1u << 0,    /**< group_PDB HETATM / PDB HETATM record */
   SP_ATOM_HYDROGEN = 1u << 1,  /**< element H, D or T */
   SP_ATOM_ELEMENT_FROM_NAME = 1u << 2, /**< element inferred from the atom name (no usable element column) */
+  SP_ATOM_REPEATED_NAME = 1u << 3, /**< another atom of its residue has the same (atom name, altloc) (issue 13;
+                                        sp_structure_finish): no CCD atom is matched to it by name */
 };
 
 /** One residue: (chain, seq id, insertion code, comp id) within one model. */
@@ -328,8 +330,13 @@ int sp_structure_add_file_comp(sp_structure *s, const sp_file_comp *c, sp_err *e
 int sp_structure_add_symop(sp_structure *s, const sp_symop *op, sp_err *err);
 
 /**
- * Finish reading: link chains to entities by entity_id (mmCIF) and set each residue's
- * entity_type; resolve every connection end to an atom of model 1 (by label ids when
+ * Finish reading: join the residues that sp_structure_add_atom split at a repeated (atom name,
+ * altloc) where the second part is no copy of the first (fewer than half of its atoms repeat a
+ * name of the first, or they are fewer than half of the first's atoms, or only one atom repeats
+ * where the two are not single atoms: a ligand whose H are all "H", a second "C1"; two whole copies with identical ids stay two, case B16); flag the atoms of
+ * such a repeated pair SP_ATOM_REPEATED_NAME, with one warning "repeated_atom_name: residue ..."
+ * per repeated name of model 1 (later models: one warning with the count); link chains to
+ * entities by entity_id (mmCIF) and set each residue's entity_type; resolve every connection end to an atom of model 1 (by label ids when
  * given, else by auth ids; altloc respected when given, else the first matching atom);
  * resolve the CONECT entries into sp_structure.conects (sp_structure_add_conect).
  * Fails with SP_E_NO_ATOMS when the structure has no atoms.

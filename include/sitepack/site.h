@@ -51,6 +51,8 @@ enum {
   SP_SITE_ATOM_WITHIN_CUTOFF = 1u << 8,/**< this atom itself is within the cutoff */
   SP_SITE_ATOM_SYMMETRY = 1u << 9,     /**< atom of a crystal symmetry image (position transformed) */
   SP_SITE_ATOM_ELEMENT_FROM_NAME = 1u << 10, /**< element inferred from the atom name (SP_ATOM_ELEMENT_FROM_NAME) */
+  SP_SITE_ATOM_REPEATED_NAME = 1u << 11, /**< another atom of its residue has its name and altloc
+                                              (SP_ATOM_REPEATED_NAME): no CCD atom, no CCD bond */
 };
 
 /** Kinds of site residues (sp_site_res.kind, /residues/kind). */

@@ -82,7 +82,8 @@ LIGAND_FLAGS = {"covalent": 1, "incomplete": 2, "altloc": 4, "not_in_ccd": 8, "z
 SITE_FLAGS = {"oversize": 1, "no_heavy": 2, "symmetry": 4, "symmetry_partial": 8}
 #: Atom flag bits (/atoms/flags, SP_SITE_ATOM_* of site.h).
 ATOM_FLAGS = {"ligand": 1, "polymer": 2, "other_ligand": 4, "ion": 8, "water": 16, "hydrogen": 32,
-              "altloc": 64, "hetatm": 128, "in_cutoff": 256, "symmetry": 512, "element_from_name": 1024}
+              "altloc": 64, "hetatm": 128, "in_cutoff": 256, "symmetry": 512, "element_from_name": 1024,
+              "repeated_name": 2048}
 #: /residues/kind values.
 RESIDUE_KINDS = {"ligand": 0, "polymer": 1, "other_ligand": 2, "ion": 3, "water": 4}
 #: /interactions/type values (SP_IX_* of sitechem.h).

@@ -9,4 +9,10 @@
  * the entries that give no bond (src/model/conect.c). @return 0 or SP_E_NOMEM. */
 int sp_structure_resolve_conects_(sp_structure *s, sp_err *err);
 
+/* Undo the residue splits of sp_structure_add_atom that are no second copy (a repeated atom name
+ * inside one residue, issue 13): join such neighbours, flag their repeated-name atoms
+ * SP_ATOM_REPEATED_NAME and warn (class repeated_atom_name) once per repeated name of model 1
+ * (src/model/repeats.c). Cannot fail. */
+void sp_structure_join_repeats_(sp_structure *s);
+
 #endif

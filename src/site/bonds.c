@@ -92,10 +92,16 @@ static uint8_t pair_flags(const builder *B, uint32_t a, uint32_t b) {
   return f;
 }
 
-/* Offset of the ligand atom named `name` among offs[0..n), -1 if absent. */
+/* Whether the ligand atom at offset k repeats a name of its residue (SP_ATOM_REPEATED_NAME, model.h):
+ * no bond of a definition is attached to it, since the name does not say which atom it means. */
+static bool repeated_name(const builder *B, size_t k) {
+  return (B->s->atom_flags[B->site->atoms[k]] & SP_ATOM_REPEATED_NAME) != 0;
+}
+
+/* Offset of the ligand atom named `name` among offs[0..n), -1 if absent or repeated. */
 static int64_t find_name(const builder *B, const uint32_t *offs, size_t n, const char *name) {
   for (size_t k = 0; k < n; k++)
-    if (!strcmp(B->s->atom_name[B->site->atoms[offs[k]]], name)) return offs[k];
+    if (!strcmp(B->s->atom_name[B->site->atoms[offs[k]]], name)) return repeated_name(B, offs[k]) ? -1 : (int64_t)offs[k];
   return -1;
 }
 
@@ -113,6 +119,7 @@ static void residue_from_ccd(builder *B, const sp_component *d, const uint32_t *
       B->out->lig_flags |= SP_LIG_NAME_NOT_IN_CCD;
       continue;
     }
+    if (repeated_name(B, offs[k])) continue; /* neither matched nor bonded (docs/format.md /atoms flags) */
     map[di] = offs[k];
     const sp_comp_atom *ca = &d->atoms[di];
     B->out->ccd_charge[offs[k]] = ca->charge;

@@ -376,6 +376,7 @@ static uint16_t atom_flags_of(const sp_structure *s, size_t i, uint16_t kflag, i
   if (s->altloc[i] != '\0') f |= SP_SITE_ATOM_ALTLOC;
   if (s->atom_flags[i] & SP_ATOM_HETATM) f |= SP_SITE_ATOM_HETATM;
   if (s->atom_flags[i] & SP_ATOM_ELEMENT_FROM_NAME) f |= SP_SITE_ATOM_ELEMENT_FROM_NAME;
+  if (s->atom_flags[i] & SP_ATOM_REPEATED_NAME) f |= SP_SITE_ATOM_REPEATED_NAME;
   if (within) f |= SP_SITE_ATOM_WITHIN_CUTOFF;
   return f;
 }

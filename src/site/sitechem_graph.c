@@ -93,7 +93,7 @@ static int bonds_from_ccd(ctx *c, const sp_component *def, size_t k0, size_t k1)
   if (SP_GROW(w->dmap, w->cap_dmap, def->n_atoms)) return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");
   for (size_t i = 0; i < def->n_atoms; i++) w->dmap[i] = -1;
   for (size_t k = k0; k < k1; k++) {
-    if (w->lmap[k] < 0) continue;
+    if (w->lmap[k] < 0 || (s->atom_flags[site->atoms[k]] & SP_ATOM_REPEATED_NAME)) continue; /* no def: distances */
     int di = sp_component_atom_index(def, s->atom_name[site->atoms[k]]);
     if (di >= 0) {
       w->dmap[di] = w->lmap[k];
@@ -129,6 +129,7 @@ static void bonds_from_file(ctx *c, const char *comp, size_t k0, size_t k1) {
     int32_t ia = -1, ib = -1, ha = 0, hb = 0;
     for (size_t k = k0; k < k1; k++) {
       const char *nm = s->atom_name[site->atoms[k]];
+      if (s->atom_flags[site->atoms[k]] & SP_ATOM_REPEATED_NAME) continue;
       if (!strcmp(nm, fb->atom1)) ia = (int32_t)k;
       if (!strcmp(nm, fb->atom2)) ib = (int32_t)k;
     }

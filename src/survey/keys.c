@@ -148,11 +148,26 @@ static void distance_bonds(const sp_structure *s, graph *g, const uint32_t *atom
     }
 }
 
-/* Bond between the atoms named na and nb among atoms[lo..hi), if both are there. */
+/* Distance bonds of atom atoms[i] to the other atoms of atoms[lo..hi) that no name bonds it to (a
+ * repeated name): covalent radii + 0.4 Å; a pair of two such atoms once. */
+static void repeated_by_distance(const sp_structure *s, graph *g, const uint32_t *atoms, size_t i, size_t lo,
+                                 size_t hi) {
+  for (size_t j = lo; j < hi; j++) {
+    if (j == i || (j < i && (s->atom_flags[atoms[j]] & SP_ATOM_REPEATED_NAME))) continue;
+    uint32_t a = atoms[i], b = atoms[j];
+    float r = sp_element_covalent_radius(s->element[a]) + sp_element_covalent_radius(s->element[b]) + DIST_BOND_TOL;
+    float d2 = atom_dist2(s, a, b);
+    if (d2 <= r * r && d2 > 0.16f) graph_add_bond(g, i < j ? i : j, i < j ? j : i);
+  }
+}
+
+/* Bond between the atoms named na and nb among atoms[lo..hi), if both are there and neither name
+ * repeats in the residue (SP_ATOM_REPEATED_NAME: the name does not say which atom it means). */
 static void bond_by_names(const sp_structure *s, graph *g, const uint32_t *atoms, size_t lo, size_t hi,
                           const char *na, const char *nb) {
   size_t ia = SIZE_MAX, ib = SIZE_MAX;
   for (size_t k = lo; k < hi; k++) {
+    if (s->atom_flags[atoms[k]] & SP_ATOM_REPEATED_NAME) continue;
     if (!strcmp(s->atom_name[atoms[k]], na)) ia = k;
     if (!strcmp(s->atom_name[atoms[k]], nb)) ib = k;
   }
@@ -174,6 +189,12 @@ static void residue_bonds(const sp_structure *s, graph *g, const comp_info *ci, 
       const sp_file_bond *fb = &s->file_bonds[bi];
       if (!strcmp(fb->comp_id, ci->id)) bond_by_names(s, g, atoms, lo, hi, fb->atom1, fb->atom2);
     }
+  }
+  if (ci->usable || ci->has_file_bonds) {
+    /* atoms of a repeated name have no bond by name: they join by distance (as the site chemistry's
+     * atoms without a definition do, src/site/sitechem_graph.c) */
+    for (size_t i = lo; i < hi; i++)
+      if (s->atom_flags[atoms[i]] & SP_ATOM_REPEATED_NAME) repeated_by_distance(s, g, atoms, i, lo, hi);
   } else {
     *used_distance = true;
     distance_bonds(s, g, atoms, lo, hi);

@@ -88,3 +88,9 @@ add_test(NAME peer_conect
   COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_conect_peer.py $<TARGET_FILE:sp_dump_atoms>
           ${SP_SHARED_DIR}/data/structures ${SP_TEST_DIR}/unit/conect_orders.pdb)
 set_tests_properties(peer_conect PROPERTIES LABELS "pdbio;peer;parser")
+# Repeated atom names inside one residue (issue 13): the synthetic tests/data/site_chem/repeated_names.{pdb,cif}
+# keep each GOL one residue with its repeated-name atoms flagged and one warning per residue; two whole copies
+# with identical ids stay two (B16).
+sp_add_unit_test(test_repeated_names SOURCES ${SP_TEST_DIR}/unit/test_repeated_names.c
+  ARGS ${SP_TEST_DIR}/data/site_chem/repeated_names.pdb ${SP_TEST_DIR}/data/site_chem/repeated_names.cif
+  LABELS "pdbio;parser")

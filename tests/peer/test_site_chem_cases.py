@@ -17,6 +17,10 @@ out from the files' LINK records and coordinates (distances printed by the test)
                         Perrin 1965: 5.7 measured); at pH 7.4 ZZE N is +1, ZZF N neutral, a donor and acceptor
   conect_halves.pdb     synthetic QQA B 1 - QQB B 2, 2.1 A apart (no distance bond), joined only by CONECT: one
                         instance of two residues, the inter-residue bond in /bonds with source conect
+  repeated_names.pdb    synthetic (make_repeated_names.py, CCD ideal GOL): GOL B 1 whose 8 H are all "H", GOL B 2
+  repeated_names.cif    whose C3 is named "C1": two instances of 14 atoms, 2 warnings on the file's row, the
+                        repeated-name atoms flagged (/atoms/flags 2048, no ccd_atom match) and no CCD bond on them:
+                        every ligand bond under 1.7 A (before, GOL 1 was 8 instances and GOL 2's "C1"-H11 2.77 A)
 
 usage: test_site_chem_cases.py SITEPACK CASES_DIR CCD OUT_DIR
 """
@@ -42,11 +46,11 @@ def check(ok, msg):
 
 
 def run(sitepack, cases, ccd, out, name):
-    d = os.path.join(out, name[:-4])
+    d = os.path.join(out, name[:-4] if name.endswith(".pdb") else name.replace(".", "_"))
     os.makedirs(d, exist_ok=True)
     src = os.path.join(d, name)
     shutil.copyfile(os.path.join(cases, name), src)
-    h5 = os.path.join(out, name[:-4] + ".h5")
+    h5 = d + ".h5"
     subprocess.run([sitepack, "run", "--input", d, "--ccd", ccd, "--out", h5, "--force", "--quiet"], check=True,
                    stdout=subprocess.DEVNULL)
     return h5
@@ -147,6 +151,34 @@ def conect_halves(h5):
         check(len(link) == 1 and link[0][2] == "conect", f"{h5}: /bonds O3-C1 between the halves: {link}")
 
 
+def repeated_names(h5):
+    f = h5py.File(h5, "r")
+    L = f["ligands"]
+    lig = [(L["comp_id"][i].decode(), int(L["auth_seq_id"][i]), int(L["n_residues"][i]), int(L["n_atoms"][i]))
+           for i in range(len(L["comp_id"]))]
+    check(lig == [("GOL", 1, 1, 14), ("GOL", 2, 1, 14)], f"{h5}: ligands {lig}, expected GOL 1 and GOL 2, 14 atoms each")
+    nw = [int(x) for x in f["structures/n_warnings"][:]]
+    check(nw == [2], f"{h5}: /structures/n_warnings {nw}, expected [2] (one repeated_atom_name per GOL)")
+    for seq, rep in ((1, "H"), (2, "C1")):
+        if not any(x[1] == seq for x in lig):
+            continue
+        S = Site(f, "GOL", seq)
+        flags = f["atoms/flags"][S.a0:S.a0 + S.nl]
+        ccd_atom = f["atoms/ccd_atom"][S.a0:S.a0 + S.nl]
+        want = [S.name[k] == rep for k in range(S.nl)]
+        got = [bool(flags[k] & 2048) for k in range(S.nl)]
+        check(got == want and sum(got) == (8 if rep == "H" else 2),
+              f"{h5}: GOL {seq}: flag 2048 on {sum(got)} atoms, expected exactly those named {rep!r}")
+        check(all(ccd_atom[k] == 0 for k in range(S.nl) if want[k]), f"{h5}: GOL {seq}: no CCD match for {rep!r}")
+        lb = [(b, float(np.linalg.norm(S.pos[b[0]] - S.pos[b[1]]))) for b in S.bonds if b[0] < S.nl and b[1] < S.nl]
+        on_rep = [b for b, _ in lb if b[2] in ("ccd", "file") and (want[b[0]] or want[b[1]])]
+        long_ = [(S.name[b[0]], S.name[b[1]], round(d, 2)) for b, d in lb if d > 1.7]
+        check(not on_rep and not long_, f"{h5}: GOL {seq}: {len(lb)} ligand bonds, none by name on {rep!r} "
+              f"({len(on_rep)}), none to a wrong atom (over 1.7 A: {long_})")
+    n_bonds = {seq: len([b for b in Site(f, "GOL", seq).bonds]) for seq in (1, 2) if any(x[1] == seq for x in lig)}
+    return n_bonds
+
+
 def main():
     sitepack, cases, ccd, out = sys.argv[1:5]
     os.makedirs(out, exist_ok=True)
@@ -156,6 +188,8 @@ def main():
     haem(run(sitepack, cases, ccd, out, "haem.pdb"))
     amines(run(sitepack, cases, ccd, out, "amines.pdb"))
     conect_halves(run(sitepack, cases, ccd, out, "conect_halves.pdb"))
+    nb = [repeated_names(run(sitepack, cases, ccd, out, "repeated_names." + x)) for x in ("pdb", "cif")]
+    check(nb[0] == nb[1], f"repeated_names: the same /bonds from PDB and mmCIF: {nb}")
     for name in ("glycan_asn", "glycan_asn_nolink", "cys_adduct", "haem"):
         rc = site_chem_corpus.main(["", os.path.join(out, name + ".h5"), "--check"])
         check(rc == 0, f"{name}: the corpus checks (no short H-bond, no bonded or 1-3 pair, haem rows)")
