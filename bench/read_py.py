@@ -36,7 +36,7 @@ import sitepack  # noqa: E402
 from sitepack import _schema  # noqa: E402
 
 M64 = (1 << 64) - 1
-GEN_VERSION = "read_py-1"   # bump when the synthetic file changes
+GEN_VERSION = "read_py-2"   # bump when the synthetic file changes (2: format version 2, with /bonds)
 
 
 def mix64_int(z):
@@ -76,16 +76,28 @@ def make_indices(n, count, seed):
     return perm[:c].copy()
 
 
+BOND_DTYPES = {"site_idx": "<i8", "atom1": "<i4", "atom2": "<i4", "order": "u1", "aromatic": "u1",
+               "source": "S12", "flags": "u1"}   # docs/format.md "/bonds"
+
+
 def create_layout(path, rows):
-    """Every dataset of docs/format.md, contiguous, allocated at creation, never filled (a sparse file)."""
+    """Every dataset of docs/format.md (format version 2: the version-2 columns and /bonds with
+    /sites/bond_ptr; no /residues/symop, as a run without symmetry mates), contiguous, allocated at creation,
+    never filled (a sparse file)."""
     f = h5py.File(path, "w", alignment_threshold=65536, alignment_interval=4096)
     spec = {t: [(c, d, tail) for c, d, tail in _schema.columns(t)] for t in _schema.TABLES}
-    for (t, c) in _schema.POINTERS:
+    for (t, c), (d,) in _schema.OPTIONAL.items():
+        if (t, c) != ("residues", "symop"):
+            spec[t].append((c, d, ()))
+    spec["bonds"] = [(c, BOND_DTYPES[c], ()) for c in _schema.BOND_COLUMNS]
+    ptrs = dict(_schema.POINTERS)
+    ptrs[_schema.BOND_POINTER] = "bonds"
+    for (t, c) in ptrs:
         spec[t].append((c, "<i8", ()))
     for t, cols in spec.items():
         g = f.create_group(t)
         for c, d, tail in cols:
-            n = rows[t] + 1 if (t, c) in _schema.POINTERS else rows[t]
+            n = rows[t] + 1 if (t, c) in ptrs else rows[t]
             dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
             dcpl.set_layout(h5py.h5d.CONTIGUOUS)
             dcpl.set_alloc_time(h5py.h5d.ALLOC_TIME_EARLY)
@@ -97,13 +109,13 @@ def create_layout(path, rows):
     run.attrs["tool_version"] = np.bytes_(sitepack.__version__)
     run.attrs["bench_generator"] = np.bytes_(GEN_VERSION)
     f.attrs["format"] = np.bytes_("sitepack")
-    f.attrs["format_version"] = np.int64(1)
+    f.attrs["format_version"] = np.int64(2)
     f.close()
 
 
 def write_synthetic(path, soa_path, n, na):
     rows = {"structures": 1, "ligands": n, "components": 1, "sites": n, "residues": n, "atoms": n * na,
-            "interactions": 0}
+            "interactions": 0, "bonds": 0}
     t0 = time.perf_counter()
     create_layout(path, rows)
     with h5py.File(path, "r") as f:
