@@ -41,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sitepack/bonds.h"
 #include "sitepack/ccd.h"
 #include "sitepack/error.h"
 #include "sitepack/model.h"
@@ -220,6 +221,9 @@ typedef struct sp_chem_opts {
   float probe;             /**< Å, default 1.4 (<= 0 or NaN: default) */
   int plip_all_lists;      /**< 1: the hydrophobic contacts before PLIP's refine_hydrophobic (PLIP's
                                 all_hydrophobic_contacts; for comparisons with that list); default 0 */
+  const sp_bond_list *bonds; /**< the ligand's bonds on this site, made by sp_ligand_bonds (bonds.h) for the
+                                same structure, survey, ligand, site and CCD (the caller has them for /bonds):
+                                used as given, not owned; NULL (default): sp_site_chem_compute makes them */
 } sp_chem_opts;
 void sp_chem_opts_default(sp_chem_opts *o);
 
@@ -262,8 +266,9 @@ void sp_chem_ws_free(sp_chem_ws *ws);
  * residue, else the file's _chem_comp_bond, else covalent-radius distances (+0.4 Å); bonds
  * between residues of a multi-residue ligand by distance. Protein typing from residue
  * templates of the 20 standard amino acids (backbone rules for modified residues).
- * @return 0; SP_E_INVALID (NULL argument, lig out of range, site/atom indices out of range);
- *         SP_E_NOMEM.
+ * @return 0; SP_E_INVALID (NULL argument, lig out of range, site/atom indices out of range,
+ *         opts->bonds made for a site of another n_ligand); SP_E_NOMEM; the errors of
+ *         sp_ligand_bonds when opts->bonds is NULL.
  */
 int sp_site_chem_compute(const sp_structure *s, const sp_survey *sv, size_t lig, const sp_site *site,
                          sp_ccd *ccd, const sp_chem_opts *opts, sp_chem_ws *ws, sp_site_chem *out, sp_err *err);

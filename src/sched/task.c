@@ -174,6 +174,7 @@ static int fill_site_chem(sp_worker *w, const sp_survey *sv, size_t li, sp_ccd *
   sp_chem_opts co;
   sp_chem_opts_default(&co);
   co.ph = opts->ph;
+  co.bonds = &w->bonds; /* made by fill_site_bonds for this site: not made twice */
   sp_err cerr = {0};
   int rc = sp_site_chem_compute(&w->s, sv, li, &w->site, ccd, &co, w->cws, &w->chem, &cerr);
   if (rc) return sp_err_set(err, rc, "site chemistry of ligand %zu: %s", li, cerr.msg);

@@ -52,6 +52,7 @@ void sp_chem_opts_default(sp_chem_opts *o) {
   o->sasa_points = 960;
   o->probe = 1.4f;
   o->plip_all_lists = 0;
+  o->bonds = NULL;
 }
 
 /* ------------------------------------------------------------------ workspace */
@@ -100,6 +101,7 @@ static sp_chem_opts effective_opts(const sp_chem_opts *opts) {
     if (opts->sasa_points > 0 && opts->sasa_points <= 100000) o.sasa_points = opts->sasa_points;
     if (opts->probe > 0 && isfinite(opts->probe)) o.probe = opts->probe;
     o.plip_all_lists = opts->plip_all_lists != 0;
+    o.bonds = opts->bonds;
   }
   return o;
 }
@@ -174,9 +176,12 @@ int sp_site_chem_compute(const sp_structure *s, const sp_survey *sv, size_t lig,
   if (rc) return rc;
   sp_chem_aa_tables(w);
   const sp_chem_opts o = effective_opts(opts);
+  if (o.bonds && o.bonds->n_atoms != site->n_ligand)
+    return sp_err_set(err, SP_E_INVALID, "site chemistry: the given bonds are of %zu ligand atoms, the site has %zu",
+                      o.bonds->n_atoms, site->n_ligand);
   if (reset_out(site, w, out))
     return sp_err_set(err, SP_E_NOMEM, "site chemistry: out of memory (%zu atoms)", site->n_atoms);
-  ctx c = {s, sv, site, w, out, err, o.ph, 0, lig};
+  ctx c = {s, sv, site, w, out, err, o.ph, 0, lig, o.bonds};
   const int oversize = (site->flags & SP_SITE_OVERSIZE) != 0;
   rc = sp_chem_ligand_graph(&c, ccd);
   if (!rc) rc = sp_chem_covalent(&c, ccd);

@@ -32,7 +32,7 @@ static int add_pair(ctx *c, int32_t li, int32_t k) {
 /* the excluded pairs of one link L–P (L a ligand atom, P a site atom): L–P, L–(neighbours of P in the site
  * block), (ligand neighbours of L)–P */
 static int link_pairs(ctx *c, int32_t l, int32_t p) {
-  const sp_bond_list *B = &c->w->bonds;
+  const sp_bond_list *B = c->bonds;
   int rc = add_pair(c, l, p);
   for (size_t k = c->site->n_ligand; k < c->site->n_atoms && !rc; k++)
     if ((int32_t)k != p && near_bonded(c, p, (int32_t)k)) rc = add_pair(c, l, (int32_t)k);
@@ -48,10 +48,14 @@ static int link_pairs(ctx *c, int32_t l, int32_t p) {
 int sp_chem_covalent(ctx *c, sp_ccd *ccd) {
   sp_chem_ws *w = c->w;
   w->n_excl = w->n_linked = 0;
-  int rc = sp_ligand_bonds(c->s, c->sv, c->lig, c->site, ccd, &w->bonds, c->err);
-  if (rc) return rc;
-  for (size_t q = 0; q < w->bonds.n && !rc; q++) {
-    const sp_bond *b = &w->bonds.bonds[q];
+  int rc = 0;
+  if (!c->bonds) { /* not given (sp_chem_opts.bonds): made here */
+    rc = sp_ligand_bonds(c->s, c->sv, c->lig, c->site, ccd, &w->bonds, c->err);
+    if (rc) return rc;
+    c->bonds = &w->bonds;
+  }
+  for (size_t q = 0; q < c->bonds->n && !rc; q++) {
+    const sp_bond *b = &c->bonds->bonds[q];
     if (b->b < c->site->n_ligand || (b->flags & SP_BOND_TO_METAL)) continue;
     if (SP_GROW(w->linked, w->cap_linked, 2 * w->n_linked + 2))
       return sp_err_set(c->err, SP_E_NOMEM, "site chemistry: out of memory");

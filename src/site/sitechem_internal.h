@@ -163,6 +163,7 @@ typedef struct ctx {
   double ph;
   size_t nl;          /* ligand heavy nodes */
   size_t lig;         /* index of the ligand in sv->ligands */
+  const sp_bond_list *bonds; /* the ligand's bonds: sp_chem_opts.bonds, else w->bonds once sp_chem_covalent made them */
 } ctx;
 
 static inline const float *X(const ctx *c, int32_t k) { return site_xyz(c->s, c->site, (size_t)k); }

@@ -476,7 +476,7 @@ static void test_sasa_default(void) {
   if (load(&f, &t)) return;
   const double r = 1.70 + 1.4, full = 4.0 * M_PI * r * r;
   for (int pass = 0; pass < 2; pass++) {
-    sp_chem_opts o = {7.4, 0, 0.0f, 0}; /* pass 1: zero probe / points = the defaults */
+    sp_chem_opts o = {7.4, 0, 0.0f, 0, NULL}; /* pass 1: zero probe / points = the defaults */
     if (chem_of(&f, ligand_of(&f, "LIG", 'A', 100, 0), pass ? &o : NULL)) break;
     CHECK(f.site.n_ligand == 2, "%zu ligand atoms", f.site.n_ligand);
     for (size_t k = 0; k < f.site.n_ligand && k < f.ch.n_atoms; k++)
