@@ -117,7 +117,47 @@ typedef struct sp_entity {
   uint32_t seq_first;       /**< its sequence: sp_structure.seq_comp[seq_first .. seq_first+seq_len) */
   uint32_t seq_len;         /**< _entity_poly_seq / SEQRES length, 0 if unknown */
   char strand_ids[64];      /**< _entity_poly.pdbx_strand_id (auth chain ids, comma-separated) or PDB chain */
+  uint32_t can_first;       /**< its canonical one-letter sequence: sp_structure.seq_can[can_first .. +can_len) */
+  uint32_t can_len;         /**< _entity_poly.pdbx_seq_one_letter_code_can (blanks removed); PDB: from SEQRES
+                                 and MODRES (sp_pdb_read); 0 when the file gives neither */
 } sp_entity;
+
+/** One reference-database segment of a polymer chain: a _struct_ref_seq row with its _struct_ref
+ *  (mmCIF), or a DBREF / DBREF1+DBREF2 record (PDB format v3.3). */
+typedef struct sp_dbref {
+  char auth_asym_id[SP_ID_LEN];   /**< _struct_ref_seq.pdbx_strand_id / DBREF chain (columns 13) */
+  char entity_id[SP_ID_LEN];      /**< _struct_ref.entity_id; "" for PDB files */
+  char db_name[16];               /**< _struct_ref.db_name / DBREF database: "UNP", "GB", "PDB", ... */
+  char db_accession[24];          /**< _struct_ref_seq.pdbx_db_accession (else _struct_ref.pdbx_db_accession)
+                                       / DBREF dbAccession: "P00734"; DBREF2 for long accessions */
+  char db_code[24];               /**< _struct_ref.db_code / DBREF dbIdCode: "THRB_HUMAN" */
+  int32_t auth_begin, auth_end;   /**< first and last residue (author numbering: pdbx_auth_seq_align_beg/end,
+                                       DBREF seqBegin/seqEnd); SP_SEQ_NONE when not given */
+  char ins_begin, ins_end;        /**< insertion codes of those ('\0' none): DBREF insertBegin/insertEnd,
+                                       _struct_ref_seq.pdbx_seq_align_beg_ins_code / _end_ins_code */
+  int32_t seq_begin, seq_end;     /**< the same in the entity's numbering (_struct_ref_seq.seq_align_beg/end =
+                                       label_seq_id); SP_SEQ_NONE for PDB files */
+  int32_t db_begin, db_end;       /**< the aligned segment in the database sequence (db_align_beg/end,
+                                       DBREF dbseqBegin/dbseqEnd); SP_SEQ_NONE when not given */
+} sp_dbref;
+
+/** One operator of a biological assembly in Cartesian coordinates: x' = rot x + trn (Å)
+ *  (_pdbx_struct_oper_list matrix[i][j] / vector[i]; REMARK 350 BIOMTn). */
+typedef struct sp_asm_oper {
+  char id[16];                    /**< _pdbx_struct_oper_list.id / BIOMT serial ("1", "2", ...) */
+  double rot[3][3];
+  double trn[3];
+} sp_asm_oper;
+
+/** One generator of the first biological assembly: its operators applied to some chains
+ *  (_pdbx_struct_assembly_gen row of assembly 1; REMARK 350 BIOMOLECULE: 1 APPLY ... block). */
+typedef struct sp_asm_gen {
+  char chains[256];               /**< asym_id_list (label_asym_id, comma-separated) / the auth chain ids of
+                                       "APPLY THE FOLLOWING TO CHAINS:" (comma-separated); cut ends "..." */
+  uint8_t by_label;               /**< 1: chains are label_asym_id (mmCIF), 0: auth_asym_id (PDB) */
+  uint32_t first_op, n_ops;       /**< its operators, in the product order of oper_expression: sp_structure.asm_ops
+                                       [first_op .. first_op + n_ops); "(1,2)(3)" is expanded to 1x3, 2x3 */
+} sp_asm_gen;
 
 /** _struct_conn.conn_type_id / PDB record kind. */
 typedef enum sp_conn_type {
@@ -226,8 +266,23 @@ typedef struct sp_structure {
 
   /* entry metadata */
   char entry_id[32];        /**< _entry.id / HEADER idCode, "" if none */
-  char method[48];          /**< _exptl.method / EXPDTA, "" if none */
+  char method[48];          /**< _exptl.method / EXPDTA as written (rows joined), "" if none */
   float resolution;         /**< Å, NAN if none */
+  float r_work;             /**< _refine.ls_R_factor_R_work (else ls_R_factor_obs) / REMARK 3 "R VALUE (WORKING
+                                 SET)"; NAN if none */
+  float r_free;             /**< _refine.ls_R_factor_R_free / REMARK 3 "FREE R VALUE"; NAN if none */
+  char deposition_date[12]; /**< YYYY-MM-DD: _pdbx_database_status.recvd_initial_deposition_date, else
+                                 _database_PDB_rev.date_original / HEADER columns 51-59; "" if none */
+  char release_date[12];    /**< YYYY-MM-DD: first _pdbx_audit_revision_history.revision_date, else
+                                 _database_PDB_rev.date of num 1 / REVDAT modNum 1 columns 14-22; "" if none */
+  size_t n_can, cap_can;
+  char *seq_can;            /**< canonical one-letter codes of the entities (sp_entity.can_first), not NUL-terminated */
+  size_t n_dbrefs, cap_dbrefs;
+  sp_dbref *dbrefs;         /**< in file order */
+  size_t n_asm_gens, cap_asm_gens;
+  sp_asm_gen *asm_gens;     /**< generators of the first assembly (none when the file has none) */
+  size_t n_asm_ops, cap_asm_ops;
+  sp_asm_oper *asm_ops;     /**< operators of asm_gens, expanded */
   uint8_t has_label_ids;    /**< file had label_asym_id/label_seq_id columns */
   uint8_t has_auth_ids;     /**< file had auth_asym_id/auth_seq_id columns */
 
@@ -326,6 +381,27 @@ size_t sp_structure_conect_first(const sp_structure *s, int64_t a);
 
 /** Append a file-defined component row. @return 0 or SP_E_NOMEM. */
 int sp_structure_add_file_comp(sp_structure *s, const sp_file_comp *c, sp_err *err);
+/** Append @p n canonical one-letter codes to entity @p entity (the last one added: codes of one
+ *  entity are contiguous). Blanks and newlines in @p codes are skipped. @return 0, SP_E_NOMEM, SP_E_INTERNAL. */
+int sp_structure_add_can(sp_structure *s, size_t entity, const char *codes, size_t n, sp_err *err);
+/** Append a reference-database segment. @return 0 or SP_E_NOMEM. */
+int sp_structure_add_dbref(sp_structure *s, const sp_dbref *d, sp_err *err);
+/** Append an assembly operator (its index is n_asm_ops-1 afterwards). @return 0 or SP_E_NOMEM. */
+int sp_structure_add_asm_oper(sp_structure *s, const sp_asm_oper *op, sp_err *err);
+/** Append an assembly generator (first_op, n_ops as given). @return 0 or SP_E_NOMEM. */
+int sp_structure_add_asm_gen(sp_structure *s, const sp_asm_gen *g, sp_err *err);
+/** One-letter code of a standard polymer residue (the 20 amino acids, SEC U, PYL O, ASX B, GLX Z,
+ *  UNK X; DNA DA..DT, DI, DU, DN; RNA A, C, G, U, I, N), the letter of
+ *  _entity_poly.pdbx_seq_one_letter_code_can; 0 for any other comp_id. (src/model/sequence.c) */
+char sp_one_letter_code(const char *comp_id);
+/** Polymer type of a chain from its residue names (PDB SEQRES, or modelled residues): more than half
+ *  standard amino acids (MSE, UNK included) polypeptide(L), D-amino acids polypeptide(D), DNA / RNA
+ *  nucleotides (both: hybrid), else other; SP_POLY_NONE for n = 0. */
+uint8_t sp_poly_type_guess(const char (*comp)[SP_ID_LEN], size_t n);
+/** Give every polymer entity that has a residue sequence (seq_comp) but no one-letter sequence one,
+ *  residue by residue: sp_one_letter_code(), else that of its parent in @p mod (pairs {comp_id, parent
+ *  comp_id}: PDB MODRES, _pdbx_struct_mod_residue), else 'X'. @return 0 or SP_E_NOMEM. */
+int sp_structure_can_from_seq(sp_structure *s, const char (*mod)[2][SP_ID_LEN], size_t n_mod, sp_err *err);
 /** Append an explicit symmetry operator of the file. @return 0 or SP_E_NOMEM. */
 int sp_structure_add_symop(sp_structure *s, const sp_symop *op, sp_err *err);
 

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sitepack/entry.h"
 #include "sitepack/error.h"
 #include "sitepack/model.h"
 #include "sitepack/molkey.h"
@@ -44,11 +45,18 @@ typedef struct sp_structure_row {
   int32_t n_sites;
   int32_t n_warnings;
   char entry_id[32];
-  char method[48];
+  char method[48];           /**< the method in the mmCIF enumeration (entry.h sp_method_normalise) */
   int64_t entry_first;       /**< issue 16 item 12: file_idx (= /structures row) of the first file in path order of
                                   the same entry (read/read.h sp_read_entry_peek; this file's own index when it is
                                   the first), -1 when its head names no entry. Set by the run, not the worker */
   float resolution;          /**< Å, NaN if none */
+  /* entry quality and dates (issue 17; docs/format.md "/structures") */
+  char method_file[48];      /**< _exptl.method / EXPDTA as the file spells it */
+  float r_work;              /**< _refine.ls_R_factor_R_work / REMARK 3; NaN if none */
+  float r_free;              /**< _refine.ls_R_factor_R_free / REMARK 3; NaN if none */
+  char deposition_date[12];  /**< YYYY-MM-DD, "" if none */
+  char release_date[12];     /**< YYYY-MM-DD, "" if none */
+  int32_t n_chains;          /**< /chains rows of the file */
   double t_read, t_parse, t_survey, t_site;  /**< seconds (timing fields: excluded from equality) */
 } sp_structure_row;
 
@@ -73,6 +81,12 @@ typedef struct sp_ligand_row {
   char key_source[16];           /**< ccd, file, distance, none */
   char residues[128];            /**< "COMP/CHAIN/NUM[ICODE]" of every residue, space-separated (truncated) */
   int64_t site_idx;              /**< local/global site index, -1 if none */
+  /* fit indicators (issue 17; docs/format.md "/ligands"): heavy atoms of the chosen conformer */
+  float b_mean, b_max;           /**< Å², mean / max B of the ligand's heavy atoms; NaN if none is readable */
+  float site_b_mean, site_b_max; /**< Å², the same over the site's polymer heavy atoms within 4 Å of them */
+  float occupancy_mean;          /**< mean occupancy of the ligand's heavy atoms */
+  int32_t system_id;             /**< PLINDER system within the structure and model: 0, 1, ... */
+  int32_t system_size;           /**< ligand instances of that system */
 } sp_ligand_row;
 
 /* /components row: sp_component_row of survey.h (the survey fills it). */
@@ -111,6 +125,8 @@ typedef struct sp_residue_row {
   float min_distance;            /**< Å, closest atom to any ligand heavy atom; 0 for the ligand itself */
   uint8_t contact;               /**< 1: a heavy atom within r_vdw + r_vdw + 0.5 Å of a ligand heavy atom */
   char symop[16];                /**< symmetry image ("2_655", docs/sites.md "Symmetry mates"); "" as in the file */
+  int64_t chain_idx;             /**< its /chains row (local, global after the merge); -1 when not a polymer chain */
+  char assembly_op[16];          /**< copy of the first biological assembly: its operator id ("2"); "" as in the file */
 } sp_residue_row;
 
 /* kind: SP_RES_KIND_* of site.h (the site search sets it). */
@@ -183,14 +199,19 @@ typedef struct sp_result {
   size_t n_interactions, cap_interactions; sp_interaction_row *interactions;
   /* added with the /bonds table (bonds.h): rows of all sites, in site order */
   size_t n_bonds, cap_bonds;       sp_bond_row *bonds;
+  /* added with the protein context (entry.h): the file's chains, their segments and sequences, written with
+     its structure row (part 0); residues' chain_idx are rows of these */
+  size_t n_chains, cap_chains;     sp_chain_row *chains;
+  size_t n_segments, cap_segments; sp_segment_row *segments;
+  size_t n_sequences, cap_sequences; sp_sequence_row *sequences;
 } sp_result;
 
 void sp_result_init(sp_result *r);
 void sp_result_free(sp_result *r);
 /** Empty all tables, keep allocations. */
 void sp_result_clear(sp_result *r);
-/** Append a zeroed row and return it (NULL when out of memory). Pointers to earlier rows
- *  of the same table are invalidated. */
+/** Append a zeroed row and return it (NULL when out of memory); a residue row's chain_idx is -1.
+ *  Pointers to earlier rows of the same table are invalidated. */
 sp_ligand_row *sp_result_add_ligand(sp_result *r);
 sp_component_row *sp_result_add_component(sp_result *r);
 sp_site_row *sp_result_add_site(sp_result *r);
@@ -198,6 +219,9 @@ sp_residue_row *sp_result_add_residue(sp_result *r);
 sp_atom_row *sp_result_add_atom(sp_result *r);
 sp_interaction_row *sp_result_add_interaction(sp_result *r);
 sp_bond_row *sp_result_add_bond(sp_result *r);
+sp_chain_row *sp_result_add_chain(sp_result *r);
+sp_segment_row *sp_result_add_segment(sp_result *r);
+sp_sequence_row *sp_result_add_sequence(sp_result *r);
 
 #ifdef __cplusplus
 }

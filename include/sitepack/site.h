@@ -30,6 +30,8 @@ enum {
   SP_SITE_OVERSIZE = 1u << 0,    /**< more than opts.max_atoms atoms: residues recorded, only ligand atoms stored */
   SP_SITE_NO_HEAVY = 1u << 1,    /**< the ligand has no heavy atom (site empty) */
   SP_SITE_SYMMETRY = 1u << 2,    /**< holds residues of crystal symmetry images (opts.symmetry_mates) */
+  SP_SITE_ASSEMBLY = 1u << 4,    /**< holds residues of other copies of the first biological assembly
+                                      (opts.assembly; docs/sites.md "Biological assemblies") */
   SP_SITE_SYMMETRY_PARTIAL = 1u << 3, /**< symmetry images were left out: more candidate images than
                                            SP_SITE_MAX_IMAGES, a translation beyond +-99 cells, or more
                                            than 65535 image residues (implausible cells) */
@@ -50,6 +52,7 @@ enum {
   SP_SITE_ATOM_HETATM = 1u << 7,
   SP_SITE_ATOM_WITHIN_CUTOFF = 1u << 8,/**< this atom itself is within the cutoff */
   SP_SITE_ATOM_SYMMETRY = 1u << 9,     /**< atom of a crystal symmetry image (position transformed) */
+  SP_SITE_ATOM_ASSEMBLY = 1u << 12,    /**< atom of another copy of the first assembly (position transformed) */
   SP_SITE_ATOM_ELEMENT_FROM_NAME = 1u << 10, /**< element inferred from the atom name (SP_ATOM_ELEMENT_FROM_NAME) */
   SP_SITE_ATOM_REPEATED_NAME = 1u << 11, /**< another atom of its residue has its name and altloc
                                               (SP_ATOM_REPEATED_NAME): no CCD atom, no CCD bond */
@@ -68,6 +71,8 @@ typedef struct sp_site_opts {
   float cutoff;          /**< Å, default 6.0 */
   size_t max_atoms;      /**< default 12000 */
   bool symmetry_mates;   /**< also residues of crystal symmetry images (default false: asymmetric unit) */
+  bool assembly;         /**< also residues of the other copies of the first biological assembly (job
+                              site.assembly first; default false, "none") */
 } sp_site_opts;
 
 /** One residue of a site. */
@@ -84,7 +89,9 @@ typedef struct sp_site_image {
   int t[3];              /**< lattice translation (cells) */
   double rot[3][3];      /**< Cartesian: x' = rot x + trn */
   double trn[3];         /**< Å */
-  char tag[16];          /**< PDB notation, "2_655" (sp_symop_tag) */
+  char tag[16];          /**< PDB notation, "2_655" (sp_symop_tag); assembly copies: the operator's id
+                              (_pdbx_struct_oper_list.id / BIOMT serial; "1x2" for a product) */
+  uint8_t assembly;      /**< 1: a copy of the first assembly (op = index into sp_structure.asm_ops) */
 } sp_site_image;
 
 /** A site. Arrays owned by the caller's sp_site (re-used across calls); sp_site_free(). */
@@ -137,6 +144,12 @@ void sp_site_ws_free(sp_site_ws *ws);
  *              image; res[].image names the image, their atoms carry SP_SITE_ATOM_SYMMETRY and
  *              transformed positions in xyz[]; flag SP_SITE_SYMMETRY. Image atoms within 0.8 Å of
  *              their own original position (special positions) do not count as contacts.
+ *              With opts->assembly: then the residues of every other copy of the first biological
+ *              assembly (sp_structure.asm_gens: each generator's non-identity operators applied to its
+ *              chains) with a chosen atom within the cutoff of a ligand heavy atom, grouped by copy
+ *              (generator, then operator order), as symmetry images are, with image->assembly = 1,
+ *              atoms flagged SP_SITE_ATOM_ASSEMBLY, site flag SP_SITE_ASSEMBLY. The ligand itself stays
+ *              the file's.
  * @return 0; SP_E_NOMEM; SP_E_INVALID (NULL argument, ligand index out of range, infinite
  *         cutoff, ligand model/residue/atom indices out of bounds or outside its model).
  */

@@ -38,7 +38,7 @@ extern "C" {
 /** Value of the root and /run attribute "format". */
 #define SP_FORMAT_NAME "sitepack"
 /** Value of the root and /run attribute "format_version" (int64). */
-#define SP_FORMAT_VERSION 2
+#define SP_FORMAT_VERSION 3
 
 /** An open per-rank file. Opaque. */
 typedef struct sp_rank_writer sp_rank_writer;

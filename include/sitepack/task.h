@@ -46,6 +46,8 @@ typedef struct sp_task_opts {
                                 rows are all in one task); 0 = no limit */
   bool symmetry_mates;     /**< sites also hold residues of crystal symmetry images (job site.symmetry_mates,
                                 --symmetry-mates; default false; docs/sites.md "Symmetry mates") */
+  bool assembly;           /**< sites also hold residues of the first biological assembly's other copies (job
+                                site.assembly first, --assembly first; default false = none; docs/sites.md) */
 } sp_task_opts;
 
 /** Defaults of DESIGN.md: cutoff 6.0 Å, 12000 atoms, first model, pH 7.4, no size limit. */

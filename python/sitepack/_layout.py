@@ -14,7 +14,7 @@ from .errors import FormatError, FormatVersionError
 
 FORMAT_NAME = "sitepack"
 #: format_version values this package reads (docs/format.md); any other is refused.
-FORMAT_VERSIONS = (1, 2)   # 2: /bonds, /sites/bond_ptr, n_bonds, component descriptors (docs/format.md)
+FORMAT_VERSIONS = (1, 2, 3)   # 2: /bonds, /sites/bond_ptr, n_bonds, component descriptors; 3: /chains, /segments, /sequences and the quality columns (docs/format.md)
 
 _ALIGN_FROM = 65536   # H5Pset_alignment(65536, 4096) in the merge: objects this large start at 4096 multiples
 _ALIGN = 4096
@@ -104,8 +104,17 @@ def _check_tables(lay, f):
         for (t, name), (want,) in _schema.OPTIONAL.items():
             if t == table and f"/{t}/{name}" in f:
                 _check_dataset(lay, f, t, name, want, (), rows)
-                lay.has_symop = True
+                lay.has_symop = lay.has_symop or name == "symop"
         lay.rows[table] = rows
+    for table, cols in _schema.CONTEXT_TABLES.items():
+        if f"/{table}" in f:
+            rows = None
+            for name, want in cols:
+                rows = _check_dataset(lay, f, table, name, want, (), rows)
+            lay.rows[table] = rows
+    for (table, name) in _schema.CONTEXT_POINTERS:
+        if f"/{table}" in f:
+            _check_dataset(lay, f, table, name, "<i8", (), lay.rows[table] + 1)
     for (table, name) in _schema.POINTERS:
         _check_dataset(lay, f, table, name, "<i8", (), lay.rows[table] + 1)
     if "/run" not in f:

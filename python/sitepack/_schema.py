@@ -58,7 +58,29 @@ OPTIONAL = {("residues", "symop"): ("S16",),
             ("components", "inchikey"): ("S27",), ("components", "descriptor_flags"): ("u1",),
             ("sites", "n_bonds"): ("<i4",), ("atoms", "ccd_charge"): ("i1",), ("atoms", "ccd_atom"): ("u1",),
             # issue 16 item 12, added within version 2: files written before it lack it
-            ("structures", "entry_first"): ("<i8",)}
+            ("structures", "entry_first"): ("<i8",),
+            # format version 3 (docs/format.md "/structures", "/ligands", "/residues"): entry quality, ligand fit
+            ("structures", "method_file"): ("S48",), ("structures", "r_work"): ("<f4",),
+            ("structures", "r_free"): ("<f4",), ("structures", "deposition_date"): ("S12",),
+            ("structures", "release_date"): ("S12",), ("structures", "n_chains"): ("<i4",),
+            ("ligands", "b_mean"): ("<f4",), ("ligands", "b_max"): ("<f4",), ("ligands", "site_b_mean"): ("<f4",),
+            ("ligands", "site_b_max"): ("<f4",), ("ligands", "occupancy_mean"): ("<f4",),
+            ("ligands", "system_id"): ("<i4",), ("ligands", "system_size"): ("<i4",),
+            ("residues", "chain_idx"): ("<i8",), ("residues", "assembly_op"): ("S16",)}
+
+#: tables of format version 3 (docs/format.md "/chains", "/segments", "/sequences"): present in files that
+#: have them, checked like the others
+CONTEXT_TABLES = {
+    "chains": [("structure_idx", "<i8"), ("model_num", "<i4"), ("label_asym_id", "S8"), ("auth_asym_id", "S8"),
+               ("entity_id", "S8"), ("type", "S56"), ("n_residues", "<i4"), ("seq_len", "<i4"),
+               ("db_name", "S16"), ("db_accession", "S24"), ("db_code", "S24"), ("n_segments", "<i4")],
+    "segments": [("chain_idx", "<i8"), ("db_name", "S16"), ("db_accession", "S24"), ("db_code", "S24"),
+                 ("auth_begin", "<i4"), ("ins_begin", "S4"), ("auth_end", "<i4"), ("ins_end", "S4"),
+                 ("seq_begin", "<i4"), ("seq_end", "<i4"), ("db_begin", "<i4"), ("db_end", "<i4")],
+    "sequences": [("code", "u1")],
+}
+#: their CSR pointers (chains + 1 rows): (table, column) -> indexed table
+CONTEXT_POINTERS = {("chains", "seq_ptr"): "sequences", ("chains", "segment_ptr"): "segments"}
 
 #: CSR pointers (length = rows + 1 of the table they belong to): (table, column) -> indexed table.
 POINTERS = {
@@ -79,11 +101,11 @@ BOND_POINTER = ("sites", "bond_ptr")
 LIGAND_FLAGS = {"covalent": 1, "incomplete": 2, "altloc": 4, "not_in_ccd": 8, "zero_occupancy": 16,
                 "multi_residue": 32, "metal_bound": 64, "name_not_in_ccd": 128}
 #: Site flag bits (/sites/flags, SP_SITE_* of site.h).
-SITE_FLAGS = {"oversize": 1, "no_heavy": 2, "symmetry": 4, "symmetry_partial": 8}
+SITE_FLAGS = {"oversize": 1, "no_heavy": 2, "symmetry": 4, "symmetry_partial": 8, "assembly": 16}
 #: Atom flag bits (/atoms/flags, SP_SITE_ATOM_* of site.h).
 ATOM_FLAGS = {"ligand": 1, "polymer": 2, "other_ligand": 4, "ion": 8, "water": 16, "hydrogen": 32,
               "altloc": 64, "hetatm": 128, "in_cutoff": 256, "symmetry": 512, "element_from_name": 1024,
-              "repeated_name": 2048}
+              "repeated_name": 2048, "assembly": 4096}
 #: /residues/kind values.
 RESIDUE_KINDS = {"ligand": 0, "polymer": 1, "other_ligand": 2, "ion": 3, "water": 4}
 #: /interactions/type values (SP_IX_* of sitechem.h).

@@ -33,6 +33,9 @@ void sp_print_run_help(FILE *f) {
           "  --symmetry-mates      sites also hold residues of crystal symmetry images, tagged with\n"
           "                        their operator (default: asymmetric unit only; docs/sites.md);\n"
           "                        --no-symmetry-mates turns a job file's site.symmetry_mates off\n"
+          "  --assembly none|first sites also hold residues of the first biological assembly's other\n"
+          "                        copies within the cutoff, tagged with their operator (default none;\n"
+          "                        docs/sites.md \"Biological assemblies\")\n"
           "  --model first|all     models to survey (default first)\n"
           "  --entries all|first   files of the same entry (1abc.cif and 1abc.pdb): process all\n"
           "                        (default; /structures/entry_first groups them) or only the first\n"
@@ -59,7 +62,7 @@ void sp_print_run_help(FILE *f) {
           "                        shard's share of the files, write a shard file to --out; then\n"
           "                        `sitepack merge` (docs/slurm.md)\n"
           "\n"
-          "job file keys: input, ccd, output, report, ph, model, entries, site: {cutoff, max_atoms, symmetry_mates},\n"
+          "job file keys: input, ccd, output, report, ph, model, entries, site: {cutoff, max_atoms, symmetry_mates, assembly},\n"
           "               split: {min_bytes, min_ligands, max_parts, enabled, cost_guard}, steal (true/false),\n"
           "               limits: {max_atoms, max_seconds, max_file_site_atoms}\n"
           "\n"
@@ -157,7 +160,7 @@ static int job_unknown(const char *section, const char *key, const char *known) 
   return SP_EXIT_USAGE;
 }
 
-/* "site": {cutoff, max_atoms, symmetry_mates} */
+/* "site": {cutoff, max_atoms, symmetry_mates, assembly} */
 static int job_site_key(const cJSON *s, sp_job *job) {
   const char *k = s->string;
   double d;
@@ -170,8 +173,12 @@ static int job_site_key(const cJSON *s, sp_job *job) {
     if (!(rc = job_int(s, "site.max_atoms", 1, SP_MAX_SITE_ATOMS, &n))) job->opts.max_site_atoms = (size_t)n;
   } else if (!strcmp(k, "symmetry_mates")) {
     if (!(rc = job_bool(s, "site.symmetry_mates", &b))) job->opts.symmetry_mates = b;
+  } else if (!strcmp(k, "assembly")) {
+    if (!cJSON_IsString(s) || (strcmp(s->valuestring, "none") && strcmp(s->valuestring, "first")))
+      rc = bad("job file: site.assembly must be \"none\" or \"first\"", NULL);
+    else job->opts.assembly = !strcmp(s->valuestring, "first"), rc = 0;
   } else {
-    rc = job_unknown("site", k, "cutoff, max_atoms, symmetry_mates");
+    rc = job_unknown("site", k, "cutoff, max_atoms, symmetry_mates, assembly");
   }
   return rc;
 }
@@ -305,9 +312,10 @@ static int load_job_file(const char *path, sp_job *job) {
 }
 
 enum {
+  /* options with a value: O_INPUT .. O_SPLIT_MAX_PARTS (parse_run_args) */
   O_INPUT = 256, O_CCD, O_OUT, O_REPORT, O_PH, O_CUTOFF, O_MAX_SITE_ATOMS, O_MAX_ATOMS, O_MAX_FILE_SITE_ATOMS, O_TASK_TIMEOUT, O_MODEL, O_ENTRIES,
-  O_SHARD, O_SPLIT_MIN_BYTES, O_SPLIT_MIN_LIGANDS, O_SPLIT_MAX_PARTS, O_FORCE, O_KEEP_PARTS, O_NO_STEAL, O_RESUME,
-  O_NO_SPLIT, O_SPLIT_NO_GUARD, O_SYMMETRY_MATES, O_NO_SYMMETRY_MATES
+  O_ASSEMBLY, O_SHARD, O_SPLIT_MIN_BYTES, O_SPLIT_MIN_LIGANDS, O_SPLIT_MAX_PARTS, O_FORCE, O_KEEP_PARTS, O_NO_STEAL,
+  O_RESUME, O_NO_SPLIT, O_SPLIT_NO_GUARD, O_SYMMETRY_MATES, O_NO_SYMMETRY_MATES
 };
 
 static const struct option k_run_options[] = {
@@ -337,6 +345,7 @@ static const struct option k_run_options[] = {
     {"split-no-guard", no_argument, NULL, O_SPLIT_NO_GUARD},
     {"symmetry-mates", no_argument, NULL, O_SYMMETRY_MATES},
     {"no-symmetry-mates", no_argument, NULL, O_NO_SYMMETRY_MATES},
+    {"assembly", required_argument, NULL, O_ASSEMBLY},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -396,6 +405,10 @@ static int apply_value_option(int c, const char *v, sp_job *job) {
   case O_SPLIT_MAX_PARTS:
     if (sp_opt_int("run", "--split-max-parts", v, 1, SP_MAX_PARTS, &n)) return SP_EXIT_USAGE;
     job->split.max_parts = (int)n;
+    return 0;
+  case O_ASSEMBLY:
+    if (strcmp(v, "none") && strcmp(v, "first")) return bad("--assembly must be none or first", v);
+    job->opts.assembly = !strcmp(v, "first");
     return 0;
   case O_MODEL:
     if (strcmp(v, "first") && strcmp(v, "all")) return bad("--model must be first or all", v);
@@ -490,6 +503,7 @@ int sp_job_from_args(int argc, char **argv, sp_job *job) {
   cJSON_AddNumberToObject(site, "max_atoms", (double)job->opts.max_site_atoms);
   /* recorded only when on: a run without it records the same job as before the option existed */
   if (job->opts.symmetry_mates) cJSON_AddTrueToObject(site, "symmetry_mates");
+  if (job->opts.assembly) cJSON_AddStringToObject(site, "assembly", "first");
   /* issue 9, 20: recorded only when set (a default job records the same JSON as before the keys existed) */
   bool file_site_atoms_set = job->opts.max_file_site_atoms != SP_DEFAULT_MAX_FILE_SITE_ATOMS;
   if (job->opts.max_atoms || job->opts.max_seconds > 0 || file_site_atoms_set) {

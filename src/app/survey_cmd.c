@@ -130,7 +130,7 @@ static void usage(FILE *f) {
 typedef struct survey {
   const char *path, *ccd_arg;
   bool per_comp, quiet;
-  table st, lg, cp;
+  table st, lg, cp, ch;
   int s_status, l_comp, l_class, l_key, c_comp, c_in, c_key, c_src; /* column indices */
   size_t n_ok;                    /* structures with status ok */
   comp_stat *cs;                  /* [nc] per /components row (one per comp id, sorted) */
@@ -152,6 +152,7 @@ static void survey_free(survey *s) {
   table_free(&s->st);
   table_free(&s->lg);
   table_free(&s->cp);
+  table_free(&s->ch);
 }
 
 /* Step 1: the command line. -1 to go on, else the exit status. */
@@ -194,7 +195,8 @@ static int load_tables(survey *s) {
     fprintf(stderr, "sitepack survey: %s\n", err.msg);
     return rc == SP_E_NOT_FOUND ? SP_EXIT_USAGE : SP_EXIT_RUNTIME;
   }
-  if (table_load(s->path, "ligands", &s->lg, &err) || table_load(s->path, "components", &s->cp, &err)) {
+  if (table_load(s->path, "ligands", &s->lg, &err) || table_load(s->path, "components", &s->cp, &err) ||
+      table_load(s->path, "chains", &s->ch, &err)) {
     fprintf(stderr, "sitepack survey: %s\n", err.msg);
     return SP_EXIT_RUNTIME;
   }
@@ -299,6 +301,56 @@ static void print_summary(const survey *s) {
   }
 }
 
+/* Step 4b: the protein context (docs/format.md "/chains", "/ligands"): chains, their UniProt coverage and
+ * polymer types, and the PLINDER systems of the ligands. 0 or -1 (out of memory). */
+static int print_context(const survey *s) {
+  const table *ch = &s->ch, *lg = &s->lg;
+  int c_db = col(ch, "db_name"), c_acc = col(ch, "db_accession"), c_type = col(ch, "type");
+  int l_st = col(lg, "structure_idx"), l_sys = col(lg, "system_id"), l_size = col(lg, "system_size");
+  if (c_db < 0 || c_acc < 0 || c_type < 0 || l_st < 0 || l_sys < 0 || l_size < 0) return 0;
+  const char **acc = calloc(ch->n_rows + 1, sizeof *acc), **types = calloc(ch->n_rows + 1, sizeof *types);
+  if (!acc || !types) {
+    free(acc);
+    free(types);
+    return -1;
+  }
+  size_t n_unp = 0, n_acc = 0, n_types = 0;
+  for (size_t r = 0; r < ch->n_rows; ++r) {
+    types[r] = at(ch, r, c_type);
+    if (strcmp(at(ch, r, c_db), "UNP")) continue;
+    acc[n_unp++] = at(ch, r, c_acc);
+  }
+  qsort(acc, n_unp, sizeof *acc, cmp_str);
+  qsort(types, ch->n_rows, sizeof *types, cmp_str);
+  for (size_t i = 0; i < n_unp; ++i) n_acc += !i || strcmp(acc[i], acc[i - 1]);
+  printf("polymer chains: %zu; with a UniProt reference: %zu (%.1f %%), distinct UniProt accessions: %zu\n",
+         ch->n_rows, n_unp, ch->n_rows ? 100.0 * (double)n_unp / (double)ch->n_rows : 0.0, n_acc);
+  printf("chains by type:");
+  for (size_t i = 0, j; i < ch->n_rows; i = j, ++n_types) {
+    for (j = i; j < ch->n_rows && !strcmp(types[i], types[j]); ++j) {}
+    printf("%s %s %zu", n_types ? "," : "", *types[i] ? types[i] : "(none)", j - i);
+  }
+  printf("\n");
+  size_t n_sys = 0, n_multi = 0, in_multi = 0;
+  long largest = 0, next = 0;
+  for (size_t r = 0; r < lg->n_rows; ++r) {
+    long size = strtol(at(lg, r, l_size), NULL, 10), id = strtol(at(lg, r, l_sys), NULL, 10);
+    if (size > largest) largest = size;
+    if (size > 1) in_multi++;
+    /* ids count up per structure in the order of their first ligand: a new id is a new system */
+    if (r == 0 || strcmp(at(lg, r, l_st), at(lg, r - 1, l_st))) next = 0;
+    bool first = id == next;
+    next += first;
+    n_sys += first;
+    n_multi += first && size > 1;
+  }
+  printf("systems (ligands of one model within 4 A, PLINDER): %zu; of 2 or more ligands: %zu, holding %zu "
+         "ligands; largest: %ld\n", n_sys, n_multi, in_multi, largest);
+  free(acc);
+  free(types);
+  return 0;
+}
+
 /* Step 5: the CCD to confirm key groups with: --ccd (opened in load_tables()), else the run's
  * /run@ccd_path (store.h sp_run_attr_str()); none or unreadable leaves s->ccd NULL (groups stay
  * unconfirmed). */
@@ -394,6 +446,9 @@ int sp_cmd_survey(int argc, char **argv) {
     int oom = count_instances(&s);
     if (!oom) {
       print_summary(&s);
+      oom = print_context(&s);
+    }
+    if (!oom) {
       open_ccd(&s);
       oom = sort_by_key(&s);
     }

@@ -16,6 +16,17 @@
  */
 uint8_t sp_cif_bond_order(const sp_cif_value *v, uint8_t *aromatic);
 
+/**
+ * The protein context of an mmCIF entry (src/cif/mmcif_meta.c), read after the atoms and entities:
+ * _entity_poly.pdbx_seq_one_letter_code_can into each entity's one-letter sequence, _struct_ref +
+ * _struct_ref_seq into sp_structure.dbrefs, _refine R factors, deposition and release dates
+ * (_pdbx_database_status, _pdbx_audit_revision_history, _database_PDB_rev), and the first assembly
+ * (_pdbx_struct_assembly_gen, _pdbx_struct_oper_list) into asm_gens / asm_ops. Missing or unreadable
+ * values leave fields empty (a warning where a value is malformed). @return 0 or SP_E_NOMEM.
+ */
+struct sp_structure;
+int sp_mmcif_read_context(const sp_cif_doc *d, const sp_cif_block *b, struct sp_structure *s, sp_err *err);
+
 /** Column index of @p item in @p cat (case-insensitive), -1 if @p cat is NULL or lacks it. */
 static inline int sp_cif_col(const sp_cif_doc *d, const sp_cif_category *cat, const char *item) {
   return cat ? sp_cif_find_column(d, cat, item) : -1;

@@ -704,6 +704,10 @@ static void restore_counts(sp_structure *s, const sp_structure *n0) {
   s->n_atoms = n0->n_atoms, s->n_residues = n0->n_residues, s->n_chains = n0->n_chains, s->n_models = n0->n_models;
   s->n_entities = n0->n_entities, s->n_seq = n0->n_seq, s->n_conns = n0->n_conns;
   s->n_file_bonds = n0->n_file_bonds, s->n_file_comps = n0->n_file_comps;
+  s->n_can = n0->n_can, s->n_dbrefs = n0->n_dbrefs, s->n_asm_gens = n0->n_asm_gens, s->n_asm_ops = n0->n_asm_ops;
+  s->r_work = n0->r_work, s->r_free = n0->r_free;
+  memcpy(s->deposition_date, n0->deposition_date, sizeof s->deposition_date);
+  memcpy(s->release_date, n0->release_date, sizeof s->release_date);
   s->n_warnings = n0->n_warnings, s->warnings_len = n0->warnings_len;
   s->has_label_ids = n0->has_label_ids, s->has_auth_ids = n0->has_auth_ids;
   memcpy(s->entry_id, n0->entry_id, sizeof s->entry_id);
@@ -727,7 +731,10 @@ int sp_mmcif_read_ex(const char *text, size_t len, sp_structure *s, unsigned fla
   static const char *const keep[] = {"entity", "entity_poly", "entity_poly_seq", "struct_conn", "chem_comp",
                                      "chem_comp_bond", "entry", "exptl", "refine", "em_3d_reconstruction",
                                      "reflns", "cell", "symmetry", "space_group", "space_group_symop",
-                                     "symmetry_equiv", "atom_sites", NULL};
+                                     "symmetry_equiv", "atom_sites", "struct_ref", "struct_ref_seq",
+                                     "pdbx_database_status", "pdbx_audit_revision_history", "database_PDB_rev",
+                                     "pdbx_struct_assembly", "pdbx_struct_assembly_gen", "pdbx_struct_oper_list",
+                                     NULL};
   sp_cif_stream st = {"atom_site", atoms_begin, atoms_row, R, keep, 0, 0, 0};
   R->st = &st;
   int rc = sp_cif_parse_stream(text, len, 1, &doc, &st, flags, err);
@@ -779,6 +786,7 @@ int sp_mmcif_read_ex(const char *text, size_t len, sp_structure *s, unsigned fla
   if ((rc = read_conns(&doc, b, s, err))) goto done;
   if ((rc = read_comps(&doc, b, s, err))) goto done;
   read_meta(&doc, b, s);
+  if ((rc = sp_mmcif_read_context(&doc, b, s, err))) goto done;
   if ((rc = read_symmetry(&doc, b, s, err))) goto done;
   rc = sp_structure_finish(s, err);
 done:

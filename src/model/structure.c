@@ -44,7 +44,7 @@ static void clear_crystal(sp_structure *s) {
 
 int sp_structure_init(sp_structure *s) {
   memset(s, 0, sizeof *s);
-  s->resolution = NAN;
+  s->resolution = s->r_work = s->r_free = NAN;
   clear_crystal(s);
   return 0;
 }
@@ -54,7 +54,7 @@ void sp_structure_free(sp_structure *s) {
   free(s->atom_residue); free(s->element); free(s->charge); free(s->altloc); free(s->atom_flags);
   free(s->residues); free(s->chains); free(s->models); free(s->entities); free(s->seq_comp);
   free(s->conns); free(s->file_bonds); free(s->file_comps); free(s->conects); free(s->warnings);
-  free(s->symops);
+  free(s->symops); free(s->seq_can); free(s->dbrefs); free(s->asm_gens); free(s->asm_ops);
   sp_structure_init(s);
 }
 
@@ -63,7 +63,10 @@ void sp_structure_clear(sp_structure *s) {
   s->n_seq = s->n_conns = s->n_file_bonds = s->n_file_comps = s->n_conects = s->n_conect_raw_ = 0;
   s->warnings_len = s->n_warnings = 0;
   s->entry_id[0] = s->method[0] = 0;
-  s->resolution = NAN;
+  s->resolution = s->r_work = s->r_free = NAN;
+  memset(s->deposition_date, 0, sizeof s->deposition_date);
+  memset(s->release_date, 0, sizeof s->release_date);
+  s->n_can = s->n_dbrefs = s->n_asm_gens = s->n_asm_ops = 0;
   s->has_label_ids = s->has_auth_ids = 0;
   clear_crystal(s);
 }
@@ -102,6 +105,8 @@ int sp_structure_add_entity(sp_structure *s, const sp_entity *e, sp_err *err) {
   s->entities[s->n_entities] = *e;
   s->entities[s->n_entities].seq_first = (uint32_t)s->n_seq;
   s->entities[s->n_entities].seq_len = 0;
+  s->entities[s->n_entities].can_first = (uint32_t)s->n_can;
+  s->entities[s->n_entities].can_len = 0;
   s->n_entities++;
   return 0;
 }
@@ -115,6 +120,42 @@ int sp_structure_add_seq(sp_structure *s, size_t entity, sp_sv comp_id, sp_err *
     return sp_err_set(err, SP_E_INTERNAL, "sequence of entity %s is not the last one", e->id);
   sp_sv_copy(s->seq_comp[s->n_seq++], SP_ID_LEN, comp_id);
   e->seq_len++;
+  return 0;
+}
+
+int sp_structure_add_can(sp_structure *s, size_t entity, const char *codes, size_t n, sp_err *err) {
+  if (entity >= s->n_entities) return sp_err_set(err, SP_E_INTERNAL, "sequence for unknown entity %zu", entity);
+  sp_entity *e = &s->entities[entity];
+  if (e->can_len && e->can_first + e->can_len != s->n_can)
+    return sp_err_set(err, SP_E_INTERNAL, "one-letter sequence of entity %zu not contiguous", entity);
+  if (SP_GROW(s->seq_can, s->cap_can, s->n_can + n)) return sp_err_set(err, SP_E_NOMEM, "out of memory (sequence)");
+  if (!e->can_len) e->can_first = (uint32_t)s->n_can;
+  for (size_t i = 0; i < n; i++) {
+    char c = codes[i];
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+    s->seq_can[s->n_can++] = c;
+    e->can_len++;
+  }
+  return 0;
+}
+
+int sp_structure_add_dbref(sp_structure *s, const sp_dbref *d, sp_err *err) {
+  if (SP_GROW(s->dbrefs, s->cap_dbrefs, s->n_dbrefs + 1)) return sp_err_set(err, SP_E_NOMEM, "out of memory (dbrefs)");
+  s->dbrefs[s->n_dbrefs++] = *d;
+  return 0;
+}
+
+int sp_structure_add_asm_oper(sp_structure *s, const sp_asm_oper *op, sp_err *err) {
+  if (SP_GROW(s->asm_ops, s->cap_asm_ops, s->n_asm_ops + 1))
+    return sp_err_set(err, SP_E_NOMEM, "out of memory (assembly operators)");
+  s->asm_ops[s->n_asm_ops++] = *op;
+  return 0;
+}
+
+int sp_structure_add_asm_gen(sp_structure *s, const sp_asm_gen *g, sp_err *err) {
+  if (SP_GROW(s->asm_gens, s->cap_asm_gens, s->n_asm_gens + 1))
+    return sp_err_set(err, SP_E_NOMEM, "out of memory (assembly generators)");
+  s->asm_gens[s->n_asm_gens++] = *g;
   return 0;
 }
 
@@ -211,5 +252,6 @@ size_t sp_structure_bytes(const sp_structure *s) {
          s->cap_entities * sizeof *s->entities + s->cap_seq * sizeof *s->seq_comp +
          s->cap_conns * sizeof *s->conns + s->cap_file_bonds * sizeof *s->file_bonds +
          s->cap_file_comps * sizeof *s->file_comps + s->cap_conects * sizeof *s->conects +
-         s->cap_symops * sizeof *s->symops + s->warnings_cap;
+         s->cap_symops * sizeof *s->symops + s->warnings_cap + s->cap_can + s->cap_dbrefs * sizeof *s->dbrefs +
+         s->cap_asm_gens * sizeof *s->asm_gens + s->cap_asm_ops * sizeof *s->asm_ops;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sitepack/elements.h"
+#include "pdb_internal.h"
 
 /* ---- small helpers over one line (p, n): 1-based inclusive columns, blank beyond n ---- */
 
@@ -508,27 +509,11 @@ static int read_seqres(reader *r, const line_t *l) {
   return 0;
 }
 
-/* Polymer type of a SEQRES entity from its residue names. */
+/* Polymer type of a SEQRES entity from its residue names (sp_poly_type_guess). */
 static void guess_poly_types(sp_structure *s) {
-  static const char *const k_aa[] = {"ALA", "ARG", "ASN", "ASP", "CYS", "GLN", "GLU", "GLY", "HIS", "ILE", "LEU",
-                                     "LYS", "MET", "PHE", "PRO", "SER", "THR", "TRP", "TYR", "VAL", "MSE", "UNK"};
-  static const char *const k_dna[] = {"DA", "DC", "DG", "DT", "DI", "DU", "DN"};
-  static const char *const k_rna[] = {"A", "C", "G", "U", "I", "N"};
   for (size_t e = 0; e < s->n_entities; ++e) {
     sp_entity *en = &s->entities[e];
-    size_t n_aa = 0, n_dna = 0, n_rna = 0;
-    for (uint32_t k = 0; k < en->seq_len; ++k) {
-      const char *c = s->seq_comp[en->seq_first + k];
-      for (size_t i = 0; i < sizeof k_aa / sizeof *k_aa; ++i) n_aa += !strcmp(c, k_aa[i]);
-      for (size_t i = 0; i < sizeof k_dna / sizeof *k_dna; ++i) n_dna += !strcmp(c, k_dna[i]);
-      for (size_t i = 0; i < sizeof k_rna / sizeof *k_rna; ++i) n_rna += !strcmp(c, k_rna[i]);
-    }
-    if (!en->seq_len) en->poly_type = SP_POLY_NONE;
-    else if (n_aa * 2 > en->seq_len) en->poly_type = SP_POLY_PEPTIDE_L;
-    else if (n_dna && n_rna && (n_dna + n_rna) * 2 > en->seq_len) en->poly_type = SP_POLY_NA_HYBRID;
-    else if (n_dna * 2 > en->seq_len) en->poly_type = SP_POLY_DNA;
-    else if (n_rna * 2 > en->seq_len) en->poly_type = SP_POLY_RNA;
-    else en->poly_type = SP_POLY_OTHER;
+    en->poly_type = sp_poly_type_guess((const char(*)[SP_ID_LEN])s->seq_comp[en->seq_first], en->seq_len);
   }
 }
 
@@ -633,6 +618,8 @@ int sp_pdb_read(const char *text, size_t len, sp_structure *s, sp_err *err) {
   r.err = err;
   r.model_num = 1;
   unsigned scale_seen = 0;
+  sp_pdb_meta meta;
+  memset(&meta, 0, sizeof meta);
   const char *p = text, *end = text + len;
   size_t line_no = 0;
   int rc = 0;
@@ -645,6 +632,9 @@ int sp_pdb_read(const char *text, size_t len, sp_structure *s, sp_err *err) {
     p = nl ? nl + 1 : end;
     while (l.n && (l.p[l.n - 1] == '\r')) --l.n;
     if (l.n < 3) continue;
+    if (l.p[0] == 'R' || l.p[0] == 'D' || (l.p[0] == 'M' && l.p[1] == 'O' && l.p[2] == 'D' && l.n > 4 && l.p[3] == 'R') ||
+        (l.p[0] == 'H' && l.p[1] == 'E' && l.p[2] == 'A'))
+      if ((rc = sp_pdb_meta_line(&meta, s, l.p, l.n, l.no, err))) break;
     switch (l.p[0]) {
       case 'A':
         if (l.n >= 4 && !memcmp(l.p, "ATOM", 4) && (l.n == 4 || l.p[4] == ' ')) {
@@ -669,9 +659,11 @@ int sp_pdb_read(const char *text, size_t len, sp_structure *s, sp_err *err) {
               break;
             }
           int hr = f.n && f.n <= 8 ? sp_hy36_decode(f.p, f.n, &v) : (f.n ? -1 : 1);
-          if (hr < 0)
+          if (hr < 0) {
+            free(meta.mod);
             return sp_err_set(err, SP_E_BAD_VALUE, "line %zu: MODEL number '%.*s' is not a number", l.no,
                               (int)(f.n > 20 ? 20 : f.n), f.p);
+          }
           if (hr == 1) v = r.any_model ? r.max_model + 1 : 1; /* a blank number: the next one */
           start_model(&r, &l, v, false);
         }
@@ -712,6 +704,8 @@ int sp_pdb_read(const char *text, size_t len, sp_structure *s, sp_err *err) {
     }
   }
 done:
+  if (!rc) rc = sp_pdb_meta_finish(&meta, s, err);
+  else free(meta.mod);
   if (rc) return rc;
   unreadable_summary(&r);
   model_summary(&r);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sitepack/bonds.h"
+#include "sitepack/entry.h"
 #include "sitepack/io.h"
 #include "sitepack/model.h"
 #include "sitepack/plan.h"
@@ -87,8 +88,8 @@ static int residue_key(const sp_structure *s, uint32_t ri, char *out, size_t cap
   return snprintf(out, cap, "%s/%s/%d%s", r->comp_id, c->auth_asym_id, num, ins);
 }
 
-static int fill_site(const sp_structure *s, const sp_site *site, int64_t lig_idx, float cutoff, sp_result *out,
-                     sp_err *err) {
+static int fill_site(const sp_structure *s, const sp_site *site, int64_t lig_idx, float cutoff,
+                     const int64_t *chain_of, sp_result *out, sp_err *err) {
   int64_t site_idx = (int64_t)out->n_sites;
   sp_site_row *row = sp_result_add_site(out);
   if (!row) return sp_err_set(err, SP_E_NOMEM, "out of memory (site rows)");
@@ -116,7 +117,11 @@ static int fill_site(const sp_structure *s, const sp_site *site, int64_t lig_idx
     rr->ins_code[0] = r->ins_code;
     rr->kind = sr->kind;
     rr->min_distance = sr->min_distance;
-    if (sr->image && sr->image <= site->n_images) copy_str(rr->symop, sizeof rr->symop, site->images[sr->image - 1].tag);
+    rr->chain_idx = chain_of ? chain_of[r->chain] : -1;
+    if (sr->image && sr->image <= site->n_images) {
+      const sp_site_image *im = &site->images[sr->image - 1];
+      copy_str(im->assembly ? rr->assembly_op : rr->symop, sizeof rr->symop, im->tag);
+    }
   }
   for (size_t k = 0; k < site->n_atoms; ++k) {
     uint32_t ai = site->atoms[k];
@@ -219,6 +224,74 @@ static int fill_site_chem(sp_worker *w, const sp_survey *sv, size_t li, sp_ccd *
   return 0;
 }
 
+/* /chains, /segments and /sequences rows of the file (entry.h), with its structure row. */
+static int add_chain_rows(const sp_entry_chains *ec, sp_result *out, sp_err *err) {
+  for (size_t k = 0; k < ec->n_chains; k++) {
+    sp_chain_row *r = sp_result_add_chain(out);
+    if (!r) return sp_err_set(err, SP_E_NOMEM, "out of memory (chain rows)");
+    *r = ec->chains[k];
+  }
+  for (size_t k = 0; k < ec->n_segments; k++) {
+    sp_segment_row *r = sp_result_add_segment(out);
+    if (!r) return sp_err_set(err, SP_E_NOMEM, "out of memory (segment rows)");
+    *r = ec->segments[k];
+  }
+  for (size_t k = 0; k < ec->n_codes; k++) {
+    sp_sequence_row *r = sp_result_add_sequence(out);
+    if (!r) return sp_err_set(err, SP_E_NOMEM, "out of memory (sequence rows)");
+    r->code = (uint8_t)ec->codes[k];
+  }
+  out->st.n_chains = (int32_t)ec->n_chains;
+  return 0;
+}
+
+/* Mean and max B and mean occupancy of the ligand's heavy atoms (chosen conformer); NaN when it has none
+ * (an unreadable B is NaN and left out of the B statistics). */
+static void ligand_fit(const sp_structure *s, const sp_survey *sv, const sp_ligand *L, sp_ligand_row *row) {
+  double sb = 0, so = 0;
+  size_t nb = 0, no = 0;
+  float bmax = NAN;
+  for (uint32_t a = 0; a < L->n_atoms; a++) {
+    uint32_t ai = sv->atom_refs[L->atom_first + a];
+    if (s->element[ai] == 1) continue;
+    so += s->occupancy[ai], no++;
+    if (isnan(s->b_iso[ai])) continue;
+    sb += s->b_iso[ai], nb++;
+    if (!(s->b_iso[ai] <= bmax)) bmax = s->b_iso[ai];
+  }
+  row->b_mean = nb ? (float)(sb / (double)nb) : NAN;
+  row->b_max = nb ? bmax : NAN;
+  row->occupancy_mean = no ? (float)(so / (double)no) : NAN;
+}
+
+/* Mean and max B of the site's polymer heavy atoms (not symmetry images) within SP_FIT_POCKET_DISTANCE of a
+ * ligand heavy atom; NaN when there are none. */
+#define SP_FIT_POCKET_DISTANCE 4.0f
+static void pocket_fit(const sp_structure *s, const sp_site *site, sp_ligand_row *row) {
+  double sb = 0;
+  size_t nb = 0;
+  float bmax = NAN;
+  const float d2 = SP_FIT_POCKET_DISTANCE * SP_FIT_POCKET_DISTANCE;
+  for (size_t k = site->n_ligand; k < site->n_atoms; k++) {
+    uint16_t f = site->atom_flags[k];
+    if (!(f & SP_SITE_ATOM_POLYMER) || (f & (SP_SITE_ATOM_HYDROGEN | SP_SITE_ATOM_SYMMETRY | SP_SITE_ATOM_ASSEMBLY))) continue;
+    const float *p = site->xyz ? site->xyz[k] : s->xyz[site->atoms[k]];
+    int near = 0;
+    for (size_t j = 0; j < site->n_ligand && !near; j++) {
+      if (site->atom_flags[j] & SP_SITE_ATOM_HYDROGEN) continue;
+      const float *q = site->xyz ? site->xyz[j] : s->xyz[site->atoms[j]];
+      float dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
+      near = dx * dx + dy * dy + dz * dz <= d2;
+    }
+    float b = s->b_iso[site->atoms[k]];
+    if (!near || isnan(b)) continue;
+    sb += b, nb++;
+    if (!(b <= bmax)) bmax = b;
+  }
+  row->site_b_mean = nb ? (float)(sb / (double)nb) : NAN;
+  row->site_b_max = nb ? bmax : NAN;
+}
+
 static void fill_ligand_row(const sp_structure *s, const sp_survey *sv, const sp_ligand *L, sp_ligand_row *row) {
   uint32_t r0 = sv->res_refs[L->res_first];
   const sp_residue *r = &s->residues[r0];
@@ -238,6 +311,8 @@ static void fill_ligand_row(const sp_structure *s, const sp_survey *sv, const sp
   row->n_atoms = (int32_t)L->n_atoms;
   row->n_heavy_atoms = (int32_t)L->n_heavy;
   row->n_ccd_heavy_atoms = L->n_ccd_heavy;
+  ligand_fit(s, sv, L, row);
+  row->site_b_mean = row->site_b_max = NAN;
   copy_str(row->molecule_key, sizeof row->molecule_key, L->molecule_key);
   copy_str(row->key_source, sizeof row->key_source, L->key_source);
   /* the whole list, then cut after the last residue that fits with " ..." (never cut silently) */
@@ -298,7 +373,7 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
   out->has_structure_row = part == 0;
   sp_structure_row *st = &out->st;
   sp_path_escape(relpath, st->path, sizeof st->path); /* issue 16: valid UTF-8 (the scan checked it fits) */
-  st->resolution = NAN;
+  st->resolution = st->r_work = st->r_free = NAN;
   st->entry_first = -1; /* issue 16 item 12: the run sets it from the whole file list (result.h) */
 
   char full[4096];
@@ -347,10 +422,18 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
   st->n_models = (int32_t)w->s.n_models;
   st->n_atoms_model1 = w->s.n_models ? (int64_t)w->s.models[0].n_atoms : 0;
   st->n_warnings = (int32_t)w->s.n_warnings;
-  /* issue 16 item 6: the file's own text, escaped like the path (valid UTF-8, H5T_CSET_UTF8) */
+  /* issue 16 item 6: the file's own text, escaped like the path (valid UTF-8, H5T_CSET_UTF8); the method also in
+     the mmCIF enumeration (issue 17: entry.h sp_method_normalise, escaped after) */
   sp_text_escape_fit(st->entry_id, sizeof st->entry_id, w->s.entry_id);
-  sp_text_escape_fit(st->method, sizeof st->method, w->s.method);
+  char method[sizeof st->method];
+  sp_method_normalise(w->s.method, method, sizeof method);
+  sp_text_escape_fit(st->method, sizeof st->method, method);
+  sp_text_escape_fit(st->method_file, sizeof st->method_file, w->s.method);
   st->resolution = w->s.resolution;
+  st->r_work = w->s.r_work;
+  st->r_free = w->s.r_free;
+  memcpy(st->deposition_date, w->s.deposition_date, sizeof st->deposition_date);
+  memcpy(st->release_date, w->s.release_date, sizeof st->release_date);
   /* issue 9 (reliability): per-task guards, recorded as the file's status and not fatal */
   if (opts->max_atoms && w->s.n_atoms > opts->max_atoms) {
     sp_err_set(&ferr, SP_E_TOO_MANY_ATOMS, "%s: %zu atom records, above the job's limit of %zu", relpath,
@@ -389,6 +472,22 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
     *cr = sv.comps[k].row;
   }
 
+  /* the file's polymer chains (entry.h): rows once, with its structure row; every part links its residues */
+  sp_entry_chains ec;
+  if (sp_entry_chains_build(&w->s, &sv, &ec, err)) {
+    sp_survey_free(&sv);
+    return SP_E_NOMEM;
+  }
+  /* the PLINDER systems of the file's ligands (entry.h), in every part: each needs its ligands' */
+  int32_t *sys = malloc((2 * sv.n_ligands + 1) * sizeof *sys);
+  if (!sys || sp_ligand_systems(&w->s, &sv, sys, sys + sv.n_ligands, err) ||
+      (part == 0 && add_chain_rows(&ec, out, err))) {
+    free(sys);
+    sp_entry_chains_free(&ec);
+    sp_survey_free(&sv);
+    return sp_err_set(err, SP_E_NOMEM, "%s: out of memory (chains, systems)", relpath);
+  }
+
   /* symmetry mates asked for on a crystal cell whose operators cannot be resolved (unknown space-group
      name, singular SCALEn): one warning with the reason, once per file (NMR/EM dummy cells: none) */
   if (opts->symmetry_mates && part == 0 && isfinite(w->s.cell[0]) && sp_cell_is_crystal(w->s.cell)) {
@@ -403,19 +502,25 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
 
   /* sites */
   sp_site_opts sopt = {.cutoff = opts->cutoff, .max_atoms = opts->max_site_atoms,
-                       .symmetry_mates = opts->symmetry_mates};
+                       .symmetry_mates = opts->symmetry_mates, .assembly = opts->assembly};
   int64_t lo, hi;
   sp_split_range((int64_t)sv.n_ligands, part, n_parts, &lo, &hi);
   for (size_t li = (size_t)lo; li < (size_t)hi; ++li) {
     sp_ligand_row *lr = sp_result_add_ligand(out);
     if (!lr) {
       sp_survey_free(&sv);
+      sp_entry_chains_free(&ec);
+  free(sys);
       return sp_err_set(err, SP_E_NOMEM, "out of memory (ligand rows)");
     }
     fill_ligand_row(&w->s, &sv, &sv.ligands[li], lr);
+    lr->system_id = sys[li];
+    lr->system_size = sys[sv.n_ligands + li];
     rc = sp_site_compute(&w->s, &sv, li, &sopt, w->ws, &w->site, &ferr);
     if (rc) {
       sp_survey_free(&sv);
+      sp_entry_chains_free(&ec);
+  free(sys);
       if (rc == SP_E_NOMEM) return sp_err_set(err, rc, "%s: %s", relpath, ferr.msg);
       /* a split file cannot fail in one part only: the other parts' rows are written already */
       if (n_parts > 1)
@@ -428,15 +533,20 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
       sp_err_set(&ferr, SP_E_TIMEOUT, "%s: still running after %.3f s (ligand %zu of %zu), above the job's limit of %g s",
                  relpath, sp_now() - t0, li, sv.n_ligands, opts->max_seconds);
       sp_survey_free(&sv);
+  sp_entry_chains_free(&ec);
+  free(sys);
       goto failed;
     }
     size_t local = li - (size_t)lo;
     out->ligands[local].site_idx = (int64_t)out->n_sites;
-    rc = fill_site(&w->s, &w->site, (int64_t)local, sopt.cutoff, out, err);
+    pocket_fit(&w->s, &w->site, &out->ligands[local]);
+    rc = fill_site(&w->s, &w->site, (int64_t)local, sopt.cutoff, ec.chain_of, out, err);
     if (!rc) rc = fill_site_bonds(w, &sv, li, ccd, &out->ligands[local], out, err);
     if (!rc) rc = fill_site_chem(w, &sv, li, ccd, opts, out, err);
     if (rc) {
       sp_survey_free(&sv);
+  sp_entry_chains_free(&ec);
+  free(sys);
       return rc;
     }
     /* issue 20: a bound on what one file can write (unsplit files only, as the time guard) */
@@ -445,6 +555,8 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
                  "%s: %zu site atoms after %zu of %zu ligands, above the job's limit of %zu (limits.max_file_site_atoms)",
                  relpath, (size_t)out->n_atoms, li + 1, sv.n_ligands, opts->max_file_site_atoms);
       sp_survey_free(&sv);
+  sp_entry_chains_free(&ec);
+  free(sys);
       goto failed;
     }
   }
@@ -453,6 +565,8 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
   st->n_ligands = (int32_t)sv.n_ligands;
   st->n_sites = (int32_t)sv.n_ligands;
   sp_survey_free(&sv);
+  sp_entry_chains_free(&ec);
+  free(sys);
   copy_str(st->status, sizeof st->status, "ok");
   return 0;
 
@@ -460,7 +574,8 @@ failed:
   /* the file's row says why; nothing else of it is kept */
   out->n_ligands = out->n_components = out->n_sites = out->n_residues = out->n_atoms = 0;
   out->n_interactions = out->n_bonds = 0;
-  st->n_ligands = st->n_sites = 0;
+  out->n_chains = out->n_segments = out->n_sequences = 0;
+  st->n_ligands = st->n_sites = st->n_chains = 0;
   copy_str(st->status, sizeof st->status, sp_errclass_name(ferr.cls));
   /* issue 16 item 6: the message names the file: escaped like the path (valid UTF-8), a cut one ends "..." */
   sp_text_escape_fit(st->error, sizeof st->error, ferr.msg);

@@ -214,7 +214,7 @@ static void intra_residue(builder *B, const sp_survey *sv, const sp_ligand *L, s
 static int64_t site_offset(const builder *B, int64_t at, bool lig_only) {
   size_t n = lig_only ? B->site->n_ligand : B->site->n_atoms;
   for (size_t k = 0; k < n; k++)
-    if (B->site->atoms[k] == (uint32_t)at && !(B->site->atom_flags[k] & SP_SITE_ATOM_SYMMETRY)) return (int64_t)k;
+    if (B->site->atoms[k] == (uint32_t)at && !(B->site->atom_flags[k] & (SP_SITE_ATOM_SYMMETRY | SP_SITE_ATOM_ASSEMBLY))) return (int64_t)k;
   return -1;
 }
 
@@ -294,7 +294,7 @@ static void polymer_distance_links(builder *B) {
   }
   for (size_t b = site->n_ligand; b < site->n_atoms; b++) {
     uint16_t fb = site->atom_flags[b];
-    if (!(fb & SP_SITE_ATOM_POLYMER) || (fb & SP_SITE_ATOM_SYMMETRY) || !(fb & SP_SITE_ATOM_WITHIN_CUTOFF)) continue;
+    if (!(fb & SP_SITE_ATOM_POLYMER) || (fb & (SP_SITE_ATOM_SYMMETRY | SP_SITE_ATOM_ASSEMBLY)) || !(fb & SP_SITE_ATOM_WITHIN_CUTOFF)) continue;
     if (site->res && site->res[site->atom_res[b]].min_distance > LINK_REACH) continue;
     uint8_t eb = s->element[site->atoms[b]];
     if (eb != 1 && !sp_element_is_metal(eb)) cand[nc++] = (uint32_t)b;

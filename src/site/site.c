@@ -66,6 +66,11 @@ struct sp_site_ws {
   double clo[3], chi[3];   /* Cartesian box of the model's chosen atoms */
   float (*lig_q)[3];       /* ligand heavy atoms under the inverse of the current image */
   size_t cap_q;
+  /* biological assembly copies: chains of the current generator, while its copies are searched (NULL:
+     every chain counts), and the buffer that holds it */
+  const uint8_t *chain_mask;
+  uint8_t *chain_buf;
+  size_t cap_chain_buf;
 };
 
 sp_site_ws *sp_site_ws_new(void) { return calloc(1, sizeof(sp_site_ws)); }
@@ -85,6 +90,7 @@ void sp_site_ws_free(sp_site_ws *ws) {
   free(ws->lig_heavy);
   free(ws->sym_m);
   free(ws->sym_t);
+  free(ws->chain_buf);
   free(ws->lig_q);
   free(ws);
 }
@@ -434,7 +440,7 @@ static int ensure_symmetry(sp_site_ws *ws, const sp_structure *s, sp_err *err) {
     ws->flo[d] = ws->clo[d] = INFINITY;
     ws->fhi[d] = ws->chi[d] = -INFINITY;
   }
-  for (size_t i = 0; cr->n_ops > 0 && i < cl->n_pts; i++) {
+  for (size_t i = 0; i < cl->n_pts; i++) { /* the Cartesian box serves assembly copies too */
     double x[3] = {cl->pts[i].x, cl->pts[i].y, cl->pts[i].z};
     for (int d = 0; d < 3; d++) {
       double f = cr->frac[d][0] * x[0] + cr->frac[d][1] * x[1] + cr->frac[d][2] * x[2] + cr->shift[d];
@@ -484,8 +490,9 @@ static int push_residue_atoms(sp_site *out, const sp_structure *s, const sp_surv
  * stamp it, list its residue on the first hit (ws->hits) and keep the residue's minimum squared distance.
  * 0, or -1 when out of memory */
 static inline int hit_atom(sp_site_ws *ws, const sp_structure *s, uint32_t a, float d2, size_t m_lo, uint32_t st) {
-  ws->atom_hit[a - m_lo] = st;
   uint32_t r = s->atom_residue[a];
+  if (ws->chain_mask && !ws->chain_mask[s->residues[r].chain]) return 0; /* not a chain of this assembly copy */
+  ws->atom_hit[a - m_lo] = st;
   if (ws->res_hit[r] != st) {
     ws->res_hit[r] = st;
     ws->res_d2[r] = d2;
@@ -600,12 +607,24 @@ static int image_hits(const sp_structure *s, sp_site_ws *ws, const double (*M)[3
   return 0;
 }
 
+static int add_copy(const sp_structure *s, const sp_survey *sv, sp_site_ws *ws, int k, const int n[3],
+                    const char *asm_tag, const double (*M)[3], const double T[3], size_t m_lo, size_t m_hi,
+                    uint32_t st, sp_site *out, sp_err *err);
+
 /* Append image (operator k, lattice translation n; x -> M x + T) to the site with the residues it hit
  * (ws->hits) and their atoms, moved. 0; 1 when the site has its 65,535 images already (flagged partial:
  * stop); or an error */
 static int add_image(const sp_structure *s, const sp_survey *sv, sp_site_ws *ws, int k, const int n[3],
                      const double (*M)[3], const double T[3], size_t m_lo, size_t m_hi, uint32_t st, sp_site *out,
                      sp_err *err) {
+  return add_copy(s, sv, ws, k, n, NULL, M, T, m_lo, m_hi, st, out, err);
+}
+
+/* The copy of add_image() and of assembly_copies(): @p asm_tag NULL for a symmetry image (tag from k, n),
+ * else the assembly operator's id. */
+static int add_copy(const sp_structure *s, const sp_survey *sv, sp_site_ws *ws, int k, const int n[3],
+                    const char *asm_tag, const double (*M)[3], const double T[3], size_t m_lo, size_t m_hi,
+                    uint32_t st, sp_site *out, sp_err *err) {
   if (out->n_images >= 65535) {
     out->flags |= SP_SITE_SYMMETRY_PARTIAL;
     return 1;
@@ -622,7 +641,9 @@ static int add_image(const sp_structure *s, const sp_survey *sv, sp_site_ws *ws,
   memcpy(im->t, n, sizeof im->t);
   memcpy(im->rot, M, sizeof im->rot);
   memcpy(im->trn, T, sizeof im->trn);
-  sp_symop_tag(k, n, im->tag, sizeof im->tag);
+  im->assembly = asm_tag != NULL;
+  if (asm_tag) snprintf(im->tag, sizeof im->tag, "%s", asm_tag);
+  else sp_symop_tag(k, n, im->tag, sizeof im->tag);
   uint16_t img = (uint16_t)out->n_images;
   qsort(ws->hits, ws->n_hits, sizeof *ws->hits, cmp_u32);
   size_t r0 = out->n_res;
@@ -632,11 +653,11 @@ static int add_image(const sp_structure *s, const sp_survey *sv, sp_site_ws *ws,
       return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
   }
   for (size_t ri = r0; ri < out->n_res; ri++) {
-    uint16_t kf = kind_flag(out->res[ri].kind) | SP_SITE_ATOM_SYMMETRY;
+    uint16_t kf = kind_flag(out->res[ri].kind) | (asm_tag ? SP_SITE_ATOM_ASSEMBLY : SP_SITE_ATOM_SYMMETRY);
     int rc = push_residue_atoms(out, s, sv, ws, ri, kf, M, T, m_lo, m_hi, st, err);
     if (rc) return rc;
   }
-  out->flags |= SP_SITE_SYMMETRY;
+  out->flags |= asm_tag ? SP_SITE_ASSEMBLY : SP_SITE_SYMMETRY;
   return 0;
 }
 
@@ -689,6 +710,60 @@ static int symmetry_mates(const sp_structure *s, const sp_survey *sv, size_t m_l
         }
   }
   return 0;
+}
+
+/* Whether chain @p c (its label or author id) is in the comma-separated list @p list. */
+static int chain_listed(const char *list, const char *id) {
+  size_t n = strlen(id);
+  for (const char *p = list; *p;) {
+    size_t k = strcspn(p, ",");
+    if (k == n && !memcmp(p, id, n)) return 1;
+    p += k + (p[k] == ',');
+  }
+  return 0;
+}
+
+static int is_identity_op(const sp_asm_oper *op) {
+  for (int i = 0; i < 3; i++) {
+    if (fabs(op->trn[i]) > 1e-6) return 0;
+    for (int j = 0; j < 3; j++)
+      if (fabs(op->rot[i][j] - (i == j)) > 1e-6) return 0;
+  }
+  return 1;
+}
+
+/* Append the residues of the first assembly's other copies within the cutoff of the ligand's heavy atoms:
+ * for each generator, its chains (of the ligand's model) under each non-identity operator, searched as a
+ * symmetry image is (image_hits with a chain mask). */
+static int assembly_copies(const sp_structure *s, const sp_survey *sv, size_t model, size_t m_lo, size_t m_hi,
+                           float cutoff, sp_site_ws *ws, size_t n_heavy, sp_site *out, sp_err *err) {
+  int rc = ensure_symmetry(ws, s, err); /* the Cartesian box of the model's atoms */
+  if (rc) return rc;
+  if (sp_grow((void **)&ws->lig_q, &ws->cap_q, n_heavy, sizeof *ws->lig_q) ||
+      sp_grow((void **)&ws->chain_buf, &ws->cap_chain_buf, s->n_chains ? s->n_chains : 1, 1))
+    return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
+  for (size_t g = 0; g < s->n_asm_gens && !rc; g++) {
+    const sp_asm_gen *G = &s->asm_gens[g];
+    int any = 0;
+    for (size_t c = 0; c < s->n_chains; c++) {
+      const sp_chain *ch = &s->chains[c];
+      ws->chain_buf[c] = ch->model == model && chain_listed(G->chains, G->by_label ? ch->label_asym_id : ch->auth_asym_id);
+      any |= ws->chain_buf[c];
+    }
+    for (uint32_t k = G->first_op; any && k < G->first_op + G->n_ops && !rc; k++) {
+      const sp_asm_oper *op = &s->asm_ops[k];
+      if (is_identity_op(op)) continue; /* the file's own copy: the ordinary site */
+      uint32_t st = 0;
+      static const int zero[3] = {0, 0, 0};
+      ws->chain_mask = ws->chain_buf;
+      rc = image_hits(s, ws, op->rot, op->trn, n_heavy, cutoff, m_lo, &st);
+      ws->chain_mask = NULL;
+      if (rc) rc = sp_err_set(err, SP_E_NOMEM, "site: out of memory");
+      else if (ws->n_hits) rc = add_copy(s, sv, ws, (int)k, zero, op->id, op->rot, op->trn, m_lo, m_hi, st, out, err);
+      if (rc == 1) return 0; /* 65,535 copies and images: flagged partial */
+    }
+  }
+  return rc;
 }
 
 /* one point of the cell list within the cutoff of a ligand heavy atom: mark it (hit_atom) */
@@ -870,7 +945,7 @@ int sp_site_compute(const sp_structure *s, const sp_survey *sv, size_t lig, cons
 
   /* symmetry mates search the asymmetric unit around images of the ligand, far from any ligand of the
      model, and bound their translations by the box of the model's atoms: they need the whole model */
-  rc = ensure_cells(ws, s, sv, L->model, cutoff, opts && opts->symmetry_mates, err);
+  rc = ensure_cells(ws, s, sv, L->model, cutoff, opts && (opts->symmetry_mates || opts->assembly), err);
   if (rc) return rc;
   if (sp_grow((void **)&ws->lig_heavy, &ws->cap_heavy, L->n_atoms ? L->n_atoms : 1, sizeof *ws->lig_heavy))
     return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
@@ -890,6 +965,10 @@ int sp_site_compute(const sp_structure *s, const sp_survey *sv, size_t lig, cons
   if ((rc = site_residues_atoms(s, sv, lig, ws, m_lo, m_hi, st, out, err))) return rc;
   if (opts && opts->symmetry_mates && n_heavy && ws->cells.n_pts) {
     rc = symmetry_mates(s, sv, m_lo, m_hi, cutoff, ws, n_heavy, out, err);
+    if (rc) return rc;
+  }
+  if (opts && opts->assembly && s->n_asm_gens && n_heavy && ws->cells.n_pts) {
+    rc = assembly_copies(s, sv, L->model, m_lo, m_hi, cutoff, ws, n_heavy, out, err);
     if (rc) return rc;
   }
   if (out->n_atoms > max_atoms) {

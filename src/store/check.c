@@ -21,6 +21,7 @@ typedef struct ck {
   sp_check_summary *sum;
   int64_t rows[SP_T_COUNT];
   int has_optional;  /* /residues/symop present (symmetry mates) */
+  int has_assembly;  /* /residues/assembly_op present (assembly copies) */
 } ck;
 
 /* Check one dataset's presence, type, shape, layout and placement. @p rows: expected first
@@ -91,8 +92,9 @@ static int ck_layout(ck *c) {
         snprintf(full, sizeof full, "/%s/%s", tb->name, tb->cols[k].name);
         int there = H5Lexists(c->file, full, H5P_DEFAULT) > 0;
         H5Eclear2(H5E_DEFAULT);
-        if (!there) continue; /* written only when some site has symmetry mates */
-        c->has_optional = 1;
+        if (!there) continue; /* written only when some site has symmetry mates / assembly copies */
+        if (tb->cols[k].optional == 1) c->has_optional = 1;
+        else c->has_assembly = 1;
       }
       hid_t ft = sp_h5_col_filetype(&tb->cols[k]);
       if (ft < 0) return sp_h5_fail(c->err, "cannot build a type", NULL);
@@ -111,6 +113,9 @@ static int ck_layout(ck *c) {
   if (!rc) rc = ck_dataset(c, "sites", "residue_ptr", H5T_STD_I64LE, 0, &n1);
   if (!rc) rc = ck_dataset(c, "sites", "interaction_ptr", H5T_STD_I64LE, 0, &n1);
   if (!rc) rc = ck_dataset(c, "sites", "bond_ptr", H5T_STD_I64LE, 0, &n1);
+  int64_t c1 = c->rows[SP_T_CHAINS] + 1;
+  if (!rc) rc = ck_dataset(c, "chains", "seq_ptr", H5T_STD_I64LE, 0, &c1);
+  if (!rc) rc = ck_dataset(c, "chains", "segment_ptr", H5T_STD_I64LE, 0, &c1);
   if (!rc && H5Lexists(c->file, "/run", H5P_DEFAULT) <= 0)
     rc = sp_err_set(c->err, SP_E_FORMAT, "%s: missing group /run", c->path);
   return rc;
@@ -429,9 +434,10 @@ static int ck_symmetry(ck *c, const ck_arrays *a) {
   const int64_t N = c->rows[SP_T_SITES], R = c->rows[SP_T_RESIDUES];
   uint32_t *sflags = NULL;
   int rc = ck_load(c, "/sites/flags", H5T_NATIVE_UINT32, 4, N, (void **)&sflags);
-  int any = 0;
+  int any = 0, any_asm = 0;
   for (int64_t i = 0; !rc && i < N; i++) {
     if (sflags[i] & SP_SITE_SYMMETRY) any = 1;
+    if (sflags[i] & SP_SITE_ASSEMBLY) any_asm = 1;
     if ((sflags[i] & SP_SITE_SYMMETRY_PARTIAL) && !(sflags[i] & SP_SITE_SYMMETRY))
       rc = sp_err_set(c->err, SP_E_FORMAT, "%s: /sites/flags[%lld] has symmetry_partial (bit 3) without symmetry (bit 2)",
                       c->path, (long long)i);
@@ -440,6 +446,10 @@ static int ck_symmetry(ck *c, const ck_arrays *a) {
     rc = sp_err_set(c->err, SP_E_FORMAT, "%s: %s", c->path,
                     any ? "a site has the symmetry flag but /residues/symop is missing"
                         : "/residues/symop is present but no site has the symmetry flag");
+  if (!rc && any_asm != c->has_assembly)
+    rc = sp_err_set(c->err, SP_E_FORMAT, "%s: %s", c->path,
+                    any_asm ? "a site has the assembly flag (bit 4) but /residues/assembly_op is missing"
+                            : "/residues/assembly_op is present but no site has the assembly flag (bit 4)");
   uint8_t *tagged = NULL; /* per residue row: has a symop */
   if (!rc && any) {
     tagged = calloc((size_t)(R > 0 ? R : 1), 1);
@@ -543,6 +553,57 @@ out:
   return rc;
 }
 
+/* Step 10: the protein context (format version 3): chains in structure order, n_chains of each structure;
+ * seq_ptr and segment_ptr CSR pointers over /sequences and /segments that agree with seq_len and n_segments;
+ * every segment's chain_idx the chain whose range holds it; every /residues/chain_idx -1 or a chain of the
+ * residue's own structure. */
+static int ck_chains(ck *c, const ck_arrays *a) {
+  const int64_t S = c->rows[SP_T_STRUCTURES], C = c->rows[SP_T_CHAINS], G = c->rows[SP_T_SEGMENTS];
+  const int64_t Q = c->rows[SP_T_SEQUENCES], R = c->rows[SP_T_RESIDUES], N = c->rows[SP_T_SITES];
+  int64_t *cst = NULL, *qptr = NULL, *gptr = NULL, *gch = NULL, *rch = NULL, *rsite = NULL, *sst = NULL;
+  int32_t *clen = NULL, *cnseg = NULL, *snch = NULL;
+  hid_t I64 = H5T_NATIVE_INT64, I32 = H5T_NATIVE_INT32;
+  int rc;
+  (void)a;
+  if ((rc = ck_load(c, "/chains/structure_idx", I64, 8, C, (void **)&cst)) ||
+      (rc = ck_load(c, "/chains/seq_ptr", I64, 8, C + 1, (void **)&qptr)) ||
+      (rc = ck_ptr(c, "/chains/seq_ptr", qptr, C, Q, "sequence codes")) ||
+      (rc = ck_load(c, "/chains/segment_ptr", I64, 8, C + 1, (void **)&gptr)) ||
+      (rc = ck_ptr(c, "/chains/segment_ptr", gptr, C, G, "segments")) ||
+      (rc = ck_load(c, "/chains/seq_len", I32, 4, C, (void **)&clen)) ||
+      (rc = ck_load(c, "/chains/n_segments", I32, 4, C, (void **)&cnseg)) ||
+      (rc = ck_load(c, "/segments/chain_idx", I64, 8, G, (void **)&gch)) ||
+      (rc = ck_load(c, "/structures/n_chains", I32, 4, S, (void **)&snch)) ||
+      (rc = ck_load(c, "/residues/chain_idx", I64, 8, R, (void **)&rch)) ||
+      (rc = ck_load(c, "/residues/site_idx", I64, 8, R, (void **)&rsite)) ||
+      (rc = ck_load(c, "/sites/structure_idx", I64, 8, N, (void **)&sst)))
+    goto out;
+  int64_t ci = 0;
+  for (int64_t st = 0; st < S && !rc; st++)
+    for (int32_t k = 0; k < snch[st] && !rc; k++, ci++) {
+      if (ci >= C || cst[ci] != st || qptr[ci + 1] - qptr[ci] != clen[ci] || gptr[ci + 1] - gptr[ci] != cnseg[ci]) {
+        rc = sp_err_set(c->err, SP_E_FORMAT, "%s: /chains row %lld (structure %lld, n_chains %d): structure_idx, "
+                        "seq_len or n_segments disagree with the structure or the pointers", c->path, (long long)ci,
+                        (long long)st, snch[st]);
+        break;
+      }
+      for (int64_t g = gptr[ci]; g < gptr[ci + 1] && !rc; g++)
+        if (gch[g] != ci)
+          rc = sp_err_set(c->err, SP_E_FORMAT, "%s: /segments row %lld: chain_idx %lld, expected %lld", c->path,
+                          (long long)g, (long long)gch[g], (long long)ci);
+    }
+  if (!rc && ci != C)
+    rc = sp_err_set(c->err, SP_E_FORMAT, "%s: the structures' n_chains sum to %lld, /chains has %lld rows", c->path,
+                    (long long)ci, (long long)C);
+  for (int64_t r = 0; !rc && r < R; r++)
+    if (rch[r] < -1 || rch[r] >= C || (rch[r] >= 0 && (rsite[r] < 0 || rsite[r] >= N || cst[rch[r]] != sst[rsite[r]])))
+      rc = sp_err_set(c->err, SP_E_FORMAT, "%s: /residues row %lld: chain_idx %lld is not a chain of its structure",
+                      c->path, (long long)r, (long long)rch[r]);
+out:
+  free(cst); free(qptr); free(gptr); free(gch); free(rch); free(rsite); free(sst); free(clen); free(cnseg); free(snch);
+  return rc;
+}
+
 static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
   int rc = ck_load_index(c, a);
   if (!rc) rc = ck_structures(c, a);
@@ -551,6 +612,7 @@ static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
   if (!rc) rc = ck_atom_residues(c, a);
   if (!rc) rc = ck_interaction_rows(c, a);
   if (!rc) rc = ck_bonds(c);
+  if (!rc) rc = ck_chains(c, a);
   if (!rc) rc = ck_symmetry(c, a);
   if (!rc) rc = ck_spot(c, n_spot, seed, a);
   return rc;

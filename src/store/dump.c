@@ -15,11 +15,14 @@ typedef struct dump_ctx {
   hid_t file;
   sp_err *err;
   const char *path;
-  int has_optional;  /* the file has the optional columns (/residues/symop: symmetry mates) */
+  int has_optional;  /* the file has the optional columns of kind 1 (/residues/symop: symmetry mates) */
+  int has_assembly;  /* ... of kind 2 (/residues/assembly_op: assembly copies) */
 } dump_ctx;
 
 /* Whether column c of table t is in the file (optional columns may be absent). */
-static int col_present(const dump_ctx *d, const sp_col *c) { return !c->optional || d->has_optional; }
+static int col_present(const dump_ctx *d, const sp_col *c) {
+  return !c->optional || (c->optional == 1 ? d->has_optional : d->has_assembly);
+}
 
 /* Rows of table t: the length of its first column. */
 static int table_rows(dump_ctx *d, int t, int64_t *n) {
@@ -154,8 +157,9 @@ static void put_header(FILE *out, const sp_col *c) {
 
 /* Generic table: index column, then (structures) file_idx and n_parts, then the schema columns. */
 static int dump_plain(dump_ctx *d, int t, FILE *out) {
-  static const char *idx_names[SP_T_COUNT] = {"structure_idx", "ligand_idx", "component_idx", "site_idx",
-                                               "residue_idx", "atom_idx", "interaction_idx", "bond_idx"};
+  static const char *idx_names[SP_T_COUNT] = {"structure_idx", "ligand_idx", "component_idx",   "site_idx",
+                                               "residue_idx",   "atom_idx",   "interaction_idx", "bond_idx",
+                                               "chain_idx",     "segment_idx", "sequence_idx"};
   const sp_table *tb = &sp_tables[t];
   int64_t total = 0;
   int rc = table_rows(d, t, &total);
@@ -311,6 +315,10 @@ static int dump_sites(dump_ctx *d, FILE *out) {
             fputc('@', out); /* a symmetry mate: "A:HIS:57@2_655" */
             put_str(out, r->symop, sizeof r->symop);
           }
+          if (r->assembly_op[0]) {
+            fputc('~', out); /* a copy of the first assembly: "B:HIS:57~2" (operator 2) */
+            put_str(out, r->assembly_op, sizeof r->assembly_op);
+          }
         }
       }
       fputc('\n', out);
@@ -328,7 +336,7 @@ static int dump_sites(dump_ctx *d, FILE *out) {
 }
 
 int sp_dump(const char *h5_path, const char *table, FILE *out, sp_err *err) {
-  static const char valid[] = "structures, ligands, components, sites, residues, interactions, bonds";
+  static const char valid[] = "structures, ligands, components, sites, residues, interactions, bonds, chains, segments";
   if (!h5_path || !table || !out) return sp_err_set(err, SP_E_INVALID, "sp_dump: NULL argument");
   int t = -1;
   if (!strcmp(table, "structures")) t = SP_T_STRUCTURES;
@@ -338,6 +346,8 @@ int sp_dump(const char *h5_path, const char *table, FILE *out, sp_err *err) {
   else if (!strcmp(table, "residues")) t = SP_T_RESIDUES;
   else if (!strcmp(table, "interactions")) t = SP_T_INTERACTIONS;
   else if (!strcmp(table, "bonds")) t = SP_T_BONDS;
+  else if (!strcmp(table, "chains")) t = SP_T_CHAINS;
+  else if (!strcmp(table, "segments")) t = SP_T_SEGMENTS;
   if (t < 0) return sp_err_set(err, SP_E_INVALID, "unknown table '%s' (valid tables: %s)", table, valid);
   struct stat stb;
   if (stat(h5_path, &stb) != 0)
@@ -345,7 +355,7 @@ int sp_dump(const char *h5_path, const char *table, FILE *out, sp_err *err) {
   sp_h5_quiet q;
   sp_h5_quiet_begin(&q);
   int rc = 0;
-  dump_ctx d = {-1, err, h5_path, 0};
+  dump_ctx d = {-1, err, h5_path, 0, 0};
   if (H5Fis_hdf5(h5_path) <= 0) {
     rc = sp_err_set(err, SP_E_FORMAT, "%s is not a sitepack file (not HDF5)", h5_path);
     goto out;
@@ -369,6 +379,7 @@ int sp_dump(const char *h5_path, const char *table, FILE *out, sp_err *err) {
     goto out;
   }
   d.has_optional = H5Lexists(d.file, "/residues/symop", H5P_DEFAULT) > 0;
+  d.has_assembly = H5Lexists(d.file, "/residues/assembly_op", H5P_DEFAULT) > 0;
   H5Eclear2(H5E_DEFAULT);
   rc = t == SP_T_SITES ? dump_sites(&d, out) : dump_plain(&d, t, out);
   if (!rc && (fflush(out) != 0 || ferror(out))) rc = sp_err_set(err, SP_E_IO, "writing the dump of %s failed", h5_path);

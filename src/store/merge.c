@@ -106,7 +106,10 @@ static int place_tasks(merge_ctx *c) {
     if (has != 1)
       return sp_err_set(c->err, SP_E_INVALID, "file_idx %lld has %lld structure rows over its %zu task(s), expected 1",
                         (long long)c->tasks[a].rec.file_idx, (long long)has, b - a);
-    for (size_t k = a; k < b; k++) c->tasks[k].st_global = c->n_st;
+    size_t owner = a; /* the task with the structure row: per-file tables (/chains) are its rows */
+    for (size_t k = a; k < b; k++)
+      if (c->tasks[k].rec.n[SP_T_STRUCTURES]) owner = k;
+    for (size_t k = a; k < b; k++) c->tasks[k].st_global = c->n_st, c->tasks[k].owner = owner;
     c->n_st++;
     a = b;
   }
@@ -159,7 +162,8 @@ static int create_table(merge_ctx *c, int t, int optional) {
   const sp_table *tb = &sp_tables[t];
   for (size_t k = 0; k < tb->n_cols; k++) {
     const sp_col *col = &tb->cols[k];
-    if (col->optional != optional || (optional && !c->any_symmetry)) continue;
+    if (col->optional != optional || (optional == 1 && !c->any_symmetry) || (optional == 2 && !c->any_assembly))
+      continue;
     hid_t ft = sp_h5_col_filetype(col);
     c->dset[t][k] = ft >= 0 ? sp_h5_create_final(c->gr[t], col->name, ft, c->total[t], col->kind == SP_COL_F32X3) : -1;
     if (ft >= 0) H5Tclose(ft);
@@ -218,6 +222,7 @@ static int create_output(merge_ctx *c) {
   if (!rc) rc = create_file_columns(c);
   for (int t = 0; t < SP_T_COUNT && !rc; t++) rc = create_pointers(c, t);
   for (int t = 0; t < SP_T_COUNT && !rc; t++) rc = create_table(c, t, 1);
+  for (int t = 0; t < SP_T_COUNT && !rc; t++) rc = create_table(c, t, 2);
   return rc;
 }
 
@@ -375,6 +380,10 @@ static int translate(merge_ctx *c, table_buf *b, const task_ref *tr, size_t k) {
         if (v < 0) goto bad;
         b->ptr[q][b->fill + j] = b->acc[q];
         b->acc[q++] += v;
+      } else if (col->link == SP_LINK_FILE_ROW_OR_NONE) {
+        const task_ref *ow = &c->tasks[tr->owner];
+        if (v < -1 || v >= ow->rec.n[col->to]) goto bad;
+        if (v >= 0) set_int(row + col->off, col->kind, v + ow->off[col->to]);
       } else if (v < lo || v >= r->n[col->to]) {
         goto bad;
       } else if (v >= 0) {

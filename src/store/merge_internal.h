@@ -21,6 +21,7 @@ typedef struct task_ref {
   size_t input;                 /* index into merge_ctx.in */
   int64_t st_global;            /* the /structures row of its file */
   int64_t off[SP_T_COUNT];      /* its first row of each table in the merged file (exclusive prefix sum) */
+  size_t owner;                 /* the task of its file that holds the structure row (SP_LINK_FILE_ROW_OR_NONE) */
 } task_ref;
 
 typedef struct merge_ctx {
@@ -35,7 +36,8 @@ typedef struct merge_ctx {
   size_t lo, hi;                /* this rank's share: tasks [lo, hi) */
   int64_t total[SP_T_COUNT];    /* rows of the merged tables (components: after the union) */
   int64_t n_st;                 /* /structures rows: input files with results */
-  int64_t any_symmetry;         /* some site has SP_SITE_SYMMETRY: the optional columns are written */
+  int64_t any_symmetry;         /* some site has SP_SITE_SYMMETRY: the optional columns of kind 1 are written */
+  int64_t any_assembly;         /* some site has SP_SITE_ASSEMBLY: those of kind 2 (/residues/assembly_op) */
   hid_t out, grun;              /* rank 0: the output and its /run group */
   hid_t gr[SP_T_COUNT];         /* rank 0: a group per table */
   hid_t dset[SP_T_COUNT][SP_MERGE_MAX_DSETS]; /* rank 0: every dataset of each table, or -1 */
@@ -59,7 +61,7 @@ int mg_agree(merge_ctx *c, int rc);
 int mg_put(merge_ctx *c, int t, size_t k, int64_t row, size_t n, const void *buf);
 
 /* merge_union.c, step 2 (collective): this rank's share of every union table's rows (the first row of each
- * key in its merge order) and of the site flags (c->any_symmetry, then agreed); rank 0 gathers the union
+ * key in its merge order) and of the site flags (c->any_symmetry, c->any_assembly, then agreed); rank 0 gathers the union
  * (the first row of each key over the ranks in rank order = merge order) and sets c->total of the table.
  * Returns the agreed status. */
 int mg_union(merge_ctx *c);

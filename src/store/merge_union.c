@@ -41,14 +41,16 @@ static size_t compact(char *e, size_t n, size_t stride) {
   return u;
 }
 
-/* Site rows of one task: 1 in *sym when one has symmetry mates. */
-static int task_symmetry(merge_ctx *c, const task_ref *tr, sp_site_row *buf, size_t cap, int64_t *sym) {
-  for (int64_t done = 0; done < tr->rec.n[SP_T_SITES] && !*sym;) {
+/* Site rows of one task: 1 in *sym when one has symmetry mates, in *asm_ when one has assembly copies. */
+static int task_symmetry(merge_ctx *c, const task_ref *tr, sp_site_row *buf, size_t cap, int64_t *sym, int64_t *asm_) {
+  for (int64_t done = 0; done < tr->rec.n[SP_T_SITES] && !(*sym && *asm_);) {
     size_t k = (size_t)(tr->rec.n[SP_T_SITES] - done) < cap ? (size_t)(tr->rec.n[SP_T_SITES] - done) : cap;
     int rc = sp_rankfile_read_rows(&c->in[tr->input], SP_T_SITES, tr->rec.start[SP_T_SITES] + done, k, buf, c->err);
     if (rc) return rc;
-    for (size_t j = 0; j < k; j++)
+    for (size_t j = 0; j < k; j++) {
       if (buf[j].flags & SP_SITE_SYMMETRY) *sym = 1;
+      if (buf[j].flags & SP_SITE_ASSEMBLY) *asm_ = 1;
+    }
     done += (int64_t)k;
   }
   return 0;
@@ -67,7 +69,8 @@ static int local_pass(merge_ctx *c, int flags) {
   size_t tmp_cap = 0;
   for (size_t i = c->lo; i < c->hi && !rc; i++) {
     const task_ref *tr = &c->tasks[i];
-    if (flags && !c->any_symmetry) rc = task_symmetry(c, tr, sites, scap, &c->any_symmetry);
+    if (flags && (!c->any_symmetry || !c->any_assembly))
+      rc = task_symmetry(c, tr, sites, scap, &c->any_symmetry, &c->any_assembly);
     size_t m = t >= 0 ? (size_t)tr->rec.n[t] : 0;
     if (rc || m == 0) continue;
     if (sp_grow((void **)&tmp, &tmp_cap, m, rs) || sp_grow((void **)&c->uni, &cap, c->n_uni + m, stride)) {
@@ -113,8 +116,8 @@ static int take(void *arg, int from, const void *buf, size_t bytes) {
   return 0;
 }
 
-/* The site flags of every input when each says them (site_flags_or): c->any_symmetry without reading a site
- * row, the same on every rank. Returns 1 when known. */
+/* The site flags of every input when each says them (site_flags_or): c->any_symmetry and c->any_assembly
+ * without reading a site row, the same on every rank. Returns 1 when known. */
 static int flags_known(merge_ctx *c) {
   int64_t all = 0;
   for (size_t i = 0; i < c->n_in; i++) {
@@ -122,6 +125,7 @@ static int flags_known(merge_ctx *c) {
     all |= c->in[i].site_flags_or;
   }
   c->any_symmetry = (all & SP_SITE_SYMMETRY) != 0;
+  c->any_assembly = (all & SP_SITE_ASSEMBLY) != 0;
   return 1;
 }
 
@@ -136,6 +140,7 @@ int mg_union(merge_ctx *c) {
   int known = flags_known(c); /* the same on every rank: every rank opened every input */
   int rc = mg_agree(c, local_pass(c, !known));
   if (!rc && !known) rc = mg_agree(c, c->comm ? c->comm->max_i64(c->comm->ctx, &c->any_symmetry, 1) : 0);
+  if (!rc && !known) rc = mg_agree(c, c->comm ? c->comm->max_i64(c->comm->ctx, &c->any_assembly, 1) : 0);
   if (rc || c->uni_t < 0) return rc;
   if (c->comm) {
     char *mine = c->uni;

@@ -167,11 +167,13 @@ int sp_rankfile_read_task(const sp_rankfile *rf, size_t k, sp_result *r, sp_err 
   r->n_parts = rec->n_parts;
   r->has_structure_row = rec->n[SP_T_STRUCTURES] == 1;
   void **arr[SP_T_COUNT] = {NULL, (void **)&r->ligands, (void **)&r->components, (void **)&r->sites,
-                            (void **)&r->residues, (void **)&r->atoms, (void **)&r->interactions, (void **)&r->bonds};
+                            (void **)&r->residues, (void **)&r->atoms, (void **)&r->interactions, (void **)&r->bonds,
+                            (void **)&r->chains, (void **)&r->segments, (void **)&r->sequences};
   size_t *caps[SP_T_COUNT] = {NULL, &r->cap_ligands, &r->cap_components, &r->cap_sites, &r->cap_residues,
-                              &r->cap_atoms, &r->cap_interactions, &r->cap_bonds};
+                              &r->cap_atoms, &r->cap_interactions, &r->cap_bonds, &r->cap_chains, &r->cap_segments,
+                              &r->cap_sequences};
   size_t *ns[SP_T_COUNT] = {NULL, &r->n_ligands, &r->n_components, &r->n_sites, &r->n_residues, &r->n_atoms,
-                            &r->n_interactions, &r->n_bonds};
+                            &r->n_interactions, &r->n_bonds, &r->n_chains, &r->n_segments, &r->n_sequences};
   for (int t = 0; t < SP_T_COUNT; t++) {
     size_t n = (size_t)rec->n[t];
     void *dst = &r->st; /* n is 0 or 1: validated at open */

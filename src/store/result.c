@@ -15,6 +15,7 @@ void sp_result_free(sp_result *r) {
   free(r->ligands); free(r->components); free(r->sites); free(r->residues); free(r->atoms);
   free(r->interactions);
   free(r->bonds);
+  free(r->chains); free(r->segments); free(r->sequences);
   sp_result_init(r);
 }
 
@@ -22,6 +23,7 @@ void sp_result_clear(sp_result *r) {
   r->n_ligands = r->n_components = r->n_sites = r->n_residues = r->n_atoms = 0;
   r->n_interactions = 0;
   r->n_bonds = 0;
+  r->n_chains = r->n_segments = r->n_sequences = 0;
   memset(&r->st, 0, sizeof r->st);
   r->file_idx = 0;
   r->part = 0;
@@ -43,7 +45,15 @@ static void *push(void **arr, size_t *n, size_t *cap, size_t elsize) {
 SP_PUSH(sp_result_add_ligand, sp_ligand_row, ligands)
 SP_PUSH(sp_result_add_component, sp_component_row, components)
 SP_PUSH(sp_result_add_site, sp_site_row, sites)
-SP_PUSH(sp_result_add_residue, sp_residue_row, residues)
+/* a residue row starts with no chain (chain_idx -1: zero would name the file's first chain) */
+sp_residue_row *sp_result_add_residue(sp_result *r) {
+  sp_residue_row *row = push((void **)&r->residues, &r->n_residues, &r->cap_residues, sizeof(sp_residue_row));
+  if (row) row->chain_idx = -1;
+  return row;
+}
 SP_PUSH(sp_result_add_atom, sp_atom_row, atoms)
 SP_PUSH(sp_result_add_interaction, sp_interaction_row, interactions)
 SP_PUSH(sp_result_add_bond, sp_bond_row, bonds)
+SP_PUSH(sp_result_add_chain, sp_chain_row, chains)
+SP_PUSH(sp_result_add_segment, sp_segment_row, segments)
+SP_PUSH(sp_result_add_sequence, sp_sequence_row, sequences)

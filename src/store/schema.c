@@ -36,6 +36,13 @@ static const sp_col cols_structures[] = {
     STRU(sp_structure_row, method),
     COL(sp_structure_row, entry_first, SP_COL_I64),
     COL(sp_structure_row, resolution, SP_COL_F32),
+    /* entry quality and dates (issue 17) */
+    STRU(sp_structure_row, method_file),
+    COL(sp_structure_row, r_work, SP_COL_F32),
+    COL(sp_structure_row, r_free, SP_COL_F32),
+    STR(sp_structure_row, deposition_date),
+    STR(sp_structure_row, release_date),
+    COL(sp_structure_row, n_chains, SP_COL_I32),
     COL(sp_structure_row, t_read, SP_COL_F64),
     COL(sp_structure_row, t_parse, SP_COL_F64),
     COL(sp_structure_row, t_survey, SP_COL_F64),
@@ -62,6 +69,14 @@ static const sp_col cols_ligands[] = {
     STR(sp_ligand_row, key_source),
     STR(sp_ligand_row, residues),
     LINK(sp_ligand_row, site_idx, SP_COL_I64, SP_LINK_ROW_OR_NONE, SP_T_SITES),
+    /* fit indicators and systems (issue 17) */
+    COL(sp_ligand_row, b_mean, SP_COL_F32),
+    COL(sp_ligand_row, b_max, SP_COL_F32),
+    COL(sp_ligand_row, site_b_mean, SP_COL_F32),
+    COL(sp_ligand_row, site_b_max, SP_COL_F32),
+    COL(sp_ligand_row, occupancy_mean, SP_COL_F32),
+    COL(sp_ligand_row, system_id, SP_COL_I32),
+    COL(sp_ligand_row, system_size, SP_COL_I32),
 };
 
 static const sp_col cols_components[] = {
@@ -112,6 +127,11 @@ static const sp_col cols_residues[] = {
     COL(sp_residue_row, contact, SP_COL_U8),
     /* symmetry mates (docs/sites.md "Symmetry mates"): written only when some site has one */
     {"symop", offsetof(sp_residue_row, symop), SP_COL_STR, FSZ(sp_residue_row, symop), FSZ(sp_residue_row, symop), 1, SP_LINK_NONE, 0, NULL, 0},
+    /* its polymer chain (issue 17): a /chains row of the file's part 0, or -1 */
+    LINK(sp_residue_row, chain_idx, SP_COL_I64, SP_LINK_FILE_ROW_OR_NONE, SP_T_CHAINS),
+    /* assembly copies (docs/sites.md "Biological assemblies"): written only when some site has one */
+    {"assembly_op", offsetof(sp_residue_row, assembly_op), SP_COL_STR, FSZ(sp_residue_row, assembly_op),
+     FSZ(sp_residue_row, assembly_op), 2, SP_LINK_NONE, 0, NULL, 0},
 };
 
 static const sp_col cols_atoms[] = {
@@ -161,6 +181,42 @@ static const sp_col cols_bonds[] = {
     COL(sp_bond_row, flags, SP_COL_U8),
 };
 
+/* the protein context (issue 17; docs/format.md "/chains", "/segments", "/sequences"): per-file rows, written
+ * with the file's structure row */
+static const sp_col cols_chains[] = {
+    LINK(sp_chain_row, structure_idx, SP_COL_I64, SP_LINK_FILE, SP_T_STRUCTURES),
+    COL(sp_chain_row, model_num, SP_COL_I32),
+    STR(sp_chain_row, label_asym_id),
+    STR(sp_chain_row, auth_asym_id),
+    STR(sp_chain_row, entity_id),
+    STR(sp_chain_row, type),
+    COL(sp_chain_row, n_residues, SP_COL_I32),
+    COUNT(sp_chain_row, seq_len, SP_T_SEQUENCES, "seq_ptr"),
+    STR(sp_chain_row, db_name),
+    STR(sp_chain_row, db_accession),
+    STR(sp_chain_row, db_code),
+    COUNT(sp_chain_row, n_segments, SP_T_SEGMENTS, "segment_ptr"),
+};
+
+static const sp_col cols_segments[] = {
+    LINK(sp_segment_row, chain_idx, SP_COL_I64, SP_LINK_ROW, SP_T_CHAINS),
+    STR(sp_segment_row, db_name),
+    STR(sp_segment_row, db_accession),
+    STR(sp_segment_row, db_code),
+    COL(sp_segment_row, auth_begin, SP_COL_SEQ),
+    STR(sp_segment_row, ins_begin),
+    COL(sp_segment_row, auth_end, SP_COL_SEQ),
+    STR(sp_segment_row, ins_end),
+    COL(sp_segment_row, seq_begin, SP_COL_SEQ),
+    COL(sp_segment_row, seq_end, SP_COL_SEQ),
+    COL(sp_segment_row, db_begin, SP_COL_SEQ),
+    COL(sp_segment_row, db_end, SP_COL_SEQ),
+};
+
+static const sp_col cols_sequences[] = {
+    COL(sp_sequence_row, code, SP_COL_U8),
+};
+
 #define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
 const sp_table sp_tables[SP_T_COUNT] = {
     {"structures", sizeof(sp_structure_row), NCOLS(cols_structures), cols_structures, 0},
@@ -171,6 +227,9 @@ const sp_table sp_tables[SP_T_COUNT] = {
     {"atoms", sizeof(sp_atom_row), NCOLS(cols_atoms), cols_atoms, 0},
     {"interactions", sizeof(sp_interaction_row), NCOLS(cols_interactions), cols_interactions, 0},
     {"bonds", sizeof(sp_bond_row), NCOLS(cols_bonds), cols_bonds, 0},
+    {"chains", sizeof(sp_chain_row), NCOLS(cols_chains), cols_chains, 0},
+    {"segments", sizeof(sp_segment_row), NCOLS(cols_segments), cols_segments, 0},
+    {"sequences", sizeof(sp_sequence_row), NCOLS(cols_sequences), cols_sequences, 0},
 };
 
 hid_t sp_h5_str_type(size_t size) {
@@ -262,8 +321,9 @@ hid_t sp_h5_row_type(int table) {
 }
 
 hid_t sp_h5_task_type(void) {
-  static const char *names[SP_T_COUNT] = {"structures", "ligands", "components", "sites", "residues", "atoms",
-                                          "interactions", "bonds"};
+  static const char *names[SP_T_COUNT] = {"structures", "ligands", "components", "sites",    "residues",
+                                          "atoms",      "interactions", "bonds",   "chains", "segments",
+                                          "sequences"};
   hid_t ct = H5Tcreate(H5T_COMPOUND, sizeof(sp_task_rec));
   if (ct < 0) return -1;
   int bad = 0;

@@ -27,8 +27,9 @@ typedef struct sp_col {
   int kind;           /**< sp_col_kind */
   size_t msize;       /**< bytes of the field in the struct */
   size_t fsize;       /**< bytes of one element in the final file */
-  int optional;       /**< 1: in the final file only when some site has SP_SITE_SYMMETRY (/residues/symop):
-                           a run without symmetry mates writes exactly the columns it wrote before */
+  int optional;       /**< 1: in the final file only when some site has SP_SITE_SYMMETRY (/residues/symop),
+                           2: only when some site has SP_SITE_ASSEMBLY (/residues/assembly_op): a run without
+                           symmetry mates / assemblies writes exactly the columns it wrote before */
   int link;           /**< sp_link: what the value indexes; the merge (merge.c) makes a task's local indices
                            global from this alone, so that a new table or column needs no merge code */
   int to;             /**< the SP_T_* table a link column indexes (unused with SP_LINK_NONE, SP_LINK_FILE) */
@@ -50,11 +51,14 @@ typedef enum sp_link {
   SP_LINK_COUNT,       /**< v >= 0 rows of table `to` belong to this row, in row order; the rows of one task sum
                             to the task's rows of `to`. The merge writes the pointer dataset `ptr` (int64, N+1):
                             ptr[i] = first row of `to` of row i, ptr[N] = rows of `to` */
+  SP_LINK_FILE_ROW_OR_NONE, /**< a row of table `to` written by the task of the same file that holds its structure
+                            row (part 0; a table of per-file rows such as /chains), or -1: every part of a split
+                            file points into its part 0's rows (/residues/chain_idx) */
 } sp_link;
 
 /** Table ids, in the order the per-rank /tasks index counts them. */
 enum { SP_T_STRUCTURES = 0, SP_T_LIGANDS, SP_T_COMPONENTS, SP_T_SITES, SP_T_RESIDUES, SP_T_ATOMS, SP_T_INTERACTIONS,
-       SP_T_BONDS, SP_T_COUNT };
+       SP_T_BONDS, SP_T_CHAINS, SP_T_SEGMENTS, SP_T_SEQUENCES, SP_T_COUNT };
 
 typedef struct sp_table {
   const char *name;   /**< group name: "structures", ... */
@@ -78,7 +82,8 @@ typedef struct sp_task_rec {
 
 /** Root attribute "format" of a per-rank file. */
 #define SP_RANK_FORMAT_NAME "sitepack-rank"
-#define SP_RANK_FORMAT_VERSION 4  /* 2: /interactions table; 3: residues' symop; 4: component descriptors, /bonds, atoms' ccd_charge/ccd_atom */
+#define SP_RANK_FORMAT_VERSION 5  /* 2: /interactions table; 3: residues' symop; 4: component descriptors, /bonds, atoms' ccd_charge/ccd_atom;
+                                     5: /chains, /segments, /sequences, residues' chain_idx, structure quality and ligand fit columns */
 
 /* HDF5 types (caller closes with H5Tclose). 0 > value on failure. */
 hid_t sp_h5_col_memtype(const sp_col *c);   /**< native type of one element of the column buffer */

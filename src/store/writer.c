@@ -237,8 +237,11 @@ int sp_rank_writer_append(sp_rank_writer *w, const sp_result *r, sp_err *err) {
   tr.n[SP_T_ATOMS] = (int64_t)r->n_atoms;
   tr.n[SP_T_INTERACTIONS] = (int64_t)r->n_interactions;
   tr.n[SP_T_BONDS] = (int64_t)r->n_bonds;
+  tr.n[SP_T_CHAINS] = (int64_t)r->n_chains;
+  tr.n[SP_T_SEGMENTS] = (int64_t)r->n_segments;
+  tr.n[SP_T_SEQUENCES] = (int64_t)r->n_sequences;
   const void *rows[SP_T_COUNT] = {&r->st, r->ligands, r->components, r->sites, r->residues, r->atoms,
-                                  r->interactions, r->bonds};
+                                  r->interactions, r->bonds, r->chains, r->segments, r->sequences};
 
   sp_h5_quiet q;
   sp_h5_quiet_begin(&q);

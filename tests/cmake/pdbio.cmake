@@ -94,3 +94,11 @@ set_tests_properties(peer_conect PROPERTIES LABELS "pdbio;peer;parser")
 sp_add_unit_test(test_repeated_names SOURCES ${SP_TEST_DIR}/unit/test_repeated_names.c
   ARGS ${SP_TEST_DIR}/data/site_chem/repeated_names.pdb ${SP_TEST_DIR}/data/site_chem/repeated_names.cif
   LABELS "pdbio;parser")
+
+# The first biological assembly (issue 17): operators and atom count against gemmi's make_assembly.
+add_executable(sp_dump_assembly ${SP_TEST_DIR}/unit/sp_dump_assembly.c)
+target_link_libraries(sp_dump_assembly PRIVATE sitepack)
+add_test(NAME peer_assembly_gemmi
+  COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_assembly_gemmi.py $<TARGET_FILE:sp_dump_assembly>
+          ${SP_SHARED_DIR}/data/structures)
+set_tests_properties(peer_assembly_gemmi PROPERTIES LABELS "pdbio;peer;parser" TIMEOUT 600)

@@ -22,3 +22,22 @@ set_tests_properties(test_py_dataset test_py_torch test_py_bonds PROPERTIES FIXT
 add_test(NAME test_install COMMAND bash ${CMAKE_SOURCE_DIR}/tests/integration/install.sh ${CMAKE_BINARY_DIR}
   ${CMAKE_SOURCE_DIR} ${SP_PY_OUT}/corpus.h5 ${SP_DEBIAN_PYTHON} ${SP_PY_OUT}/install)
 set_tests_properties(test_install PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "python;integration" TIMEOUT 300)
+# Protein context (issue 17): /chains, /segments, /sequences and the /structures quality columns of the
+# corpus against gemmi (setup_entities, full_sequence, polymer_type) and the files' own records.
+add_test(NAME peer_chains_gemmi COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_chains_gemmi.py
+  ${SP_PY_OUT}/corpus.h5 ${SP_SHARED_DIR}/data/structures)
+set_tests_properties(peer_chains_gemmi PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;survey" TIMEOUT 300)
+# Ligand systems (PLINDER, 4 A) and the ligand fit columns against a brute force over the file's site blocks.
+add_test(NAME peer_systems COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_systems.py ${SP_PY_OUT}/corpus.h5)
+set_tests_properties(peer_systems PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;survey" TIMEOUT 300)
+# site.assembly first (issue 17): the corpus again with --assembly first; its sites against a brute force over
+# gemmi's first assembly and against the run without it.
+add_test(NAME py_corpus_assembly
+  COMMAND ${MPIEXEC_EXECUTABLE} --allow-run-as-root --oversubscribe --mca osc sm -np 2 $<TARGET_FILE:sitepack_cli>
+          run --input ${SP_SHARED_DIR}/data/structures --ccd ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif.gz
+          --out ${SP_PY_OUT}/corpus_assembly.h5 --assembly first --force --quiet)
+set_tests_properties(py_corpus_assembly PROPERTIES FIXTURES_SETUP py_corpus_assembly LABELS "integration" TIMEOUT 300)
+add_test(NAME peer_site_assembly COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_site_assembly.py
+  ${SP_PY_OUT}/corpus_assembly.h5 ${SP_PY_OUT}/corpus.h5 ${SP_SHARED_DIR}/data/structures)
+set_tests_properties(peer_site_assembly PROPERTIES FIXTURES_REQUIRED "py_corpus;py_corpus_assembly"
+  LABELS "peer;site" TIMEOUT 600)

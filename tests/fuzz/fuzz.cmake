@@ -10,6 +10,7 @@
 set(SP_FUZZ_DIR ${CMAKE_SOURCE_DIR}/tests/fuzz)
 set(SP_FUZZ_READER_SOURCES
   ${CMAKE_SOURCE_DIR}/src/cif/cif.c ${CMAKE_SOURCE_DIR}/src/cif/mmcif.c ${CMAKE_SOURCE_DIR}/src/pdb/pdb.c
+  ${CMAKE_SOURCE_DIR}/src/cif/mmcif_meta.c ${CMAKE_SOURCE_DIR}/src/pdb/pdb_meta.c ${CMAKE_SOURCE_DIR}/src/model/sequence.c
   ${CMAKE_SOURCE_DIR}/src/model/structure.c ${CMAKE_SOURCE_DIR}/src/base/error.c ${CMAKE_SOURCE_DIR}/src/base/grow.c
   ${CMAKE_SOURCE_DIR}/src/read/read.c ${CMAKE_SOURCE_DIR}/src/chem/elements.c
   # crystal symmetry (cell, SCALE, operators); spacegroup.c without CCP4 here: names are not looked up

@@ -66,6 +66,10 @@ def check_schema(f, ds):
     for (t, c), (d,) in _schema.OPTIONAL.items():
         if f"{t}/{c}" in in_file:
             want[f"{t}/{c}"] = np.dtype(d)
+    for t, cols in _schema.CONTEXT_TABLES.items():
+        if t in f:
+            want.update({f"{t}/{c}": np.dtype(d) for c, d in cols})
+            want.update({f"{t}/{c}": np.dtype("<i8") for (tt, c) in _schema.CONTEXT_POINTERS if tt == t})
     if "bonds" in f:   # the column names are the package's; their dtypes the file's
         want["/".join(_schema.BOND_POINTER)] = np.dtype("<i8")
         want.update({f"bonds/{c}": in_file.get(f"bonds/{c}") for c in _schema.BOND_COLUMNS})
@@ -99,7 +103,9 @@ def check_sites(path, dump, f, ds):
                         (sites[c].dtype.kind == "S" and s.site_value(c) == h5_value(sites[c][i]))
                         for c in sites if c not in ("atom_ptr", "residue_ptr", "interaction_ptr"))
         li, si = sites["ligand_idx"][i], sites["structure_idx"][i]
-        ok = ok and s.ligand == {c: h5_value(lig[c][li]) for c in lig}
+        want_lig = {c: h5_value(lig[c][li]) for c in lig}   # NaN-aware: fit columns may be NaN (version 3)
+        ok = ok and s.ligand.keys() == want_lig.keys() and all(
+            s.ligand[k] == want_lig[k] or (s.ligand[k] != s.ligand[k] and want_lig[k] != want_lig[k]) for k in want_lig)
         want_st = {c: h5_value(st[c][si]) for c in st if c not in ("ligand_ptr", "site_ptr")}
         got_st = s.structure
         ok = ok and got_st.keys() == want_st.keys() and all(
@@ -383,9 +389,9 @@ def main():
     check("torch" not in sys.modules, "import sitepack imported torch")
     ver = subprocess.run([cli, "--version"], capture_output=True, text=True).stdout.split()[1]
     check(sitepack.__version__ == ver, f"package version {sitepack.__version__}, sitepack --version {ver}")
-    check(sitepack.FORMAT_VERSIONS == (1, 2), f"FORMAT_VERSIONS {sitepack.FORMAT_VERSIONS}")
+    check(sitepack.FORMAT_VERSIONS == (1, 2, 3), f"FORMAT_VERSIONS {sitepack.FORMAT_VERSIONS}")
     ds = sitepack.open(path)
-    check(ds.run["tool_version"] == ver and ds.format_version == 2, f"run attrs {ds.run.get('tool_version')}")
+    check(ds.run["tool_version"] == ver and ds.format_version == 3, f"run attrs {ds.run.get('tool_version')}")
     d2 = pickle.loads(pickle.dumps(ds))
     check(d2.path == path and len(d2) == len(ds) and np.array_equal(d2[5].positions, ds[5].positions),
           "pickle round trip")

@@ -231,25 +231,25 @@ static void test_cutoff(void) {
   fx f;
   cutoff_structure(&f);
   check_cutoff_site(&f, NULL, "NULL options");
-  sp_site_opts o = {0, 0, false};
+  sp_site_opts o = {0, 0, false, false};
   check_cutoff_site(&f, &o, "cutoff 0 (default)");
   sp_task_opts to;
   sp_task_opts_default(&to);
-  sp_site_opts o2 = {to.cutoff, to.max_site_atoms, false};
+  sp_site_opts o2 = {to.cutoff, to.max_site_atoms, false, false};
   check_cutoff_site(&f, &o2, "task defaults");
   /* max_atoms: exactly the site's 6 atoms is not oversize; 5 is */
   long lig = ligand_of(&f, "LIG", 'A', 100, 0);
   sp_err err = {0};
-  sp_site_opts o3 = {6.0f, 6, false};
+  sp_site_opts o3 = {6.0f, 6, false, false};
   CHECK(lig >= 0 && sp_site_compute(&f.s, &f.sv, (size_t)lig, &o3, f.ws, &f.site, &err) == 0, "%s", err.msg);
   CHECK(!(f.site.flags & SP_SITE_OVERSIZE) && f.site.n_atoms == 6, "max_atoms 6: flags %u, %zu atoms", f.site.flags,
         f.site.n_atoms);
-  sp_site_opts o4 = {6.0f, 5, false};
+  sp_site_opts o4 = {6.0f, 5, false, false};
   CHECK(lig >= 0 && sp_site_compute(&f.s, &f.sv, (size_t)lig, &o4, f.ws, &f.site, &err) == 0, "%s", err.msg);
   CHECK((f.site.flags & SP_SITE_OVERSIZE) && f.site.n_atoms == 2 && f.site.n_res == 5,
         "max_atoms 5: flags %u, %zu atoms, %zu residues", f.site.flags, f.site.n_atoms, f.site.n_res);
   /* a smaller cutoff: 5.999 Å is in at 5.999, nothing at 5.998 */
-  sp_site_opts o5 = {5.999f, 0, false};
+  sp_site_opts o5 = {5.999f, 0, false, false};
   CHECK(lig >= 0 && sp_site_compute(&f.s, &f.sv, (size_t)lig, &o5, f.ws, &f.site, &err) == 0, "%s", err.msg);
   CHECK(f.site.n_res == 2 && in_site(&f, "ALA", 'A', 5, NULL), "cutoff 5.999: %zu residues (2)", f.site.n_res);
   unload(&f);

@@ -165,8 +165,8 @@ static void check_check(const char *good) {
   sp_check_summary s;
   CHECK(sp_check(good, 100, 1, &s, &e) == 0, "check %s: %s", good, e.msg);
   /* every column of the schema plus file_idx, n_parts, ligand_ptr, site_ptr, atom_ptr, residue_ptr,
-   * interaction_ptr, bond_ptr */
-  int64_t n_ds = 8;
+   * interaction_ptr, bond_ptr, and the chains' seq_ptr, segment_ptr */
+  int64_t n_ds = 10;
   for (int t = 0; t < SP_T_COUNT; t++)
     for (size_t k = 0; k < sp_tables[t].n_cols; k++)
       n_ds += !sp_tables[t].cols[k].optional; /* optional columns (residues' symop) are absent here */

@@ -55,7 +55,7 @@ static void build_random(sp_structure *s, int n_res, float box, int models) {
 static void check_all(const sp_structure *s, const sp_survey *sv, sp_site_ws *ws, float cutoff, size_t max_atoms,
                       size_t *n_sites, size_t *n_atoms) {
   sp_site site = {0};
-  sp_site_opts o = {cutoff, max_atoms, false};
+  sp_site_opts o = {cutoff, max_atoms, false, false};
   float eff = cutoff > 0 ? cutoff : 6.0f;
   size_t eff_max = max_atoms ? max_atoms : 12000;
   for (size_t l = 0; l < sv->n_ligands; l++) {
@@ -255,7 +255,7 @@ static void test_special_ligands(void) {
   TSU_CHECK(sp_site_compute(&s, &sv, 1, NULL, ws, &site, &err) == SP_E_INVALID && err.cls == SP_E_INVALID,
             "bad index -> invalid");
   TSU_CHECK(sp_site_compute(&s, &sv, 0, NULL, NULL, &site, &err) == SP_E_INVALID, "NULL ws -> invalid");
-  sp_site_opts inf = {INFINITY, 0, false};
+  sp_site_opts inf = {INFINITY, 0, false, false};
   TSU_CHECK(sp_site_compute(&s, &sv, 0, &inf, ws, &site, &err) == SP_E_INVALID, "infinite cutoff -> invalid");
 
   /* a ligand with no atoms at all (e.g. a survey listing an unresolved component) */
@@ -291,7 +291,7 @@ static void test_special_ligands(void) {
   tsu_add(&s, 1, "B", "LIG", 1, "C2", 0, 6, 1, 2, 3, 0, 1);
   sp_structure_finish(&s, &err);
   tsu_survey(&s, &sv);
-  sp_site_opts o = {6.0f, 10, false};
+  sp_site_opts o = {6.0f, 10, false, false};
   TSU_CHECK(sp_site_compute(&s, &sv, 0, &o, ws, &site, &err) == 0, "%s", err.msg);
   TSU_CHECK((site.flags & SP_SITE_OVERSIZE) && site.n_atoms == 2 && site.n_ligand == 2 && site.n_res == 31,
             "oversize: flags %u atoms %zu res %zu", site.flags, site.n_atoms, site.n_res);
@@ -326,7 +326,7 @@ static void test_cache(void) {
     TSU_CHECK(sp_site_compute(&s, &sv, 0, NULL, ws, &site, &err) == 0, "%s", err.msg);
     tsu_check_site(&s, &sv, 0, 6.0f, 12000, &site);
     TSU_CHECK(pass ? site.n_res < 10 : site.n_res > 10, "pass %d: %zu residues", pass, site.n_res);
-    sp_site_opts o = {2.0f, 0, false};
+    sp_site_opts o = {2.0f, 0, false, false};
     TSU_CHECK(sp_site_compute(&s, &sv, 0, &o, ws, &site, &err) == 0, "%s", err.msg);
     tsu_check_site(&s, &sv, 0, 2.0f, 12000, &site);
     tsu_survey_free(&sv);

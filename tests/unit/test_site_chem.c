@@ -171,7 +171,7 @@ static void test_atp(const char *dir) {
     CHECK(mg == 2 && geom == SP_GEOM_OCTAHEDRAL, "Mg rows %d geometry %s", mg, sp_geometry_name(geom));
   }
   /* oversize: only ligand atoms kept; no interactions, ligand groups and SASA still there */
-  sp_site_opts so = {6.0f, 40, false};
+  sp_site_opts so = {6.0f, 40, false, false};
   sp_err err = {0};
   CHECK(sp_site_compute(&f.s, &f.sv, f.lig, &so, f.ws, &f.site, &err) == 0, "%s", err.msg);
   CHECK(f.site.flags & SP_SITE_OVERSIZE, "not oversize");

@@ -38,6 +38,17 @@ for c, k in cls.items():
     assert re.search(rf"\b{c} {k}\b", txt), (c, k)
 assert re.search(r"structures: 2 \(ok 2, failed 0\)", txt)
 print("survey totals agree with h5py:", n, "instances,", len(keys), "molecules,", dict(cls))
+# the protein context lines (issue 17): chains, UniProt coverage, systems, counted here from the tables
+db = f["/chains/db_name"][()]
+unp = [a for d, a in zip(db, f["/chains/db_accession"][()]) if d == b"UNP"]
+m = re.search(r"polymer chains: (\d+); with a UniProt reference: (\d+) \([0-9.]+ %\), distinct UniProt accessions: (\d+)", txt)
+assert m and tuple(map(int, m.groups())) == (len(db), len(unp), len(set(unp))), (m and m.groups(), len(db), len(unp))
+systems = set(zip(f["/ligands/structure_idx"][()], f["/ligands/system_id"][()]))
+size = f["/ligands/system_size"][()]
+multi = {k for k, z in zip(zip(f["/ligands/structure_idx"][()], f["/ligands/system_id"][()]), size) if z > 1}
+m = re.search(r"systems \(ligands of one model within 4 A, PLINDER\): (\d+); of 2 or more ligands: (\d+), holding (\d+)", txt)
+assert m and tuple(map(int, m.groups())) == (len(systems), len(multi), int((size > 1).sum())), (m and m.groups(), len(systems))
+print("survey context agrees with h5py:", len(db), "chains,", len(unp), "UniProt,", len(systems), "systems")
 PY
 # the run's CCD (/run/ccd_path) moved since: the group stays unconfirmed, with a warning
 cp "$WORK/b.h5" "$WORK/moved.h5"

@@ -135,9 +135,9 @@ int main(void) {
   for (int big = 0; big < 2; big++) {
     sp_structure s;
     sp_structure_init(&s);
-    sp_entity ents[3] = {{"1", SP_ENT_POLYMER, SP_POLY_PEPTIDE_L, 0, 0, "A"},
-                         {"2", SP_ENT_POLYMER, SP_POLY_PEPTIDE_L, 0, 0, "P"},
-                         {"3", SP_ENT_BRANCHED, SP_POLY_NONE, 0, 0, ""}};
+    sp_entity ents[3] = {{"1", SP_ENT_POLYMER, SP_POLY_PEPTIDE_L, 0, 0, "A", 0, 0},
+                         {"2", SP_ENT_POLYMER, SP_POLY_PEPTIDE_L, 0, 0, "P", 0, 0},
+                         {"3", SP_ENT_BRANCHED, SP_POLY_NONE, 0, 0, "", 0, 0}};
     for (int i = 0; i < 3; i++) CHECK(sp_structure_add_entity(&s, &ents[i], &e) == 0);
     int n_main = big ? 25 : 10;
     for (int i = 0; i < n_main; i++) aa(&s, "A", "1", "ALA", i + 1, 3.8f * (float)i, false);
