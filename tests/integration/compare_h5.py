@@ -3,7 +3,10 @@
 timing fields (docs/format.md): /structures/t_* and the /run attributes n_ranks, created,
 wall_seconds. Exit 0 when equal, 1 with the differences listed otherwise.
 
-usage: compare_h5.py A.h5 B.h5
+usage: compare_h5.py A.h5 B.h5 [--exclude PATH ...]
+  --exclude PATH  leave out every object whose path is PATH or starts with PATH/ (e.g. /chains), and
+                  attributes written as /OBJ@ATTR (e.g. /@format_version), in both files: compares a file
+                  with one of an older format on what they share
 """
 import sys
 
@@ -24,17 +27,22 @@ def walk(f):
     return out
 
 
-def main(a_path, b_path):
+def excluded(name, exclude):
+    return any(name == e or name.startswith(e.rstrip("/") + "/") for e in exclude if "@" not in e)
+
+
+def main(a_path, b_path, exclude=()):
     diffs = []
     with h5py.File(a_path, "r") as a, h5py.File(b_path, "r") as b:
-        oa, ob = walk(a), walk(b)
+        oa = {k: v for k, v in walk(a).items() if not excluded(k, exclude)}
+        ob = {k: v for k, v in walk(b).items() if not excluded(k, exclude)}
         if set(oa) != set(ob):
             diffs.append(f"objects differ: only in A {sorted(set(oa) - set(ob))}, only in B {sorted(set(ob) - set(oa))}")
         n_ds = 0
         for name in sorted(set(oa) & set(ob)):
             x, y = oa[name], ob[name]
             for k in sorted(set(x.attrs) | set(y.attrs)):
-                if (name, k) in TIMING_ATTRS:
+                if (name, k) in TIMING_ATTRS or f"{name}@{k}" in exclude or f"{name.rstrip('/')}/@{k}" in exclude:
                     continue
                 if k not in x.attrs or k not in y.attrs:
                     diffs.append(f"{name}@{k}: present in one file only")
@@ -59,9 +67,12 @@ def main(a_path, b_path):
     if diffs:
         print("DIFFERENT:\n  " + "\n  ".join(diffs))
         return 1
-    print(f"equal: {n_ds} datasets compared (timing fields excluded)")
+    print(f"equal: {n_ds} datasets compared (timing fields excluded{', and ' + ' '.join(exclude) if exclude else ''})")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    args = sys.argv[1:]
+    excl = [args[i + 1] for i, x in enumerate(args) if x == "--exclude" and i + 1 < len(args)]
+    pos = [x for i, x in enumerate(args) if x != "--exclude" and (i == 0 or args[i - 1] != "--exclude")]
+    sys.exit(main(pos[0], pos[1], excl))
