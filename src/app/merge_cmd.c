@@ -234,7 +234,7 @@ static void merge_usage(FILE *f) {
           "file one run over all inputs writes. A SHARD argument with * ? or [ is expanded (quote it:\n"
           "sitepack merge out.h5 'shards/shard-*.h5'). Refuses shards of different jobs, a shard given\n"
           "twice, or a missing shard, and says which (docs/slurm.md).\n"
-          "  --force   overwrite an existing OUT.h5\n"
+          "  --force   overwrite an existing OUT.h5 (never one of the SHARD files: refused)\n"
           "  --quiet   no summary line\n"
           "exit status: 0 merged, 1 refused or the merge failed, 2 bad command line or OUT exists\n");
 }
@@ -323,7 +323,13 @@ static int parse_merge_args(int argc, char **argv, merge_args *a) {
     if (mc_rank == 0) merge_usage(stderr);
     return 2;
   }
-  struct stat sb;
+  struct stat sb, si;
+  if (stat(a->out, &sb) == 0) /* the output is never one of the shards, --force or not (as `run`) */
+    for (size_t k = 0; k < a->n; k++)
+      if (stat(a->paths[k], &si) == 0 && si.st_dev == sb.st_dev && si.st_ino == sb.st_ino) {
+        say("sitepack merge: output %s is an input of the merge: refused\n", a->out);
+        return 2;
+      }
   if (!a->force && stat(a->out, &sb) == 0) {
     say("sitepack merge: output %s exists (use --force to overwrite)\n", a->out);
     return 2;

@@ -1,6 +1,7 @@
 /* Reading per-rank files: open, format check, task index (rankfile.h). */
 #include "rankfile.h"
 #include "sitepack/base.h"
+#include "sitepack/store.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -42,7 +43,11 @@ static int open_file(sp_rankfile *rf, sp_err *err) {
   if (rc) return rc;
   char fmt[32];
   int64_t ver = 0;
-  if (sp_h5_read_attr_str(rf->file, "format", fmt, sizeof fmt) < 0 || strcmp(fmt, SP_RANK_FORMAT_NAME) != 0 ||
+  int got_fmt = sp_h5_read_attr_str(rf->file, "format", fmt, sizeof fmt) >= 0;
+  if (got_fmt && !strcmp(fmt, SP_FORMAT_NAME))
+    return sp_err_set(err, SP_E_FORMAT, "%s is a merged sitepack output, not a shard or per-rank file (merge takes "
+                      "the shard files of `sitepack run --shard I/N`)", path);
+  if (!got_fmt || strcmp(fmt, SP_RANK_FORMAT_NAME) != 0 ||
       sp_h5_read_attr_i64(rf->file, "format_version", &ver) < 0 || ver != SP_RANK_FORMAT_VERSION)
     return sp_err_set(err, SP_E_FORMAT, "%s is not a sitepack per-rank or shard file of this version (format %s %d)",
                       path, SP_RANK_FORMAT_NAME, SP_RANK_FORMAT_VERSION);

@@ -33,6 +33,17 @@ $CMP "$T/single.h5" "$T/merged.h5" || die "the merged shards differ from the sin
 "$BIN" dump "$T/merged.h5" structures | grep -P "^b.cif\t|\tb.cif\t" | grep -q duplicate \
   || die "b.cif is no duplicate row in the merged shards: $("$BIN" dump "$T/merged.h5" structures)"
 "$BIN" check "$T/merged.h5" --quiet || die "check refuses the merged shards"
+# the output is one of the inputs: refused before any work, the input unchanged (fresh-user trial)
+sum0=$(sha256sum < "$T/shard-0.h5")
+rc=0; "$BIN" merge "$T/shard-0.h5" "$T/shard-0.h5" "$T/shard-1.h5" --force > "$T/mi.log" 2>&1 || rc=$?
+[ "$rc" = 2 ] || die "merge into one of its inputs: exit $rc, not 2: $(cat "$T/mi.log")"
+grep -q "output $T/shard-0.h5 is an input of the merge: refused" "$T/mi.log" || die "merge into an input: $(cat "$T/mi.log")"
+[ "$(sha256sum < "$T/shard-0.h5")" = "$sum0" ] || die "merge overwrote its input shard"
+# a merged output given as a shard: said so
+rc=0; "$BIN" merge "$T/m2.h5" "$T/merged.h5" > "$T/mm.log" 2>&1 || rc=$?
+[ "$rc" = 1 ] || die "merge of a merged output: exit $rc: $(cat "$T/mm.log")"
+grep -q "$T/merged.h5 is a merged sitepack output, not a shard or per-rank file" "$T/mm.log" \
+  || die "merge of a merged output: $(cat "$T/mm.log")"
 # a shard that stops never advises --resume (refused with --shard): a stop by SIGTERM after one task
 SITEPACK_TEST_TASK_DELAY_MS=3000 "${MPI[@]}" -np 1 "$BIN" run --input "$D" --ccd "$CCD" --shard 0/2 \
   --out "$T/stop.h5" > "$T/stop.log" 2>&1 & mp=$!
