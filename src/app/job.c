@@ -223,6 +223,23 @@ static int job_limits_key(const cJSON *s, sp_job *job) {
   return rc;
 }
 
+/* 1 when an object at or under @p obj has a key twice; its dotted path ("site.cutoff"; @p prefix:
+ * the path of @p obj, "" at the top) is then in @p out [cap]. Arrays are searched element by element. */
+static int job_key_twice(const cJSON *obj, const char *prefix, char *out, size_t cap) {
+  for (const cJSON *a = obj->child; a; a = a->next) {
+    char path[512];
+    if (cJSON_IsObject(obj)) snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", a->string);
+    else snprintf(path, sizeof path, "%s", prefix);
+    for (const cJSON *b = a->next; cJSON_IsObject(obj) && b; b = b->next)
+      if (!strcmp(a->string, b->string)) {
+        snprintf(out, cap, "%s", path);
+        return 1;
+      }
+    if ((cJSON_IsObject(a) || cJSON_IsArray(a)) && job_key_twice(a, path, out, cap)) return 1;
+  }
+  return 0;
+}
+
 static int load_job_file(const char *path, sp_job *job) {
   char *text = read_text(path);
   if (!text) return bad("cannot read job file", path);
@@ -244,14 +261,12 @@ static int load_job_file(const char *path, sp_job *job) {
     cJSON_Delete(root);
     return bad("job file is not a JSON object", path);
   }
-  /* a key given twice is a mistake (the last value would silently win) */
-  for (cJSON *a = root->child; a; a = a->next)
-    for (cJSON *b = a->next; b; b = b->next)
-      if (!strcmp(a->string, b->string)) {
-        int rc = bad("job file: key given twice", a->string);
-        cJSON_Delete(root);
-        return rc;
-      }
+  /* a key given twice is a mistake (the last value would silently win), at any depth */
+  char twice[512];
+  if (job_key_twice(root, "", twice, sizeof twice)) {
+    cJSON_Delete(root);
+    return bad("job file: key given twice", twice);
+  }
   char *dir = dup_str(path);
   char *slash = dir ? strrchr(dir, '/') : NULL;
   if (slash)
@@ -300,8 +315,8 @@ static int load_job_file(const char *path, sp_job *job) {
     } else if (!strcmp(k, "steal")) {
       if (!cJSON_IsBool(it)) rc = bad("job file: steal must be true or false", NULL);
       else job->no_steal = !cJSON_IsTrue(it);
-    } else if (!strcmp(k, "comment") || !strcmp(k, "_comment")) {
-      /* free text */
+    } else if (!strcmp(k, "comment") || !strcmp(k, "_comment")) { /* free text: a string */
+      if (!cJSON_IsString(it)) rc = bad("job file: value must be a string", k);
     } else {
       rc = bad("job file: unknown key", k);
     }

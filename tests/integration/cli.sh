@@ -30,6 +30,15 @@ grep -q "unknown key" "$WORK/err.txt" || { echo "FAIL: unknown key not named"; f
 printf '{"input": "x",\n "ph": 7.4,\n "ph": 3}\n' > "$WORK/dupkey.json"
 expect 2 "job file with a key given twice" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run "$WORK/dupkey.json"
 grep -q "key given twice: ph" "$WORK/err.txt" || { echo "FAIL: duplicate key not named"; fail=1; }
+for nested in 'site":{"cutoff":6,"cutoff":4}' 'limits":{"max_atoms":5,"max_atoms":6}' 'split":{"enabled":true,"enabled":false}'; do
+  sect=${nested%%\"*}; key=${nested#*\{\"}; key=${key%%\"*}
+  printf '{"input": "x", "%s}\n' "$nested" > "$WORK/dupnest.json"
+  expect 2 "job file with $sect.$key given twice" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run "$WORK/dupnest.json"
+  grep -q "key given twice: $sect.$key\$" "$WORK/err.txt" || { echo "FAIL: nested duplicate $sect.$key"; cat "$WORK/err.txt"; fail=1; }
+done
+echo '{"input": "x", "comment": 123}' > "$WORK/comment.json"
+expect 2 "job file comment not a string" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run "$WORK/comment.json"
+grep -q "value must be a string: comment" "$WORK/err.txt" || { echo "FAIL: comment 123"; cat "$WORK/err.txt"; fail=1; }
 printf '{"input": "x",\n "ph": 7.4,,\n}\n' > "$WORK/syntax.json"
 expect 2 "job file with a JSON syntax error" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run "$WORK/syntax.json"
 grep -q "line 2" "$WORK/err.txt" || { echo "FAIL: syntax error line not given"; fail=1; }
