@@ -245,6 +245,18 @@ static int check_not_input(const sp_job *job, const char *what, const char *path
   return bad ? SP_EXIT_USAGE : 0;
 }
 
+/* The suffix (".parts", ".lock", ".tmp") when @p report names one of the run's own files next to
+   @p output (the parts directory, the output lock of run_guard.h, the merge's temporary file), else NULL. */
+static const char *report_is_run_file(const char *output, const char *report) {
+  static const char *const suffix[] = {".parts", ".lock", ".tmp"};
+  char p[RUN_PATH_CAP];
+  for (size_t k = 0; k < sizeof suffix / sizeof *suffix; k++) {
+    snprintf(p, sizeof p, "%s%s", output, suffix[k]);
+    if (same_file(report, p)) return suffix[k];
+  }
+  return NULL;
+}
+
 /* Rank 0: the output policy, before any work: the output and the report are not directories, the
  * output does not exist (without --force), the report's directory exists (created) and the report can
  * be written. Returns 0; SP_EXIT_USAGE or SP_EXIT_RUNTIME (printed). Owns nothing. */
@@ -270,6 +282,10 @@ static int phase_check_output(struct run_ctx *c) {
     return SP_EXIT_USAGE;
   } else if (same_file(job->report, job->output)) { /* issue 16 item 2: the report obeys the output's rules */
     fprintf(stderr, "sitepack run: report %s is the output file (give another --report)\n", job->report);
+    return SP_EXIT_USAGE;
+  } else if (report_is_run_file(job->output, job->report)) {
+    fprintf(stderr, "sitepack run: report %s is the run's own %s of %s (give another --report)\n", job->report,
+            report_is_run_file(job->output, job->report), job->output);
     return SP_EXIT_USAGE;
   } else if (!job->force && stat(job->report, &sb) == 0) {
     fprintf(stderr, "sitepack run: report %s exists (use --force to overwrite)\n", job->report);
@@ -819,8 +835,10 @@ static int phase_merge(struct run_ctx *c) {
   snprintf(tmp, sizeof tmp, "%s.tmp", job->output);
   char created[32];
   run_iso_now(created, sizeof created);
+  char ccd_abs[PATH_MAX]; /* /run@ccd_path: absolute, so `sitepack survey OUT.h5` finds it from any directory */
+  const char *ccd_rec = job->ccd && realpath(job->ccd, ccd_abs) ? ccd_abs : job->ccd;
   sp_merge_info info = {.tool_version = SP_VERSION, .git_sha = SP_GIT_SHA, .job_json = job->json,
-                        .ccd_path = job->ccd, .ccd_sha256 = c->ccd_sha, .ccd_blocks = (int64_t)c->ccd_blocks,
+                        .ccd_path = ccd_rec, .ccd_sha256 = c->ccd_sha, .ccd_blocks = (int64_t)c->ccd_blocks,
                         .created = created,
                         .n_ranks = P, .wall_seconds = c->g.t_run};
   int mrc = inputs ? 0 : SP_E_NOMEM;

@@ -135,6 +135,19 @@ echo '{}' > "$WORK/old.json"
 expect 2 "report exists without --force" -- "${RUN[@]}" --input "$S1" --out "$WORK/re.h5" --report "$WORK/old.json"
 grep -q "report .*old.json exists (use --force" "$WORK/err.txt" || { echo "FAIL: existing report message"; cat "$WORK/err.txt"; fail=1; }
 expect 0 "report exists with --force" -- "${RUN[@]}" --input "$S1" --out "$WORK/re.h5" --report "$WORK/old.json" --force --quiet
+# fresh-user trial: the report is never the run's parts folder, its lock file, a directory; refused before any work
+for r in "$WORK/rp.h5.parts" "$WORK/rp.h5.lock" "$WORK/rp.h5.tmp"; do
+  expect 2 "report is ${r##*.}" -- "${RUN[@]}" --input "$S1" --out "$WORK/rp.h5" --report "$r" --force
+  grep -q "report $r is the run's own .${r##*.} of $WORK/rp.h5" "$WORK/err.txt" || { echo "FAIL: report ${r##*.}: $(cat "$WORK/err.txt")"; fail=1; }
+  [ ! -e "$WORK/rp.h5" ] && [ ! -e "$WORK/rp.h5.parts" ] || { echo "FAIL: report ${r##*.}: work was done"; fail=1; }
+done
+mkdir -p "$WORK/other.parts"
+expect 2 "report is a directory" -- "${RUN[@]}" --input "$S1" --out "$WORK/rp.h5" --report "$WORK/other.parts" --force
+grep -q "is a directory" "$WORK/err.txt" || { echo "FAIL: report directory: $(cat "$WORK/err.txt")"; fail=1; }
+# fresh-user trial: /run@ccd_path is absolute (a relative --ccd from another directory), survey finds it
+expect 0 "relative --ccd" -- env -C "$WORK/cwd" "${RUN[@]}" --input "$S1" --ccd ../ccd.cif --out "$WORK/rel.h5" --quiet
+got=$(/usr/bin/python3 -c 'import h5py,sys; a=h5py.File(sys.argv[1],"r")["run"].attrs["ccd_path"]; print(a.decode() if isinstance(a,bytes) else a)' "$WORK/rel.h5")
+[ "$got" = "$(realpath "$WORK/ccd.cif")" ] || { echo "FAIL: /run@ccd_path is '$got', not $(realpath "$WORK/ccd.cif")"; fail=1; }
 # item 5: --resume with --shard is refused (b0a8729 accepted it and resumed nothing)
 expect 2 "--resume with --shard" -- "${RUN[@]}" --input "$S1" --out "$WORK/sh.h5" --shard 0/2 --resume
 grep -q "resume does not work with --shard" "$WORK/err.txt" || { echo "FAIL: --resume --shard message"; cat "$WORK/err.txt"; fail=1; }
