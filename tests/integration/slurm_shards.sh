@@ -95,7 +95,7 @@ expect_refused 1 "shards of different jobs" "$BIN" merge "$T/m.h5" "$T/s4/shard-
 "${MPI[@]}" -np 1 "$BIN" run $JOB --shard 2/5 --out "$T/other-n.h5" --quiet >/dev/null
 expect_refused 1 "shards of different jobs" "$BIN" merge "$T/m.h5" "$T/s4/shard-0.h5" "$T/s4/shard-1.h5" \
   "$T/other-n.h5" "$T/s4/shard-3.h5"
-expect_refused 1 "is not a sitepack per-rank or shard file" "$BIN" merge "$T/m.h5" "$T/single.h5"
+expect_refused 1 "is a merged sitepack output, not a shard or per-rank file" "$BIN" merge "$T/m.h5" "$T/single.h5"
 "${MPI[@]}" -np 1 "$BIN" run $JOB --out "$T/plain.h5" --keep-parts --quiet >/dev/null
 expect_refused 1 "is not a shard file" "$BIN" merge "$T/m.h5" "$T/plain.h5.parts/rank-00000.h5"
 expect_refused 1 "no shard file matches" "$BIN" merge "$T/m.h5" "$T/nothing-*.h5"
