@@ -298,14 +298,28 @@ int run_report_write(struct run_ctx *c) {
   return status;
 }
 
+/* @p len bytes of the escaped name @p esc, then @p cut, in double quotes, each `"` written `\x22`. */
+static void print_quoted(const char *esc, size_t len, const char *cut) {
+  putchar('"');
+  for (size_t k = 0; k < len; k++)
+    if (esc[k] == '"') fputs("\\x22", stdout);
+    else putchar(esc[k]);
+  printf("%s\"", cut);
+}
+
 /* Issue 6/16: @p raw for the summary: as is when plain, else escaped (io.h) and in double quotes, so
-   that a name with a tab, a newline or undecodable bytes stays one field of one line. */
+   that a name with a tab, a newline or undecodable bytes stays one field of one line. Inside the
+   quotes a `"` is written `\x22` like every other escape (a backslash is `\x5c` already): replacing
+   each `\xNN` by its byte gives the name back, one rule (docs/usage.md). */
 static void print_name(const char *raw) {
   char esc[2048];
   size_t n = sp_path_escape(raw, esc, sizeof esc);
   int odd = strcmp(esc, raw) != 0 || strchr(raw, ' ') || strchr(raw, '"');
-  if (odd) printf("\"%s%s\"", esc, n >= sizeof esc ? "..." : "");
-  else printf("%s", esc);
+  if (!odd) {
+    printf("%s", esc);
+    return;
+  }
+  print_quoted(esc, strlen(esc), n >= sizeof esc ? "..." : "");
 }
 
 /* Issue 16 item 4: the paths the scan could not enter or read, counted by kind, the first 20 listed. */
@@ -340,7 +354,10 @@ static void print_failures(const struct run_ctx *c) {
     const char *tab = memchr(p, '\t', (size_t)(nl - p)); /* the path: escaped already (/structures/path) */
     int plen = tab ? (int)(tab - p) : (int)(nl - p);
     int odd = memchr(p, '\\', (size_t)plen) || memchr(p, ' ', (size_t)plen) || memchr(p, '"', (size_t)plen);
-    printf(odd ? "    \"%.*s\"%.*s\n" : "    %.*s%.*s\n", plen, p, (int)(nl - p) - plen, p + plen);
+    fputs("    ", stdout);
+    if (odd) print_quoted(p, (size_t)plen, "");
+    else printf("%.*s", plen, p);
+    printf("%.*s\n", (int)(nl - p) - plen, p + plen);
     p = nl + 1;
     ++shown;
   }

@@ -67,6 +67,14 @@ assert [x["path"] for x in fails] == ["empty\\x09file.cif"] and fails[0]["class"
 print("odd names:", paths)
 PY
 
+# fresh-user trial: a `"` inside the summary's quotes is escaped (\x22), as the backslash is (\x5c): one
+# rule, replace each \xNN by its byte (before: "quoted".pdb printed as ""quoted".pdb")
+Q=$T/quote; mkdir -p "$Q"
+cp "$SRC/tests/data/structures/1stp.cif" "$Q/"; : > "$Q/\"quoted\".pdb"; echo "not a structure" > "$Q/back\\slash.pdb"
+"${MPI[@]}" -np 1 "$BIN" run --input "$Q" --ccd "$CCD" --out "$T/q.h5" > "$T/q.log" 2>&1 || die "quoted names: $(cat $T/q.log)"
+grep -qF '    "\x22quoted\x22.pdb"	' "$T/q.log" || die "summary quoting of a \": $(cat $T/q.log)"
+grep -qF '    "back\x5cslash.pdb"	' "$T/q.log" || die "summary quoting of a backslash: $(cat $T/q.log)"
+
 # Issue 16 item 6: the columns of the user's text are UTF-8 and say so (H5T_CSET_UTF8), so h5py's
 # .asstr() decodes them; a UTF-8 name, a tab, a newline and a byte that is not UTF-8 in one run. On main
 # at 6dbf0bd (run once against it) this failed at its first check: /structures/path was declared
