@@ -219,7 +219,7 @@ static int dump_sites(dump_ctx *d, FILE *out) {
   if (!rc) rc = table_rows(d, SP_T_RESIDUES, &n_res);
   if (rc) return rc;
   fputs("site_idx\tstructure_idx\tpath\tligand_idx\tcomp_id\tauth_asym_id\tauth_seq_id\tins_code\tlabel_asym_id\t"
-        "altloc\tclass\tn_ligand\tn_atoms\tn_residues\tflags\tcutoff\tcenter_x\tcenter_y\tcenter_z\tresidues\t"
+        "altloc\tmodel_num\tclass\tn_ligand\tn_atoms\tn_residues\tflags\tcutoff\tcenter_x\tcenter_y\tcenter_z\tresidues\t"
         "other_residues\n",
         out);
   size_t cap = n_sites < SLAB_ROWS ? (size_t)(n_sites ? n_sites : 1) : SLAB_ROWS;
@@ -288,7 +288,7 @@ static int dump_sites(dump_ctx *d, FILE *out) {
       put_str(out, l->label_asym_id, SP_ID_LEN);
       fputc('\t', out);
       put_str(out, l->altloc, sizeof l->altloc);
-      fputc('\t', out);
+      fprintf(out, "\t%d\t", l->model_num); /* the ligand's model: sites of two models differ here */
       put_str(out, l->cls, sizeof l->cls);
       fprintf(out, "\t%d\t%d\t%d\t%u\t", s->n_ligand, s->n_atoms, s->n_residues, s->flags);
       put_f32(out, s->cutoff);

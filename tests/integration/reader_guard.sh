@@ -30,6 +30,13 @@ print(int(na[si == k].sum()))
 PY
 ) || fail "run a: 5 models, 5 sites, model numbers 1..5"
 echo "site atoms of the trajectory: $N"
+# fresh-user trial: `dump sites` has the ligand's model_num, so the 5 models' sites are told apart
+# (the same values as /ligands/model_num; before, the five rows differed in nothing but site_idx)
+"$SP" dump "$WORK/a.h5" sites > "$WORK/a_sites.tsv" || fail "dump a sites"
+col=$(head -1 "$WORK/a_sites.tsv" | tr '\t' '\n' | grep -nx model_num | cut -d: -f1)
+[ -n "$col" ] || fail "dump sites has no model_num column: $(head -1 "$WORK/a_sites.tsv")"
+got=$(grep -P "\tevery_frame_model_1.pdb\t" "$WORK/a_sites.tsv" | cut -f"$col" | sort -n | tr '\n' ' ')
+[ "$got" = "1 2 3 4 5 " ] || fail "dump sites model_num of the trajectory: '$got', not 1..5"
 [ "$N" -gt 5 ] || fail "too few site atoms: $N"
 run --out "$WORK/b.h5" --max-file-site-atoms $((N - 1)) > "$WORK/b.log" 2>&1 || { cat "$WORK/b.log"; fail "run b"; }
 "$SP" dump "$WORK/b.h5" structures > "$WORK/b.tsv" || fail "dump b"

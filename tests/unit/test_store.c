@@ -551,13 +551,13 @@ static void check_dumps(const char *a, const char *b) {
   char *s = dump_str(a, "sites", &rc, &e);
   CHECK(rc == 0, "%s", e.msg);
   const char *hdr = "site_idx\tstructure_idx\tpath\tligand_idx\tcomp_id\tauth_asym_id\tauth_seq_id\tins_code\t"
-                    "label_asym_id\taltloc\tclass\tn_ligand\tn_atoms\tn_residues\tflags\tcutoff\tcenter_x\tcenter_y\t"
+                    "label_asym_id\taltloc\tmodel_num\tclass\tn_ligand\tn_atoms\tn_residues\tflags\tcutoff\tcenter_x\tcenter_y\t"
                     "center_z\tresidues\tother_residues\n";
   CHECK(strncmp(s, hdr, strlen(hdr)) == 0, "sites header: %.200s", s);
-  const char *row0 = "\n0\t0\tsub/f0.cif\t0\tATP\tA\t501\t\taA\t\tsmall_molecule\t31\t43\t5\t0\t6\t0\t0\t-1.5\t"
+  const char *row0 = "\n0\t0\tsub/f0.cif\t0\tATP\tA\t501\t\taA\t\t1\tsmall_molecule\t31\t43\t5\t0\t6\t0\t0\t-1.5\t"
                      "P:ALA:11 P:SER:12 P:HIS:13\tP:HOH:14\n";
   CHECK(strstr(s, row0) != NULL, "site 0 row missing:\n%s", s);
-  const char *row4 = "\n4\t4\tsub/f4.cif\t6\tA1BCD\tD\t.\tA\taD\t\tsmall_molecule\t8\t14\t4\t0\t6\t4\t0\t-1.5\t"
+  const char *row4 = "\n4\t4\tsub/f4.cif\t6\tA1BCD\tD\t.\tA\taD\t\t1\tsmall_molecule\t8\t14\t4\t0\t6\t4\t0\t-1.5\t"
                      "P:ALA:11B P:SER:. P:HIS:13\t\n";
   CHECK(strstr(s, row4) != NULL, "site 4 row missing:\n%s", s);
   size_t lines = 0;
