@@ -1,5 +1,7 @@
 """Dataset.select(): site indices by the site's ligand, its entry and its own columns (docs/python.md)."""
 
+import numbers
+
 import numpy as np
 
 from . import _schema
@@ -28,6 +30,23 @@ def _flag_masks(path, names):
     return lig, site
 
 
+LIGAND_CLASSES = ("small_molecule", "ion", "artifact", "glycan", "cofactor", "peptide", "unknown")  # format.md
+
+
+def _check_classes(path, wanted):
+    for x in _as_list(wanted):
+        name = x.decode() if isinstance(x, bytes) else x
+        if name not in LIGAND_CLASSES:
+            raise ValueError(f"{path}: unknown ligand class '{name}' (valid: {', '.join(LIGAND_CLASSES)})")
+
+
+def _check_numbers(path, **limits):
+    """Each given limit is a real number (an int or float, numpy's too; not a str, not a bool)."""
+    for name, v in limits.items():
+        if v is not None and (isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Real, np.number))):
+            raise TypeError(f"{path}: select({name}=...) takes a number, not {type(v).__name__} ({v!r})")
+
+
 FILTERS = ("ligand_class", "comp_id", "molecule_key", "flags", "not_flags", "method", "max_resolution",
            "min_resolution", "min_atoms", "max_atoms", "min_ligand_atoms", "max_ligand_atoms", "symmetry")
 
@@ -43,13 +62,18 @@ def select(ds, ligand_class=None, comp_id=None, molecule_key=None, flags=None, n
     sitepack.SITE_FLAGS); method: str or list, exact /structures/method, case-insensitive (e.g. "X-RAY
     DIFFRACTION"); max_resolution / min_resolution: Å, inclusive (entries without a resolution never pass);
     min_atoms / max_atoms: site block atoms, inclusive; min_ligand_atoms / max_ligand_atoms: n_ligand;
-    symmetry: True = sites holding symmetry-image residues (site flag symmetry), False = none."""
+    symmetry: True = sites holding symmetry-image residues (site flag symmetry), False = none.
+    An unknown class or flag name is a ValueError that lists the valid ones; a limit that is not a number
+    (``max_resolution="2"``) a TypeError."""
+    _check_numbers(ds.path, max_resolution=max_resolution, min_resolution=min_resolution, min_atoms=min_atoms,
+                   max_atoms=max_atoms, min_ligand_atoms=min_ligand_atoms, max_ligand_atoms=max_ligand_atoms)
     c = ds._cols
     n = len(ds)
     keep = np.ones(n, dtype=bool)
     lig = c["sites/ligand_idx"]
     st = c["sites/structure_idx"]
     if ligand_class is not None:
+        _check_classes(ds.path, ligand_class)
         keep &= _in(c["ligands/class"], ligand_class)[lig]
     if comp_id is not None:
         keep &= _in(c["ligands/comp_id"], comp_id)[lig]

@@ -168,6 +168,7 @@ class Dataset:
         mm, cols = _layout.map_columns(lay)
         _layout.check_pointers(lay, cols)
         self._lay, self._mm, self._cols = lay, mm, cols
+        self._closed = False
         self.path = lay.path                #: the path as given
         self.format_version = lay.version   #: the file's format_version
         self.has_bonds = lay.has_bonds      #: True when the file has /bonds
@@ -190,8 +191,15 @@ class Dataset:
     def __len__(self):
         return self._n
 
+    def _check_open(self):
+        if self._closed:
+            raise ValueError(f"{self.path}: the dataset is closed")
+
     def __getitem__(self, i):
+        self._check_open()
         if type(i) is not int:
+            if isinstance(i, (bool, np.bool_)):   # ds[True] is no site index (numpy refuses it too)
+                raise TypeError(f"{self.path}: site index must be an integer, not {type(i).__name__}")
             try:
                 i = operator.index(i)
             except TypeError:
@@ -221,7 +229,9 @@ class Dataset:
         self.close()
 
     def close(self):
-        """Drop the views and unmap the file (copies returned earlier stay valid)."""
+        """Drop the views and unmap the file (copies returned earlier stay valid). Afterwards ds[i],
+        get_sites_flat, select, column and table raise ValueError ("... is closed")."""
+        self._closed = True
         self._cols = self._tables = {}
         self._pos = self._elem = self._aflags = self._nlig = None
         if self._mm is not None:
@@ -238,6 +248,7 @@ class Dataset:
         return self._column(table, col)
 
     def _column(self, table, col):
+        self._check_open()
         try:
             return self._cols[f"{table}/{col}"]
         except KeyError:
@@ -307,6 +318,8 @@ class Dataset:
 
     # -- batches --
     def _check_indices(self, idx):
+        """@p idx as int64 site indices; a negative index counts from the end, as ds[i] does."""
+        self._check_open()
         idx = np.asarray(idx)
         if idx.ndim != 1:
             idx = idx.reshape(-1)
@@ -314,11 +327,13 @@ class Dataset:
             raise TypeError(f"{self.path}: site indices must be integers, not {idx.dtype}")
         idx = idx.astype(np.int64, copy=False)
         if idx.size:
-            bad = (idx < 0) | (idx >= self._n)
+            bad = (idx < -self._n) | (idx >= self._n)
             if bad.any():
                 k = int(np.flatnonzero(bad)[0])
-                raise SiteIndexError(self.path, f"{self.path}: site index {idx[k]} out of range [0, {self._n}) at "
-                                     f"position {k}")
+                raise SiteIndexError(self.path, f"{self.path}: site index {idx[k]} out of range [-{self._n}, "
+                                     f"{self._n}) at position {k}")
+            if (idx < 0).any():
+                idx = np.where(idx < 0, idx + self._n, idx)
         return idx
 
     def get_sites_flat(self, idx, fields=("positions", "elements"), site_fields=("n_ligand",)):
@@ -330,8 +345,9 @@ class Dataset:
         @p site_fields: per-site /sites columns (``"n_ligand"`` int32, ``"center"`` (k, 3) float32 Å, ...).
 
         Returns a dict: each field -> array (A = total atoms, k = len(idx)), plus ``"n_atoms"`` (k,) int64 and
-        ``"offsets"`` (k+1,) int64: site j's atoms are rows ``offsets[j]:offsets[j+1]``. Raises SiteIndexError
-        for an index outside [0, len(ds)), MissingTableError for an unknown column."""
+        ``"offsets"`` (k+1,) int64: site j's atoms are rows ``offsets[j]:offsets[j+1]``. A negative index counts
+        from the end (as ds[i]). Raises SiteIndexError for an index outside [-len(ds), len(ds)),
+        MissingTableError for an unknown column, ValueError once the dataset is closed."""
         idx = self._check_indices(idx)
         cols = [(f, self._column("atoms", ATOM_ALIASES.get(f, f))) for f in fields]
         scols = [(f, self._column("sites", f)) for f in site_fields]
@@ -355,4 +371,5 @@ class Dataset:
         """Site indices (sorted int64 array) of the sites that pass every filter given (see sitepack._select
         and docs/python.md): ligand_class, comp_id, molecule_key, flags, not_flags, method, max_resolution,
         min_resolution, min_atoms, max_atoms, min_ligand_atoms, max_ligand_atoms, symmetry."""
+        self._check_open()
         return _select.select(self, **filters)

@@ -284,7 +284,21 @@ def check_bad_input(path, cli, work):
     expect_error("ds[-n-1]", lambda: ds[-n - 1], IndexError, path, "out of range")
     expect_error("flat out of range", lambda: ds.get_sites_flat([0, n]), IndexError, path, f"{n} out of range",
                  "position 1")
-    expect_error("flat negative", lambda: ds.get_sites_flat([-1]), IndexError, path, "-1 out of range")
+    # one rule for ds[i] and get_sites_flat: a negative index counts from the end (fresh-user trial)
+    check(np.array_equal(ds.get_sites_flat([-1, 0])["positions"], ds.get_sites_flat([n - 1, 0])["positions"]),
+          "get_sites_flat([-1]) is the last site")
+    expect_error("flat below -n", lambda: ds.get_sites_flat([-n - 1]), IndexError, path, f"{-n - 1} out of range")
+    expect_error("ds[True]", lambda: ds[True], TypeError, path, "bool")
+    expect_error("select unknown class", lambda: ds.select(ligand_class="smallmolecule"), ValueError, path,
+                 "unknown ligand class 'smallmolecule'", "small_molecule, ion, artifact")
+    expect_error("select max_resolution str", lambda: ds.select(max_resolution="2"), TypeError, path,
+                 "max_resolution", "str")
+    check(list(ds.select(max_resolution=np.float32(2.0))) == list(ds.select(max_resolution=2.0)), "numpy limit")
+    closed = sitepack.open(path)
+    closed.close()
+    for what, fn in (("ds[0]", lambda: closed[0]), ("flat", lambda: closed.get_sites_flat([0])),
+                     ("select", lambda: closed.select()), ("column", lambda: closed.column("atoms/element"))):
+        expect_error(f"{what} after close", fn, ValueError, path, "is closed")
     expect_error("float index", lambda: ds[1.5], TypeError, path)
     expect_error("unknown column", lambda: ds[0].atoms("no_such"), sitepack.MissingTableError, path, "/atoms/no_such")
     check(ds[-1].index == n - 1, "ds[-1] is the last site")
