@@ -7,6 +7,7 @@
 #include "app/cli_opts.h"
 #include "app/cmd_store.h"
 #include "sitepack/export.h"
+#include "sitepack/survey.h"
 
 static void export_usage(FILE *f) {
   fprintf(f,
@@ -18,7 +19,8 @@ static void export_usage(FILE *f) {
           "Site indices are rows of /sites (sitepack dump FILE.h5 sites); --class takes a /ligands/class\n"
           "(small_molecule, ion, artifact, glycan, cofactor, peptide, unknown); --comp a comp_id.\n"
           "exit status: 0 written, 1 a file could not be read or written, 2 bad command line, no such\n"
-          "file, or a site that does not exist / a selection that matches nothing.\n");
+          "file, a site that does not exist / a selection that matches nothing, or an output file that\n"
+          "exists (without --force).\n");
 }
 
 /* "I[,J..]" into a new array; 0, or -1 with a message. */
@@ -65,6 +67,16 @@ static int parse_formats(const char *s, unsigned *f) {
   return *f ? 0 : -1;
 }
 
+/* --class C: one of the /ligands/class names (survey.h sp_ligand_class_name); 0, or -1 with a message. */
+static int check_class(const char *c) {
+  for (int k = 0; k < SP_CLASS_COUNT; k++)
+    if (!strcmp(c, sp_ligand_class_name(k))) return 0;
+  fprintf(stderr, "sitepack export: unknown class '%s' (valid:", c);
+  for (int k = 0; k < SP_CLASS_COUNT; k++) fprintf(stderr, "%s %s", k ? "," : "", sp_ligand_class_name(k));
+  fprintf(stderr, ")\n");
+  return -1;
+}
+
 int sp_cmd_export(int argc, char **argv) {
   static const struct option longopts[] = {
       {"site", required_argument, NULL, 's'}, {"all", no_argument, NULL, 'a'},
@@ -83,7 +95,7 @@ int sp_cmd_export(int argc, char **argv) {
     switch (ch) {
       case 's': free(sites); sites = NULL; bad = parse_sites(optarg, &sites, &o.n_sites) != 0; break;
       case 'a': o.all = 1; break;
-      case 'c': o.cls = optarg; break;
+      case 'c': o.cls = optarg; bad = check_class(optarg) != 0; break;
       case 'C': o.comp = optarg; break;
       case 'f': bad = parse_formats(optarg, &o.formats) != 0; break;
       case 'o': out = optarg; break;

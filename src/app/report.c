@@ -298,6 +298,37 @@ int run_report_write(struct run_ctx *c) {
   return status;
 }
 
+/* @p path with "." components, repeated slashes and "dir/.." pairs removed (lexically: no file system
+   call), into @p out [cap]: the summary prints "out/demo.h5", not "jobs/../out/demo.h5". A leading ".."
+   stays; "" becomes ".". Returns @p out. */
+static const char *lexical_path(const char *path, char *out, size_t cap) {
+  size_t len = 0, keep = 0; /* keep: bytes of leading "../" (and "/") that no later ".." may remove */
+  int abs = path[0] == '/';
+  if (cap < 3) return path;
+  if (abs) out[len++] = '/', keep = 1;
+  for (const char *p = path; *p;) {
+    while (*p == '/') p++;
+    const char *e = strchr(p, '/');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    if (n == 0 || (n == 1 && p[0] == '.')) {
+      /* nothing */
+    } else if (n == 2 && p[0] == '.' && p[1] == '.' && len > keep) {
+      while (len > keep && out[len - 1] != '/') len--; /* drop the last component and its slash */
+      if (len > keep) len--;
+    } else if (!(n == 2 && p[0] == '.' && p[1] == '.' && abs)) {
+      if (len + n + 2 > cap) return path;
+      if (len > (size_t)abs) out[len++] = '/';
+      memcpy(out + len, p, n);
+      len += n;
+      if (n == 2 && p[0] == '.' && p[1] == '.') keep = len;
+    }
+    p += n;
+  }
+  if (len == 0) out[len++] = '.';
+  out[len] = 0;
+  return out;
+}
+
 /* @p len bytes of the escaped name @p esc, then @p cut, in double quotes, each `"` written `\x22`. */
 static void print_quoted(const char *esc, size_t len, const char *cut) {
   putchar('"');
@@ -403,8 +434,11 @@ void run_summary_print(const struct run_ctx *c) {
   printf("  %zu tasks, steals %lld, makespan %.2f s = %.3f x max(largest task, total/P); busy/wall per rank:",
          c->g.n_samples, (long long)steals, c->makespan, lb > 0 ? c->makespan / lb : 0);
   for (int i = 0; i < P && i < 32; ++i) printf(" %.2f/%.2f", all[i].busy_s, all[i].wall_s);
-  printf("\n  output %s\n  report %s\n", job->output, job->report);
-  if (c->ccd) printf("  CCD %s: %zu blocks indexed\n", job->ccd, c->ccd_blocks); /* issue 16 item 3 */
+  char out_n[4096], rep_n[4096], ccd_n[4096];
+  printf("\n  output %s\n  report %s\n", lexical_path(job->output, out_n, sizeof out_n),
+         lexical_path(job->report, rep_n, sizeof rep_n));
+  if (c->ccd) /* issue 16 item 3 */
+    printf("  CCD %s: %zu blocks indexed\n", lexical_path(job->ccd, ccd_n, sizeof ccd_n), c->ccd_blocks);
   if (c->scan.n_problems) print_scan_problems(c);
   if (counts[C_FILES_FAILED] && c->g.fails) print_failures(c);
 }

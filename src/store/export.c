@@ -579,7 +579,7 @@ static FILE *open_out(const sp_export_opts *o, const char *stem, const char *suf
   snprintf(path, cap, "%s/%s%s", o->out_dir, stem, suffix);
   struct stat st;
   if (!o->force && stat(path, &st) == 0) {
-    sp_err_set(err, SP_E_IO, "%s exists (use --force to overwrite)", path);
+    sp_err_set(err, SP_E_INVALID, "%s exists (use --force to overwrite)", path); /* exit 2, as run and merge */
     return NULL;
   }
   FILE *f = fopen(path, "w");

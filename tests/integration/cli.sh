@@ -18,6 +18,9 @@ expect() { # expect CODE DESCRIPTION -- command...
 }
 expect 0 "--help" -- "$SP" --help
 grep -q "usage:" "$WORK/out.txt" || { echo "FAIL: --help prints no usage"; fail=1; }
+for o in --entries --shard --resume --symmetry-mates --model; do   # fresh-user trial: --entries was missing
+  grep -q -- "$o\b" "$WORK/out.txt" || { echo "FAIL: sitepack --help does not list $o"; fail=1; }
+done
 expect 0 "--version" -- "$SP" --version
 grep -q "^sitepack " "$WORK/out.txt" || { echo "FAIL: --version"; fail=1; }
 expect 0 "run --help" -- "$SP" run --help
@@ -154,6 +157,18 @@ grep -q "resume does not work with --shard" "$WORK/err.txt" || { echo "FAIL: --r
 # docs/usage.md: `survey --ccd` with a missing file exits 2
 expect 2 "survey --ccd missing" -- "$SP" survey "$WORK/eq.h5" --ccd "$WORK/none.cif"
 
+# fresh-user trial: the summary prints the output path normalised (jobs/../out/demo.h5 -> out/demo.h5)
+mkdir -p "$WORK/cwd/sub" "$WORK/cwd/res"
+expect 0 "summary path normalised" -- env -C "$WORK/cwd" "${RUN[@]}" --input "$S1" --out sub/../res/./n.h5 --force
+grep -q "^  output res/n.h5$" "$WORK/out.txt" || { echo "FAIL: summary output path: $(grep output "$WORK/out.txt")"; fail=1; }
+# fresh-user trial: export obeys the output rule (an existing file: exit 2) and names the valid classes
+expect 0 "export one site" -- "$SP" export "$WORK/one.h5" --site 0 --out "$WORK/exp" --quiet
+expect 2 "export to an existing file" -- "$SP" export "$WORK/one.h5" --site 0 --out "$WORK/exp"
+grep -q "exists (use --force to overwrite)" "$WORK/err.txt" || { echo "FAIL: export exists: $(cat "$WORK/err.txt")"; fail=1; }
+expect 0 "export --force" -- "$SP" export "$WORK/one.h5" --site 0 --out "$WORK/exp" --force --quiet
+expect 2 "export --class nonsense" -- "$SP" export "$WORK/one.h5" --class nonsense --out "$WORK/exp2"
+grep -q "unknown class 'nonsense' (valid: small_molecule, ion, artifact, glycan, cofactor, peptide, unknown)" "$WORK/err.txt" \
+  || { echo "FAIL: export --class nonsense: $(cat "$WORK/err.txt")"; fail=1; }
 expect 0 "dump structures" -- "$SP" dump "$WORK/one.h5" structures
 head -1 "$WORK/out.txt" | grep -q "path" || { echo "FAIL: dump header"; fail=1; }
 grep -q "1stp.cif" "$WORK/out.txt" || { echo "FAIL: dump row"; fail=1; }
