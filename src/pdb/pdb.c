@@ -513,6 +513,11 @@ static int read_seqres(reader *r, const line_t *l) {
 static void guess_poly_types(sp_structure *s) {
   for (size_t e = 0; e < s->n_entities; ++e) {
     sp_entity *en = &s->entities[e];
+    /* an entity of no SEQRES residue (a record without names) has no row in seq_comp, which may be NULL */
+    if (en->seq_len == 0 || !s->seq_comp) {
+      en->poly_type = sp_poly_type_guess(NULL, 0);
+      continue;
+    }
     en->poly_type = sp_poly_type_guess((const char(*)[SP_ID_LEN])s->seq_comp[en->seq_first], en->seq_len);
   }
 }
