@@ -159,6 +159,10 @@ typedef struct sp_asm_gen {
                                        [first_op .. first_op + n_ops); "(1,2)(3)" is expanded to 1x3, 2x3 */
 } sp_asm_gen;
 
+/** Whether generator @p g applies to chain @p ch: its label_asym_id (by_label) or auth_asym_id is one of the
+ *  comma-separated ids of g->chains (exact match). Both non-NULL; returns 1 or 0, no error. */
+int sp_asm_gen_has_chain(const sp_asm_gen *g, const sp_chain *ch);
+
 /** _struct_conn.conn_type_id / PDB record kind. */
 typedef enum sp_conn_type {
   SP_CONN_OTHER = 0,

@@ -255,3 +255,14 @@ size_t sp_structure_bytes(const sp_structure *s) {
          s->cap_symops * sizeof *s->symops + s->warnings_cap + s->cap_can + s->cap_dbrefs * sizeof *s->dbrefs +
          s->cap_asm_gens * sizeof *s->asm_gens + s->cap_asm_ops * sizeof *s->asm_ops;
 }
+
+int sp_asm_gen_has_chain(const sp_asm_gen *g, const sp_chain *ch) {
+  const char *id = g->by_label ? ch->label_asym_id : ch->auth_asym_id;
+  size_t n = strlen(id);
+  for (const char *p = g->chains; *p;) {
+    size_t k = strcspn(p, ",");
+    if (k == n && !memcmp(p, id, n)) return 1;
+    p += k + (p[k] == ',');
+  }
+  return 0;
+}

@@ -712,17 +712,6 @@ static int symmetry_mates(const sp_structure *s, const sp_survey *sv, size_t m_l
   return 0;
 }
 
-/* Whether chain @p c (its label or author id) is in the comma-separated list @p list. */
-static int chain_listed(const char *list, const char *id) {
-  size_t n = strlen(id);
-  for (const char *p = list; *p;) {
-    size_t k = strcspn(p, ",");
-    if (k == n && !memcmp(p, id, n)) return 1;
-    p += k + (p[k] == ',');
-  }
-  return 0;
-}
-
 static int is_identity_op(const sp_asm_oper *op) {
   for (int i = 0; i < 3; i++) {
     if (fabs(op->trn[i]) > 1e-6) return 0;
@@ -747,7 +736,7 @@ static int assembly_copies(const sp_structure *s, const sp_survey *sv, size_t mo
     int any = 0;
     for (size_t c = 0; c < s->n_chains; c++) {
       const sp_chain *ch = &s->chains[c];
-      ws->chain_buf[c] = ch->model == model && chain_listed(G->chains, G->by_label ? ch->label_asym_id : ch->auth_asym_id);
+      ws->chain_buf[c] = ch->model == model && sp_asm_gen_has_chain(G, ch);
       any |= ws->chain_buf[c];
     }
     for (uint32_t k = G->first_op; any && k < G->first_op + G->n_ops && !rc; k++) {

@@ -10,16 +10,6 @@
 
 #include "sitepack/read.h"
 
-static int listed(const char *list, const char *id) {
-  size_t n = strlen(id);
-  for (const char *p = list; *p;) {
-    size_t k = strcspn(p, ",");
-    if (k == n && !memcmp(p, id, n)) return 1;
-    p += k + (p[k] == ',');
-  }
-  return 0;
-}
-
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s FILE...\n", argv[0]);
@@ -43,7 +33,7 @@ int main(int argc, char **argv) {
       const sp_asm_gen *G = &s.asm_gens[g];
       for (size_t c = 0; s.n_models && c < s.models[0].n_chains; c++) {
         const sp_chain *ch = &s.chains[s.models[0].first_chain + c];
-        if (!listed(G->chains, G->by_label ? ch->label_asym_id : ch->auth_asym_id)) continue;
+        if (!sp_asm_gen_has_chain(G, ch)) continue;
         for (uint32_t r = ch->first_residue; r < ch->first_residue + ch->n_residues; r++)
           atoms += (long long)s.residues[r].n_atoms * G->n_ops;
       }
