@@ -36,7 +36,7 @@ import sitepack  # noqa: E402
 from sitepack import _schema  # noqa: E402
 
 M64 = (1 << 64) - 1
-GEN_VERSION = "read_py-2"   # bump when the synthetic file changes (2: format version 2, with /bonds)
+GEN_VERSION = "read_py-3"   # bump when the synthetic file changes (2: format version 2, with /bonds; 3: format version 3)
 
 
 def mix64_int(z):
@@ -81,17 +81,21 @@ BOND_DTYPES = {"site_idx": "<i8", "atom1": "<i4", "atom2": "<i4", "order": "u1",
 
 
 def create_layout(path, rows):
-    """Every dataset of docs/format.md (format version 2: the version-2 columns and /bonds with
-    /sites/bond_ptr; no /residues/symop, as a run without symmetry mates), contiguous, allocated at creation,
-    never filled (a sparse file)."""
+    """Every dataset of docs/format.md (format version 3: the version-2 columns, /bonds with /sites/bond_ptr,
+    the version-3 quality columns and the /chains, /segments, /sequences tables with their pointers; no
+    /residues/symop or /residues/assembly_op, as a run without symmetry mates or assembly copies), contiguous,
+    allocated at creation, never filled (a sparse file)."""
     f = h5py.File(path, "w", alignment_threshold=65536, alignment_interval=4096)
     spec = {t: [(c, d, tail) for c, d, tail in _schema.columns(t)] for t in _schema.TABLES}
     for (t, c), (d,) in _schema.OPTIONAL.items():
-        if (t, c) != ("residues", "symop"):
+        if (t, c) not in (("residues", "symop"), ("residues", "assembly_op")):
             spec[t].append((c, d, ()))
     spec["bonds"] = [(c, BOND_DTYPES[c], ()) for c in _schema.BOND_COLUMNS]
+    for t, cols in _schema.CONTEXT_TABLES.items():
+        spec[t] = [(c, d, ()) for c, d in cols]
     ptrs = dict(_schema.POINTERS)
     ptrs[_schema.BOND_POINTER] = "bonds"
+    ptrs.update(_schema.CONTEXT_POINTERS)
     for (t, c) in ptrs:
         spec[t].append((c, "<i8", ()))
     for t, cols in spec.items():
@@ -109,13 +113,13 @@ def create_layout(path, rows):
     run.attrs["tool_version"] = np.bytes_(sitepack.__version__)
     run.attrs["bench_generator"] = np.bytes_(GEN_VERSION)
     f.attrs["format"] = np.bytes_("sitepack")
-    f.attrs["format_version"] = np.int64(2)
+    f.attrs["format_version"] = np.int64(3)
     f.close()
 
 
 def write_synthetic(path, soa_path, n, na):
     rows = {"structures": 1, "ligands": n, "components": 1, "sites": n, "residues": n, "atoms": n * na,
-            "interactions": 0, "bonds": 0}
+            "interactions": 0, "bonds": 0, "chains": 0, "segments": 0, "sequences": 0}
     t0 = time.perf_counter()
     create_layout(path, rows)
     with h5py.File(path, "r") as f:
