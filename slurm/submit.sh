@@ -4,6 +4,8 @@
 #   slurm/submit.sh --job JOB.json --shards N --dir SHARD_DIR --out MERGED.h5 [options] [-- SBATCH_ARGS...]
 #
 #   --np P              ranks per shard (sbatch --ntasks=P; default 1)
+#   --merge-ranks R     ranks of the merge job (sbatch --ntasks=R; default $SITEPACK_MERGE_RANKS or 1:
+#                       the serial merge); R > 1 runs the parallel merge with the same --launcher
 #   --launcher L        srun (default: srun --mpi=pmix) or mpirun
 #   --mpirun-args "A"   mpirun options (default "--mca osc sm")
 #   --sitepack PATH     the sitepack binary (default: sitepack on PATH)
@@ -16,7 +18,7 @@
 # cancelled when one fails; then rerun that shard with --rerun I (same --shards N, --dir, --out).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-job="" shards="" dir="" out="" np=1 launcher=srun mpirun_args="--mca osc sm" sitepack=sitepack run_args="" rerun=""
+job="" shards="" dir="" out="" np=1 merge_ranks=${SITEPACK_MERGE_RANKS:-1} launcher=srun mpirun_args="--mca osc sm" sitepack=sitepack run_args="" rerun=""
 # usage: the comment block above (line 2 up to the first line that is not a comment), to stdout
 # for --help, to stderr after an error
 usage() {
@@ -35,6 +37,7 @@ while [ $# -gt 0 ]; do
     --dir) dir=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --np) np=$2; shift 2 ;;
+    --merge-ranks) merge_ranks=$2; shift 2 ;;
     --launcher) launcher=$2; shift 2 ;;
     --mpirun-args) mpirun_args=$2; shift 2 ;;
     --sitepack) sitepack=$2; shift 2 ;;
@@ -48,6 +51,7 @@ done
 [ -n "$job" ] && [ -n "$shards" ] && [ -n "$dir" ] && [ -n "$out" ] || usage
 case "$shards" in ''|*[!0-9]*) echo "submit.sh: --shards must be a positive integer" >&2; exit 2 ;; esac
 [ "$shards" -ge 1 ] || { echo "submit.sh: --shards must be >= 1" >&2; exit 2; }
+case "$merge_ranks" in ''|*[!0-9]*|0) echo "submit.sh: --merge-ranks must be a positive integer" >&2; exit 2 ;; esac
 case "$launcher" in srun|mpirun) ;; *) echo "submit.sh: --launcher must be srun or mpirun" >&2; exit 2 ;; esac
 if [ -n "$rerun" ]; then
   case "$rerun" in *[!0-9,]*) echo "submit.sh: --rerun takes shard indices I[,J...]" >&2; exit 2 ;; esac
@@ -66,8 +70,10 @@ aid=$(sbatch --parsable --chdir="$PWD" --array="$array" --ntasks="$np" --output=
   --export="ALL,$base,SITEPACK_LAUNCHER=$launcher,SITEPACK_NP=$np,SITEPACK_MPIRUN_ARGS=$mpirun_args,SITEPACK_RUN_ARGS=$run_args" \
   "$@" "$here/shard.sbatch")
 aid=${aid%%;*}
-mid=$(sbatch --parsable --chdir="$PWD" --dependency="afterok:$aid" --kill-on-invalid-dep=yes \
-  --output="$dir/logs/merge-%j.out" --export="ALL,$base,SITEPACK_OUT=$out" "$@" "$here/merge.sbatch")
+mid=$(sbatch --parsable --chdir="$PWD" --dependency="afterok:$aid" --kill-on-invalid-dep=yes --ntasks="$merge_ranks" \
+  --output="$dir/logs/merge-%j.out" \
+  --export="ALL,$base,SITEPACK_OUT=$out,SITEPACK_MERGE_RANKS=$merge_ranks,SITEPACK_LAUNCHER=$launcher,SITEPACK_MPIRUN_ARGS=$mpirun_args" \
+  "$@" "$here/merge.sbatch")
 mid=${mid%%;*}
 echo "array $aid"
 echo "merge $mid"

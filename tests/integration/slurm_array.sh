@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # On a real local SLURM (tests/integration/slurm_lib.sh): slurm/submit.sh submits a 4-task array
-# over the sample (mpirun -np 1 in each task) and the dependent merge; the merged file must equal
-# one run over all inputs. Prints the wall times of both paths (the SLURM path's overhead).
+# over the sample (mpirun -np 1 in each task) and the dependent merge, parallel (--merge-ranks 2:
+# sbatch --ntasks=2, mpirun -np 2 sitepack merge inside the job); the merged file must equal one run
+# over all inputs and the serial `sitepack merge` of the same shard files. Prints the wall times of
+# both paths (the SLURM path's overhead).
 # usage: slurm_array.sh SITEPACK_BIN SOURCE_DIR
 set -euo pipefail
 BIN=$(realpath "$1")
@@ -19,7 +21,7 @@ mpirun $MPI_ARGS -np 2 "$BIN" run jobs/demo.json --out "$T/single.h5" --quiet >/
 t1=$(now)
 
 slurm/submit.sh --job jobs/demo.json --shards 4 --dir "$T/shards" --out "$T/merged.h5" \
-  --sitepack "$BIN" --launcher mpirun --np 1 --mpirun-args "$MPI_ARGS" >"$T/ids"
+  --sitepack "$BIN" --launcher mpirun --np 1 --merge-ranks 2 --mpirun-args "$MPI_ARGS" >"$T/ids"
 aid=$(sed -n 's/^array //p' "$T/ids")
 mid=$(sed -n 's/^merge //p' "$T/ids")
 slurm_log "array $aid, merge $mid"
@@ -33,7 +35,13 @@ st=$(slurm_state "$mid")
 [ "$st" = COMPLETED ] || { cat "$T/shards/logs/"*; echo "FAIL: merge job: $st"; exit 1; }
 ls "$T/shards"
 cat "$T/shards/logs/merge-$mid.out"
+grep -q ', 2 merge ranks)' "$T/shards/logs/merge-$mid.out" || { echo "FAIL: the merge job did not run at 2 ranks"; exit 1; }
+ntasks=$(scontrol -o show job "$mid" | tr ' ' '\n' | sed -n 's/^NumTasks=//p')
+[ "$ntasks" = 2 ] || { echo "FAIL: merge job NumTasks=$ntasks, expected 2 (--merge-ranks 2)"; exit 1; }
 /usr/bin/python3 tests/integration/compare_h5.py "$T/single.h5" "$T/merged.h5"
+"$BIN" merge "$T/serial.h5" "$T/shards/shard-*-of-00004.h5" --quiet
+/usr/bin/python3 tests/integration/compare_h5.py "$T/serial.h5" "$T/merged.h5"
+echo "the 2-rank merge job's file equals the serial merge of the same shards"
 /usr/bin/python3 - "$T/merged.h5" <<'PYEOF'
 import json, sys, h5py
 f = h5py.File(sys.argv[1])

@@ -2,7 +2,8 @@
 # On a real local SLURM: shard 2 of 4 cannot write its output (a plain file blocks its parts
 # directory), so its array task fails and the merge job (afterok + kill-on-invalid-dep) is
 # cancelled; `sitepack merge` by hand names the missing shard; after the cause is removed, only
-# shard 2 is rerun (srun --mpi=pmix this time) with a new merge, which equals the single run.
+# shard 2 is rerun (srun --mpi=pmix this time) with a new merge (parallel: --merge-ranks 2, srun
+# --mpi=pmix -n 2 inside the merge job), which equals the single run.
 # usage: slurm_shard_fail.sh SITEPACK_BIN SOURCE_DIR
 set -euo pipefail
 BIN=$(realpath "$1")
@@ -49,7 +50,7 @@ before="$(stamp 0) $(stamp 1) $(stamp 3)"
 sleep 1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 slurm/submit.sh --job jobs/demo.json --shards 4 --dir "$T/shards" --out "$T/merged.h5" --sitepack "$BIN" \
-  --launcher srun --np 1 --rerun 2 >"$T/ids2"
+  --launcher srun --np 1 --merge-ranks 2 --rerun 2 >"$T/ids2"
 aid2=$(sed -n 's/^array //p' "$T/ids2")
 mid2=$(sed -n 's/^merge //p' "$T/ids2")
 slurm_log "rerun: array $aid2 (shard 2 only), merge $mid2"
@@ -59,5 +60,7 @@ slurm_wait_gone "$aid2" "$mid2" --timeout=180
 after="$(stamp 0) $(stamp 1) $(stamp 3)"
 [ "$before" = "$after" ] || fail "shards 0, 1, 3 were rewritten ($before -> $after)"
 ls "$T/shards/logs"
+cat "$T/shards/logs/merge-$mid2.out"
+grep -q ', 2 merge ranks)' "$T/shards/logs/merge-$mid2.out" || fail "the rerun's merge job did not run at 2 ranks (srun)"
 /usr/bin/python3 tests/integration/compare_h5.py "$T/single.h5" "$T/merged.h5"
 echo "PASS: failed shard -> merge cancelled -> rerun of that shard only -> merged file equals the single run"
