@@ -62,7 +62,9 @@ def site_to_rdkit(site, sanitize=True):
     atoms, whose offsets are >= n_ligand, and bonds to metals are left out, the latter listed in the
     molecule's "metal_bonds" property as "i-j" 0-based pairs). Order 1/2/3 as stored (the CCD's Kekulé orders),
     4 aromatic, unknown single; aromaticity is perceived by sanitization (sanitize=True), which raises
-    RDKit's error for a molecule it cannot sanitize."""
+    RDKit's error for a molecule it cannot sanitize. With sanitize=True the stereochemistry (atom chiral tags,
+    double-bond E/Z) is assigned from the observed 3D positions (Chem.AssignStereochemistryFrom3D), as RDKit
+    does when it reads the exported SDF's 3D molfile; with sanitize=False the molecule has none."""
     site.bonds   # MissingTableError first: a file without /bonds
     Chem, Point3D = _import_rdkit(site._ds.path)
     nl = site.n_ligand
@@ -91,4 +93,5 @@ def site_to_rdkit(site, sanitize=True):
         m.SetProp("metal_bonds", " ".join(f"{i}-{j}" for i, j in metal))
     if sanitize:
         Chem.SanitizeMol(m)
+        Chem.AssignStereochemistryFrom3D(m)
     return m

@@ -13,12 +13,13 @@ int sp_cmd_dump(int argc, char **argv) {
   while ((c = sp_opt_next("dump", argc, argv, "h", longopts)) != -1) {
     if (c == '?') return SP_EXIT_USAGE;
     printf("usage: sitepack dump FILE.h5 TABLE\n"
-           "TABLE: structures, ligands, sites, components, residues, interactions, bonds (columns: docs/format.md)\n");
+           "TABLE: structures, ligands, sites, components, residues, interactions, bonds, chains, segments\n"
+           "(columns: docs/format.md)\n");
     return SP_EXIT_OK;
   }
   if (argc - optind != 2) {
     fprintf(stderr, "sitepack dump: give FILE.h5 and TABLE (TABLE: structures, ligands, sites, components, residues, "
-                    "interactions, bonds)\n");
+                    "interactions, bonds, chains, segments)\n");
     return SP_EXIT_USAGE;
   }
   argv += optind - 1;

@@ -12,9 +12,10 @@ add_test(NAME test_py_dataset COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/te
 # sitepack.torch: DataLoader with 2 workers (fork and spawn), every site once per epoch, equal to the serial read.
 add_test(NAME test_py_torch COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_py_torch.py ${SP_PY_OUT}/corpus.h5)
 # /bonds through the package: site.bonds against h5py, to_rdkit() sanitizes every CCD-defined ligand and gives
-# the InChIKey first block of the CCD (or of the CCD block without its absent leaving atoms), as peer_export_chem.
+# the InChIKey first block of the CCD (or of the CCD block without its absent leaving atoms), as peer_export_chem,
+# and the exported SDF's isomeric SMILES (stereo from 3D).
 add_test(NAME test_py_bonds COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_py_bonds.py ${SP_PY_OUT}/corpus.h5
-  ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif)
+  ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif $<TARGET_FILE:sitepack_cli> ${SP_PY_OUT}/bonds)
 set_tests_properties(test_py_dataset test_py_torch test_py_bonds PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "python;peer"
   ENVIRONMENT "PYTHONPATH=${CMAKE_SOURCE_DIR}/python" TIMEOUT 300)
 # cmake --install into a temporary prefix; docs/reading.md's C example via pkg-config (shared, static) and
