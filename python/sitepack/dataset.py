@@ -196,7 +196,20 @@ class Dataset:
             raise ValueError(f"{self.path}: the dataset is closed")
 
     def __getitem__(self, i):
-        self._check_open()
+        # the per-item path: the closed test inline (not a _check_open() call), a plain int in range tested
+        # with one chained comparison; other index types and out-of-range ones go through _site_index
+        if self._closed:
+            self._check_open()
+        n = self._n
+        if type(i) is not int or not -n <= i < n:
+            i = self._site_index(i)
+        elif i < 0:
+            i += n
+        ap = self._ap_mv
+        return Site(self, i, ap[i], ap[i + 1])
+
+    def _site_index(self, i):
+        """@p i (an integer, not a bool, in [-N, N)) as a site row in [0, N); TypeError or SiteIndexError."""
         if type(i) is not int:
             if isinstance(i, (bool, np.bool_)):   # ds[True] is no site index (numpy refuses it too)
                 raise TypeError(f"{self.path}: site index must be an integer, not {type(i).__name__}")
@@ -209,8 +222,7 @@ class Dataset:
             i += n
         if i < 0 or i >= n:
             raise SiteIndexError(self.path, f"{self.path}: site index {i} out of range [0, {n})")
-        ap = self._ap_mv
-        return Site(self, i, ap[i], ap[i + 1])
+        return i
 
     def __iter__(self):
         for i in range(self._n):
