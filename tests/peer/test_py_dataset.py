@@ -22,6 +22,7 @@ import numpy as np
 import sitepack
 from sitepack import _schema
 from sitepack._rdkit import _METALS as METALS
+from sitepack.dataset import _BLOCK_FROM
 
 failures = []
 
@@ -140,6 +141,14 @@ def check_sites(path, dump, f, ds):
           np.array_equal(b["elements"][:b["offsets"][400]], np.concatenate([s[2] for s in cb])) and
           np.array_equal(b["flags"][:b["offsets"][400]], np.concatenate([s[3] for s in cb])),
           "flat: differs from the C reader's batch in request order")
+    # the same request in batches of 16 sites: below _BLOCK_FROM atoms each, so gathered row by row, while the
+    # whole request above is copied as blocks of rows; both against h5py's rows
+    check(b["offsets"][-1] >= _BLOCK_FROM, "flat: the corpus request did not take the block path")
+    parts = [ds.get_sites_flat(idx[k:k + 16], fields=("positions", "elements", "flags", "b_iso"))
+             for k in range(0, len(idx), 16)]
+    check(max(int(p["offsets"][-1]) for p in parts) < _BLOCK_FROM, "flat: a batch of 16 sites took the block path")
+    for key, c in (("positions", "position"), ("elements", "element"), ("flags", "flags"), ("b_iso", "b_iso")):
+        check(eq(np.concatenate([p[key] for p in parts]), atoms[c][rows]), f"flat in batches of 16: {c} differs")
     e = ds.get_sites_flat([])
     check(e["positions"].shape == (0, 3) and list(e["offsets"]) == [0], "flat: empty request")
     return lig, st, sites
