@@ -39,6 +39,10 @@ extern "C" {
 #define SP_FORMAT_NAME "sitepack"
 /** Value of the root and /run attribute "format_version" (int64). */
 #define SP_FORMAT_VERSION 3
+/** The oldest "format_version" the C commands read (check, dump, export, survey and the reader, reader.h): a
+ *  version-2 file lacks what version 3 added (docs/format.md "Versions"); version 1 is read by the Python
+ *  package only. */
+#define SP_FORMAT_VERSION_MIN 2
 
 /** An open per-rank file. Opaque. */
 typedef struct sp_rank_writer sp_rank_writer;
@@ -213,13 +217,17 @@ typedef struct sp_check_summary {
   uint64_t file_bytes;     /**< size of the file, bytes */
   uint64_t data_bytes;     /**< bytes of all checked datasets (their raw data) */
   int64_t n_interactions;  /**< rows of /interactions (added with that table) */
+  int64_t format_version;  /**< the file's root attribute format_version (2 or 3), 0 before it was read */
+  int64_t n_values;        /**< values checked by the value checks (rows of the scanned columns) */
 } sp_check_summary;
 
 /**
  * Validate a merged file against docs/format.md ("sitepack check"). Stops at the first problem.
  *
  * Checks, in order: the file exists and opens (HDF5 refuses a truncated file); root attributes
- * format = "sitepack", format_version = 1; every dataset of docs/format.md exists with its exact
+ * format = "sitepack", format_version 2 or 3 (SP_FORMAT_VERSION_MIN .. SP_FORMAT_VERSION; a version-2 file by
+ * the version-2 layout: what version 3 added may be absent, is checked when present, and the /chains content
+ * checks are skipped; docs/format.md "Versions"); every dataset of docs/format.md exists with its exact
  * file type (little-endian, fixed-size NUL-padded strings), shape ((n,) or (n,3); all columns of a
  * table with the same rows; CSR pointers n+1), contiguous, unfiltered, with a file offset
  * (H5Dget_offset) when non-empty, lying inside the file, and 4096-aligned when 64 KiB or larger;
@@ -234,13 +242,17 @@ typedef struct sp_check_summary {
  * and water_atom in [-1, n_atoms)); and for
  * @p n_spot sites drawn with a seeded generator (splitmix64 from @p seed; all sites when N <= n_spot):
  * the first n_ligand atoms of the block and no others carry the ligand flag (bit 0), and the site's
- * structure has status "ok".
+ * structure has status "ok". Then the values (sp_check_values, class SP_E_BAD_VALUE): /atoms/element in
+ * 0..118, /atoms/position finite, /ligands/class a class name, /interactions/type 1..9, /residues/kind 0..4,
+ * /sites/cutoff finite and > 0, each streamed in blocks of 262,144 rows.
  *
- * Memory: O(sites + ligands + residues + structures) plus 8 MiB for scanning atoms.
+ * Memory: O(sites + ligands + residues + structures) plus 8 MiB for scanning atoms (4 MiB for the values).
  * @param sum  filled with counts (may be NULL)
  * @return 0 (valid); SP_E_INVALID (NULL path); SP_E_NOT_FOUND (no such file); SP_E_IO (stat failed);
- *         SP_E_FORMAT (any check failed, or HDF5 cannot open the file: damaged or truncated; the
- *         message names the dataset and row); SP_E_NOMEM; SP_E_HDF5 (a read failed).
+ *         SP_E_FORMAT (any layout, index or version check failed, or HDF5 cannot open the file: damaged or
+ *         truncated; the message names the dataset and row; an unknown format_version: "unknown format version
+ *         N (this sitepack reads 2 and 3 ...)"); SP_E_BAD_VALUE (a value check failed: "FILE: /atoms/element[ROW] =
+ *         200: not ..."); SP_E_NOMEM; SP_E_HDF5 (a read failed).
  */
 int sp_check(const char *path, size_t n_spot, uint64_t seed, sp_check_summary *sum, sp_err *err);
 

@@ -11,8 +11,11 @@ static void check_usage(FILE *f) {
   fprintf(f, "usage: sitepack check FILE.h5 [--spot N] [--seed S] [--quiet]\n"
              "Validates a merged sitepack file against docs/format.md: format attributes, every dataset's\n"
              "type, shape and layout (contiguous, unfiltered, allocated, aligned), the CSR pointers, every\n"
-             "index, and N random sites (default 100, seed 1) against /atoms/flags and /structures.\n"
-             "exit status: 0 valid, 1 invalid or damaged (the message says what), 2 bad command line or no such file\n");
+             "index, N random sites (default 100, seed 1) against /atoms/flags and /structures, and the values\n"
+             "of /atoms/element and position, /ligands/class, /interactions/type, /residues/kind, /sites/cutoff.\n"
+             "Reads format versions 2 and 3 (a version-2 file by the version-2 layout; docs/format.md \"Versions\").\n"
+             "exit status: 0 valid, 1 invalid or damaged (the message says what: unknown_format for the layout, indices\n"
+             "and versions, bad_value for a value), 2 bad command line or no such file\n");
 }
 
 int sp_cmd_check(int argc, char **argv) {
@@ -58,7 +61,7 @@ int sp_cmd_check(int argc, char **argv) {
     return rc == SP_E_NOT_FOUND || rc == SP_E_INVALID ? 2 : 1;
   }
   if (!quiet) {
-    printf("%s: valid sitepack file (format version %d)\n", path, SP_FORMAT_VERSION);
+    printf("%s: valid sitepack file (format version %lld)\n", path, (long long)s.format_version);
     printf("  structures %lld, ligands %lld, components %lld, sites %lld, residues %lld, atoms %lld\n",
            (long long)s.n_structures, (long long)s.n_ligands, (long long)s.n_components, (long long)s.n_sites,
            (long long)s.n_residues, (long long)s.n_atoms);
@@ -68,6 +71,8 @@ int sp_cmd_check(int argc, char **argv) {
            s.file_bytes ? 100.0 * (double)s.data_bytes / (double)s.file_bytes : 0.0);
     printf("  CSR pointers, counts and indices: consistent; %lld sites spot-checked (seed %llu)\n",
            (long long)s.n_spot_checked, seed);
+    printf("  values: %lld rows checked (element, position, ligand class, interaction type, residue kind, cutoff)\n",
+           (long long)s.n_values);
   }
   return 0;
 }

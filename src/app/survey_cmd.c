@@ -195,8 +195,12 @@ static int load_tables(survey *s) {
     fprintf(stderr, "sitepack survey: %s\n", err.msg);
     return rc == SP_E_NOT_FOUND ? SP_EXIT_USAGE : SP_EXIT_RUNTIME;
   }
-  if (table_load(s->path, "ligands", &s->lg, &err) || table_load(s->path, "components", &s->cp, &err) ||
-      table_load(s->path, "chains", &s->ch, &err)) {
+  if (table_load(s->path, "ligands", &s->lg, &err) || table_load(s->path, "components", &s->cp, &err)) {
+    fprintf(stderr, "sitepack survey: %s\n", err.msg);
+    return SP_EXIT_RUNTIME;
+  }
+  /* a version-2 file has no /chains (docs/format.md "Versions"; sp_dump says not_found): no protein context */
+  if ((rc = table_load(s->path, "chains", &s->ch, &err)) && rc != SP_E_NOT_FOUND) {
     fprintf(stderr, "sitepack survey: %s\n", err.msg);
     return SP_EXIT_RUNTIME;
   }

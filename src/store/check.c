@@ -22,6 +22,7 @@ typedef struct ck {
   int64_t rows[SP_T_COUNT];
   int has_optional;  /* /residues/symop present (symmetry mates) */
   int has_assembly;  /* /residues/assembly_op present (assembly copies) */
+  int64_t ver;       /* the file's format_version (SP_FORMAT_VERSION_MIN .. SP_FORMAT_VERSION) */
 } ck;
 
 /* Check one dataset's presence, type, shape, layout and placement. @p rows: expected first
@@ -82,19 +83,34 @@ static int ck_dataset(ck *c, const char *group, const char *name, hid_t want_typ
   return rc;
 }
 
+/* Whether /group/name exists. */
+static int ck_exists(ck *c, const char *group, const char *name) {
+  char full[128];
+  snprintf(full, sizeof full, "/%s/%s", group, name);
+  int there = H5Lexists(c->file, full, H5P_DEFAULT) > 0; /* <= 0 also when /group is missing */
+  H5Eclear2(H5E_DEFAULT);
+  return there;
+}
+
+/* A CSR pointer dataset of a table added in format version @p since: absent accepted in an older file. */
+static int ck_pointer(ck *c, const char *group, const char *name, int since, int64_t rows1) {
+  if (since > c->ver && !ck_exists(c, group, name)) return 0;
+  return ck_dataset(c, group, name, H5T_STD_I64LE, 0, &rows1);
+}
+
+/* Every dataset of the file's version (docs/format.md "Versions"): a dataset a later version added may be
+ * absent from an older file; when present it is checked like in a file of its version. */
 static int ck_layout(ck *c) {
   for (int t = 0; t < SP_T_COUNT; t++) {
     const sp_table *tb = &sp_tables[t];
     c->rows[t] = -1;
     for (size_t k = 0; k < tb->n_cols; k++) {
-      if (tb->cols[k].optional) {
-        char full[128];
-        snprintf(full, sizeof full, "/%s/%s", tb->name, tb->cols[k].name);
-        int there = H5Lexists(c->file, full, H5P_DEFAULT) > 0;
-        H5Eclear2(H5E_DEFAULT);
-        if (!there) continue; /* written only when some site has symmetry mates / assembly copies */
+      int later = sp_col_since(t, &tb->cols[k]) > c->ver;
+      if (tb->cols[k].optional || later) {
+        /* optional: written only when some site has symmetry mates / assembly copies */
+        if (!ck_exists(c, tb->name, tb->cols[k].name)) continue;
         if (tb->cols[k].optional == 1) c->has_optional = 1;
-        else c->has_assembly = 1;
+        else if (tb->cols[k].optional == 2) c->has_assembly = 1;
       }
       hid_t ft = sp_h5_col_filetype(&tb->cols[k]);
       if (ft < 0) return sp_h5_fail(c->err, "cannot build a type", NULL);
@@ -102,6 +118,7 @@ static int ck_layout(ck *c) {
       H5Tclose(ft);
       if (rc) return rc;
     }
+    if (c->rows[t] < 0) c->rows[t] = 0; /* a table of a later version, absent */
   }
   int64_t s = c->rows[SP_T_STRUCTURES], s1 = s + 1, n1 = c->rows[SP_T_SITES] + 1;
   int rc = 0;
@@ -114,8 +131,8 @@ static int ck_layout(ck *c) {
   if (!rc) rc = ck_dataset(c, "sites", "interaction_ptr", H5T_STD_I64LE, 0, &n1);
   if (!rc) rc = ck_dataset(c, "sites", "bond_ptr", H5T_STD_I64LE, 0, &n1);
   int64_t c1 = c->rows[SP_T_CHAINS] + 1;
-  if (!rc) rc = ck_dataset(c, "chains", "seq_ptr", H5T_STD_I64LE, 0, &c1);
-  if (!rc) rc = ck_dataset(c, "chains", "segment_ptr", H5T_STD_I64LE, 0, &c1);
+  if (!rc) rc = ck_pointer(c, "chains", "seq_ptr", sp_tables[SP_T_CHAINS].since, c1);
+  if (!rc) rc = ck_pointer(c, "chains", "segment_ptr", sp_tables[SP_T_CHAINS].since, c1);
   if (!rc && H5Lexists(c->file, "/run", H5P_DEFAULT) <= 0)
     rc = sp_err_set(c->err, SP_E_FORMAT, "%s: missing group /run", c->path);
   return rc;
@@ -612,9 +629,10 @@ static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
   if (!rc) rc = ck_atom_residues(c, a);
   if (!rc) rc = ck_interaction_rows(c, a);
   if (!rc) rc = ck_bonds(c);
-  if (!rc) rc = ck_chains(c, a);
+  if (!rc && c->ver >= 3) rc = ck_chains(c, a); /* the protein context: version 3 */
   if (!rc) rc = ck_symmetry(c, a);
   if (!rc) rc = ck_spot(c, n_spot, seed, a);
+  if (!rc) rc = sp_check_values(c->file, c->path, c->rows, &c->sum->n_values, c->err);
   return rc;
 }
 
@@ -639,13 +657,8 @@ static int check_body(ck *c, size_t n_spot, uint64_t seed) {
   }
   if (fapl >= 0) H5Pclose(fapl);
   if (rc) return rc;
-  char fmt[32];
-  int64_t ver = 0;
-  if (sp_h5_read_attr_str(c->file, "format", fmt, sizeof fmt) < 0 || strcmp(fmt, SP_FORMAT_NAME) != 0)
-    return sp_err_set(c->err, SP_E_FORMAT, "%s: root attribute format is not \"%s\" (not a complete merged file)",
-                      c->path, SP_FORMAT_NAME);
-  if (sp_h5_read_attr_i64(c->file, "format_version", &ver) < 0 || ver != SP_FORMAT_VERSION)
-    return sp_err_set(c->err, SP_E_FORMAT, "%s: root attribute format_version is not %d", c->path, SP_FORMAT_VERSION);
+  if ((rc = sp_h5_read_format(c->file, c->path, &c->ver, c->err))) return rc;
+  c->sum->format_version = c->ver;
   if ((rc = ck_layout(c))) return rc;
   c->sum->n_structures = c->rows[SP_T_STRUCTURES];
   c->sum->n_ligands = c->rows[SP_T_LIGANDS];

@@ -17,10 +17,13 @@ typedef struct dump_ctx {
   const char *path;
   int has_optional;  /* the file has the optional columns of kind 1 (/residues/symop: symmetry mates) */
   int has_assembly;  /* ... of kind 2 (/residues/assembly_op: assembly copies) */
+  int64_t ver;       /* the file's format_version: a column a later version added is not printed */
 } dump_ctx;
 
-/* Whether column c of table t is in the file (optional columns may be absent). */
-static int col_present(const dump_ctx *d, const sp_col *c) {
+/* Whether column c of table t is in the file (optional columns may be absent; a version-2 file has no
+ * version-3 column, docs/format.md "Versions"). */
+static int col_present(const dump_ctx *d, int t, const sp_col *c) {
+  if (sp_col_since(t, c) > d->ver) return 0;
   return !c->optional || (c->optional == 1 ? d->has_optional : d->has_assembly);
 }
 
@@ -76,7 +79,7 @@ static int read_rows(dump_ctx *d, int t, int64_t total, int64_t first, size_t n,
   memset(rows, 0, n * tb->row_size);
   for (size_t k = 0; k < tb->n_cols; k++) {
     const sp_col *c = &tb->cols[k];
-    if (!col_present(d, c)) continue; /* stays zero: "" */
+    if (!col_present(d, t, c)) continue; /* stays zero: "" */
     hid_t mt = sp_h5_col_memtype(c);
     if (mt < 0) return sp_h5_fail(d->err, "cannot build a memory type", c->name);
     int rc = read_col(d, tb->name, c->name, mt, c->kind == SP_COL_F32X3, total, first, n, colbuf);
@@ -167,7 +170,7 @@ static int dump_plain(dump_ctx *d, int t, FILE *out) {
   fputs(idx_names[t], out);
   if (t == SP_T_STRUCTURES) fputs("\tfile_idx\tn_parts", out);
   for (size_t k = 0; k < tb->n_cols; k++) {
-    if (!col_present(d, &tb->cols[k])) continue;
+    if (!col_present(d, t, &tb->cols[k])) continue;
     fputc('\t', out);
     put_header(out, &tb->cols[k]);
   }
@@ -190,7 +193,7 @@ static int dump_plain(dump_ctx *d, int t, FILE *out) {
       fprintf(out, "%lld", (long long)(first + (int64_t)i));
       if (t == SP_T_STRUCTURES) fprintf(out, "\t%lld\t%lld", (long long)fidx[i], (long long)nparts[i]);
       for (size_t k = 0; k < tb->n_cols; k++) {
-        if (!col_present(d, &tb->cols[k])) continue;
+        if (!col_present(d, t, &tb->cols[k])) continue;
         fputc('\t', out);
         put_value(out, &tb->cols[k], row);
       }
@@ -355,7 +358,7 @@ int sp_dump(const char *h5_path, const char *table, FILE *out, sp_err *err) {
   sp_h5_quiet q;
   sp_h5_quiet_begin(&q);
   int rc = 0;
-  dump_ctx d = {-1, err, h5_path, 0, 0};
+  dump_ctx d = {-1, err, h5_path, 0, 0, 0};
   if (H5Fis_hdf5(h5_path) <= 0) {
     rc = sp_err_set(err, SP_E_FORMAT, "%s is not a sitepack file (not HDF5)", h5_path);
     goto out;
@@ -365,17 +368,10 @@ int sp_dump(const char *h5_path, const char *table, FILE *out, sp_err *err) {
   if (d.file < 0) rc = sp_h5_fail(err, "cannot open", h5_path); /* before H5Pclose clears the stack */
   if (fapl >= 0) H5Pclose(fapl);
   if (d.file < 0) goto out;
-  char fmt[32];
-  int64_t ver = 0;
-  if (sp_h5_read_attr_str(d.file, "format", fmt, sizeof fmt) < 0 || strcmp(fmt, SP_FORMAT_NAME) != 0 ||
-      sp_h5_read_attr_i64(d.file, "format_version", &ver) < 0) {
-    rc = sp_err_set(err, SP_E_FORMAT, "%s is not a sitepack file (no root attribute format=\"%s\")", h5_path,
-                    SP_FORMAT_NAME);
-    goto out;
-  }
-  if (ver != SP_FORMAT_VERSION) {
-    rc = sp_err_set(err, SP_E_FORMAT, "%s has sitepack format_version %lld; this build reads version %d", h5_path,
-                    (long long)ver, SP_FORMAT_VERSION);
+  if ((rc = sp_h5_read_format(d.file, h5_path, &d.ver, err))) goto out;
+  if (sp_tables[t].since > d.ver) {
+    rc = sp_err_set(err, SP_E_NOT_FOUND, "%s: format version %lld has no table /%s (format version %d added it; "
+                    "docs/format.md \"Versions\")", h5_path, (long long)d.ver, table, sp_tables[t].since);
     goto out;
   }
   d.has_optional = H5Lexists(d.file, "/residues/symop", H5P_DEFAULT) > 0;

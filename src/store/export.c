@@ -664,12 +664,8 @@ static int open_merged(xfile *x, const char *path) {
   int rc = x->f < 0 ? sp_h5_fail(x->err, "cannot open", path) : 0;
   if (fapl >= 0) H5Pclose(fapl);
   if (rc) return rc;
-  char fmt[32];
-  int64_t ver = 0;
-  if (sp_h5_read_attr_str(x->f, "format", fmt, sizeof fmt) < 0 || strcmp(fmt, SP_FORMAT_NAME) != 0 ||
-      sp_h5_read_attr_i64(x->f, "format_version", &ver) < 0 || ver != SP_FORMAT_VERSION)
-    return sp_err_set(x->err, SP_E_FORMAT, "%s is not a sitepack file of format version %d", path, SP_FORMAT_VERSION);
-  return 0;
+  int64_t ver = 0; /* versions 2 and 3: export reads only version-2 datasets (/bonds came with version 2) */
+  return sp_h5_read_format(x->f, path, &ver, x->err);
 }
 
 int sp_export(const char *h5_path, const sp_export_opts *o, sp_export_summary *sum, sp_err *err) {

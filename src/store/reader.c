@@ -173,12 +173,8 @@ static int open_body(sp_reader *r, sp_err *err) {
   int rc = r->file < 0 ? sp_h5_fail(err, "cannot open", r->path) : 0;
   if (fapl >= 0) H5Pclose(fapl);
   if (rc) return rc;
-  char fmt[32];
-  int64_t ver = 0;
-  if (sp_h5_read_attr_str(r->file, "format", fmt, sizeof fmt) < 0 || strcmp(fmt, SP_FORMAT_NAME) != 0 ||
-      sp_h5_read_attr_i64(r->file, "format_version", &ver) < 0 || ver != SP_FORMAT_VERSION)
-    return sp_err_set(err, SP_E_FORMAT, "%s is not a merged sitepack file (root attributes format=\"%s\", "
-                      "format_version=%d expected)", r->path, SP_FORMAT_NAME, SP_FORMAT_VERSION);
+  int64_t ver = 0; /* versions 2 and 3: the datasets read here are the same in both */
+  if ((rc = sp_h5_read_format(r->file, r->path, &ver, err))) return rc;
   if (!(r->flags & SP_READER_HDF5) && r->file_size > 0 && r->file_size <= (uint64_t)SIZE_MAX) {
     r->fd = open(r->path, O_RDONLY | O_CLOEXEC);
     if (r->fd >= 0) {

@@ -1,6 +1,8 @@
 /* Column schema of the store tables and HDF5 helpers (see store_internal.h, docs/format.md). */
 #include "store_internal.h"
 
+#include "sitepack/store.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,18 +221,56 @@ static const sp_col cols_sequences[] = {
 
 #define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
 const sp_table sp_tables[SP_T_COUNT] = {
-    {"structures", sizeof(sp_structure_row), NCOLS(cols_structures), cols_structures, 0},
-    {"ligands", sizeof(sp_ligand_row), NCOLS(cols_ligands), cols_ligands, 0},
-    {"components", sizeof(sp_component_row), NCOLS(cols_components), cols_components, 1},
-    {"sites", sizeof(sp_site_row), NCOLS(cols_sites), cols_sites, 0},
-    {"residues", sizeof(sp_residue_row), NCOLS(cols_residues), cols_residues, 0},
-    {"atoms", sizeof(sp_atom_row), NCOLS(cols_atoms), cols_atoms, 0},
-    {"interactions", sizeof(sp_interaction_row), NCOLS(cols_interactions), cols_interactions, 0},
-    {"bonds", sizeof(sp_bond_row), NCOLS(cols_bonds), cols_bonds, 0},
-    {"chains", sizeof(sp_chain_row), NCOLS(cols_chains), cols_chains, 0},
-    {"segments", sizeof(sp_segment_row), NCOLS(cols_segments), cols_segments, 0},
-    {"sequences", sizeof(sp_sequence_row), NCOLS(cols_sequences), cols_sequences, 0},
+    {"structures", sizeof(sp_structure_row), NCOLS(cols_structures), cols_structures, 0, 2},
+    {"ligands", sizeof(sp_ligand_row), NCOLS(cols_ligands), cols_ligands, 0, 2},
+    {"components", sizeof(sp_component_row), NCOLS(cols_components), cols_components, 1, 2},
+    {"sites", sizeof(sp_site_row), NCOLS(cols_sites), cols_sites, 0, 2},
+    {"residues", sizeof(sp_residue_row), NCOLS(cols_residues), cols_residues, 0, 2},
+    {"atoms", sizeof(sp_atom_row), NCOLS(cols_atoms), cols_atoms, 0, 2},
+    {"interactions", sizeof(sp_interaction_row), NCOLS(cols_interactions), cols_interactions, 0, 2},
+    {"bonds", sizeof(sp_bond_row), NCOLS(cols_bonds), cols_bonds, 0, 2},
+    {"chains", sizeof(sp_chain_row), NCOLS(cols_chains), cols_chains, 0, 3},
+    {"segments", sizeof(sp_segment_row), NCOLS(cols_segments), cols_segments, 0, 3},
+    {"sequences", sizeof(sp_sequence_row), NCOLS(cols_sequences), cols_sequences, 0, 3},
 };
+
+/* The columns format version 3 added to version-2 tables (docs/format.md "File-level rules"; the assembly
+ * copies' optional /residues/assembly_op came with it). */
+static const char *const v3_columns[][2] = {
+    {"structures", "method_file"}, {"structures", "r_work"},   {"structures", "r_free"},
+    {"structures", "deposition_date"}, {"structures", "release_date"}, {"structures", "n_chains"},
+    {"ligands", "b_mean"},       {"ligands", "b_max"},        {"ligands", "site_b_mean"},
+    {"ligands", "site_b_max"},   {"ligands", "occupancy_mean"}, {"ligands", "system_id"},
+    {"ligands", "system_size"},  {"residues", "chain_idx"},   {"residues", "assembly_op"},
+};
+
+int sp_col_since(int t, const sp_col *c) {
+  if (t < 0 || t >= SP_T_COUNT) return SP_FORMAT_VERSION;
+  if (sp_tables[t].since > 2) return sp_tables[t].since;
+  for (size_t i = 0; i < NCOLS(v3_columns); i++)
+    if (!strcmp(v3_columns[i][0], sp_tables[t].name) && !strcmp(v3_columns[i][1], c->name)) return 3;
+  return 2;
+}
+
+int sp_h5_read_format(hid_t file, const char *path, int64_t *ver, sp_err *err) {
+  char fmt[32];
+  *ver = 0;
+  if (sp_h5_read_attr_str(file, "format", fmt, sizeof fmt) < 0 || strcmp(fmt, SP_FORMAT_NAME) != 0)
+    return sp_err_set(err, SP_E_FORMAT, "%s: root attribute format is not \"%s\" (not a complete merged file)", path,
+                      SP_FORMAT_NAME);
+  if (sp_h5_read_attr_i64(file, "format_version", ver) < 0)
+    return sp_err_set(err, SP_E_FORMAT, "%s: no integer root attribute format_version (not a complete merged file)",
+                      path);
+  if (*ver >= 1 && *ver < SP_FORMAT_VERSION_MIN)
+    return sp_err_set(err, SP_E_FORMAT, "%s: format version %lld is read by the Python package only (this sitepack "
+                      "reads %d and %d; docs/format.md \"Versions\")", path, (long long)*ver, SP_FORMAT_VERSION_MIN,
+                      SP_FORMAT_VERSION);
+  if (*ver < SP_FORMAT_VERSION_MIN || *ver > SP_FORMAT_VERSION)
+    return sp_err_set(err, SP_E_FORMAT, "%s: unknown format version %lld (this sitepack reads %d and %d; version 1 "
+                      "is read by the Python package only)", path, (long long)*ver, SP_FORMAT_VERSION_MIN,
+                      SP_FORMAT_VERSION);
+  return 0;
+}
 
 hid_t sp_h5_str_type(size_t size) {
   hid_t t = H5Tcopy(H5T_C_S1);

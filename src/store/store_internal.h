@@ -68,9 +68,22 @@ typedef struct sp_table {
   int is_union;       /**< 1: the merged table is the union of all tasks' rows keyed by the first column (a
                            string), one row per key in strcmp order, the first row in merge order kept
                            (/components); 0: every task's rows, in merge order, at their prefix-sum offsets */
+  int since;          /**< the format_version that added the table (docs/format.md "File-level rules"): 2 for the
+                           tables every version the C readers read has, 3 for /chains, /segments, /sequences */
 } sp_table;
 
 extern const sp_table sp_tables[SP_T_COUNT];
+
+/** The format_version that added column @p c of table @p t (docs/format.md "File-level rules": what version 3
+ *  added): 3 for the version-3 columns and every column of a version-3 table, else 2. A file of version v has
+ *  exactly the columns with sp_col_since() <= v (optional columns aside). */
+int sp_col_since(int t, const sp_col *c);
+
+/** Read the root attributes of a merged file: format = SP_FORMAT_NAME and a format_version in
+ *  [SP_FORMAT_VERSION_MIN, SP_FORMAT_VERSION] (store.h), stored in *ver. One rule and one message for check,
+ *  dump, export and the reader. @return 0; SP_E_FORMAT ("PATH: root attribute format is not ..." or
+ *  "PATH: unknown format version N (this sitepack reads 2 and 3; ...)"). */
+int sp_h5_read_format(hid_t file, const char *path, int64_t *ver, sp_err *err);
 
 /** One /tasks row of a per-rank file (native layout). */
 typedef struct sp_task_rec {
@@ -128,5 +141,16 @@ int sp_h5_attr_f64(hid_t obj, const char *name, double value);
 /** Read a string attribute (fixed or variable) into buf (NUL-terminated). 0 or -1 (absent/other type). */
 int sp_h5_read_attr_str(hid_t obj, const char *name, char *buf, size_t cap);
 int sp_h5_read_attr_i64(hid_t obj, const char *name, int64_t *value);
+
+/** The value checks of sp_check() (store.h; check_values.c), after the layout and index checks: /atoms/element
+ *  in 0..SP_ELEMENT_MAX, /atoms/position finite, /ligands/class one of the class names, /interactions/type one
+ *  of SP_IX_* (1..9), /residues/kind one of SP_RES_KIND_* (0..4), /sites/cutoff finite and > 0. @p rows: the
+ *  tables' row counts (SP_T_*) the layout check learned. Each column is read in blocks of SP_CHECK_BLOCK rows
+ *  (memory O(block), not O(rows)); stops at the first bad value. Adds the values checked to *@p n_values.
+ *  @return 0; SP_E_BAD_VALUE ("PATH: /atoms/element[ROW] = 200: ..." with the first bad row); SP_E_NOMEM;
+ *  SP_E_HDF5 (a read failed). */
+int sp_check_values(hid_t file, const char *path, const int64_t rows[SP_T_COUNT], int64_t *n_values, sp_err *err);
+/** Rows per block of sp_check_values(): 262,144 (3 MiB of positions). */
+#define SP_CHECK_BLOCK ((size_t)1 << 18)
 
 #endif

@@ -1,0 +1,129 @@
+/* sp_check_values(): the value checks of `sitepack check` (store_internal.h, docs/format.md). Each column is
+ * streamed in blocks of SP_CHECK_BLOCK rows; the first bad row is reported with class bad_value. */
+#include "store_internal.h"
+
+#include "sitepack/elements.h"
+#include "sitepack/site.h"
+#include "sitepack/sitechem.h"
+#include "sitepack/survey.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The columns whose values are checked, and what each must hold (docs/format.md). */
+enum { CV_ELEMENT, CV_POSITION, CV_CLASS, CV_IX_TYPE, CV_RES_KIND, CV_CUTOFF, CV_COUNT };
+
+typedef struct cv_col {
+  int table;         /* SP_T_* */
+  const char *name;  /* dataset under the table's group */
+  const char *rule;  /* what a value must be, for the message */
+} cv_col;
+
+static const cv_col cv_cols[CV_COUNT] = {
+    [CV_ELEMENT] = {SP_T_ATOMS, "element", "an atomic number 0..118 (0: unknown)"},
+    [CV_POSITION] = {SP_T_ATOMS, "position", "finite coordinates (x, y, z in Å)"},
+    [CV_CLASS] = {SP_T_LIGANDS, "class",
+                  "one of small_molecule, ion, artifact, glycan, cofactor, peptide, unknown"},
+    [CV_IX_TYPE] = {SP_T_INTERACTIONS, "type", "an interaction type 1..9 (hydrophobic .. metal)"},
+    [CV_RES_KIND] = {SP_T_RESIDUES, "kind", "a residue kind 0..4 (ligand, polymer, other ligand, ion, water)"},
+    [CV_CUTOFF] = {SP_T_SITES, "cutoff", "a finite cutoff > 0 Å"},
+};
+
+/* The memory type of column @p k (caller closes). */
+static hid_t cv_memtype(int k) {
+  switch (k) {
+    case CV_POSITION: case CV_CUTOFF: return H5Tcopy(H5T_NATIVE_FLOAT);
+    case CV_CLASS: return sp_h5_str_type(16);
+    default: return H5Tcopy(H5T_NATIVE_UINT8);
+  }
+}
+
+/* Whether row @p i of block @p buf of column @p k breaks its rule. */
+static int cv_bad(int k, const void *buf, size_t i) {
+  const unsigned char *u8 = buf;
+  const float *f = buf;
+  switch (k) {
+    case CV_ELEMENT: return u8[i] > SP_ELEMENT_MAX;
+    case CV_POSITION: return !isfinite(f[3 * i]) || !isfinite(f[3 * i + 1]) || !isfinite(f[3 * i + 2]);
+    case CV_CLASS: {
+      char s[17];
+      memcpy(s, u8 + 16 * i, 16);
+      s[16] = '\0';
+      for (int c = 0; c < SP_CLASS_COUNT; c++)
+        if (!strcmp(s, sp_ligand_class_name(c))) return 0;
+      return 1;
+    }
+    case CV_IX_TYPE: return u8[i] < SP_IX_HYDROPHOBIC || u8[i] >= SP_IX_COUNT;
+    case CV_RES_KIND: return u8[i] > SP_RES_KIND_WATER;
+    case CV_CUTOFF: return !(isfinite(f[i]) && f[i] > 0.0f);
+    default: return 0;
+  }
+}
+
+/* Row @p i of column @p k as text, for the message. */
+static void cv_value(int k, const void *buf, size_t i, char *val, size_t cap) {
+  const unsigned char *u8 = buf;
+  const float *f = buf;
+  if (k == CV_POSITION)
+    snprintf(val, cap, "(%g, %g, %g)", (double)f[3 * i], (double)f[3 * i + 1], (double)f[3 * i + 2]);
+  else if (k == CV_CUTOFF)
+    snprintf(val, cap, "%g", (double)f[i]);
+  else if (k == CV_CLASS)
+    snprintf(val, cap, "'%.16s'", (const char *)u8 + 16 * i);
+  else
+    snprintf(val, cap, "%u", u8[i]);
+}
+
+/* Rows [start, start+n) of the open dataset @p d (1-D, or (A, 3) with @p three) into @p buf as @p mt. */
+static int cv_read(hid_t d, hid_t mt, int three, int64_t start, size_t n, void *buf) {
+  hsize_t st[2] = {(hsize_t)start, 0}, cnt[2] = {n, 3};
+  hid_t fs = H5Dget_space(d), ms = H5Screate_simple(three ? 2 : 1, cnt, NULL);
+  int ok = fs >= 0 && ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, st, NULL, cnt, NULL) >= 0 &&
+           H5Dread(d, mt, ms, fs, H5P_DEFAULT, buf) >= 0;
+  if (ms >= 0) H5Sclose(ms);
+  if (fs >= 0) H5Sclose(fs);
+  return ok ? 0 : -1;
+}
+
+/* Column @p k over its @p n rows, block by block, in the reusable buffer @p buf of SP_CHECK_BLOCK rows. */
+static int cv_column(hid_t file, const char *path, int k, int64_t n, void *buf, sp_err *err) {
+  const cv_col *cc = &cv_cols[k];
+  char full[64];
+  snprintf(full, sizeof full, "/%s/%s", sp_tables[cc->table].name, cc->name);
+  hid_t d = H5Dopen2(file, full, H5P_DEFAULT), mt = cv_memtype(k);
+  int rc = d < 0 || mt < 0 ? sp_h5_fail(err, "cannot open", full) : 0;
+  for (int64_t r0 = 0; !rc && r0 < n; r0 += (int64_t)SP_CHECK_BLOCK) {
+    size_t m = (size_t)(n - r0) < SP_CHECK_BLOCK ? (size_t)(n - r0) : SP_CHECK_BLOCK;
+    if (cv_read(d, mt, k == CV_POSITION, r0, m, buf) < 0) {
+      rc = sp_h5_fail(err, "cannot read", full);
+      break;
+    }
+    for (size_t i = 0; i < m; i++)
+      if (cv_bad(k, buf, i)) {
+        char val[96];
+        cv_value(k, buf, i, val, sizeof val);
+        rc = sp_err_set(err, SP_E_BAD_VALUE, "%s: %s[%lld] = %s: not %s (docs/format.md \"/%s\")", path, full,
+                        (long long)(r0 + (int64_t)i), val, cc->rule, sp_tables[cc->table].name);
+        break;
+      }
+  }
+  if (mt >= 0) H5Tclose(mt);
+  if (d >= 0) H5Dclose(d);
+  return rc;
+}
+
+int sp_check_values(hid_t file, const char *path, const int64_t rows[SP_T_COUNT], int64_t *n_values, sp_err *err) {
+  void *buf = malloc(SP_CHECK_BLOCK * 16); /* the widest row: a class name (S16) */
+  if (!buf) return sp_err_set(err, SP_E_NOMEM, "out of memory for the value checks of %s", path);
+  int rc = 0;
+  for (int k = 0; !rc && k < CV_COUNT; k++) {
+    int64_t n = rows[cv_cols[k].table];
+    rc = cv_column(file, path, k, n, buf, err);
+    if (!rc && n_values) *n_values += n;
+  }
+  free(buf);
+  H5Eclear2(H5E_DEFAULT);
+  return rc;
+}

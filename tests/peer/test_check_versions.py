@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""Format versions 2 and 3 in the C commands, and the value checks of `sitepack check` (docs/format.md "Versions").
+
+usage: test_check_versions.py SITEPACK READER_DUMP CORPUS.h5 V2_FIXTURE.h5 WORKDIR
+
+CORPUS.h5 is the merged output of shared/data/structures (fixture py_corpus, format version 3); V2_FIXTURE.h5
+(tests/data/format_v2/small_v2.h5) was written by the last version-2 build (git 453e8fe) from 1cbn.pdb, 1rmd.pdb
+and 1tqh.cif.gz of tests/data. A version-2 copy of CORPUS.h5 is made with h5py by deleting what version 3
+added (docs/format.md "File-level rules"); it must hold exactly the datasets (names, dtypes) of the real
+version-2 file. Then:
+  - check passes both version-2 files and says "format version 2"; version 4 and 0 fail (unknown_format, the
+    version named); a version-3 file without a version-3 column fails, a version-2 file with a version-3
+    column of the wrong type fails (absence is accepted in a version-2 file only);
+  - dump of every version-2 table equals the version-3 dump without the version-3 columns; dump chains of a
+    version-2 file exits 2 naming the version; survey prints the same without the protein-context lines; export --all (sdf, pdb) is byte-identical; the C reader
+    (test_reader_dump, mmap and HDF5 paths) gives h5py's slices of the version-2 files;
+  - each damaged copy (element 200, a NaN position, class "nonsense", interaction type 99, residue kind 7,
+    cutoff 0 and a NaN cutoff) fails check with class bad_value, the file, the dataset and the row.
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+sp, reader_dump, corpus, fixture, work = sys.argv[1:6]
+os.makedirs(work, exist_ok=True)
+failures = []
+
+# what format version 3 added (docs/format.md "File-level rules"); /residues/assembly_op (optional) came with it
+V3_TABLES = ("chains", "segments", "sequences")
+V3_COLUMNS = ("structures/method_file", "structures/r_work", "structures/r_free", "structures/deposition_date",
+              "structures/release_date", "structures/n_chains", "ligands/b_mean", "ligands/b_max",
+              "ligands/site_b_mean", "ligands/site_b_max", "ligands/occupancy_mean", "ligands/system_id",
+              "ligands/system_size", "residues/chain_idx", "residues/assembly_op")
+
+
+def check(cond, msg):
+    if not cond:
+        failures.append(msg)
+        print("FAIL:", msg, file=sys.stderr)
+
+
+def run(*args):
+    p = subprocess.run([sp, *args], capture_output=True)
+    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+
+
+def datasets(path):
+    out = {}
+    with h5py.File(path, "r") as f:
+        f.visititems(lambda n, o: out.__setitem__(n, o.dtype.str) if isinstance(o, h5py.Dataset) else None)
+    return out
+
+
+def make_v2(src, dst):
+    shutil.copy(src, dst)
+    with h5py.File(dst, "r+") as f:
+        for t in V3_TABLES:
+            del f[t]
+        for c in V3_COLUMNS:
+            if c in f:
+                del f[c]
+        f.attrs["format_version"] = np.int64(2)
+    return dst
+
+
+def copy_edit(name, src, edit):
+    p = os.path.join(work, name + ".h5")
+    shutil.copy(src, p)
+    with h5py.File(p, "r+") as f:
+        edit(f)
+    return p
+
+
+def expect_invalid(path, cls, *words):
+    rc, _, err = run("check", path)
+    check(rc == 1, f"{os.path.basename(path)}: check exit {rc}, expected 1 ({err.strip()})")
+    want = f"INVALID: {cls}: {path}"
+    check(want in err, f"{os.path.basename(path)}: '{want}' not in: {err.strip()}")
+    for w in words:
+        check(w in err, f"{os.path.basename(path)}: '{w}' not in: {err.strip()}")
+    return err
+
+
+def c_reader(path, mode, idx):
+    out = subprocess.run([reader_dump, path, mode] + [str(i) for i in idx], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    sites, k = [], 1
+    while k < len(out):
+        _, i, n, nl = out[k].split()
+        rows = [r.split() for r in out[k + 1:k + 1 + int(n)]]
+        pos = np.array([[float(x) for x in r[:3]] for r in rows], dtype=np.float32).reshape(-1, 3)
+        sites.append((int(i), int(nl), pos, np.array([int(r[3]) for r in rows]), np.array([int(r[4]) for r in rows])))
+        k += 1 + int(n)
+    return [int(x) for x in out[0].split()[1:]], sites
+
+
+def reader_equals_h5py(path):
+    with h5py.File(path, "r") as f:
+        ptr = f["sites/atom_ptr"][:]
+        n = len(ptr) - 1
+        idx = sorted({0, n // 2, n - 1, min(3, n - 1)})
+        pos, el, fl, nlig = f["atoms/position"], f["atoms/element"], f["atoms/flags"], f["sites/n_ligand"][:]
+        counts_h5 = [f["structures/path"].shape[0], f["ligands/structure_idx"].shape[0], n,
+                     f["residues/site_idx"].shape[0], f["atoms/position"].shape[0]]
+        for mode in ("auto", "hdf5"):
+            counts, sites = c_reader(path, mode, idx)
+            check(counts == counts_h5, f"{path} {mode}: reader counts {counts}, h5py {counts_h5}")
+            for i, nl, p, e, g in sites:
+                a0, a1 = ptr[i], ptr[i + 1]
+                check(nl == nlig[i] and np.array_equal(p, pos[a0:a1]) and np.array_equal(e, el[a0:a1]) and
+                      np.array_equal(g, fl[a0:a1]), f"{path} {mode}: site {i} differs from h5py's slices")
+
+
+def tsv_without(data, drop):
+    lines = data.decode().splitlines()
+    if not lines:
+        return []
+    head = lines[0].split("\t")
+    keep = [k for k, h in enumerate(head) if h not in drop]
+    return ["\t".join(r.split("\t")[k] for k in keep) for r in lines]
+
+
+def versions():
+    rc, out, err = run("check", corpus)
+    check(rc == 0 and b"valid sitepack file (format version 3)" in out, f"corpus: check {rc} {out} {err}")
+    v2 = make_v2(corpus, os.path.join(work, "corpus_v2.h5"))
+    real = datasets(fixture)
+    check(datasets(v2) == real, f"the h5py version-2 copy and the 453e8fe file differ: "
+          f"{sorted(set(datasets(v2).items()) ^ set(real.items()))}")
+    for p in (fixture, v2):
+        rc, out, err = run("check", p)
+        check(rc == 0 and b"valid sitepack file (format version 2)" in out, f"{p}: check {rc} {out} {err}")
+        reader_equals_h5py(p)
+    for ver in (4, 0):
+        p = copy_edit(f"version{ver}", corpus, lambda f: f.attrs.__setitem__("format_version", np.int64(ver)))
+        expect_invalid(p, "unknown_format", f"unknown format version {ver} (this sitepack reads 2 and 3")
+        for cmd in (["dump", p, "sites"], ["export", p, "--all", "--out", "-"]):
+            rc, _, err = run(*cmd)
+            check(rc != 0 and f"unknown format version {ver}" in err, f"{cmd[0]} of version {ver}: {rc} {err}")
+        os.remove(p)
+    p = copy_edit("v3_without_b_mean", corpus, lambda f: f.__delitem__("ligands/b_mean"))
+    expect_invalid(p, "unknown_format", "missing dataset /ligands/b_mean")
+
+    def wrong_b_mean(f):
+        n = f["ligands/comp_id"].shape[0]
+        f.create_dataset("ligands/b_mean", data=np.zeros(n, "<f8"))
+    p2 = copy_edit("v2_bad_b_mean", v2, wrong_b_mean)
+    expect_invalid(p2, "unknown_format", "/ligands/b_mean has the wrong type")
+    for p in (p, p2):
+        os.remove(p)
+    return v2
+
+
+def dump_export(v2):
+    v3_names = {c.split("/")[1] for c in V3_COLUMNS}
+    for t in ("structures", "ligands", "components", "sites", "residues", "interactions", "bonds"):
+        rc3, d3, e3 = run("dump", corpus, t)
+        rc2, d2, e2 = run("dump", v2, t)
+        check(rc3 == 0 and rc2 == 0, f"dump {t}: {rc3} {rc2} {e3} {e2}")
+        check(tsv_without(d2, v3_names) == tsv_without(d3, v3_names), f"dump {t}: version 2 differs from version 3")
+    rc, _, err = run("dump", fixture, "sites")
+    check(rc == 0, f"dump sites of the 453e8fe file: {rc} {err}")
+    for t in ("chains", "segments"):
+        rc, _, err = run("dump", v2, t)
+        check(rc == 2 and f"format version 2 has no table /{t}" in err, f"dump {t} of version 2: {rc} {err}")
+    rc3, s3, e3 = run("survey", corpus)
+    rc2, s2, e2 = run("survey", v2)
+    context = ("survey of ", "polymer chains:", "chains by type:", "systems (")  # version 3's protein context
+    s3 = [ln for ln in s3.decode().splitlines() if not ln.startswith(context)]
+    s2 = [ln for ln in s2.decode().splitlines() if not ln.startswith(context)]
+    check(rc3 == 0 and rc2 == 0 and len(s3) > 10 and s2 == s3, f"survey: {rc3} {rc2} {e2} {len(s3)} {len(s2)}")
+    rc3, x3, e3 = run("export", corpus, "--all", "--format", "sdf,pdb", "--out", "-", "--quiet")
+    rc2, x2, e2 = run("export", v2, "--all", "--format", "sdf,pdb", "--out", "-", "--quiet")
+    check(rc3 == 0 and rc2 == 0 and len(x3) > 1000000 and x2 == x3, f"export: {rc3} {rc2} {len(x3)} {len(x2)} {e2}")
+    rc, x, err = run("export", fixture, "--all", "--format", "sdf", "--out", "-", "--quiet")
+    with h5py.File(fixture, "r") as f:
+        n_sites = f["sites/atom_ptr"].shape[0] - 1
+    check(rc == 0 and x.count(b"$$$$\n") == n_sites, f"export of the 453e8fe file: {rc} {x.count(b'$$$$')} {err}")
+
+
+def values():
+    with h5py.File(corpus, "r") as f:
+        a = f["atoms/element"].shape[0] * 2 // 3
+        lg = f["ligands/class"].shape[0] - 2
+        ix = f["interactions/type"].shape[0] // 2
+        r = f["residues/kind"].shape[0] - 1
+        s = f["sites/cutoff"].shape[0] // 3
+
+    def setv(name, row, value, col=None):
+        def edit(f):
+            d = f[name][...]
+            if col is None:
+                d[row] = value
+            else:
+                d[row, col] = value
+            f[name][...] = d
+        return edit
+    cases = [("element200", setv("atoms/element", a, 200), "/atoms/element", a, "= 200: not an atomic number"),
+             ("nan_position", setv("atoms/position", a + 1, np.nan, 1), "/atoms/position", a + 1, "nan"),
+             ("class_nonsense", setv("ligands/class", lg, b"nonsense"), "/ligands/class", lg, "= 'nonsense'"),
+             ("ix_type99", setv("interactions/type", ix, 99), "/interactions/type", ix, "= 99: not"),
+             ("res_kind7", setv("residues/kind", r, 7), "/residues/kind", r, "= 7: not"),
+             ("cutoff0", setv("sites/cutoff", s, 0.0), "/sites/cutoff", s, "= 0: not"),
+             ("cutoff_nan", setv("sites/cutoff", s + 1, np.nan), "/sites/cutoff", s + 1, "= nan: not")]
+    for name, edit, ds, row, val in cases:
+        p = copy_edit(name, corpus, edit)
+        expect_invalid(p, "bad_value", f"{ds}[{row}] = ", val)
+        os.remove(p)
+    p = copy_edit("v2_element119", fixture, setv("atoms/element", 5, 119))
+    expect_invalid(p, "bad_value", "/atoms/element[5] = 119")
+    os.remove(p)
+
+
+v2 = versions()
+dump_export(v2)
+values()
+os.remove(v2)
+if failures:
+    print(f"{len(failures)} failure(s)", file=sys.stderr)
+    sys.exit(1)
+print("format versions 2 and 3 (check, dump, export, reader) and the value checks: ok")
