@@ -12,11 +12,13 @@ version-2 file. Then:
     version named); a version-3 file without a version-3 column fails, a version-2 file with a version-3
     column of the wrong type fails (absence is accepted in a version-2 file only);
   - dump of every version-2 table equals the version-3 dump without the version-3 columns; dump chains of a
-    version-2 file exits 2 naming the version; survey prints the same without the protein-context lines; export --all (sdf, pdb) is byte-identical; the C reader
+    version-2 file exits 2 naming the version; survey prints the same without the protein-context lines;
+    `bench read --real` reads the same sites (checksums of its sitepack rows) from both; export --all (sdf, pdb) is byte-identical; the C reader
     (test_reader_dump, mmap and HDF5 paths) gives h5py's slices of the version-2 files;
   - each damaged copy (element 200, a NaN position, class "nonsense", interaction type 99, residue kind 7,
     cutoff 0 and a NaN cutoff) fails check with class bad_value, the file, the dataset and the row.
 """
+import json
 import os
 import shutil
 import subprocess
@@ -176,6 +178,17 @@ def dump_export(v2):
     rc3, x3, e3 = run("export", corpus, "--all", "--format", "sdf,pdb", "--out", "-", "--quiet")
     rc2, x2, e2 = run("export", v2, "--all", "--format", "sdf,pdb", "--out", "-", "--quiet")
     check(rc3 == 0 and rc2 == 0 and len(x3) > 1000000 and x2 == x3, f"export: {rc3} {rc2} {len(x3)} {len(x2)} {e2}")
+    sums = []
+    for p in (corpus, v2):  # sitepack bench read --real: the C reader's mmap and HDF5 paths, checksums of the reads
+        js = os.path.join(work, "bench.json")
+        rc, _, err = run("bench", "read", "--real", p, "--n", "512", "--atoms", "16", "--count", "200", "--reps", "1",
+                         "--dir", os.path.join(work, "bench"), "--out", js)
+        check(rc == 0, f"bench read --real {p}: {rc} {err[-300:]}")
+        reads = json.load(open(js))["reads"] if rc == 0 else []
+        sums.append(sorted((r["backend"], r["pattern"], r["checksum"]) for r in reads if r["data"] == "real" and
+                           r["backend"].startswith("sitepack")))
+    shutil.rmtree(os.path.join(work, "bench"), ignore_errors=True)
+    check(len(sums[0]) >= 2 and sums[0] == sums[1], f"bench read --real: version 3 {sums[0]}, version 2 {sums[1]}")
     rc, x, err = run("export", fixture, "--all", "--format", "sdf", "--out", "-", "--quiet")
     with h5py.File(fixture, "r") as f:
         n_sites = f["sites/atom_ptr"].shape[0] - 1
