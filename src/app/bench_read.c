@@ -147,7 +147,8 @@ static int write_synthetic(bench *b) {
       H5Pset_obj_track_times(fcpl, 0);
       f = H5Fcreate(b->paths[1], H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
       H5Pclose(fcpl);
-      hsize_t c3[3] = {256, (hsize_t)na, 3}, c2[2] = {256, (hsize_t)na}, c1[1] = {256};
+      hsize_t cm = (hsize_t)N < 256 && N > 0 ? (hsize_t)N : 256; /* a chunk is at most the fixed dimension */
+      hsize_t c3[3] = {cm, (hsize_t)na, 3}, c2[2] = {cm, (hsize_t)na}, c1[1] = {cm};
       if (f >= 0) {
         ds[0] = chunked(f, "positions", H5T_IEEE_F32LE, 3, d3, c3);
         ds[1] = chunked(f, "forces", H5T_IEEE_F32LE, 3, d3, c3);
@@ -513,7 +514,8 @@ static int write_real_soa(bench *b, const char *src, const char *dst, double *wr
   hsize_t ch = 256 * (mean ? mean : 1);
   if (ch > A && A) ch = A;
   if (!ch) ch = 1;
-  hsize_t d2[2] = {A, 3}, c2[2] = {ch, 3}, d1[1] = {A}, c1[1] = {ch}, dp[1] = {(hsize_t)N + 1}, cp[1] = {256};
+  hsize_t d2[2] = {A, 3}, c2[2] = {ch, 3}, d1[1] = {A}, c1[1] = {ch}, dp[1] = {(hsize_t)N + 1},
+          cp[1] = {(hsize_t)N + 1 < 256 ? (hsize_t)N + 1 : 256}; /* a chunk is at most the fixed dimension */
   hid_t dpos = f >= 0 ? chunked(f, "position", H5T_IEEE_F32LE, 2, d2, c2) : -1;
   hid_t del = f >= 0 ? chunked(f, "element", H5T_STD_U8LE, 1, d1, c1) : -1;
   hid_t dfl = f >= 0 ? chunked(f, "flags", H5T_STD_U16LE, 1, d1, c1) : -1;

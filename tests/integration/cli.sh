@@ -173,6 +173,11 @@ expect 0 "dump structures" -- "$SP" dump "$WORK/one.h5" structures
 head -1 "$WORK/out.txt" | grep -q "path" || { echo "FAIL: dump header"; fail=1; }
 grep -q "1stp.cif" "$WORK/out.txt" || { echo "FAIL: dump row"; fail=1; }
 expect 2 "dump unknown table" -- "$SP" dump "$WORK/one.h5" nosuchtable
+# bench read on a merged file of fewer sites than a 256-site chunk, and a synthetic set of 100 (chunks are cut
+# to the dataset's size: HDF5 refuses a chunk larger than a fixed dimension)
+expect 0 "bench read --real of a small file" -- "$SP" bench read --n 100 --count 20 --reps 1 --dir "$WORK/br" \
+  --real "$WORK/one.h5" --out "$WORK/br.json"
+grep -q '"data": *"real"' "$WORK/br.json" || { echo "FAIL: bench read --real: no real rows"; fail=1; }
 # a directory with a bad file: the run completes (exit 0) and the row says why
 mkdir -p "$WORK/mixed"; cp "$SRC/tests/data/structures/1stp.cif" "$WORK/mixed/"; : > "$WORK/mixed/empty.cif"
 head -c 3000 "$SRC/tests/data/structures/1kqe.cif.gz" > "$WORK/mixed/cut.cif.gz"
