@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,24 @@ static void h5list_free(h5list *l) {
   free(l->paths);
   free(l->gen);
   memset(l, 0, sizeof *l);
+}
+
+/* Add the readable kind of sitepack's per-rank files in @p dir (rank-*.h5, prepared.h5: never *.failed
+   nor *.tmp) to @p l with generation @p gen. Returns 0 or -1 (out of memory; the listing goes on). */
+static int list_ours_h5(h5list *l, const char *dir, int gen) {
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  int status = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    size_t len = strlen(e->d_name);
+    char f[PATH_CAP];
+    if (!ours(e->d_name) || len < 4 || strcmp(e->d_name + len - 3, ".h5") || join(f, sizeof f, dir, e->d_name))
+      continue;
+    if (h5list_add(l, f, gen)) status = -1;
+  }
+  closedir(d);
+  return status;
 }
 
 /* Remove OUT.resume/attempt-* (sitepack's files only) and the directory itself. */
@@ -294,26 +313,20 @@ static int list_attempt_files(prepare *p) {
       p->out->n_stale_attempts++;
       continue;
     }
-    DIR *d2 = opendir(dir);
-    struct dirent *e2;
-    while (d2 && (e2 = readdir(d2))) {
-      size_t l = strlen(e2->d_name);
-      if (!ours(e2->d_name) || l < 4 || strcmp(e2->d_name + l - 3, ".h5")) continue;
-      if (join(f, sizeof f, dir, e2->d_name)) continue;
-      if (h5list_add(&p->files, f, atoi(e->d_name + 8))) status = SP_EXIT_RUNTIME;
-    }
-    if (d2) closedir(d2);
+    if (list_ours_h5(&p->files, dir, atoi(e->d_name + 8))) status = SP_EXIT_RUNTIME;
   }
   if (d) closedir(d);
   return status;
 }
 
-/* Step 1: earlier per-rank files: moved aside and read back into p->rs (--resume), or removed.
+/* Step 1: earlier per-rank files: moved aside and read back into p->rs (--resume), or removed (with
+   --force the earlier attempts of OUT.resume too).
    Returns 0 or SP_EXIT_RUNTIME (printed). */
 static int read_earlier_runs(prepare *p) {
   const sp_job *job = p->job;
-  if (!job->resume) {
+  if (!job->resume) { /* the run checked before its scan that they hold no finished task, or --force */
     clear_ours(p->parts_dir, 1);
+    if (job->force) remove_attempts(p->resume_root);
     return 0;
   }
   int status = move_parts_aside(p);
@@ -330,6 +343,55 @@ static int read_earlier_runs(prepare *p) {
     fprintf(stderr, "sitepack run: --resume: %zu earlier per-rank file(s) unreadable, their tasks run again (%s)\n",
             p->rs.n_unreadable, p->rs.first_problem);
   return 0;
+}
+
+/* rank-*.h5.failed files (run_task.c: a per-rank file whose write failed) in @p dir. */
+static size_t count_failed(const char *dir) {
+  DIR *d = opendir(dir);
+  size_t k = 0, len;
+  struct dirent *e;
+  while (d && (e = readdir(d)))
+    k += ours(e->d_name) && (len = strlen(e->d_name)) > 10 && !strcmp(e->d_name + len - 10, ".h5.failed");
+  if (d) closedir(d);
+  return k;
+}
+
+int sp_run_parts_held(const char *output, const char *parts_dir, sp_parts_held *held) {
+  memset(held, 0, sizeof *held);
+  h5list l = {0};
+  char root[PATH_CAP];
+  snprintf(root, sizeof root, "%s.resume", output);
+  int status = 0;
+  DIR *d = opendir(root);
+  struct dirent *e;
+  while (d && (e = readdir(d))) {
+    char dir[PATH_CAP];
+    if (strncmp(e->d_name, "attempt-", 8) || join(dir, sizeof dir, root, e->d_name)) continue;
+    size_t before = l.n;
+    if (list_ours_h5(&l, dir, atoi(e->d_name + 8))) status = SP_EXIT_RUNTIME;
+    held->n_attempt_files += l.n - before;
+    held->n_failed_files += count_failed(dir);
+  }
+  if (d) closedir(d);
+  if (list_ours_h5(&l, parts_dir, INT_MAX)) status = SP_EXIT_RUNTIME; /* the newest: --resume makes it the last attempt */
+  held->n_failed_files += count_failed(parts_dir);
+  sp_resume_set rs = {0};
+  sp_err err = {0};
+  if (!status && l.n && sp_resume_scan((const char *const *)l.paths, l.gen, l.n, &rs, &err)) {
+    fprintf(stderr, "sitepack run: reading the earlier per-rank files: %s\n", err.msg);
+    status = SP_EXIT_RUNTIME;
+  }
+  if (status == SP_EXIT_RUNTIME && !err.msg[0]) fprintf(stderr, "sitepack run: out of memory (earlier per-rank files)\n");
+  for (size_t k = 0; !status && k < rs.n; k++) {
+    const char *st = rs.entries[k].status; /* duplicates and repeated entries are decided afresh: no work kept */
+    if (!strcmp(st, sp_errclass_name(SP_E_DUPLICATE)) || !strcmp(st, sp_errclass_name(SP_E_REPEATED_ENTRY))) continue;
+    held->n_files++;
+    held->n_tasks += (size_t)rs.entries[k].n_parts;
+  }
+  held->n_unreadable = rs.n_unreadable;
+  sp_resume_free(&rs);
+  h5list_free(&l);
+  return status;
 }
 
 #define KEY_LT(a, b) (bytes[a] < bytes[b] || (bytes[a] == bytes[b] && (a) < (b)))

@@ -45,10 +45,32 @@ typedef struct sp_prepare_entries {
   int keep_first;         /* entries: first: a later file of an entry gets a repeated_entry row, no task */
 } sp_prepare_entries;
 
+/* What the per-rank files of earlier runs of one output hold (sp_run_parts_held()). */
+typedef struct sp_parts_held {
+  size_t n_tasks;         /* finished tasks --resume can take over (of the input files below) */
+  size_t n_files;         /* input files all of whose tasks are there (duplicate and repeated_entry rows not counted) */
+  size_t n_attempt_files; /* per-rank files in OUT.resume/attempt-* (a --resume that stopped before its tasks) */
+  size_t n_unreadable;    /* per-rank files HDF5 could not read (nothing of them counted) */
+  size_t n_failed_files;  /* rank-*.h5.failed (of OUT.parts and the attempts): files whose write failed (never
+                             trusted, not read) */
+} sp_parts_held;
+
+/*
+ * Rank 0: the finished tasks of earlier runs of @p output: in the per-rank files of @p parts_dir
+ * (rank-*.h5, prepared.h5) and of OUT.resume/attempt-* (a --resume stopped in its prepare step), read
+ * back as --resume reads them (resume.h sp_resume_scan: only input files whose tasks are all there;
+ * a rank-*.h5.failed file, whose write failed, is not trusted and not counted). The job stamps are not
+ * compared: this counts the work at stake, whichever job made it. Reads only; HDF5 opens the files
+ * read-only and closes them again. Returns 0 or SP_EXIT_RUNTIME (out of memory; printed).
+ */
+int sp_run_parts_held(const char *output, const char *parts_dir, sp_parts_held *held);
+
 /*
  * Rank 0, after the scan and the CCD open, before any per-rank file is created.
  *  - Removes per-rank files of earlier runs from @p parts_dir (without --resume: they would mix with
- *    this run's), or (with --resume) moves them to OUT.resume/attempt-NNN and reads them back;
+ *    this run's; the run refused them before its scan when they hold finished tasks, unless --force,
+ *    which also removes OUT.resume/attempt-*), or (with --resume) moves them to
+ *    OUT.resume/attempt-NNN and reads them back;
  *  - writes PARTS/job.txt (the job, CCD SHA-256 and build this run's files belong to);
  *  - finds duplicate inputs (same size, then same SHA-256 of the stored bytes; the first in path
  *    order is processed, the others get a row with status "duplicate");

@@ -101,11 +101,8 @@ static void say_if_disk_full(const struct run_ctx *c) {
             (double)vfs.f_bavail * (double)vfs.f_frsize, c->parts_dir);
 }
 
-/* Rank 0: what to do next after a stop: --resume, or for a shard run (which does not resume,
-   docs/slurm.md) a rerun of the shard. */
-static const char *rerun_hint(const struct run_ctx *c) {
-  return c->job.shard_count > 0 ? "rerun this shard (a shard run does not resume)" : "rerun with --resume";
-}
+/* What to fix before a rerun after a failed write (run_kept_words' @p fix). */
+#define FIX_HINT "fix the cause (e.g. free disk space) and "
 
 /* ---- the context ---------------------------------------------------------------------------- */
 
@@ -404,8 +401,10 @@ static int prepare_files(struct run_ctx *c, const sp_hasher *hasher) {
   if (status == SP_EXIT_RUNTIME) {
     c->h5_broken = 1;
     say_if_disk_full(c);
-    fprintf(stderr, "sitepack run: --resume stopped: no output written; the finished tasks are kept in %s and "
-            "%s.resume: fix the cause (e.g. free disk space) and %s\n", c->parts_dir, job->output, rerun_hint(c));
+    char kept[3 * RUN_PATH_CAP];
+    run_kept_words(c, FIX_HINT, kept, sizeof kept);
+    fprintf(stderr, "sitepack run: %s stopped: no output written; %s\n", job->resume ? "--resume" : "the prepare step",
+            kept);
   }
   if (status || job->quiet || !(job->resume || prep->n_duplicates)) return status;
   if (job->resume)
@@ -709,20 +708,19 @@ static int phase_gather(struct run_ctx *c) {
  * the final name. Says so (and how much space is left). Issue 16 item 11: stopped by a signal, says
  * how many files are done. Returns SP_EXIT_RUNTIME, or 128 + the signal (130 SIGINT, 143 SIGTERM). */
 static int report_stopped(const struct run_ctx *c) {
+  char kept[3 * RUN_PATH_CAP];
   if (c->run_rc == SP_E_INTERRUPTED) {
     int64_t done = c->g.counts[C_FILES_OK] + c->g.counts[C_FILES_FAILED] + (int64_t)c->prep.n_resumed +
                    (int64_t)c->prep.n_duplicates + (int64_t)c->prep.n_repeated;
     size_t total = c->job.shard_count > 0 ? c->shard.n_assigned : c->n;
-    fprintf(stderr, "sitepack run: interrupted (%s) after %lld of %zu files; no output written; the finished tasks "
-            "are kept in %s: %s\n", c->stop_signal == SIGINT ? "SIGINT" : "SIGTERM", (long long)done, total,
-            c->parts_dir, rerun_hint(c));
+    run_kept_words(c, "", kept, sizeof kept);
+    fprintf(stderr, "sitepack run: interrupted (%s) after %lld of %zu files; no output written; %s\n",
+            c->stop_signal == SIGINT ? "SIGINT" : "SIGTERM", (long long)done, total, kept);
     return 128 + (c->stop_signal ? c->stop_signal : SIGTERM);
   }
   say_if_disk_full(c);
-  fprintf(stderr,
-          "sitepack run: stopped (%s): no output written; the finished tasks are kept in %s: fix the cause "
-          "(e.g. free disk space) and %s\n",
-          sp_errclass_name(c->run_rc), c->parts_dir, rerun_hint(c));
+  run_kept_words(c, FIX_HINT, kept, sizeof kept);
+  fprintf(stderr, "sitepack run: stopped (%s): no output written; %s\n", sp_errclass_name(c->run_rc), kept);
   return SP_EXIT_RUNTIME;
 }
 
@@ -802,9 +800,10 @@ static int place_output(struct run_ctx *c, const char *tmp, int mrc, const sp_er
   if (mrc) {
     remove(tmp);
     say_if_disk_full(c);
-    fprintf(stderr, "sitepack run: merge failed (%s: %s): no output written; the finished tasks are kept in %s: "
-            "fix the cause (e.g. free disk space) and %s\n", sp_errclass_name(mrc), err->msg, c->parts_dir,
-            rerun_hint(c));
+    char kept[3 * RUN_PATH_CAP];
+    run_kept_words(c, FIX_HINT, kept, sizeof kept);
+    fprintf(stderr, "sitepack run: merge failed (%s: %s): no output written; %s\n", sp_errclass_name(mrc), err->msg,
+            kept);
     c->h5_broken = 1; /* HDF5 cannot close the half-written file: its shutdown would crash */
     return SP_EXIT_RUNTIME;
   }
@@ -886,6 +885,7 @@ static const struct run_phase {
 } run_phases[] = {
   {"check output", phase_check_output}, /* rank 0: output, report paths: before any work */
   {"lock", phase_lock},                 /* rank 0: OUT.lock, one run per output */
+  {"earlier parts", run_phase_check_parts}, /* rank 0: finished tasks in OUT.parts need --resume or --force */
   {"scan", phase_scan},                 /* rank 0: input files, sizes */
   {"share files", run_phase_share_files},   /* all: the file list */
   {"file heads", run_phase_file_heads},   /* all: gzip flag, entry id of every P-th file */

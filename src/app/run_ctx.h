@@ -160,6 +160,22 @@ int run_phase_share_files(struct run_ctx *c);
  * all owned by c. Returns 0; out of memory aborts the run. */
 int run_phase_file_heads(struct run_ctx *c);
 
+/* run_parts.c. Rank 0, before the scan (docs/reliability.md "Output path safety"): the finished tasks
+ * that an earlier interrupted or failed run left in c->parts_dir and OUT.resume (app/resume.h
+ * sp_run_parts_held) are never discarded silently. Without --resume a run that finds some refuses to
+ * start ("OUT.parts holds N finished tasks (F files) of an interrupted run: rerun with --resume to keep
+ * them, or --force to discard them"); with --force it says what it discards (sp_run_prepare removes
+ * them). A shard run never resumes (docs/slurm.md): its rerun starts over, unchecked. Returns 0;
+ * SP_EXIT_USAGE (refused) or SP_EXIT_RUNTIME (out of memory), printed. */
+int run_phase_check_parts(struct run_ctx *c);
+
+/* run_parts.c. Rank 0, after a stop (the per-rank files closed): what the parts directory really keeps,
+ * counted as --resume would take it over, and what to do next, into @p buf [cap]: "N finished tasks
+ * (F files) are kept in OUT.parts: <fix>rerun with --resume", or "nothing was kept in OUT.parts (why):
+ * <fix>rerun (--resume will start over)"; a shard run: "<fix>rerun this shard ...". @p fix: "" or
+ * e.g. "fix the cause (e.g. free disk space) and ". */
+void run_kept_words(const struct run_ctx *c, const char *fix, char *buf, size_t cap);
+
 /* report.c. The current UTC time as ISO 8601 ("2026-01-31T12:00:00Z") into @p buf [cap >= 21]. */
 void run_iso_now(char *buf, size_t cap);
 

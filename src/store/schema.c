@@ -427,16 +427,34 @@ void sp_h5_quiet_begin(sp_h5_quiet *q) {
 
 void sp_h5_quiet_end(const sp_h5_quiet *q) { H5Eset_auto2(H5E_DEFAULT, q->func, q->data); }
 
-typedef struct walk_ctx { char desc[160]; } walk_ctx;
+/* the deepest description; room for a driver's text naming a path of 4096 bytes (condense_driver_text) */
+typedef struct walk_ctx { char desc[8192]; } walk_ctx;
 
 static herr_t walk_cb(unsigned n, const H5E_error2_t *e, void *data) {
   walk_ctx *w = data;
   (void)n;
   if (e && e->desc && e->desc[0]) {
-    snprintf(w->desc, sizeof w->desc, "%s", e->desc);
+    if (snprintf(w->desc, sizeof w->desc, "%s", e->desc) >= (int)sizeof w->desc) /* a cut says so */
+      memcpy(w->desc + sizeof w->desc - 4, "...", 4);
     return 1; /* stop at the first (deepest, walking upward) entry */
   }
   return 0;
+}
+
+/* HDF5's file drivers describe a failed system call as "file write failed: time = ..., filename = '...',
+   file descriptor = N, errno = E, error message = 'TEXT', buf = ..., total write size = ..." (H5FDsec2.c,
+   HDF5 1.10): @p desc [cap] becomes "file write failed: TEXT (errno E)", the system's words up front (the
+   caller names the file; the time, descriptor and buffer address say nothing to a user). Another text
+   is kept as it is. */
+static void condense_driver_text(char *desc, size_t cap) {
+  const char *colon = strchr(desc, ':'), *no = strstr(desc, "errno = "), *m = strstr(desc, "error message = '");
+  const char *end = m ? strchr(m + 17, '\'') : NULL;
+  if (!colon || !no || !end) return;
+  char out[SP_ERR_MSG_LEN];
+  if (snprintf(out, sizeof out, "%.*s: %.*s (errno %d)", (int)(colon - desc), desc, (int)(end - m - 17), m + 17,
+               atoi(no + 8)) >= (int)sizeof out)
+    memcpy(out + sizeof out - 4, "...", 4);
+  snprintf(desc, cap, "%s", out);
 }
 
 int sp_h5_fail(sp_err *err, const char *what, const char *path) {
@@ -444,7 +462,8 @@ int sp_h5_fail(sp_err *err, const char *what, const char *path) {
   w.desc[0] = '\0';
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk_cb, &w);
   H5Eclear2(H5E_DEFAULT);
-  if (path)
+  condense_driver_text(w.desc, sizeof w.desc);
+  if (path) /* sp_err_set ends a message cut at SP_ERR_MSG_LEN with "..." */
     return sp_err_set(err, SP_E_HDF5, "%s (%s)%s%s", what, path, w.desc[0] ? ": " : "", w.desc);
   return sp_err_set(err, SP_E_HDF5, "%s%s%s", what, w.desc[0] ? ": " : "", w.desc);
 }

@@ -131,7 +131,9 @@ int sp_h5_write_slab(hid_t d, hid_t mtype, int64_t start, size_t n, int three, c
 typedef struct sp_h5_quiet { H5E_auto2_t func; void *data; } sp_h5_quiet;
 void sp_h5_quiet_begin(sp_h5_quiet *q);
 void sp_h5_quiet_end(const sp_h5_quiet *q);
-/** Set err to SP_E_HDF5 with "@p what: <deepest HDF5 message>". Returns SP_E_HDF5. */
+/** Set err to SP_E_HDF5 with "@p what (@p path): <deepest HDF5 message>" (@p path NULL: no parentheses); a
+ *  file driver's failed system call as "file write failed: <strerror text> (errno E)". A message longer
+ *  than SP_ERR_MSG_LEN - 1 bytes ends with "..." (error.h). Returns SP_E_HDF5. */
 int sp_h5_fail(sp_err *err, const char *what, const char *path);
 
 /* Attribute helpers. */

@@ -35,6 +35,24 @@ set +e; wait $P; rc=$?; set -e
 grep -q "interrupted (SIGINT) after [0-9]* of 17 files.*rerun with --resume" "$T/s.log" || die "SIGINT: $(cat $T/s.log)"
 [ ! -e "$T/s.h5" ] || die "SIGINT: an output was written"
 cat "$T/s.log"
+# the same command again without --resume: refused (exit 2), the parts untouched (on 9760c51 it removed
+# the finished tasks and started from zero without a word); --force starts over, --resume keeps them
+held=$(grep -o "[0-9]* finished tasks ([0-9]* files) are kept in $T/s.h5.parts: rerun with --resume" "$T/s.log" \
+  | cut -d' ' -f1-5) || die "SIGINT: no count of the kept tasks: $(cat $T/s.log)"
+[ "${held%% *}" -ge 1 ] || die "SIGINT: nothing finished before the signal: $(cat $T/s.log)"
+(cd "$T" && md5sum s.h5.parts/*) > "$T/parts.md5"
+cp -a "$T/s.h5.parts" "$T/u.h5.parts"
+expect_rc 2 "$T/s1.log" "rerun over kept tasks" "$BIN" run --input "$IN" --ccd "$CCD" --out "$T/s.h5" --quiet
+grep -q "$T/s.h5.parts holds $held of an interrupted run: rerun with --resume to keep them, or --force to discard them" \
+  "$T/s1.log" || die "rerun over kept tasks: $(cat $T/s1.log)"
+(cd "$T" && md5sum -c --quiet parts.md5) || die "the refused rerun changed $T/s.h5.parts"
+[ "$(ls "$T/s.h5.parts" | wc -l)" -eq "$(wc -l < "$T/parts.md5")" ] || die "the refused rerun added files: $(ls "$T/s.h5.parts")"
+[ ! -e "$T/s.h5" ] && [ ! -e "$T/s.report.json" ] || die "the refused rerun wrote an output"
+cat "$T/s1.log"
+"$BIN" run --input "$IN" --ccd "$CCD" --out "$T/u.h5" --force > "$T/u.log" 2>&1 || die "--force over kept tasks: $(cat $T/u.log)"
+grep -q "sitepack run: --force: discarding $held of an earlier run in $T/u.h5.parts" "$T/u.log" \
+  || die "--force: $(cat $T/u.log)"
+grep -q "^  17 tasks," "$T/u.log" && ! grep -q "resumed" "$T/u.log" || die "--force did not start over: $(cat $T/u.log)"
 # item 11: --resume with changed options says which option differs (b0a8729: "resumed 0 files" only)
 "$BIN" run --input "$IN" --ccd "$CCD" --out "$T/s.h5" --resume --ph 6.5 --quiet > "$T/s2.log" 2>&1 \
   || die "resume with another pH failed: $(cat $T/s2.log)"
@@ -48,8 +66,13 @@ set +e; wait $P; rc=$?; set -e
 [ $rc -ne 0 ] || die "SIGTERM to mpirun: exit 0"
 grep -q "interrupted (SIGTERM) after [0-9]* of 17 files.*rerun with --resume" "$T/t.log" || die "SIGTERM: $(cat $T/t.log)"
 grep -m1 interrupted "$T/t.log"
+expect_rc 2 "$T/t1.log" "rerun over kept tasks under mpirun" "${MPI[@]}" -np 2 "$BIN" run --input "$IN" --ccd "$CCD" \
+  --out "$T/t.h5" --quiet
+grep -q "holds [1-9][0-9]* finished tasks" "$T/t1.log" || die "rerun over kept tasks under mpirun: $(cat $T/t1.log)"
 "${MPI[@]}" -np 2 "$BIN" run --input "$IN" --ccd "$CCD" --out "$T/t.h5" --resume --quiet > "$T/t2.log" 2>&1 \
   || die "resume after SIGTERM failed: $(cat $T/t2.log)"
+grep -q "resumed [1-9][0-9]* files" "$T/t2.log" || die "resume after SIGTERM resumed nothing: $(cat $T/t2.log)"
 "${MPI[@]}" -np 2 "$BIN" run --input "$IN" --ccd "$CCD" --out "$T/full.h5" --quiet > /dev/null
 $PY "$SRC/tests/integration/compare_h5.py" "$T/full.h5" "$T/t.h5"
+$PY "$SRC/tests/integration/compare_h5.py" "$T/full.h5" "$T/u.h5"
 echo "reliability_guard: ok"
