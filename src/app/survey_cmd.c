@@ -133,6 +133,9 @@ typedef struct survey {
   table st, lg, cp, ch;
   int s_status, l_comp, l_class, l_key, c_comp, c_in, c_key, c_src; /* column indices */
   size_t n_ok;                    /* structures with status ok */
+  size_t by_status[SP_ERRCLASS_COUNT]; /* the others, by error class (error.h names; duplicate and
+                                          repeated_entry are not processed: not failed) */
+  size_t n_other;                 /* a status that names no class (a file of another build) */
   comp_stat *cs;                  /* [nc] per /components row (one per comp id, sorted) */
   size_t nc;
   const char **allkeys;           /* molecule keys of the instances that have one, sorted */
@@ -248,7 +251,14 @@ static int comp_add_key(comp_stat *c, const char *key) {
 /* Step 3: count structures, instances by class, keys, and per comp id (the /components rows are
  * one per comp id, sorted: docs/format.md). 0 or -1 (out of memory). */
 static int count_instances(survey *s) {
-  for (size_t r = 0; r < s->st.n_rows; ++r) s->n_ok += !strcmp(at(&s->st, r, s->s_status), "ok");
+  for (size_t r = 0; r < s->st.n_rows; ++r) {
+    const char *st = at(&s->st, r, s->s_status);
+    int k = 1;
+    while (k < SP_ERRCLASS_COUNT && strcmp(st, sp_errclass_name(k))) k++;
+    if (!strcmp(st, "ok")) s->n_ok++;
+    else if (k < SP_ERRCLASS_COUNT) s->by_status[k]++;
+    else s->n_other++;
+  }
   s->nc = s->cp.n_rows;
   s->cs = calloc(s->nc ? s->nc : 1, sizeof *s->cs);
   s->allkeys = calloc(s->lg.n_rows ? s->lg.n_rows : 1, sizeof *s->allkeys);
@@ -273,11 +283,35 @@ static int count_instances(survey *s) {
   return 0;
 }
 
+/* The structures by status, in the words of the run's summary (report.c run_summary_print): "structures:
+ * N (ok A, failed B (class n, ...), duplicates D, repeated_entry R)"; a duplicate or a repeated entry is
+ * not processed, neither ok nor failed (store/totals.c counts them so too). */
+static void print_structures(const survey *s) {
+  size_t failed = s->n_other;
+  for (int k = 1; k < SP_ERRCLASS_COUNT; ++k)
+    if (k != SP_E_DUPLICATE && k != SP_E_REPEATED_ENTRY) failed += s->by_status[k];
+  printf("structures: %zu (ok %zu, failed %zu", s->st.n_rows, s->n_ok, failed);
+  const char *sep = " (";
+  for (int k = 1; k < SP_ERRCLASS_COUNT; ++k)
+    if (s->by_status[k] && k != SP_E_DUPLICATE && k != SP_E_REPEATED_ENTRY) {
+      printf("%s%s %zu", sep, sp_errclass_name(k), s->by_status[k]);
+      sep = ", ";
+    }
+  if (s->n_other) {
+    printf("%sother %zu", sep, s->n_other);
+    sep = ", ";
+  }
+  if (sep[0] == ',') printf(")");
+  if (s->by_status[SP_E_DUPLICATE]) printf(", duplicates %zu", s->by_status[SP_E_DUPLICATE]);
+  if (s->by_status[SP_E_REPEATED_ENTRY]) printf(", repeated_entry %zu", s->by_status[SP_E_REPEATED_ENTRY]);
+  printf(")\n");
+}
+
 /* Step 4: the summary lines, and the per-comp-id table (at most 50 comp ids, or --per-comp). */
 static void print_summary(const survey *s) {
   const table *cp = &s->cp;
   printf("survey of %s\n", s->path);
-  printf("structures: %zu (ok %zu, failed %zu)\n", s->st.n_rows, s->n_ok, s->st.n_rows - s->n_ok);
+  print_structures(s);
   printf("ligand instances: %zu; distinct molecules (molecule keys): %zu; instances without a key: %zu\n",
          s->lg.n_rows, s->n_mol, s->n_nokey);
   printf("instances by class:");

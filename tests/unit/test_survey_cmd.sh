@@ -50,6 +50,25 @@ m = re.search(r"systems \(ligands of one model within 4 A, PLINDER\): (\d+); of 
 assert m and tuple(map(int, m.groups())) == (len(systems), len(multi), int((size > 1).sum())), (m and m.groups(), len(systems))
 print("survey context agrees with h5py:", len(db), "chains,", len(unp), "UniProt,", len(systems), "systems")
 PY
+# structures by status in the run summary's words (fresh-user trial: on ff5a492 survey said "ok 1,
+# failed 2" where the run said "ok 1, failed 1 / 1 duplicates"): a copy of 4cum.pdb (duplicate) and an
+# empty file (no_atoms), counted here from /structures/status with h5py and from the run's summary
+mkdir -p "$WORK/c"
+cp "$DATA/structures/4cum.pdb" "$WORK/c/4cum.pdb"; cp "$DATA/structures/4cum.pdb" "$WORK/c/copy.pdb"; : > "$WORK/c/empty.cif"
+"$MPIEXEC" $FLAGS -np 2 "$SP" run --input "$WORK/c" --ccd "$DATA/ccd/components_excerpt.cif.gz" --out "$WORK/c.h5" \
+  --quiet > "$WORK/run-c.log"
+"$SP" survey "$WORK/c.h5" > "$WORK/survey-c.txt"
+grep -q "^  files ok 1, failed 1 (no_atoms 1)$" "$WORK/run-c.log" && grep -q "^  1 duplicates" "$WORK/run-c.log" \
+  || fail "run c summary: $(cat "$WORK/run-c.log")"
+/usr/bin/python3 - "$WORK/c.h5" "$WORK/survey-c.txt" <<'PY'
+import collections, sys, h5py
+st = collections.Counter(h5py.File(sys.argv[1], "r")["/structures/status"].asstr()[:])
+assert st == {"ok": 1, "duplicate": 1, "no_atoms": 1}, st
+want = f"structures: 3 (ok {st['ok']}, failed {st['no_atoms']} (no_atoms {st['no_atoms']}), duplicates {st['duplicate']})"
+line = next(l for l in open(sys.argv[2]).read().splitlines() if l.startswith("structures:"))
+assert line == want, (line, want)
+print("survey structures by status:", line)
+PY
 # the run's CCD (/run/ccd_path) moved since: the group stays unconfirmed, with a warning
 cp "$WORK/b.h5" "$WORK/moved.h5"
 /usr/bin/python3 -c "import h5py,sys; import numpy; h5py.File(sys.argv[1],'r+')['run'].attrs['ccd_path']=numpy.bytes_(b'/nonexistent.cif')" "$WORK/moved.h5"
