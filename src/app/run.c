@@ -59,9 +59,9 @@ static void add_stats(sp_sched_stats *sum, const sp_sched_stats *s) {
   sum->wall_s += s->wall_s;
 }
 
-/* 1 when the run report can be written at `path`: opened for writing without truncation (a file this
-   probe creates is removed again); 0 with errno set otherwise */
-static int report_writable(const char *path) {
+/* 1 when a file (the output, the run report) can be written at `path`: opened for writing without
+   truncation (a file this probe creates is removed again); 0 with errno set otherwise */
+static int file_writable(const char *path) {
   struct stat sb;
   int existed = stat(path, &sb) == 0;
   int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
@@ -255,16 +255,20 @@ static const char *report_is_run_file(const char *output, const char *report) {
 }
 
 /* Rank 0: the output policy, before any work: the output and the report are not directories, the
- * output does not exist (without --force), the report's directory exists (created) and the report can
- * be written. Returns 0; SP_EXIT_USAGE or SP_EXIT_RUNTIME (printed). Owns nothing. */
+ * output does not exist (without --force), the output's and the report's directories exist (created),
+ * the output can be created there, then the report. Returns 0; SP_EXIT_USAGE or SP_EXIT_RUNTIME (printed).
+ * Owns nothing. */
 static int phase_check_output(struct run_ctx *c) {
   if (c->rank != 0) return 0;
   const sp_job *job = &c->job;
   struct stat sb;
-  char report_dir[4096];
+  char report_dir[4096], out_dir[4096];
   snprintf(report_dir, sizeof report_dir, "%s", job->report);
   char *rslash = strrchr(report_dir, '/');
   if (rslash) *rslash = 0;
+  snprintf(out_dir, sizeof out_dir, "%s", job->output);
+  char *oslash = strrchr(out_dir, '/');
+  if (oslash) *oslash = 0;
   if (stat(job->output, &sb) == 0 && S_ISDIR(sb.st_mode)) {
     fprintf(stderr, "sitepack run: output %s is a directory (give a file name, e.g. %s/sites.h5)\n", job->output,
             job->output);
@@ -287,10 +291,16 @@ static int phase_check_output(struct run_ctx *c) {
   } else if (!job->force && stat(job->report, &sb) == 0) {
     fprintf(stderr, "sitepack run: report %s exists (use --force to overwrite)\n", job->report);
     return SP_EXIT_USAGE;
+  } else if (oslash && out_dir[0] && mkdir_p(out_dir)) { /* the parts, lock and merge's .tmp go there too */
+    fprintf(stderr, "sitepack run: cannot create the output's directory %s: %s\n", out_dir, strerror(errno));
+    return SP_EXIT_RUNTIME;
+  } else if (!file_writable(job->output)) { /* the output first: the path the user gave (--out) */
+    fprintf(stderr, "sitepack run: cannot write output %s: %s\n", job->output, strerror(errno));
+    return SP_EXIT_RUNTIME;
   } else if (rslash && report_dir[0] && mkdir_p(report_dir)) {
     fprintf(stderr, "sitepack run: cannot create the report's directory %s: %s\n", report_dir, strerror(errno));
     return SP_EXIT_RUNTIME;
-  } else if (!report_writable(job->report)) { /* found now, not after the whole run */
+  } else if (!file_writable(job->report)) { /* found now, not after the whole run */
     fprintf(stderr, "sitepack run: cannot write report %s: %s\n", job->report, strerror(errno));
     return SP_EXIT_RUNTIME;
   }

@@ -69,6 +69,13 @@ expect 1 "report not writable" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run --input "$SR
 # found before any work: no output file, and the message names the report
 [ ! -e "$WORK/r2.h5" ] || { echo "FAIL: an unwritable report was found only after the run wrote $WORK/r2.h5"; fail=1; }
 grep -q "cannot write report" "$WORK/err.txt" || { echo "FAIL: unwritable report not named"; fail=1; }
+# fresh-user trial: --out in an unwritable directory named the report (on ff5a492: "cannot write report
+# /proc/trial.report.json"): the output the user gave is named, before any work
+expect 1 "output not writable" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run --input "$SRC/tests/data/structures/1stp.cif" --out /proc/sitepack-trial.h5 --quiet
+grep -q "^sitepack run: cannot write output /proc/sitepack-trial.h5: " "$WORK/err.txt" || { echo "FAIL: unwritable output not named: $(cat "$WORK/err.txt")"; fail=1; }
+grep -q "report" "$WORK/err.txt" && { echo "FAIL: unwritable output: the report named: $(cat "$WORK/err.txt")"; fail=1; }
+expect 0 "output into a new directory" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run --input "$SRC/tests/data/structures/1stp.cif" --out "$WORK/newdir/sub/o.h5" --quiet
+[ -s "$WORK/newdir/sub/o.h5" ] && [ -s "$WORK/newdir/sub/o.report.json" ] || { echo "FAIL: output not written into a new directory"; fail=1; }
 expect 2 "unknown option as the last argument" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run --input "$SRC/tests/data/structures/1stp.cif" --frob
 grep -q "unknown option: --frob" "$WORK/err.txt" || { echo "FAIL: a last unknown option is not called unknown"; fail=1; }
 # --- issue 16. Each check below failed on main at b0a8729 (run once against it), except where noted.
