@@ -53,7 +53,8 @@ struct run_ctx {
   int64_t *bytes;        /* [n] stored sizes; owned */
   size_t n;
   uint8_t *gz;           /* [n] 1 where the file starts with the gzip magic (run_phase_file_heads, every rank); owned */
-  char (*entry_key)[32]; /* [n] rank 0: the entry id of each file's head (read.h sp_read_entry_peek), "" none; owned */
+  char (*entry_key)[32]; /* [n] every rank: the entry id of each file's head (read.h sp_read_entry_peek), "" none;
+                            rank 0 groups the entries by it, a failed file's row takes it as entry_id; owned */
   int64_t *entry_first;  /* [n] every rank: the first file of each file's entry, -1 none (result.h); owned */
   size_t n_entries_repeated, n_files_repeated; /* rank 0: entries in more than one file; their later files */
 
@@ -155,8 +156,8 @@ int run_entries_first(struct run_ctx *c);
 int run_phase_share_files(struct run_ctx *c);
 
 /* run_files.c. Collective, issue 21: the head of every file read by one rank, every P-th file each
- * (read.h sp_read_entry_peek): c->gz [c->n] on every rank (MPI_Allreduce, MPI_BOR), c->entry_key on rank 0
- * (MPI_Reduce, MPI_BOR of zeroed keys), then rank 0's run_entries_first() and c->entry_first to every rank;
+ * (read.h sp_read_entry_peek): c->gz [c->n] and c->entry_key [c->n] on every rank (MPI_Allreduce, MPI_BOR
+ * of zeroed values), then rank 0's run_entries_first() and c->entry_first to every rank;
  * all owned by c. Returns 0; out of memory aborts the run. */
 int run_phase_file_heads(struct run_ctx *c);
 

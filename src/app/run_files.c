@@ -1,6 +1,6 @@
 /* `sitepack run`: the input's file list on every rank (run_ctx.h run_phase_share_files,
  * run_phase_file_heads): rank 0 scanned it; every rank gets the paths and sizes, then reads the head
- * (gzip magic, entry id) of every P-th file. */
+ * (gzip magic, entry id) of every P-th file; every rank gets every file's. */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -103,14 +103,10 @@ int run_phase_file_heads(struct run_ctx *c) {
     c->gz[i] = (uint8_t)gz;
   }
   or_bytes(c->gz, n, 1, 1, c->rank);
-  or_bytes(c->entry_key, n, sizeof *c->entry_key, 0, c->rank);
+  or_bytes(c->entry_key, n, sizeof *c->entry_key, 1, c->rank); /* every rank: a failed file's entry_id (run_task.c) */
   if (c->rank == 0 && run_entries_first(c)) {
     fprintf(stderr, "sitepack run: out of memory\n");
     MPI_Abort(MPI_COMM_WORLD, SP_EXIT_RUNTIME);
-  }
-  if (c->rank != 0) { /* only rank 0 decides from the keys (app/resume.h) */
-    free(c->entry_key);
-    c->entry_key = NULL;
   }
   for (size_t at = 0; at < n; at += (size_t)1 << 27)
     MPI_Bcast(c->entry_first + at, (int)(n - at < ((size_t)1 << 27) ? n - at : (size_t)1 << 27), MPI_INT64_T, 0,

@@ -74,6 +74,10 @@ static int do_task(size_t task, void *user) {
   }
   const sp_structure_row *st = &c->result.st;
   if (c->result.has_structure_row) c->result.st.entry_first = c->entry_first[f]; /* issue 16 item 12 */
+  /* a file that failed before its parser named the entry (truncated_gzip, syntax_error ...): the entry id
+     its head gave the scan, so that grouping by entry_id sees what entry_first links (docs/format.md) */
+  if (c->result.has_structure_row && strcmp(c->result.st.status, "ok") && !c->result.st.entry_id[0])
+    sp_text_escape_fit(c->result.st.entry_id, sizeof c->result.st.entry_id, c->entry_key[f]);
   if (c->result.has_structure_row) {
     if (!strcmp(st->status, "ok")) {
       c->counts[C_FILES_OK]++;

@@ -70,3 +70,18 @@ for name, nrep in (("all", 0), ("first", 2)):
     assert fl["failed"] == 0 and "repeated_entry" not in fl["failed_by_class"], fl
 print("entries: ok", {p: want_first[p] for p in paths})
 PY
+# fresh-user trial: a file that fails to parse gets its head's entry id as entry_id (on ff5a492 it was
+# empty while entry_first linked it to its entry): the first 3000 bytes of 4hhb.cif.gz (truncated_gzip)
+mkdir -p "$T/tr"; cp "$D/4hhb.cif.gz" "$T/tr/"; head -c 3000 "$D/4hhb.cif.gz" > "$T/tr/x_trunc.cif.gz"
+"${MPI[@]}" -np 2 "$BIN" run --input "$T/tr" --ccd "$CCD" --out "$T/tr.h5" --quiet > "$T/tr.log" 2>&1 || die "trunc: $(cat "$T/tr.log")"
+"$BIN" check "$T/tr.h5" --quiet || die "check refuses tr.h5"
+$PY - "$T/tr.h5" <<'PY'
+import sys, h5py
+s = h5py.File(sys.argv[1], "r")["structures"]
+row = {p: k for k, p in enumerate(s["path"].asstr()[:])}
+st, eid, ef = s["status"].asstr()[:], s["entry_id"].asstr()[:], s["entry_first"][:]
+t, h = row["x_trunc.cif.gz"], row["4hhb.cif.gz"]
+assert st[t] == "truncated_gzip" and st[h] == "ok", (st[t], st[h])
+assert eid[t] == eid[h] == "4HHB" and ef[t] == h == ef[h], (eid[t], eid[h], ef[t], ef[h])
+print("failed file's entry_id from its head:", eid[t], "entry_first", ef[t])
+PY
