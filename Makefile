@@ -11,6 +11,7 @@
 #   make bench-read-py  the Python package's read benchmark (results/read-py-DATE.json + .md)
 #   make mutate    mutation run of the test suite (tests/mutation/) -> results/mutation-DATE.json + .md (not a test)
 #   make bench-export  SDF export rate of the corpus and RDKit's read rate (results/export-DATE.json + .md)
+#   make bench-merge-io  the parallel merge's write paths: pwrite, MPI-IO, parallel HDF5 (results/merge-io-DATE.json + .md)
 
 BUILD     ?= build
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
@@ -139,6 +140,18 @@ ARCHIVE_NP ?= 2
 .PHONY: bench-archive
 bench-archive: build
 	FILES=$(ARCHIVE_FILES) NP=$(ARCHIVE_NP) PY=/usr/bin/python3 bench/archive.sh $(BUILD)
+
+# make bench-merge-io: the parallel merge's own extents (SITEPACK_MERGE_TRACE) of MERGE_IO_REPLICAS replicas of
+# the corpus written by pwrite (today's path), MPI-IO (independent, collective) and parallel HDF5 (independent,
+# collective) at -np MERGE_IO_NP, MERGE_IO_REPS alternated reps (bench/merge_io.py; writes
+# results/merge-io-<date>.json and .md; about 2 min on 2 cores, scratch under /tmp removed after)
+MERGE_IO_REPLICAS ?= 4
+MERGE_IO_REPS ?= 5
+MERGE_IO_NP ?= 1 2
+.PHONY: bench-merge-io
+bench-merge-io: build
+	/usr/bin/python3 bench/merge_io.py --build $(BUILD) --shared $(SHARED) --out results \
+	  --replicas $(MERGE_IO_REPLICAS) --reps $(MERGE_IO_REPS) --np "$(MERGE_IO_NP)"
 
 # make mutate: each plausible bug of tests/mutation/mutations.tsv put into a scratch copy of the tree
 # (MUTATE_SCRATCH, incremental builds), the suite run against it; killed / survived per mutation and the

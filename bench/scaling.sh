@@ -44,23 +44,9 @@ if [ -z "${WORK:-}" ]; then WORK=$(mktemp -d /tmp/sitepack-scaling.XXXXXX); OWN_
 CCD="$DATA/ccd/components_excerpt.cif.gz"
 
 rm -rf "$WORK/in" "$WORK/out"; mkdir -p "$WORK/in" "$WORK/out"
-# Copy i (i >= 2) of each file gets one more line of i spaces (gzip files: re-compressed), so that no
-# copy has the size or SHA-256 of another: sitepack would otherwise find them duplicates and process
-# each entry once (docs/reliability.md). Blank lines at the end change nothing that is read.
-for i in $(seq 1 "$REPLICAS"); do
-  d=$(printf '%s/in/r%02d' "$WORK" "$i")
-  if [ "$i" = 1 ]; then cp -a "$DATA/structures" "$d"; continue; fi
-  mkdir -p "$d"
-  pad=$(printf '%*s' "$i" '')
-  for f in "$DATA"/structures/*; do
-    b=$(basename "$f")
-    if [ "$(head -c 2 "$f" | od -An -tx1 | tr -d ' ')" = 1f8b ]; then
-      { gzip -dc "$f"; printf '%s\n' "$pad"; } | gzip -1 > "$d/$b"
-    else
-      { cat "$f"; printf '%s\n' "$pad"; } > "$d/$b"
-    fi
-  done
-done
+# REPLICAS distinct copies of the corpus (bench/replicas.sh: copy i >= 2 of each file padded, so that no
+# copy has the size or SHA-256 of another)
+"$SRC/bench/replicas.sh" "$DATA/structures" "$WORK/in" "$REPLICAS"
 # warm the page cache once so that rep 1 is not a cold-cache outlier
 cat "$WORK"/in/*/* > /dev/null
 

@@ -289,6 +289,9 @@ static int pwrite_all(merge_ctx *c, int64_t at, const void *buf, size_t bytes) {
                       c->rank, strerror(EIO));
   }
   const char *p = buf;
+  double t0 = c->trace ? now_s() : 0;
+  int64_t at0 = at;
+  size_t bytes0 = bytes;
   while (bytes > 0) {
     ssize_t w = pwrite(c->fd, p, bytes, (off_t)at);
     if (w < 0 && errno == EINTR) continue;
@@ -300,6 +303,7 @@ static int pwrite_all(merge_ctx *c, int64_t at, const void *buf, size_t bytes) {
     bytes -= (size_t)w;
   }
   if (c->stats) c->stats->bytes_written += (int64_t)(p - (const char *)buf);
+  if (c->trace) fprintf(c->trace, "%lld %zu %.9f\n", (long long)at0, bytes0, now_s() - t0);
   return 0;
 }
 
@@ -490,8 +494,28 @@ static int write_closing(merge_ctx *c) {
   return rc;
 }
 
+/* Bench hook SITEPACK_MERGE_TRACE=PREFIX (raw writes only): rank r writes PREFIX.r, one line "offset bytes
+ * seconds" per row write (pwrite_all()), then "# copy_seconds S" (the step's time on this rank); read by
+ * bench/merge_io.py. A trace that cannot be opened is no error: the merge runs untraced. */
+static void trace_open(merge_ctx *c) {
+  const char *pre = getenv("SITEPACK_MERGE_TRACE");
+  if (!c->raw || !pre || !*pre) return;
+  char path[4096];
+  snprintf(path, sizeof path, "%s.%d", pre, c->rank);
+  c->trace = fopen(path, "w");
+}
+
+static void trace_close(merge_ctx *c, double t0) {
+  if (!c->trace) return;
+  fprintf(c->trace, "# copy_seconds %.9f\n", now_s() - t0);
+  fclose(c->trace);
+  c->trace = NULL;
+}
+
 static int step_copy(merge_ctx *c) {
   int rc = 0;
+  double t0 = now_s();
+  trace_open(c);
   if (c->raw && (c->fd = open(c->out_path, O_WRONLY | O_CLOEXEC)) < 0)
     rc = sp_err_set(c->err, SP_E_IO, "cannot open %s for writing (rank %d): %s", c->out_path, c->rank, strerror(errno));
   for (int t = 0; t < SP_T_COUNT && !rc; t++)
@@ -501,6 +525,7 @@ static int step_copy(merge_ctx *c) {
   if (c->fd >= 0 && close(c->fd) && !rc)
     rc = sp_err_set(c->err, SP_E_IO, "cannot write %s (rank %d): %s", c->out_path, c->rank, strerror(errno));
   c->fd = -1;
+  trace_close(c, t0);
   return mg_agree(c, rc);
 }
 

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "rankfile.h"
 #include "sitepack/store.h"
@@ -46,6 +47,7 @@ typedef struct merge_ctx {
   int created;                  /* rank 0 created the output (removed again on failure) */
   int fd;                       /* raw: this rank's descriptor of the output, or -1 */
   int fail_inject;              /* test hook SITEPACK_TEST_MERGE_FAIL_RANK names this rank */
+  FILE *trace;                  /* raw: SITEPACK_MERGE_TRACE's file of this rank (every row write), or NULL */
   const char *out_path;
   int uni_t;                    /* the union table (sp_table.is_union), -1: none */
   char *uni;                    /* merge_union.c: [n_uni] entries (uint64 order, then the row); this rank's share's

@@ -19,3 +19,9 @@ add_test(NAME integration_merge_np
   COMMAND bash ${CMAKE_SOURCE_DIR}/tests/integration/merge_np.sh ${SP_CLI} ${CMAKE_BINARY_DIR}/it_merge_np
           ${CMAKE_SOURCE_DIR})
 set_tests_properties(integration_merge_np PROPERTIES TIMEOUT 400 LABELS "integration;store")
+# issue 21: make bench-merge-io's trace of the merge's row writes (SITEPACK_MERGE_TRACE) and its replay by
+# every write backend (bench/merge_io_bench.c) on the sample
+add_test(NAME bench_merge_io_smoke
+  COMMAND bash ${CMAKE_SOURCE_DIR}/tests/integration/merge_io_bench.sh ${SP_CLI} $<TARGET_FILE:sitepack_bench_merge_io>
+          ${CMAKE_BINARY_DIR}/it_merge_io ${CMAKE_SOURCE_DIR})
+set_tests_properties(bench_merge_io_smoke PROPERTIES TIMEOUT 120 LABELS "integration;store")
