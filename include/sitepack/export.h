@@ -44,7 +44,14 @@ typedef struct sp_export_opts {
 typedef struct sp_export_summary {
   int64_t n_sites;       /**< sites exported */
   int64_t n_files;       /**< files written (0 with a stream) */
-  int64_t n_single_bond_fallback; /**< ligands written with single bonds (no CCD and no file orders) */
+  int64_t n_single_bond_fallback; /**< ligands whose bond orders are not known, written as single bonds: some
+                                       bond perceived from distances (no CCD block, no bond table in the file), or
+                                       from CONECT in an entry whose CONECT bonds are all order 1 (SD field
+                                       bond_orders `unknown: ...`) */
+  int64_t n_valence_charged; /**< atoms without a CCD charge that the valence rule charged (N+ with four single
+                                  bonds, the O- of an amine N-oxide; SD field valence_charges) */
+  int64_t n_over_valence;    /**< ligands with an atom above its valence after the rules (SD field warning):
+                                  RDKit's sanitization rejects them */
   double seconds;        /**< wall time of the writing (after the tables are loaded), s */
   double load_seconds;   /**< wall time of loading the tables, s */
 } sp_export_summary;

@@ -14,7 +14,8 @@ static void export_usage(FILE *f) {
           "usage: sitepack export FILE.h5 (--site I[,J..] | --all | --class C | --comp COMP)\n"
           "                       [--format sdf,pdb,cif] --out DIR|- [--force] [--quiet]\n"
           "For each selected site: DIR/<entry>_<comp>_<chain>_<seq>[ins]_ligand.sdf (--format sdf) and the\n"
-          "pocket _pocket.pdb (pdb) or _pocket.cif (cif); default --format sdf,pdb. --out - writes one stream\n"
+          "pocket _pocket.pdb (pdb) or _pocket.cif (cif), _site<I> added where two sites of the file share\n"
+          "the name (the same for every selection); default --format sdf,pdb. --out - writes one stream\n"
           "to standard output: every SDF record first (a multi-molecule SDF), then the pockets.\n"
           "Site indices are rows of /sites (sitepack dump FILE.h5 sites); --class takes a /ligands/class\n"
           "(small_molecule, ion, artifact, glycan, cofactor, peptide, unknown); --comp a comp_id.\n"
@@ -77,6 +78,19 @@ static int check_class(const char *c) {
   return -1;
 }
 
+/* What the SDF records say of their chemistry, one line each kind that occurs (docs/usage.md "Export"). */
+static void export_notes(const sp_export_summary *sum) {
+  if (sum->n_single_bond_fallback)
+    fprintf(stderr, "sitepack export: %lld ligands with bond orders not known, written as single bonds (SD field "
+            "bond_orders)\n", (long long)sum->n_single_bond_fallback);
+  if (sum->n_valence_charged)
+    fprintf(stderr, "sitepack export: %lld atoms without a CCD charge charged by valence (SD field valence_charges)\n",
+            (long long)sum->n_valence_charged);
+  if (sum->n_over_valence)
+    fprintf(stderr, "sitepack export: %lld ligands with an atom above its valence, not sanitizable (SD field warning)\n",
+            (long long)sum->n_over_valence);
+}
+
 int sp_cmd_export(int argc, char **argv) {
   static const struct option longopts[] = {
       {"site", required_argument, NULL, 's'}, {"all", no_argument, NULL, 'a'},
@@ -126,8 +140,8 @@ int sp_cmd_export(int argc, char **argv) {
     return rc == SP_E_INVALID || rc == SP_E_NOT_FOUND || rc == SP_E_FORMAT ? SP_EXIT_USAGE : SP_EXIT_RUNTIME;
   }
   if (!quiet && o.out_dir)
-    fprintf(stderr, "sitepack export: %lld sites, %lld files in %s (%.3f s; tables loaded in %.3f s)%s\n",
-            (long long)sum.n_sites, (long long)sum.n_files, out, sum.seconds, sum.load_seconds,
-            sum.n_single_bond_fallback ? " (some ligands with single bonds: see the SD field bond_orders)" : "");
+    fprintf(stderr, "sitepack export: %lld sites, %lld files in %s (%.3f s; tables loaded in %.3f s)\n",
+            (long long)sum.n_sites, (long long)sum.n_files, out, sum.seconds, sum.load_seconds);
+  if (!quiet) export_notes(&sum);
   return SP_EXIT_OK;
 }

@@ -1,7 +1,8 @@
 /* sp_export: ligand SDF and pocket PDB/mmCIF files from a merged file (export.h, docs/format.md
  * "Export files"). The tables are read whole (export_load), then written site by site. */
 #include "sitepack/export.h"
-#include "sitepack/elements.h"
+#include "export_internal.h"
+#include "sitepack/base.h"
 #include "sitepack/site.h"
 #include "sitepack/store.h"
 #include "sitepack/survey.h"
@@ -13,44 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-
-/* One column read whole: n rows of es bytes. */
-typedef struct xcol {
-  char *p;
-  size_t es;
-} xcol;
-
-/* The tables of the merged file that the exporter needs. */
-typedef struct xfile {
-  hid_t f;
-  const char *path;
-  sp_err *err;
-  int64_t n_st, n_lig, n_comp, n_site, n_res, n_atom, n_bond;
-  xcol st_path, st_entry;
-  xcol l_comp, l_chain, l_seq, l_ins, l_cls, l_flags, l_key, l_src, l_heavy, l_st, l_model, l_residues;
-  xcol c_comp, c_inchikey;
-  xcol s_aptr, s_rptr, s_bptr, s_nlig, s_lig, s_st;
-  xcol r_label, r_auth, r_comp, r_seq, r_lseq, r_ins, r_kind, r_symop;
-  xcol a_pos, a_el, a_name, a_alt, a_res, a_occ, a_b, a_charge, a_ccdc, a_ccda, a_flags;
-  xcol b_a1, b_a2, b_order, b_src;
-} xfile;
-
-#define I64(c, i) (((const int64_t *)(c).p)[i])
-#define I32(c, i) (((const int32_t *)(c).p)[i])
-#define U32(c, i) (((const uint32_t *)(c).p)[i])
-#define U16(c, i) (((const uint16_t *)(c).p)[i])
-#define U8(c, i) (((const uint8_t *)(c).p)[i])
-#define I8(c, i) (((const int8_t *)(c).p)[i])
-#define F32(c, i) (((const float *)(c).p)[i])
-
-/* String i of a fixed-size string column into out (NUL-terminated, cut to cap - 1). */
-static const char *xstr(const xcol *c, int64_t i, char *out, size_t cap) {
-  size_t n = c->p ? strnlen(c->p + (size_t)i * c->es, c->es) : 0;
-  if (n >= cap) n = cap - 1;
-  if (n) memcpy(out, c->p + (size_t)i * c->es, n);
-  out[n] = '\0';
-  return out;
-}
 
 /* Read dataset `name` whole as native type kind (0 int/float by size and class of the file type,
  * strings as fixed strings of the file's size); *rows gets the length. Optional datasets: absent -> empty. */
@@ -148,6 +111,7 @@ static int export_load(xfile *x) {
   L("/bonds/atom2", i32, 4, &x->b_a2, NULL);
   L("/bonds/order", u8, 1, &x->b_order, NULL);
   L("/bonds/source", S, 0, &x->b_src, NULL);
+  L("/bonds/flags", u8, 1, &x->b_flags, NULL);
 #undef L
   if (!rc && (np1 != x->n_site + 1 || I64(x->s_aptr, x->n_site) != x->n_atom))
     rc = sp_err_set(x->err, SP_E_FORMAT, "%s: /sites/atom_ptr does not match the site and atom counts", x->path);
@@ -155,12 +119,6 @@ static int export_load(xfile *x) {
 }
 
 /* ---------------------------------------------------------------- names */
-
-/* "ENTRY COMP CHAIN SEQ[INS]" parts of site i's ligand; file stem with '_' between them. */
-typedef struct site_id {
-  char entry[40], comp[SP_ID_LEN], chain[SP_ID_LEN], seq[24];
-  int64_t lig, st;
-} site_id;
 
 static void keep_name_chars(char *s) {
   for (; *s; s++)
@@ -205,225 +163,63 @@ static void site_stem(const xfile *x, const site_id *id, char *out, size_t cap) 
   else snprintf(out, cap, "%s_%s_%s_%s", e, c, ch, s);
 }
 
-/* ---------------------------------------------------------------- SDF */
-
-static const char *elem(uint8_t z) {
-  const char *s = sp_element_symbol(z);
-  return s && s[0] ? s : "*";
+/* FNV-1a, 64 bits (Fowler, Noll, Vo; the IETF draft-eastlake-fnv offset basis and prime) of string s. */
+static uint64_t fnv1a64(const char *s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (; *s; s++) h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+  return h;
 }
 
-/* The formal charge of atom row a: the CCD's when the atom matches a CCD atom, else the file's. */
-static int atom_charge(const xfile *x, int64_t a) {
-  return (U8(x->a_ccda, a) & 1) ? I8(x->a_ccdc, a) : I8(x->a_charge, a);
+typedef struct stem_hash {
+  uint64_t h;
+  int64_t i;
+} stem_hash;
+
+static int cmp_stem_hash(const void *a, const void *b) {
+  const stem_hash *p = a, *q = b;
+  if (p->h != q->h) return p->h < q->h ? -1 : 1;
+  return (p->i > q->i) - (p->i < q->i);
 }
 
-/* Valence of a neutral atom of element z for the metal-bond rule below (N 3, O/S/Se 2, C 4, P 3), 0 otherwise. */
-static int neutral_valence(uint8_t z) {
-  switch (z) {
-    case 6: return 4;
-    case 7: case 15: return 3;
-    case 8: case 16: case 34: return 2;
-    default: return 0;
+static void base_stem(const xfile *x, int64_t i, char out[160]) {
+  site_id id;
+  site_ident(x, i, &id);
+  site_stem(x, &id, out, 160);
+}
+
+/* The naming rule of the files (docs/usage.md "Export"): a site whose stem (entry, comp, chain, number,
+ * model) another site of the same merged file shares, i.e. the same entry read from two files (its .cif
+ * and its .pdb), gets "_site<I>" appended, all of those sites, whatever is selected: a site's file names
+ * depend on the merged file alone, never on the selection, so that exports of different selections into
+ * one directory neither collide nor replace each other. *out gets one byte per site (1: repeated),
+ * found by sorting the stems' 64-bit hashes and comparing the stems of equal hashes. */
+static int repeated_stems(const xfile *x, uint8_t **out) {
+  size_t n = (size_t)(x->n_site > 0 ? x->n_site : 0);
+  uint8_t *rep = calloc(n + 1, 1);
+  stem_hash *v = malloc((n + 1) * sizeof *v);
+  if (!rep || !v) {
+    free(rep);
+    free(v);
+    return sp_err_set(x->err, SP_E_NOMEM, "out of memory naming the export files");
   }
-}
-
-/* Bonds of site i inside its ligand (both atoms < n_ligand): indices into /bonds. */
-typedef struct lig_bonds {
-  int64_t *rows;
-  size_t n, cap;
-  int64_t *metal;      /* bonds to a metal atom: left out of the bond block (as InChI disconnects them) */
-  size_t n_metal, cap_metal;
-  int *dq;             /* per ligand atom: charge change of the metal-bond rule (written charge = atom_charge + dq) */
-  size_t cap_dq;
-  int unknown_order;   /* some bond has order 0 (perceived): written as single */
-  int any_ccd, any_file, any_conect;
-} lig_bonds;
-
-static int push_row(int64_t **v, size_t *n, size_t *cap, int64_t k) {
-  if (*n == *cap) {
-    size_t nc = *cap ? 2 * *cap : 64;
-    int64_t *p = realloc(*v, nc * sizeof *p);
-    if (!p) return SP_E_NOMEM;
-    *v = p;
-    *cap = nc;
+  char a[160], b[160];
+  for (size_t i = 0; i < n; i++) {
+    base_stem(x, (int64_t)i, a);
+    v[i].h = fnv1a64(a);
+    v[i].i = (int64_t)i;
   }
-  (*v)[(*n)++] = k;
-  return 0;
-}
-
-static int is_metal_bond(const xfile *x, int64_t a0, int64_t k);
-
-static int collect_bonds(const xfile *x, int64_t i, lig_bonds *lb) {
-  int32_t nl = I32(x->s_nlig, i);
-  int64_t a0 = I64(x->s_aptr, i);
-  lb->n = lb->n_metal = 0;
-  lb->unknown_order = lb->any_ccd = lb->any_file = lb->any_conect = 0;
-  for (int64_t k = I64(x->s_bptr, i); k < I64(x->s_bptr, i + 1); k++) {
-    if (I32(x->b_a2, k) >= nl) continue;
-    if (is_metal_bond(x, a0, k)) {
-      if (push_row(&lb->metal, &lb->n_metal, &lb->cap_metal, k)) return SP_E_NOMEM;
-      continue;
+  qsort(v, n, sizeof *v, cmp_stem_hash);
+  for (size_t j = 0; j < n; j++)
+    for (size_t k = j + 1; k < n && v[k].h == v[j].h; k++) {
+      base_stem(x, v[j].i, a);
+      base_stem(x, v[k].i, b);
+      if (!strcmp(a, b)) rep[v[j].i] = rep[v[k].i] = 1;
     }
-    if (push_row(&lb->rows, &lb->n, &lb->cap, k)) return SP_E_NOMEM;
-    char src[16];
-    xstr(&x->b_src, k, src, sizeof src);
-    if (U8(x->b_order, k) == 0) lb->unknown_order = 1;
-    if (!strcmp(src, "ccd")) lb->any_ccd = 1;
-    if (!strcmp(src, "file")) lb->any_file = 1;
-    if (!strcmp(src, "conect")) lb->any_conect = 1;
-  }
+  free(v);
+  *out = rep;
   return 0;
 }
 
-static int is_metal_bond(const xfile *x, int64_t a0, int64_t k) {
-  return sp_element_is_metal(U8(x->a_el, a0 + I32(x->b_a1, k))) || sp_element_is_metal(U8(x->a_el, a0 + I32(x->b_a2, k)));
-}
-
-/* SD bond type: the Kekulé order; 4 aromatic; unknown -> 1 (single). */
-static int sd_bond_type(const xfile *x, int64_t k) {
-  int o = U8(x->b_order, k);
-  return o >= 1 && o <= 4 ? o : 1;
-}
-
-static void flag_names(uint32_t flags, char *out, size_t cap) {
-  size_t u = 0;
-  out[0] = '\0';
-  for (int b = 0; b < 32; b++) {
-    if (!(flags & (1u << b))) continue;
-    const char *nm = sp_ligand_flag_name(b);
-    int n = snprintf(out + u, cap - u, "%s%s", u ? " " : "", nm ? nm : "?");
-    if (n < 0 || (size_t)n >= cap - u) break;
-    u += (size_t)n;
-  }
-}
-
-static const char *comp_inchikey(const xfile *x, const char *comp, char *out, size_t cap) {
-  out[0] = '\0';
-  char c[SP_ID_LEN];
-  for (int64_t k = 0; k < x->n_comp; k++)
-    if (!strcmp(xstr(&x->c_comp, k, c, sizeof c), comp)) return xstr(&x->c_inchikey, k, out, cap);
-  return out;
-}
-
-static void sd_fields(FILE *o, const xfile *x, const site_id *id, int64_t i, const lig_bonds *lb) {
-  char buf[256], key[SP_KEY_LEN + 1], src[20], cls[20], ik[32];
-  uint32_t fl = U32(x->l_flags, id->lig);
-  flag_names(fl, buf, sizeof buf);
-  fprintf(o, ">  <comp_id>\n%s\n\n", id->comp);
-  fprintf(o, ">  <molecule_key>\n%s\n\n", xstr(&x->l_key, id->lig, key, sizeof key));
-  fprintf(o, ">  <inchikey>\n%s\n\n", comp_inchikey(x, id->comp, ik, sizeof ik));
-  fprintf(o, ">  <class>\n%s\n\n", xstr(&x->l_cls, id->lig, cls, sizeof cls));
-  fprintf(o, ">  <flags>\n%s\n\n", buf);
-  fprintf(o, ">  <key_source>\n%s\n\n", xstr(&x->l_src, id->lig, src, sizeof src));
-  fprintf(o, ">  <site_idx>\n%lld\n\n", (long long)i);
-  fprintf(o, ">  <residues>\n%s\n\n", xstr(&x->l_residues, id->lig, buf, sizeof buf));
-  char bo[64]; /* the sources of the orders: "ccd", "file", "conect" (space-separated), or "none" */
-  snprintf(bo, sizeof bo, "%s%s%s", lb->any_ccd ? " ccd" : "", lb->any_file ? " file" : "", lb->any_conect ? " conect" : "");
-  fprintf(o, ">  <bond_orders>\n%s\n\n",
-          lb->unknown_order ? "unknown: no CCD definition and no bond orders in the file; written as single bonds"
-                            : bo[0] ? bo + 1 : "none");
-  if (lb->n_metal) { /* "a-b" atom numbers (1-based) of the bonds to metals left out of the bond block */
-    fputs(">  <metal_bonds>\n", o);
-    for (size_t b = 0; b < lb->n_metal; b++)
-      fprintf(o, "%s%d-%d", b ? " " : "", I32(x->b_a1, lb->metal[b]) + 1, I32(x->b_a2, lb->metal[b]) + 1);
-    fputs("\n\n", o);
-  }
-  fputs("$$$$\n", o);
-}
-
-static void sdf_header(FILE *o, const site_id *id) {
-  fprintf(o, "%s %s %s %s\n", id->entry, id->comp, id->chain[0] ? id->chain : "-", id->seq);
-  fputs("  sitepack        3D\n\n", o);
-}
-
-/* V2000 block: up to 999 atoms and bonds, no metal bond. */
-static void sdf_v2000(FILE *o, const xfile *x, int64_t a0, int32_t nl, const lig_bonds *lb) {
-  fprintf(o, "%3d%3zu  0  0  0  0  0  0  0  0999 V2000\n", nl, lb->n);
-  int n_chg = 0;
-  for (int32_t k = 0; k < nl; k++) {
-    const float *p = &F32(x->a_pos, 3 * (a0 + k));
-    fprintf(o, "%10.4f%10.4f%10.4f %-3s 0  0  0  0  0  0  0  0  0  0  0  0\n", p[0], p[1], p[2], elem(U8(x->a_el, a0 + k)));
-    n_chg += atom_charge(x, a0 + k) + lb->dq[k] != 0;
-  }
-  for (size_t b = 0; b < lb->n; b++) {
-    int64_t k = lb->rows[b];
-    fprintf(o, "%3d%3d%3d  0\n", I32(x->b_a1, k) + 1, I32(x->b_a2, k) + 1, sd_bond_type(x, k));
-  }
-  for (int32_t k = 0, w = 0; k < nl; k++) {
-    int c = atom_charge(x, a0 + k) + lb->dq[k];
-    if (!c) continue;
-    if (w % 8 == 0) fprintf(o, "M  CHG%3d", n_chg - w < 8 ? n_chg - w : 8);
-    fprintf(o, " %3d %3d", k + 1, c);
-    if (++w % 8 == 0 || w == n_chg) fputc('\n', o);
-  }
-  fputs("M  END\n", o);
-}
-
-/* V3000 block: more than 999 atoms or bonds. */
-static void sdf_v3000(FILE *o, const xfile *x, int64_t a0, int32_t nl, const lig_bonds *lb) {
-  fputs("  0  0  0     0  0            999 V3000\n", o);
-  fputs("M  V30 BEGIN CTAB\n", o);
-  fprintf(o, "M  V30 COUNTS %d %zu 0 0 0\n", nl, lb->n);
-  fputs("M  V30 BEGIN ATOM\n", o);
-  for (int32_t k = 0; k < nl; k++) {
-    const float *p = &F32(x->a_pos, 3 * (a0 + k));
-    int c = atom_charge(x, a0 + k) + lb->dq[k];
-    fprintf(o, "M  V30 %d %s %.4f %.4f %.4f 0", k + 1, elem(U8(x->a_el, a0 + k)), p[0], p[1], p[2]);
-    if (c) fprintf(o, " CHG=%d", c);
-    fputc('\n', o);
-  }
-  fputs("M  V30 END ATOM\n", o);
-  if (lb->n) fputs("M  V30 BEGIN BOND\n", o);
-  for (size_t b = 0; b < lb->n; b++) {
-    int64_t k = lb->rows[b];
-    fprintf(o, "M  V30 %zu %d %d %d\n", b + 1, sd_bond_type(x, k), I32(x->b_a1, k) + 1, I32(x->b_a2, k) + 1);
-  }
-  if (lb->n) fputs("M  V30 END BOND\n", o);
-  fputs("M  V30 END CTAB\nM  END\n", o);
-}
-
-/* Bonds to metals are left out of the SDF, as InChI disconnects them; an atom X whose metal bond
- * completed its neutral valence (X's other bonds + 1 <= its neutral valence: a pyrrole N of a haem,
- * a deprotonated O) takes charge -1 and the metal +1, so that no hydrogen is added where the metal was
- * (InChI's own disconnection does the same). A dative bond (X already at its valence: the imine N of a
- * haem) changes no charge. */
-static int metal_charges(const xfile *x, int64_t a0, int32_t nl, lig_bonds *lb) {
-  if ((size_t)nl + 1 > lb->cap_dq) {
-    int *p = realloc(lb->dq, ((size_t)nl + 1) * sizeof *p);
-    if (!p) return SP_E_NOMEM;
-    lb->dq = p;
-    lb->cap_dq = (size_t)nl + 1;
-  }
-  memset(lb->dq, 0, ((size_t)nl + 1) * sizeof *lb->dq);
-  for (size_t m = 0; m < lb->n_metal; m++) {
-    int32_t a = I32(x->b_a1, lb->metal[m]), b = I32(x->b_a2, lb->metal[m]);
-    int32_t metal = sp_element_is_metal(U8(x->a_el, a0 + a)) ? a : b, other = metal == a ? b : a;
-    int nv = neutral_valence(U8(x->a_el, a0 + other));
-    if (!nv || atom_charge(x, a0 + other) + lb->dq[other] != 0 || sp_element_is_metal(U8(x->a_el, a0 + other))) continue;
-    int val = 0;
-    for (size_t k = 0; k < lb->n; k++) {
-      int64_t r = lb->rows[k];
-      if (I32(x->b_a1, r) == other || I32(x->b_a2, r) == other) val += sd_bond_type(x, r) == 4 ? 1 : sd_bond_type(x, r);
-    }
-    if (val + 1 <= nv) {
-      lb->dq[other] -= 1;
-      lb->dq[metal] += 1;
-    }
-  }
-  return 0;
-}
-
-static int write_sdf(FILE *o, const xfile *x, int64_t i, const site_id *id, lig_bonds *lb) {
-  if (collect_bonds(x, i, lb)) return SP_E_NOMEM;
-  int64_t a0 = I64(x->s_aptr, i);
-  int32_t nl = I32(x->s_nlig, i);
-  if (metal_charges(x, a0, nl, lb)) return SP_E_NOMEM;
-  sdf_header(o, id);
-  if (nl > 999 || lb->n > 999) sdf_v3000(o, x, a0, nl, lb);
-  else sdf_v2000(o, x, a0, nl, lb);
-  sd_fields(o, x, id, i, lb);
-  return 0;
-}
 /* ---------------------------------------------------------------- pockets */
 
 /* The chain labels of one PDB pocket's symmetry images: one character per (chain, symop) pair. */
@@ -503,7 +299,7 @@ static void write_pocket(FILE *o, const xfile *x, int64_t i, const site_id *id, 
     xstr(&x->a_alt, a, alt, sizeof alt);
     pocket_chain(x, r, pdb, &T, chain, sizeof chain);
     int het = (U16(x->a_flags, a) & (SP_SITE_ATOM_LIGAND | SP_SITE_ATOM_HETATM)) != 0;
-    const char *el = elem(U8(x->a_el, a));
+    const char *el = xelem(U8(x->a_el, a));
     const float *p = &F32(x->a_pos, 3 * a);
     int32_t seq = I32(x->r_seq, r);
     int chg = I8(x->a_charge, a);
@@ -543,14 +339,22 @@ static int select_sites(const xfile *x, const sp_export_opts *o, int64_t **out, 
   int64_t *v = malloc((size_t)(x->n_site > 0 ? x->n_site : 1) * sizeof *v + o->n_sites * sizeof *v);
   if (!v) return sp_err_set(err, SP_E_NOMEM, "out of memory selecting sites");
   size_t n = 0;
+  uint8_t *given = o->n_sites ? calloc((size_t)x->n_site + 1, 1) : NULL; /* a site listed twice is written once */
+  if (o->n_sites && !given) {
+    free(v);
+    return sp_err_set(err, SP_E_NOMEM, "out of memory selecting sites");
+  }
   for (size_t k = 0; k < o->n_sites; k++) {
     if (o->sites[k] < 0 || o->sites[k] >= x->n_site) {
       free(v);
+      free(given);
       return sp_err_set(err, SP_E_NOT_FOUND, "%s: no site %lld (the file has %lld sites: 0..%lld)", x->path,
                         (long long)o->sites[k], (long long)x->n_site, (long long)x->n_site - 1);
     }
-    v[n++] = o->sites[k];
+    if (!given[o->sites[k]]) v[n++] = o->sites[k];
+    given[o->sites[k]] = 1;
   }
+  free(given);
   for (int64_t i = 0; !o->n_sites && i < x->n_site; i++) {
     int64_t l = I64(x->s_lig, i);
     char buf[128];
@@ -593,39 +397,17 @@ static int close_out(FILE *f, const char *path, sp_err *err) {
   return bad ? sp_err_set(err, SP_E_IO, "writing %s failed", path) : 0;
 }
 
-/* File stems already used by this export: a second site with the same name (the same entry read
- * from two files, e.g. its .cif and its .pdb) gets "_site<I>" appended. */
-typedef struct stems {
-  char (*v)[160];
-  size_t n, cap;
-} stems;
-
-static int stem_unique(stems *st, int64_t i, char stem[160]) {
-  for (size_t k = 0; k < st->n; k++)
-    if (!strcmp(st->v[k], stem)) {
-      size_t n = strlen(stem);
-      snprintf(stem + n, 160 - n, "_site%lld", (long long)i);
-      break;
-    }
-  if (st->n == st->cap) {
-    size_t nc = st->cap ? 2 * st->cap : 256;
-    char(*p)[160] = realloc(st->v, nc * sizeof *p);
-    if (!p) return SP_E_NOMEM;
-    st->v = p;
-    st->cap = nc;
-  }
-  memcpy(st->v[st->n++], stem, 160);
-  return 0;
-}
-
 /* The files of site i (directory output) or its records on the stream. */
-static int export_site(const xfile *x, const sp_export_opts *o, int64_t i, int pass, lig_bonds *lb, stems *used,
-                       sp_export_summary *sum, sp_err *err) {
+static int export_site(const xfile *x, const sp_export_opts *o, int64_t i, int pass, lig_bonds *lb,
+                       const uint8_t *repeated, sp_export_summary *sum, sp_err *err) {
   site_id id;
   site_ident(x, i, &id);
   char stem[160], path[4096];
   site_stem(x, &id, stem, sizeof stem);
-  if (o->out_dir && stem_unique(used, i, stem)) return sp_err_set(err, SP_E_NOMEM, "out of memory naming files");
+  if (repeated[i]) {
+    size_t n = strlen(stem);
+    snprintf(stem + n, sizeof stem - n, "_site%lld", (long long)i);
+  }
   static const char *const suffix[3] = {"_ligand.sdf", "_pocket.pdb", "_pocket.cif"};
   for (int k = 0; k < 3; k++) {
     if (!(o->formats & (1u << k)) || (!o->out_dir && pass != k)) continue;
@@ -633,8 +415,12 @@ static int export_site(const xfile *x, const sp_export_opts *o, int64_t i, int p
     if (!f) return err ? err->cls : SP_E_IO;
     int rc = 0;
     if (k == 0) {
-      rc = write_sdf(f, x, i, &id, lb);
-      if (!rc && lb->unknown_order) sum->n_single_bond_fallback++;
+      rc = sp_export_write_sdf(f, x, i, &id, lb);
+      if (!rc) {
+        sum->n_single_bond_fallback += lb->unknown_order || lb->conect_no_orders;
+        sum->n_valence_charged += lb->n_valence_charged;
+        sum->n_over_valence += lb->over_valence != 0;
+      }
     } else {
       write_pocket(f, x, i, &id, k == 1);
     }
@@ -685,6 +471,9 @@ int sp_export(const char *h5_path, const sp_export_opts *o, sp_export_summary *s
   double t0 = now_s();
   int rc = open_merged(&x, h5_path);
   if (!rc) rc = export_load(&x);
+  if (!rc && sp_export_conect_orders(&x)) rc = sp_err_set(err, SP_E_NOMEM, "out of memory reading %s", h5_path);
+  uint8_t *repeated = NULL;
+  if (!rc) rc = repeated_stems(&x, &repeated);
   int64_t *sel = NULL;
   size_t n_sel = 0;
   if (!rc) rc = select_sites(&x, o, &sel, &n_sel, err);
@@ -693,20 +482,18 @@ int sp_export(const char *h5_path, const sp_export_opts *o, sp_export_summary *s
   double t1 = now_s();
   sum->load_seconds = t1 - t0;
   lig_bonds lb = {0};
-  stems used = {0};
   /* a stream holds every SDF record first (one multi-molecule SDF), then the pockets */
   for (int pass = 0; !rc && pass < (o->out_dir ? 1 : 3); pass++)
     for (size_t k = 0; !rc && k < n_sel; k++) {
-      rc = export_site(&x, o, sel[k], pass, &lb, &used, sum, err);
+      rc = export_site(&x, o, sel[k], pass, &lb, repeated, sum, err);
       if (!rc && pass == 0) sum->n_sites++;
     }
   if (!rc && !o->out_dir && (fflush(o->stream) != 0 || ferror(o->stream)))
     rc = sp_err_set(err, SP_E_IO, "writing the export stream failed");
   sum->seconds = now_s() - t1;
-  free(lb.rows);
-  free(lb.metal);
-  free(lb.dq);
-  free(used.v);
+  sp_export_sdf_free(&lb);
+  free(repeated);
+  free(x.st_conect_orders);
   free(sel);
   xfree(&x);
   if (x.f >= 0) H5Fclose(x.f);
