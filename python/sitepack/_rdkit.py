@@ -27,7 +27,9 @@ def ligand_chemistry(site):
     export writes them: charge = /atoms/ccd_charge where the atom matches a CCD atom (ccd_atom bit 0), else
     /atoms/charge; the /bonds rows among the ligand atoms (order 0 -> 1); bonds to a metal left out (InChI
     disconnects them) and, for each, the non-metal atom whose valence it completed (C 4, N 3, P 3, O/S/Se 2)
-    charged -1 and the metal +1, so that no hydrogen is added where the metal was."""
+    charged -1 and the metal +1, so that no hydrogen is added where the metal was; then the export's valence
+    rule for atoms without a CCD charge (_valence_charges: a four-valent N is N+, its terminal O/N partner the
+    anion)."""
     nl = site.n_ligand
     elem = site.elements[:nl].astype(np.int64)
     ccd = site.atoms("ccd_atom")[:nl] if "atoms/ccd_atom" in site._ds._cols else np.zeros(nl, np.uint8)
@@ -45,6 +47,13 @@ def ligand_chemistry(site):
             o = int(b["order"])
             bonds.append((i, j, o if 1 <= o <= 4 else 1))
     dq = np.zeros(nl, np.int64)
+    _metal_charges(elem, charge, bonds, metal, dq)
+    _valence_charges(elem, charge, ccd, bonds, dq)
+    return elem, charge + dq, bonds, metal
+
+
+def _metal_charges(elem, charge, bonds, metal, dq):
+    """The SDF export's metal-bond rule (src/store/export_sdf.c metal_charges), into dq."""
     for i, j in metal:
         m, other = (i, j) if elem[i] in _METALS else (j, i)
         nv = _NEUTRAL_VALENCE.get(int(elem[other]), 0)
@@ -54,7 +63,35 @@ def ligand_chemistry(site):
         if val + 1 <= nv:
             dq[other] -= 1
             dq[m] += 1
-    return elem, charge + dq, bonds, metal
+
+
+def _valence_charges(elem, charge, ccd, bonds, dq):
+    """The SDF export's valence rule (src/store/export_sdf.c valence_charges; docs/usage.md "Export"), into dq:
+    for atoms without a CCD charge (ccd_atom bit 0 clear) and uncharged so far, an N whose bonds add up to
+    valence 4 (aromatic bonds counted 1), none aromatic, is N+ (the valence of a neutral N is 3, of N+ 4); its
+    terminal partner (one bond) without a charge is then the anion: an O on a single bond (amine N-oxide,
+    nitro), an N on a double bond (azide)."""
+    n = len(elem)
+    deg, val, arom = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, bool)
+    for i, j, o in bonds:
+        for k in (i, j):
+            deg[k] += 1
+            val[k] += 1 if o == 4 else o
+            arom[k] |= o == 4
+
+    def open_(k):
+        return not (ccd[k] & 1) and charge[k] + dq[k] == 0
+
+    for k in range(n):
+        if elem[k] != 7 or not open_(k) or val[k] != 4 or arom[k]:
+            continue
+        dq[k] += 1
+        for i, j, o in bonds:
+            p = j if i == k else i if j == k else -1
+            if p < 0 or deg[p] != 1 or not open_(p):
+                continue
+            if (elem[p] == 8 and o == 1) or (elem[p] == 7 and o == 2):
+                dq[p] -= 1
 
 
 def site_to_rdkit(site, sanitize=True):
