@@ -22,6 +22,7 @@ Over the merged output of shared/data/structures:
 usage: test_export_chem.py SITEPACK DATA_DIR WORK_DIR
 """
 import os
+import shutil
 import subprocess
 import sys
 
@@ -161,6 +162,7 @@ def main():
     r = run([exe, "check", h5, "--quiet"])
     check(r.returncode == 0, f"check: {r.stderr[-300:]}")
     exp = os.path.join(work, "export_all")
+    shutil.rmtree(exp, ignore_errors=True)   # files of an earlier build (other names) would be counted too
     r = run([exe, "export", h5, "--all", "--format", "sdf,pdb,cif", "--out", exp, "--force", "--quiet"])
     check(r.returncode == 0, f"export --all: {r.returncode} {r.stderr[-300:]}")
     r = run([exe, "export", h5, "--site", "100000000", "--out", "-"])
