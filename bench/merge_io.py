@@ -160,13 +160,24 @@ def summarise(res):
     return out
 
 
+def paired(res, np_, io, be):
+    """The per-rep ratio of backend @p be's slowest-rank write seconds to pwrite's in the same bench run."""
+    rows = [b for b in res["bench"] if b["np"] == np_ and b["io"] == io and not b.get("skipped")]
+    pw = {b["rep"]: max(b["write_s"]) for b in rows if b["backend"] == "pwrite"}
+    rat = [max(b["write_s"]) / pw[b["rep"]] for b in rows if b["backend"] == be and b["rep"] in pw]
+    if not rat:
+        return f"{be} -"
+    return (f"{be} {statistics.median(rat):.2f} [{min(rat):.2f}-{max(rat):.2f}], "
+            f"{sum(x < 1 for x in rat)}/{len(rat)}")
+
+
 def write_md(path, res):
     p, inp = res["provenance"], res["inputs"]
     L = [f"# The parallel merge's write paths: {os.path.basename(path)[:-3]}", "",
          f"git {p['git']}, host {p['host']} ({p['cpus']} CPUs, {p['cpu']}), {p['mpirun']}, {p['hdf5']}; "
          f"file system {p['file_system']}; load average before {res['load_before']}, after {res['load_after']}.", "",
          f"Input: {inp['replicas']} replicas of shared/data/structures = {inp['files']} files "
-         f"({inp['input_bytes'] / 1e6:.1f} MB), as {inp['shards']}; merged file {inp['merged_bytes'] / 1e6:.1f} MB. "
+         f"({inp['input_bytes'] / 1e6:.1f} MB); shards: {inp['shards']}; merged file {inp['merged_bytes'] / 1e6:.1f} MB. "
          f"Extents: those the real `sitepack merge` writes at each -np (SITEPACK_MERGE_TRACE), the same for every "
          f"backend. Median of {p['reps']} alternated reps (rep r: the real merge, then each MPI-IO component's "
          f"bench run, backends in an order rotated by r) of the slowest rank.", "",
@@ -199,7 +210,9 @@ def write_md(path, res):
             best = min(mine, key=lambda r: r["write_s"])
             L.append(f"  {io}: the bench's pwrite {pw['write_s']:.4f} s = {pw['write_s'] / real['write_s']:.2f} x the real merge's; "
                      + ", ".join(f"{r['backend']} {r['write_s'] / pw['write_s']:.2f}" for r in mine if r is not pw)
-                     + f" x pwrite; fastest: {best['backend']}.")
+                     + f" x pwrite (ratio of medians); fastest median: {best['backend']}. Paired, each rep's backend / "
+                     "the same bench run's pwrite (median [min-max], reps where it was faster): "
+                     + "; ".join(paired(res, np_, io, be) for be in BACKENDS[1:]) + ".")
     L += ["", "write s: the extents' writes alone (pwrite(2), MPI_File_write_at[_all], H5Dwrite); open+write+close: "
           "with the open (MPI_File_open is collective) and the close (H5Fclose: the metadata); create s: "
           "parallel HDF5's collective H5Fcreate + H5Dcreate of every dataset (the raw paths write into an empty file "
@@ -220,7 +233,12 @@ def main():
     ap.add_argument("--io", default="ompio romio321")
     ap.add_argument("--work", default=None)
     ap.add_argument("--label", default="")
+    ap.add_argument("--md-only", metavar="JSON", help="write the .md beside a results JSON again (no run)")
     args = ap.parse_args()
+    if args.md_only:
+        with open(args.md_only) as f:
+            write_md(args.md_only[:-5] + ".md", json.load(f))
+        return
     src = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     sp = os.path.abspath(os.path.join(args.build, "bin/sitepack"))
     bench = os.path.abspath(os.path.join(args.build, "bin/sitepack_bench_merge_io"))
