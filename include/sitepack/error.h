@@ -63,6 +63,13 @@ typedef struct sp_err {
 const char *sp_errclass_name(int cls);
 
 /**
+ * The class whose sp_errclass_name() is @p name (the inverse, for reading `/structures/status` back).
+ * @param name NUL-terminated; NULL is treated as unknown.
+ * @return SP_OK for "ok", an SP_E_* value for a class name, -1 for any other text ("unknown_error" included).
+ */
+int sp_errclass_from_name(const char *name);
+
+/**
  * Fill @p err (if not NULL) with @p cls and a printf-style message, truncated to
  * SP_ERR_MSG_LEN-1 bytes (a cut message ends with "..."). Newlines and tabs in the formatted text are replaced by spaces.
  * @return @p cls, so that callers can write `return sp_err_set(err, SP_E_IO, ...)`.

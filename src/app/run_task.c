@@ -83,8 +83,8 @@ static int do_task(size_t task, void *user) {
       c->counts[C_FILES_OK]++;
     } else {
       c->counts[C_FILES_FAILED]++;
-      for (int k = 0; k < SP_ERRCLASS_COUNT; ++k)
-        if (!strcmp(st->status, sp_errclass_name(k))) c->fail_by_class[k]++;
+      int k = sp_errclass_from_name(st->status);
+      if (k > 0) c->fail_by_class[k]++;
       append_fail(c, st);
     }
     c->counts[C_ATOMS] += st->n_atoms;

@@ -253,10 +253,9 @@ static int comp_add_key(comp_stat *c, const char *key) {
 static int count_instances(survey *s) {
   for (size_t r = 0; r < s->st.n_rows; ++r) {
     const char *st = at(&s->st, r, s->s_status);
-    int k = 1;
-    while (k < SP_ERRCLASS_COUNT && strcmp(st, sp_errclass_name(k))) k++;
-    if (!strcmp(st, "ok")) s->n_ok++;
-    else if (k < SP_ERRCLASS_COUNT) s->by_status[k]++;
+    int k = sp_errclass_from_name(st);
+    if (k == SP_OK) s->n_ok++;
+    else if (k > 0) s->by_status[k]++;
     else s->n_other++;
   }
   s->nc = s->cp.n_rows;

@@ -36,6 +36,13 @@ const char *sp_errclass_name(int cls) {
   return k_names[cls];
 }
 
+int sp_errclass_from_name(const char *name) {
+  if (!name) return -1;
+  for (int k = 0; k < SP_ERRCLASS_COUNT; ++k)
+    if (k_names[k] && !strcmp(name, k_names[k])) return k;
+  return -1;
+}
+
 int sp_err_set(sp_err *err, int cls, const char *fmt, ...) {
   if (!err) return cls;
   err->cls = cls;

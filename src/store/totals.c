@@ -75,14 +75,12 @@ int sp_output_totals_read(const char *h5_path, sp_output_totals *t, sp_err *err)
         size_t n = ws < sizeof s - 1 ? ws : sizeof s - 1;
         memcpy(s, status + (size_t)i * ws, n);
         s[n] = 0;
-        if (!strcmp(s, "ok")) {
+        int k = sp_errclass_from_name(s);
+        if (k == SP_OK) {
           t->n_ok++;
           continue;
         }
-        int k;
-        for (k = 1; k < SP_ERRCLASS_COUNT; ++k)
-          if (!strcmp(s, sp_errclass_name(k))) break;
-        if (k < SP_ERRCLASS_COUNT) t->by_class[k]++;
+        if (k > 0) t->by_class[k]++;
         if (k == SP_E_DUPLICATE || k == SP_E_REPEATED_ENTRY) { /* not processed: neither ok nor failed */
           if (k == SP_E_DUPLICATE) t->n_duplicates++;
           else t->n_repeated_entries++;
