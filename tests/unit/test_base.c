@@ -1,9 +1,10 @@
-/* Base module (include/sitepack/base.h): growth of arrays and the frozen mixing functions. */
+/* Base module (include/sitepack/base.h, error.h): growth of arrays, the frozen mixing functions, error class names. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sitepack/base.h"
+#include "sitepack/error.h"
 #include "sp_test.h"
 
 static void test_mix(void) {
@@ -48,8 +49,21 @@ static void test_grow(void) {
   free(q);
 }
 
+/* sp_errclass_from_name inverts sp_errclass_name for every class; names of no class are -1 */
+static void test_errclass_names(void) {
+  for (int k = 0; k < SP_ERRCLASS_COUNT; ++k)
+    CHECK(sp_errclass_from_name(sp_errclass_name(k)) == k, "class %d (%s) does not read back", k, sp_errclass_name(k));
+  CHECK(sp_errclass_from_name("ok") == SP_OK, "ok is SP_OK");
+  CHECK(sp_errclass_from_name("truncated_gzip") == SP_E_TRUNCATED_GZIP, "truncated_gzip");
+  CHECK(sp_errclass_from_name("repeated_entry") == SP_E_REPEATED_ENTRY, "repeated_entry");
+  CHECK(sp_errclass_from_name("unknown_error") == -1, "unknown_error names no class");
+  CHECK(sp_errclass_from_name("") == -1 && sp_errclass_from_name(NULL) == -1, "empty and NULL name no class");
+  CHECK(sp_errclass_from_name("OK") == -1 && sp_errclass_from_name("ok ") == -1, "names are exact");
+}
+
 int main(void) {
   test_mix();
+  test_errclass_names();
   test_grow();
   return sp_test_done("test_base");
 }
