@@ -14,7 +14,9 @@ def _as_list(v):
 def _in(values, wanted):
     """values: a bytes column; wanted: str or an iterable of str (exact match)."""
     w = [x.encode() if isinstance(x, str) else bytes(x) for x in _as_list(wanted)]
-    return np.isin(values, np.array(w, dtype=values.dtype))
+    # a name longer than the column's width matches nothing (a cast to the column's dtype would cut it)
+    w = [x for x in w if len(x) <= values.dtype.itemsize]
+    return np.isin(values, np.array(w, dtype=values.dtype)) if w else np.zeros(values.shape, dtype=bool)
 
 
 def _flag_masks(path, names):
@@ -57,7 +59,9 @@ def select(ds, ligand_class=None, comp_id=None, molecule_key=None, flags=None, n
     """Sorted int64 indices of the sites passing every filter given (None = no filter).
 
     ligand_class: str or list (/ligands/class: small_molecule, ion, artifact, glycan, cofactor, peptide,
-    unknown); comp_id, molecule_key: str or list (the site's ligand); flags: names that must all be set,
+    unknown); comp_id: str or list, a comp_id of any of the ligand's own residues (its /residues rows of
+    kind 0: NAG selects a NAG-NAG-BMA glycan too; the rule of ``sitepack export --comp``); molecule_key: str or
+    list (/ligands/molecule_key of the site's ligand); flags: names that must all be set,
     not_flags: names none of which may be set (ligand flags sitepack.LIGAND_FLAGS, site flags
     sitepack.SITE_FLAGS); method: str or list, exact /structures/method, case-insensitive (e.g. "X-RAY
     DIFFRACTION"); max_resolution / min_resolution: Å, inclusive (entries without a resolution never pass);
@@ -76,7 +80,12 @@ def select(ds, ligand_class=None, comp_id=None, molecule_key=None, flags=None, n
         _check_classes(ds.path, ligand_class)
         keep &= _in(c["ligands/class"], ligand_class)[lig]
     if comp_id is not None:
-        keep &= _in(c["ligands/comp_id"], comp_id)[lig]
+        own = (c["residues/kind"] == _schema.RESIDUE_KINDS["ligand"]) & _in(c["residues/comp_id"], comp_id)
+        rp = c["sites/residue_ptr"]   # validated at open: the residue rows of site i are rp[i]:rp[i + 1]
+        owner = np.repeat(np.arange(n, dtype=np.int64), np.diff(rp))
+        has = np.zeros(n, dtype=bool)
+        has[owner[own]] = True
+        keep &= has
     if molecule_key is not None:
         keep &= _in(c["ligands/molecule_key"], molecule_key)[lig]
     for names, want_set in ((flags, True), (not_flags, False)):

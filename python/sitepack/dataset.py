@@ -97,6 +97,21 @@ def _take_rows(col, rows):
     return col.take(rows, axis=0, mode="wrap") if len(col) else col.take(rows, axis=0)
 
 
+class _Closed:
+    """Stands in for the mapped columns after Dataset.close(): any read raises ValueError naming the file, so a
+    Site taken before the close fails as ds[i] does (no per-access test on the open path)."""
+
+    __slots__ = ("_path",)
+
+    def __init__(self, path):
+        self._path = path
+
+    def _fail(self, *_):
+        raise ValueError(f"{self._path}: the dataset is closed")
+
+    __getitem__ = get = __contains__ = __iter__ = __len__ = _fail
+
+
 class Site:
     """One site of a Dataset (``ds[i]``). Each attribute reads its rows of the mapped file when accessed
     and returns a copy (nothing is read before, nothing shared with the file after).
@@ -269,11 +284,9 @@ class Dataset:
             except TypeError:
                 raise TypeError(f"{self.path}: site index must be an integer, not {type(i).__name__}") from None
         n = self._n
-        if i < 0:
-            i += n
-        if i < 0 or i >= n:
-            raise SiteIndexError(self.path, f"{self.path}: site index {i} out of range [0, {n})")
-        return i
+        if not -n <= i < n:
+            raise SiteIndexError(self.path, f"{self.path}: site index {i} out of range [-{n}, {n})")
+        return i + n if i < 0 else i
 
     def __iter__(self):
         for i in range(self._n):
@@ -295,8 +308,9 @@ class Dataset:
         """Drop the views and unmap the file (copies returned earlier stay valid). Afterwards ds[i],
         get_sites_flat, select, column and table raise ValueError ("... is closed")."""
         self._closed = True
-        self._cols = self._tables = {}
-        self._pos = self._elem = self._aflags = self._nlig = None
+        closed = _Closed(self.path)
+        self._cols = self._tables = closed
+        self._pos = self._elem = self._aflags = self._nlig = self._nlig_mv = closed
         if self._mm is not None:
             try:
                 self._mm.close()
@@ -388,6 +402,10 @@ class Dataset:
             idx = idx.reshape(-1)
         if idx.dtype.kind not in "iu" and idx.size:
             raise TypeError(f"{self.path}: site indices must be integers, not {idx.dtype}")
+        if idx.dtype.kind == "u" and idx.size and idx.max() >= self._n:   # before the cast: 2**64-1 is not -1
+            k = int(np.flatnonzero(idx >= self._n)[0])
+            raise SiteIndexError(self.path, f"{self.path}: site index {idx[k]} out of range [-{self._n}, "
+                                 f"{self._n}) at position {k}")
         idx = idx.astype(np.int64, copy=False)
         if idx.size:
             bad = (idx < -self._n) | (idx >= self._n)
@@ -407,17 +425,23 @@ class Dataset:
         @p fields: per-atom columns: ``"positions"`` (A, 3) float32 Å, ``"elements"`` (A,) uint8, ``"flags"``
         (A,) uint16, or any other /atoms column by name (``"b_iso"``, ``"charge"``, ``"chem"``, ...).
         @p site_fields: per-site /sites columns (``"n_ligand"`` int32, ``"center"`` (k, 3) float32 Å, ...).
+        Either may be one name (a str) or a sequence of names; a name may not be asked twice (as an atom and
+        a site field), nor be ``"n_atoms"`` or ``"offsets"``, the batch's own keys (ValueError).
 
         Returns a dict: each field -> array (A = total atoms, k = len(idx)), plus ``"n_atoms"`` (k,) int64 and
         ``"offsets"`` (k+1,) int64: site j's atoms are rows ``offsets[j]:offsets[j+1]``. A negative index counts
         from the end (as ds[i]). Raises SiteIndexError for an index outside [-len(ds), len(ds)),
-        MissingTableError for an unknown column, ValueError once the dataset is closed."""
+        MissingTableError for an unknown column, ValueError once the dataset is closed (and for the names
+        above), TypeError for indices that are not integers."""
         idx = self._check_indices(idx)
+        fields = (fields,) if isinstance(fields, str) else tuple(fields)
+        site_fields = (site_fields,) if isinstance(site_fields, str) else tuple(site_fields)
+        clash = set(fields) & set(site_fields) | (set(fields) | set(site_fields)) & {"n_atoms", "offsets"}
+        if clash:
+            raise ValueError(f"{self.path}: {sorted(clash)}: a key of the batch can be asked once, and n_atoms / "
+                             "offsets are the batch's own (the block sizes, equal to /sites/n_atoms)")
         cols = [(f, self._column("atoms", ATOM_ALIASES.get(f, f))) for f in fields]
         scols = [(f, self._column("sites", f)) for f in site_fields]
-        clash = set(fields) & set(site_fields)
-        if clash:
-            raise ValueError(f"{self.path}: {sorted(clash)} asked both as atom and site fields")
         ap = self._ap
         a0 = ap[idx]
         n = ap[idx + 1] - a0

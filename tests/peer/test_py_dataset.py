@@ -154,9 +154,24 @@ def check_sites(path, dump, f, ds):
     return lig, st, sites
 
 
-def check_select(ds, lig, st, sites):
+def own_comps(path, n):
+    """{site: set of comp_ids of its ligand's own residues (/residues kind 0)}, by a loop over h5py rows."""
+    with h5py.File(path, "r") as f:
+        rp, kind, comp = f["sites/residue_ptr"][:], f["residues/kind"][:], f["residues/comp_id"][:]
+    return [{h5_value(comp[r]) for r in range(rp[i], rp[i + 1]) if kind[r] == 0} for i in range(n)]
+
+
+def export_count(cli, path, comp):
+    """Sites that `sitepack export --comp COMP` writes (SDF records on stdout)."""
+    p = subprocess.run([cli, "export", path, "--comp", comp, "--format", "sdf", "--out", "-", "--quiet"],
+                       capture_output=True, text=True)
+    return p.stdout.count("$$$$") if p.returncode == 0 else -p.returncode
+
+
+def check_select(ds, lig, st, sites, cli):
     """select() against a per-site Python loop over the h5py tables."""
     n = len(sites["n_ligand"])
+    own = own_comps(ds.path, n)
     cls = [h5_value(lig["class"][sites["ligand_idx"][i]]) for i in range(n)]
     comp = [h5_value(lig["comp_id"][sites["ligand_idx"][i]]) for i in range(n)]
     key = [h5_value(lig["molecule_key"][sites["ligand_idx"][i]]) for i in range(n)]
@@ -168,7 +183,11 @@ def check_select(ds, lig, st, sites):
     cases = [
         (dict(ligand_class="small_molecule"), lambda i: cls[i] == "small_molecule"),
         (dict(ligand_class=["ion", "cofactor"]), lambda i: cls[i] in ("ion", "cofactor")),
-        (dict(comp_id=common_comp), lambda i: comp[i] == common_comp),
+        (dict(comp_id=common_comp), lambda i: common_comp in own[i]),
+        # a comp_id inside multi-residue ligands (glycans): any of the ligand's own residues, as export --comp
+        (dict(comp_id="MAN"), lambda i: "MAN" in own[i]),
+        (dict(comp_id=["BMA", "FUC"]), lambda i: own[i] & {"BMA", "FUC"}),
+        (dict(comp_id="NAGXX"), lambda i: False),   # longer than the column: matches nothing (was cut to NAG)
         (dict(molecule_key=some_key), lambda i: key[i] == some_key),
         (dict(flags="covalent"), lambda i: lflags[i] & 1),
         (dict(not_flags=["incomplete", "altloc"]), lambda i: not lflags[i] & 6),
@@ -187,6 +206,12 @@ def check_select(ds, lig, st, sites):
         want = [i for i in range(n) if pred(i)]
         check(got.dtype == np.int64 and list(got) == want, f"select({kw}): {len(got)} sites, expected {len(want)}")
     check(0 < len(ds.select(ligand_class="small_molecule")) < n, "select: small_molecule is a proper subset")
+    n_man_first = sum(comp[i] == "MAN" for i in range(n))
+    for c in ("MAN", "BMA", "NAG", common_comp):
+        got, want = len(ds.select(comp_id=c)), export_count(cli, ds.path, c)
+        check(got == want, f"select(comp_id={c}) {got} sites, sitepack export --comp {c} {want}")
+    check(len(ds.select(comp_id="MAN")) > n_man_first > 0,
+          f"MAN inside glycans: {len(ds.select(comp_id='MAN'))} sites vs {n_man_first} whose first residue is MAN")
     try:
         ds.select(flags="no_such_flag")
         check(False, "select(flags=unknown) raised nothing")
@@ -289,8 +314,17 @@ def check_bad_input(path, cli, work):
 
     ds = sitepack.open(path)
     n = len(ds)
-    expect_error("ds[n]", lambda: ds[n], sitepack.SiteIndexError, path, f"site index {n} out of range [0, {n})")
-    expect_error("ds[-n-1]", lambda: ds[-n - 1], IndexError, path, "out of range")
+    expect_error("ds[n]", lambda: ds[n], sitepack.SiteIndexError, path, f"site index {n} out of range [-{n}, {n})")
+    expect_error("ds[-n-1]", lambda: ds[-n - 1], IndexError, path, f"site index {-n - 1} out of range [-{n}, {n})")
+    # an unsigned index is not cast to a negative one (2**64 - 1 was read as -1, the last site)
+    for big in ([2 ** 64 - 1], np.array([2 ** 64 - 1], dtype=np.uint64), np.array([0, n], dtype=np.uint32)):
+        expect_error(f"flat {big!r}", lambda: ds.get_sites_flat(big), sitepack.SiteIndexError, path, "out of range")
+    check(np.array_equal(ds.get_sites_flat(np.array([n - 1], dtype=np.uint64))["positions"], ds[n - 1].positions),
+          "get_sites_flat of a uint64 index")
+    one = ds.get_sites_flat([0, 1], fields="positions", site_fields="center")
+    check(sorted(one) == ["center", "n_atoms", "offsets", "positions"], f"fields as one name: {sorted(one)}")
+    for kw in (dict(site_fields=("n_atoms",)), dict(fields=("offsets",)), dict(fields=("flags",), site_fields=("flags",))):
+        expect_error(f"flat {kw}", lambda: ds.get_sites_flat([0], **kw), ValueError, path, "asked once")
     expect_error("flat out of range", lambda: ds.get_sites_flat([0, n]), IndexError, path, f"{n} out of range",
                  "position 1")
     # one rule for ds[i] and get_sites_flat: a negative index counts from the end (fresh-user trial)
@@ -304,9 +338,15 @@ def check_bad_input(path, cli, work):
                  "max_resolution", "str")
     check(list(ds.select(max_resolution=np.float32(2.0))) == list(ds.select(max_resolution=2.0)), "numpy limit")
     closed = sitepack.open(path)
+    site = closed[1]   # taken before the close: its reads fail as ds[i] does
     closed.close()
     for what, fn in (("ds[0]", lambda: closed[0]), ("flat", lambda: closed.get_sites_flat([0])),
-                     ("select", lambda: closed.select()), ("column", lambda: closed.column("atoms/element"))):
+                     ("select", lambda: closed.select()), ("column", lambda: closed.column("atoms/element")),
+                     ("table", lambda: closed.table("sites")), ("structures", lambda: closed.structures),
+                     ("components", lambda: closed.components), ("site.positions", lambda: site.positions),
+                     ("site.n_ligand", lambda: site.n_ligand), ("site.ligand", lambda: site.ligand),
+                     ("site.residues", lambda: site.residues), ("site.center", lambda: site.center),
+                     ("site.atoms", lambda: site.atoms("b_iso")), ("site.to_rdkit", lambda: site.to_rdkit())):
         expect_error(f"{what} after close", fn, ValueError, path, "is closed")
     expect_error("float index", lambda: ds[1.5], TypeError, path)
     expect_error("unknown column", lambda: ds[0].atoms("no_such"), sitepack.MissingTableError, path, "/atoms/no_such")
@@ -406,8 +446,17 @@ def check_bonds(path, work):
                  "/bonds/atom2[0] = 1000000 is outside site 0's")
 
 
+def check_doc_flags():
+    """docs/python.md names every flag the package knows (its lists had fallen behind: fresh-user trial)."""
+    doc = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "python.md")).read()
+    for table in (sitepack.LIGAND_FLAGS, sitepack.SITE_FLAGS, sitepack.ATOM_FLAGS):
+        for name, bit in table.items():
+            check(f"`{name}`" in doc, f"docs/python.md does not name flag {name} ({bit})")
+
+
 def main():
     path, dump, cli, work = sys.argv[1:5]
+    check_doc_flags()
     os.makedirs(work, exist_ok=True)
     check("torch" not in sys.modules, "import sitepack imported torch")
     ver = subprocess.run([cli, "--version"], capture_output=True, text=True).stdout.split()[1]
@@ -427,7 +476,7 @@ def main():
     check(all(eq(ds.structures[c], structs[c])
               for c in structs if not c.endswith("_ptr")), "structures record array")
     check(isinstance(ds.components, np.recarray) and ds.components.comp_id[0] == comps["comp_id"][0], "recarray access")
-    check_select(ds, lig, st, sites)
+    check_select(ds, lig, st, sites, cli)
     check_bad_input(path, cli, work)
     check_bonds(path, work)
     if failures:
