@@ -245,7 +245,8 @@ typedef struct sp_check_summary {
  * and water_atom in [-1, n_atoms)); and for
  * @p n_spot sites drawn with a seeded generator (splitmix64 from @p seed; all sites when N <= n_spot):
  * the first n_ligand atoms of the block and no others carry the ligand flag (bit 0), and the site's
- * structure has status "ok". Then the values (sp_check_values, class SP_E_BAD_VALUE): /atoms/element in
+ * structure has status "ok". Then /components/comp_id sorted and unique, with a row for every
+ * /ligands/comp_id (SP_E_FORMAT). Then the values (sp_check_values, class SP_E_BAD_VALUE): /atoms/element in
  * 0..118, /atoms/position finite, /ligands/class a class name, /interactions/type 1..9, /residues/kind 0..4,
  * /sites/cutoff finite and > 0, each streamed in blocks of 262,144 rows.
  *

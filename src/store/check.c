@@ -632,15 +632,15 @@ static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
   if (!rc && c->ver >= 3) rc = ck_chains(c, a); /* the protein context: version 3 */
   if (!rc) rc = ck_symmetry(c, a);
   if (!rc) rc = ck_spot(c, n_spot, seed, a);
+  if (!rc) rc = sp_check_components(c->file, c->path, c->rows, c->err);
   if (!rc) rc = sp_check_values(c->file, c->path, c->rows, &c->sum->n_values, c->err);
   return rc;
 }
 
 static int check_body(ck *c, size_t n_spot, uint64_t seed) {
   struct stat stb;
-  if (stat(c->path, &stb) != 0)
-    return sp_err_set(c->err, errno == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "cannot open %s: %s", c->path,
-                      strerror(errno));
+  int rs = sp_h5_input_stat(c->path, &stb, c->err);
+  if (rs) return rs;
   c->file_size = (uint64_t)stb.st_size;
   c->sum->file_bytes = c->file_size;
   if (H5Fis_hdf5(c->path) <= 0) {

@@ -127,3 +127,61 @@ int sp_check_values(hid_t file, const char *path, const int64_t rows[SP_T_COUNT]
   H5Eclear2(H5E_DEFAULT);
   return rc;
 }
+
+/* A whole fixed-size string column @p full of @p n rows: *buf (n * *width bytes, owned by the caller). */
+static int cc_strings(hid_t file, const char *full, int64_t n, char **buf, size_t *width, sp_err *err) {
+  hid_t d = H5Dopen2(file, full, H5P_DEFAULT);
+  hid_t ft = d >= 0 ? H5Dget_type(d) : -1;
+  *width = ft >= 0 ? H5Tget_size(ft) : 0;
+  hid_t mt = *width ? sp_h5_str_type(*width) : -1;
+  *buf = mt >= 0 ? malloc((size_t)n * *width + 1) : NULL;
+  int rc = 0;
+  if (d < 0 || mt < 0) rc = sp_h5_fail(err, "cannot open", full);
+  else if (!*buf) rc = sp_err_set(err, SP_E_NOMEM, "out of memory reading %s", full);
+  else if (n && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, *buf) < 0) rc = sp_h5_fail(err, "cannot read", full);
+  if (mt >= 0) H5Tclose(mt);
+  if (ft >= 0) H5Tclose(ft);
+  if (d >= 0) H5Dclose(d);
+  return rc;
+}
+
+/* 1 when the @p n sorted rows of width @p w at @p rows hold @p key (NUL-padded to w): a binary search. */
+static int cc_has(const char *rows, int64_t n, size_t w, const char *key) {
+  int64_t lo = 0, hi = n - 1;
+  while (lo <= hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    int d = strncmp(rows + (size_t)mid * w, key, w);
+    if (!d) return 1;
+    if (d < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return 0;
+}
+
+int sp_check_components(hid_t file, const char *path, const int64_t rows[SP_T_COUNT], sp_err *err) {
+  char *cp = NULL, *lg = NULL;
+  size_t wc = 0, wl = 0;
+  int64_t nc = rows[SP_T_COMPONENTS], nl = rows[SP_T_LIGANDS];
+  int rc = cc_strings(file, "/components/comp_id", nc, &cp, &wc, err);
+  if (!rc) rc = cc_strings(file, "/ligands/comp_id", nl, &lg, &wl, err);
+  for (int64_t i = 1; !rc && i < nc; i++)
+    if (strncmp(cp + (size_t)(i - 1) * wc, cp + (size_t)i * wc, wc) >= 0)
+      rc = sp_err_set(err, SP_E_FORMAT, "%s: /components/comp_id[%lld] '%.*s' after '%.*s': not sorted, one row per "
+                      "comp_id (docs/format.md \"File-level rules\")", path, (long long)i, (int)wc,
+                      cp + (size_t)i * wc, (int)wc, cp + (size_t)(i - 1) * wc);
+  char key[256];
+  for (int64_t i = 0; !rc && i < nl; i++) {
+    const char *l = lg + (size_t)i * wl;
+    size_t len = strnlen(l, wl);
+    memset(key, 0, sizeof key);
+    memcpy(key, l, len < sizeof key ? len : sizeof key - 1);
+    /* a ligand comp_id longer than the component column's width (or the key buffer) matches no row */
+    if (len > wc || wc >= sizeof key || !cc_has(cp, nc, wc, key))
+      rc = sp_err_set(err, SP_E_FORMAT, "%s: /ligands/comp_id[%lld] '%.*s' has no /components row (docs/format.md "
+                      "\"/components\")", path, (long long)i, (int)len, l);
+  }
+  free(cp);
+  free(lg);
+  H5Eclear2(H5E_DEFAULT);
+  return rc;
+}

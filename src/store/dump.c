@@ -353,8 +353,8 @@ int sp_dump(const char *h5_path, const char *table, FILE *out, sp_err *err) {
   else if (!strcmp(table, "segments")) t = SP_T_SEGMENTS;
   if (t < 0) return sp_err_set(err, SP_E_INVALID, "unknown table '%s' (valid tables: %s)", table, valid);
   struct stat stb;
-  if (stat(h5_path, &stb) != 0)
-    return sp_err_set(err, errno == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "cannot open %s: %s", h5_path, strerror(errno));
+  int rs = sp_h5_input_stat(h5_path, &stb, err);
+  if (rs) return rs;
   sp_h5_quiet q;
   sp_h5_quiet_begin(&q);
   int rc = 0;

@@ -33,8 +33,8 @@ void sp_rankfile_close(sp_rankfile *rf) {
 static int open_file(sp_rankfile *rf, sp_err *err) {
   const char *path = rf->path;
   struct stat sb;
-  if (stat(path, &sb) != 0)
-    return sp_err_set(err, errno == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "cannot open %s: %s", path, strerror(errno));
+  int rs = sp_h5_input_stat(path, &sb, err);
+  if (rs) return rs;
   if (H5Fis_hdf5(path) <= 0) return sp_err_set(err, SP_E_FORMAT, "%s is not an HDF5 file", path);
   hid_t fapl = sp_h5_fapl(0);
   rf->file = fapl >= 0 ? H5Fopen(path, H5F_ACC_RDONLY, fapl) : -1;

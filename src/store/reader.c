@@ -164,8 +164,8 @@ static int read_all(hid_t d, hid_t mt, void *buf) { return H5Dread(d, mt, H5S_AL
 
 static int open_body(sp_reader *r, sp_err *err) {
   struct stat st;
-  if (stat(r->path, &st) != 0)
-    return sp_err_set(err, errno == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "cannot open %s: %s", r->path, strerror(errno));
+  int rs = sp_h5_input_stat(r->path, &st, err);
+  if (rs) return rs;
   r->file_size = (uint64_t)st.st_size;
   if (H5Fis_hdf5(r->path) <= 0) return sp_err_set(err, SP_E_FORMAT, "%s is not an HDF5 file", r->path);
   hid_t fapl = sp_h5_fapl(0);

@@ -3,9 +3,11 @@
 
 #include "sitepack/store.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define FSZ(type, field) sizeof(((type *)0)->field)
 #define COL(type, field, kind) {#field, offsetof(type, field), kind, FSZ(type, field), FSZ(type, field), 0, SP_LINK_NONE, 0, NULL, 0}
@@ -408,6 +410,18 @@ void sp_col_scatter(const sp_col *c, void *rows, size_t row_size, size_t n, cons
   }
 }
 
+int sp_h5_input_stat(const char *path, struct stat *st, sp_err *err) {
+  if (stat(path, st) != 0)
+    return sp_err_set(err, errno == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "cannot open %s: %s", path, strerror(errno));
+  if (S_ISREG(st->st_mode)) return 0;
+  const char *kind = S_ISDIR(st->st_mode)    ? "a directory"
+                     : S_ISFIFO(st->st_mode) ? "a FIFO"
+                     : S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) ? "a device"
+                     : S_ISSOCK(st->st_mode) ? "a socket"
+                                             : "not a plain file";
+  return sp_err_set(err, SP_E_FORMAT, "%s is not a regular file (%s): not a sitepack file", path, kind);
+}
+
 hid_t sp_h5_fapl(int aligned) {
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   if (fapl < 0) return -1;
@@ -556,16 +570,29 @@ int sp_h5_read_attr_str(hid_t obj, const char *name, char *buf, size_t cap) {
   return rc;
 }
 
-int sp_h5_read_attr_i64(hid_t obj, const char *name, int64_t *value) {
+/* One number of class @p cls read as @p mt into @p value: a scalar or one-element attribute only (an array
+   attribute would be read whole into the caller's one value: a stack overflow, found by a damaged-file hunt). */
+static int read_attr_one(hid_t obj, const char *name, H5T_class_t cls, hid_t mt, void *value) {
   if (H5Aexists(obj, name) <= 0) return -1;
   hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
   if (a < 0) return -1;
-  hid_t ft = H5Aget_type(a);
+  hid_t ft = H5Aget_type(a), sp = H5Aget_space(a);
   int rc = -1;
-  if (ft >= 0 && H5Tget_class(ft) == H5T_INTEGER && H5Aread(a, H5T_NATIVE_INT64, value) >= 0) rc = 0;
+  if (ft >= 0 && sp >= 0 && H5Tget_class(ft) == cls && H5Sget_simple_extent_npoints(sp) == 1 &&
+      H5Aread(a, mt, value) >= 0)
+    rc = 0;
+  if (sp >= 0) H5Sclose(sp);
   if (ft >= 0) H5Tclose(ft);
   H5Aclose(a);
   return rc;
+}
+
+int sp_h5_read_attr_i64(hid_t obj, const char *name, int64_t *value) {
+  return read_attr_one(obj, name, H5T_INTEGER, H5T_NATIVE_INT64, value);
+}
+
+int sp_h5_read_attr_f64(hid_t obj, const char *name, double *value) {
+  return read_attr_one(obj, name, H5T_FLOAT, H5T_NATIVE_DOUBLE, value);
 }
 
 /* ---- datasets of the final (merged) layout, shared by sp_merge and the read benchmark ---- */

@@ -111,9 +111,7 @@ static int read_attrs(hid_t f, const char *path, sp_shard_file *s, sp_err *err) 
     return sp_err_set(err, SP_E_FORMAT, "%s: incomplete shard attributes (damaged shard file?)", path);
   /* issue 16: the CCD's block count (a shard of an older build does not have it: 0) */
   if (H5Aexists(f, "ccd_blocks") <= 0 || sp_h5_read_attr_i64(f, "ccd_blocks", &s->ccd_blocks) < 0) s->ccd_blocks = 0;
-  hid_t wa = H5Aexists(f, "wall_seconds") > 0 ? H5Aopen(f, "wall_seconds", H5P_DEFAULT) : -1;
-  if (wa < 0 || H5Aread(wa, H5T_NATIVE_DOUBLE, &s->wall_seconds) < 0) s->wall_seconds = 0;
-  if (wa >= 0) H5Aclose(wa);
+  if (sp_h5_read_attr_f64(f, "wall_seconds", &s->wall_seconds) < 0) s->wall_seconds = 0;
   if (s->count < 1 || s->count > SP_SHARD_MAX || s->index < 0 || s->index >= s->count || s->n_files < 0)
     return sp_err_set(err, SP_E_FORMAT, "%s: bad shard attributes (shard %lld/%lld, %lld files)", path,
                       (long long)s->index, (long long)s->count, (long long)s->n_files);

@@ -6,6 +6,7 @@
 #include <hdf5.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "sitepack/error.h"
 #include "sitepack/result.h"
@@ -119,6 +120,13 @@ void sp_col_scatter(const sp_col *c, void *rows, size_t row_size, size_t n, cons
  *  of 64 KiB or more start at multiples of 4096 bytes. Caller closes with H5Pclose; < 0 on failure. */
 hid_t sp_h5_fapl(int aligned);
 
+/** The first step of every reader of an existing sitepack file (merged, per-rank or shard): stat(2) @p path
+ *  into @p st and refuse anything but a regular file, before HDF5 opens it (H5Fis_hdf5 / H5Fopen of a FIFO
+ *  block until a writer comes; a device or directory is no sitepack file either).
+ *  @return 0; SP_E_NOT_FOUND ("cannot open PATH: No such file or directory"), SP_E_IO (other stat errors, the
+ *          errno text), SP_E_FORMAT ("PATH is not a regular file (a FIFO): not a sitepack file", with the kind). */
+int sp_h5_input_stat(const char *path, struct stat *st, sp_err *err);
+
 /** Create a dataset of the final layout (docs/format.md): contiguous, unfiltered, allocated early,
  *  never filled, no modification times; shape (n,) or, with @p three, (n, 3); file type @p ftype.
  *  Alignment comes from the file's access list (sp_h5_fapl(1)). Returns the dataset or < 0. */
@@ -142,7 +150,10 @@ int sp_h5_attr_i64(hid_t obj, const char *name, int64_t value);
 int sp_h5_attr_f64(hid_t obj, const char *name, double value);
 /** Read a string attribute (fixed or variable) into buf (NUL-terminated). 0 or -1 (absent/other type). */
 int sp_h5_read_attr_str(hid_t obj, const char *name, char *buf, size_t cap);
+/** Read an integer (_i64) or floating-point (_f64) attribute that holds exactly one value (a scalar or a
+ *  one-element array) into *value. 0, or -1 when absent, of another type class, or holding more values. */
 int sp_h5_read_attr_i64(hid_t obj, const char *name, int64_t *value);
+int sp_h5_read_attr_f64(hid_t obj, const char *name, double *value);
 
 /** The value checks of sp_check() (store.h; check_values.c), after the layout and index checks: /atoms/element
  *  in 0..SP_ELEMENT_MAX, /atoms/position finite, /ligands/class one of the class names, /interactions/type one
@@ -152,6 +163,12 @@ int sp_h5_read_attr_i64(hid_t obj, const char *name, int64_t *value);
  *  @return 0; SP_E_BAD_VALUE ("PATH: /atoms/element[ROW] = 200: ..." with the first bad row); SP_E_NOMEM;
  *  SP_E_HDF5 (a read failed). */
 int sp_check_values(hid_t file, const char *path, const int64_t rows[SP_T_COUNT], int64_t *n_values, sp_err *err);
+/** The /components rule of sp_check() (docs/format.md "File-level rules"): /components/comp_id strictly
+ *  increasing in byte order (sorted, one row per comp_id), and every /ligands/comp_id (an instance's first
+ *  residue) one of them. Reads both columns whole (the component rows and 8 bytes or so per ligand).
+ *  @return 0; SP_E_FORMAT ("PATH: /components/comp_id[ROW] 'B' after 'A': not sorted ..." or "PATH:
+ *  /ligands/comp_id[ROW] 'X' has no /components row"); SP_E_NOMEM; SP_E_HDF5 (a read failed). */
+int sp_check_components(hid_t file, const char *path, const int64_t rows[SP_T_COUNT], sp_err *err);
 /** Rows per block of sp_check_values(): 262,144 (3 MiB of positions). */
 #define SP_CHECK_BLOCK ((size_t)1 << 18)
 
