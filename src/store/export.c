@@ -360,14 +360,10 @@ static int select_sites(const xfile *x, const sp_export_opts *o, int64_t **out, 
     char buf[128];
     int take = o->all;
     if (o->cls) take = !strcmp(xstr(&x->l_cls, l, buf, sizeof buf), o->cls);
-    if (o->comp) {
-      take = !strcmp(xstr(&x->l_comp, l, buf, sizeof buf), o->comp);
-      /* a multi-residue ligand that contains the comp_id: "COMP/CHAIN/NUM" items of /ligands/residues */
-      char res[160], pat[16];
-      snprintf(pat, sizeof pat, "%s/", o->comp);
-      xstr(&x->l_residues, l, res, sizeof res);
-      for (char *t = strtok(res, " "); t && !take; t = strtok(NULL, " ")) take = !strncmp(t, pat, strlen(pat));
-    }
+    if (o->comp) /* a comp_id of any of the ligand's own residues (the site's /residues rows of kind 0): a
+                    multi-residue ligand that contains it too; /ligands/residues may be cut, these rows never are */
+      for (int64_t r = I64(x->s_rptr, i); r < I64(x->s_rptr, i + 1) && !take; r++)
+        take = U8(x->r_kind, r) == SP_RES_KIND_LIGAND && !strcmp(xstr(&x->r_comp, r, buf, sizeof buf), o->comp);
     if (take) v[n++] = i;
   }
   if (!n) {
@@ -442,8 +438,8 @@ static double now_s(void) {
 
 static int open_merged(xfile *x, const char *path) {
   struct stat stb;
-  if (stat(path, &stb) != 0)
-    return sp_err_set(x->err, errno == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "cannot open %s: %s", path, strerror(errno));
+  int rs = sp_h5_input_stat(path, &stb, x->err);
+  if (rs) return rs;
   if (H5Fis_hdf5(path) <= 0) return sp_err_set(x->err, SP_E_FORMAT, "%s is not a sitepack file (not HDF5)", path);
   hid_t fapl = sp_h5_fapl(0);
   x->f = fapl >= 0 ? H5Fopen(path, H5F_ACC_RDONLY, fapl) : -1;
@@ -469,7 +465,10 @@ int sp_export(const char *h5_path, const sp_export_opts *o, sp_export_summary *s
   sp_h5_quiet q;
   sp_h5_quiet_begin(&q);
   double t0 = now_s();
-  int rc = open_merged(&x, h5_path);
+  /* the reads below follow the file's pointers and indices (atom_ptr, n_ligand, residue_idx, /bonds atoms ...)
+     without a test per row: the file passes sitepack check's layout, index and value checks first */
+  int rc = sp_check(h5_path, 0, 1, NULL, err);
+  if (!rc) rc = open_merged(&x, h5_path);
   if (!rc) rc = export_load(&x);
   if (!rc && sp_export_conect_orders(&x)) rc = sp_err_set(err, SP_E_NOMEM, "out of memory reading %s", h5_path);
   uint8_t *repeated = NULL;
