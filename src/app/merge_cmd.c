@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 #include <sys/types.h>
 #include <time.h>
@@ -21,7 +20,9 @@
 #include "app/cli_opts.h"
 #include "app/cmd_merge.h"
 #include "app/merge_comm.h"
+#include "app/out_files.h"
 #include "sitepack/io.h"
+#include "sitepack/store.h"
 #include "sitepack/version.h"
 
 /* ------------------------------------------------------------------------------------------ */
@@ -229,19 +230,22 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *
 
 static void merge_usage(FILE *f) {
   fprintf(f,
-          "usage: sitepack merge OUT.h5 SHARD.h5... [--force] [--quiet]\n"
+          "usage: sitepack merge OUT.h5 SHARD.h5... [--force] [--quiet] [--no-check]\n"
           "Merges the shard files of `sitepack run --shard I/N` (one per shard 0..N-1, any order) into the\n"
           "file one run over all inputs writes. A SHARD argument with * ? or [ is expanded (quote it:\n"
           "sitepack merge out.h5 'shards/shard-*.h5'). Refuses shards of different jobs, a shard given\n"
           "twice, or a missing shard, and says which (docs/slurm.md).\n"
           "  --force   overwrite an existing OUT.h5 (never one of the SHARD files: refused)\n"
           "  --quiet   no summary line\n"
+          "  --no-check  do not validate the merged file (by default it must pass `sitepack check`'s layout,\n"
+          "            index and value checks before it is renamed to OUT.h5: a damaged shard is refused;\n"
+          "            0.3 s per GB of output on rank 0, page cache warm: 0.045 s for 162 MB; docs/slurm.md)\n"
           "exit status: 0 merged, 1 refused or the merge failed, 2 bad command line or OUT exists\n");
 }
 
 typedef struct merge_args {
   const char *out;
-  int force, quiet, help;
+  int force, quiet, help, no_check;
   char **paths;  /* [n] shard paths, glob patterns expanded (strdup'd) */
   size_t n, cap;
 } merge_args;
@@ -298,6 +302,7 @@ static int parse_merge_args(int argc, char **argv, merge_args *a) {
   /* issue 16 item 13: getopt_long, the options anywhere, `--` before a name that starts with '-' */
   static const struct option longopts[] = {{"force", no_argument, NULL, 'f'},
                                            {"quiet", no_argument, NULL, 'q'},
+                                           {"no-check", no_argument, NULL, 'n'},
                                            {"help", no_argument, NULL, 'h'},
                                            {NULL, 0, NULL, 0}};
   int opt;
@@ -310,6 +315,7 @@ static int parse_merge_args(int argc, char **argv, merge_args *a) {
     }
     if (opt == 'f') a->force = 1;
     if (opt == 'q') a->quiet = 1;
+    if (opt == 'n') a->no_check = 1;
   }
   for (int i = optind; i < argc; i++) {
     if (!a->out) {
@@ -333,6 +339,20 @@ static int parse_merge_args(int argc, char **argv, merge_args *a) {
   if (!a->force && stat(a->out, &sb) == 0) {
     say("sitepack merge: output %s exists (use --force to overwrite)\n", a->out);
     return 2;
+  }
+  /* as run: the output's missing directories are created, and the output probed before any work, through the
+     OUT.tmp the merge writes (a probe of OUT itself could be seen by another rank's "exists" test above); on
+     rank 0, merge_body's MPI_MAX of the status stops every rank */
+  char dir[4096], probe[4200];
+  if (mc_rank != 0) return 0;
+  if (sp_out_mkdir_parent(a->out, dir, sizeof dir)) {
+    say("sitepack merge: cannot create the output's directory %s: %s\n", dir, strerror(errno));
+    return 1;
+  }
+  snprintf(probe, sizeof probe, "%s.tmp", a->out);
+  if (!sp_out_writable(probe)) {
+    say("sitepack merge: cannot write output %s: %s\n", a->out, strerror(errno));
+    return 1;
   }
   return 0;
 }
@@ -368,11 +388,15 @@ static int check_each_shard_once(const shard_in *sh, size_t n) {
   if (!status && n < N) {
     char list[1024] = "";
     size_t len = 0, missing = 0;
+    int cut = 0;
     for (size_t i = 0; i < N; i++) {
       if (who[i] >= 0) continue;
       missing++;
       if (len < sizeof list - 32) len += (size_t)snprintf(list + len, sizeof list - len, "%s%zu", missing > 1 ? ", " : "", i);
-      else if (len < sizeof list - 1) len += (size_t)snprintf(list + len, sizeof list - len, ", ...");
+      else if (!cut) { /* once: the count before the list says how many */
+        len += (size_t)snprintf(list + len, sizeof list - len, ", ...");
+        cut = 1;
+      }
     }
     status = merge_fail("missing %zu of %zu shards: %s (of 0..%zu); rerun each with `sitepack run ... --shard I/%zu` "
                         "(docs/slurm.md)", missing, N, list, N - 1, N);
@@ -437,12 +461,11 @@ static void merge_failed_exit(const char *out, int mrc, const sp_err *err) {
   char *sl = strrchr(dir, '/');
   if (sl) *sl = 0;
   else snprintf(dir, sizeof dir, ".");
-  struct statvfs vfs;
-  if (statvfs(dir, &vfs) == 0 && (double)vfs.f_bavail * (double)vfs.f_frsize < 1048576.0)
-    say("sitepack merge: no space left on device: %.0f bytes free on the file system of %s\n",
-            (double)vfs.f_bavail * (double)vfs.f_frsize, dir);
-  merge_fail("merge failed (%s: %s): no output written; the shard files are unchanged: fix the cause (e.g. free "
-             "disk space) and merge again", sp_errclass_name(mrc), err->msg);
+  double avail = 0;
+  int full = sp_out_disk_full(dir, &avail);
+  if (full) say("sitepack merge: no space left on device: %.0f bytes free on the file system of %s\n", avail, dir);
+  merge_fail("merge failed (%s: %s): no output written; the shard files are unchanged: fix the cause%s and merge "
+             "again", sp_errclass_name(mrc), err->msg, full ? " (free disk space)" : "");
   fflush(stdout);
   fflush(stderr);
   _exit(1);
@@ -487,7 +510,13 @@ static int merge_shards(const shard_in *sh, size_t n, const merge_args *a, const
       if (mc_rank == 0) remove(tmp);
       merge_failed_exit(a->out, mrc, &err);
     } else if (mc_rank != 0) {
-      /* rank 0 renames and speaks */
+      /* rank 0 checks, renames and speaks */
+    } else if (!a->no_check && (mrc = sp_check(tmp, 0, 1, NULL, &err)) != 0) {
+      /* the shards' rows are copied as they are: a damaged shard gives a file check refuses (damaged-file hunt) */
+      remove(tmp);
+      status = merge_fail("the merged file fails sitepack check (%s: %s): a damaged shard? no output written; the "
+                          "shard files are unchanged (rerun the damaged shard; --no-check keeps the merged file to "
+                          "inspect)", sp_errclass_name(mrc), err.msg);
     } else if (rename(tmp, a->out)) {
       status = merge_fail("cannot rename %s to %s: %s", tmp, a->out, strerror(errno));
       remove(tmp);

@@ -32,12 +32,12 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "app/cli_opts.h"
 #include "app/hash_share.h"
 #include "app/merge_comm.h"
+#include "app/out_files.h"
 #include "app/run_ctx.h"
 #include "app/run_guard.h"
 #include "sitepack/read.h"
@@ -59,33 +59,6 @@ static void add_stats(sp_sched_stats *sum, const sp_sched_stats *s) {
   sum->wall_s += s->wall_s;
 }
 
-/* 1 when a file (the output, the run report) can be written at `path`: opened for writing without
-   truncation (a file this probe creates is removed again); 0 with errno set otherwise */
-static int file_writable(const char *path) {
-  struct stat sb;
-  int existed = stat(path, &sb) == 0;
-  int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return 0;
-  close(fd);
-  if (!existed) unlink(path);
-  return 1;
-}
-
-/* mkdir -p: create @p path and its missing parents. 0 or -1 (errno set; a path of 4096 bytes or more: -1). */
-static int mkdir_p(const char *path) {
-  char buf[4096];
-  size_t n = strlen(path);
-  if (n == 0 || n >= sizeof buf) return -1;
-  memcpy(buf, path, n + 1);
-  for (char *p = buf + 1; *p; ++p) {
-    if (*p != '/') continue;
-    *p = 0;
-    if (mkdir(buf, 0777) && errno != EEXIST) return -1;
-    *p = '/';
-  }
-  if (mkdir(buf, 0777) && errno != EEXIST) return -1;
-  return 0;
-}
 /* This process's peak resident set size (KiB), -1 when unknown. */
 static long peak_rss_kib(void) {
   struct rusage ru;
@@ -95,10 +68,10 @@ static long peak_rss_kib(void) {
 /* Rank 0, issue 16 item 1: when the file system of the parts directory is (nearly) full, say so
    (the same words for a stop in the tasks and in the merge). */
 static void say_if_disk_full(const struct run_ctx *c) {
-  struct statvfs vfs;
-  if (statvfs(c->parts_dir, &vfs) == 0 && (double)vfs.f_bavail * (double)vfs.f_frsize < 1048576.0)
-    fprintf(stderr, "sitepack run: no space left on device: %.0f bytes free on the file system of %s\n",
-            (double)vfs.f_bavail * (double)vfs.f_frsize, c->parts_dir);
+  double avail = 0;
+  if (sp_out_disk_full(c->parts_dir, &avail))
+    fprintf(stderr, "sitepack run: no space left on device: %.0f bytes free on the file system of %s\n", avail,
+            c->parts_dir);
 }
 
 /* What to fix before a rerun after a failed write (run_kept_words' @p fix). */
@@ -291,16 +264,16 @@ static int phase_check_output(struct run_ctx *c) {
   } else if (!job->force && stat(job->report, &sb) == 0) {
     fprintf(stderr, "sitepack run: report %s exists (use --force to overwrite)\n", job->report);
     return SP_EXIT_USAGE;
-  } else if (oslash && out_dir[0] && mkdir_p(out_dir)) { /* the parts, lock and merge's .tmp go there too */
+  } else if (oslash && out_dir[0] && sp_out_mkdir_p(out_dir)) { /* the parts, lock and merge's .tmp go there too */
     fprintf(stderr, "sitepack run: cannot create the output's directory %s: %s\n", out_dir, strerror(errno));
     return SP_EXIT_RUNTIME;
-  } else if (!file_writable(job->output)) { /* the output first: the path the user gave (--out) */
+  } else if (!sp_out_writable(job->output)) { /* the output first: the path the user gave (--out) */
     fprintf(stderr, "sitepack run: cannot write output %s: %s\n", job->output, strerror(errno));
     return SP_EXIT_RUNTIME;
-  } else if (rslash && report_dir[0] && mkdir_p(report_dir)) {
+  } else if (rslash && report_dir[0] && sp_out_mkdir_p(report_dir)) {
     fprintf(stderr, "sitepack run: cannot create the report's directory %s: %s\n", report_dir, strerror(errno));
     return SP_EXIT_RUNTIME;
-  } else if (!file_writable(job->report)) { /* found now, not after the whole run */
+  } else if (!sp_out_writable(job->report)) { /* found now, not after the whole run */
     fprintf(stderr, "sitepack run: cannot write report %s: %s\n", job->report, strerror(errno));
     return SP_EXIT_RUNTIME;
   }
@@ -330,7 +303,7 @@ static int phase_scan(struct run_ctx *c) {
     fprintf(stderr, "sitepack run: no structure files (.cif .mmcif .pdb .ent, optionally .gz) under %s\n",
             job->input);
     return SP_EXIT_USAGE;
-  } else if (mkdir_p(c->parts_dir)) {
+  } else if (sp_out_mkdir_p(c->parts_dir)) {
     fprintf(stderr, "sitepack run: cannot create %s: %s\n", c->parts_dir, strerror(errno));
     return SP_EXIT_RUNTIME;
   }
