@@ -6,3 +6,10 @@ foreach(t resume hostile disk_full ccd names guard scan shards removed entries)
   set_tests_properties(reliability_${t} PROPERTIES TIMEOUT 120 LABELS integration)
   sp_allow_skip(reliability_${t})
 endforeach()
+
+# Merged files and shards as inputs (damaged copies, array attributes, FIFOs): no crash, a clear error. One
+# process per command (no mpirun), so that `make sanitize` runs it under ASan + UBSan too (label parser).
+add_test(NAME reliability_merged_inputs
+  COMMAND bash ${CMAKE_SOURCE_DIR}/tests/integration/reliability_merged_inputs.sh $<TARGET_FILE:sitepack_cli>
+          ${MPIEXEC_EXECUTABLE} ${CMAKE_BINARY_DIR}/it_reliability_merged_inputs ${CMAKE_SOURCE_DIR})
+set_tests_properties(reliability_merged_inputs PROPERTIES TIMEOUT 300 LABELS "integration;parser")
