@@ -102,25 +102,28 @@ def _check_tables(lay, f):
         for name, want, tail in _schema.columns(table):
             rows = _check_dataset(lay, f, table, name, want, tail, rows)
         for (t, name), (want,) in _schema.OPTIONAL.items():
-            if t == table and f"/{t}/{name}" in f:
-                _check_dataset(lay, f, t, name, want, (), rows)
+            if t != table:
+                continue
+            since = _schema.REQUIRED_SINCE.get((t, name))
+            if f"/{t}/{name}" in f or (since is not None and lay.version >= since):
+                _check_dataset(lay, f, t, name, want, (), rows)   # absent: "missing dataset", as check says
                 lay.has_symop = lay.has_symop or name == "symop"
         lay.rows[table] = rows
     for table, cols in _schema.CONTEXT_TABLES.items():
-        if f"/{table}" in f:
+        if f"/{table}" in f or lay.version >= 3:
             rows = None
             for name, want in cols:
                 rows = _check_dataset(lay, f, table, name, want, (), rows)
             lay.rows[table] = rows
     for (table, name) in _schema.CONTEXT_POINTERS:
-        if f"/{table}" in f:
+        if table in lay.rows:
             _check_dataset(lay, f, table, name, "<i8", (), lay.rows[table] + 1)
     for (table, name) in _schema.POINTERS:
         _check_dataset(lay, f, table, name, "<i8", (), lay.rows[table] + 1)
     if "/run" not in f:
         _fail(lay, "missing group /run")
     bt, bp = _schema.BOND_POINTER
-    if "/bonds" in f or f"/{bt}/{bp}" in f:
+    if "/bonds" in f or f"/{bt}/{bp}" in f or lay.version >= 2:   # /bonds came with version 2
         if "/bonds" not in f:
             _fail(lay, f"/{bt}/{bp} is present but /bonds is missing")
         _check_dataset(lay, f, bt, bp, "<i8", (), lay.rows[bt] + 1)
@@ -136,6 +139,10 @@ def _read_attrs(lay, f):
     if fmt != FORMAT_NAME:
         _fail(lay, f'root attribute format is not "{FORMAT_NAME}" (not a complete merged file)')
     ver = _attr_int(f.attrs, "format_version")
+    if ver is None:   # absent, or not an integer (a string "3", a float): say what is there
+        raw = f.attrs.get("format_version")
+        what = "absent" if raw is None else f"{raw!r}, a {type(raw).__name__}, not an integer"
+        raise FormatVersionError(lay.path, f"{lay.path}: root attribute format_version is {what} (docs/format.md)")
     if ver not in FORMAT_VERSIONS:
         from . import __version__
         raise FormatVersionError(lay.path, f"{lay.path}: root attribute format_version is {ver}; sitepack "
@@ -145,7 +152,8 @@ def _read_attrs(lay, f):
     if "/run" in f:
         for k, v in f["/run"].attrs.items():
             s = _attr_str(f["/run"].attrs, k)
-            lay.attrs[k] = s if s is not None else (v.item() if hasattr(v, "item") else v)
+            # provenance, kept as found: a one-value array as its value, a longer one as the array
+            lay.attrs[k] = s if s is not None else (v.item() if getattr(v, "size", 1) == 1 and hasattr(v, "item") else v)
 
 
 def inspect(path):
@@ -167,7 +175,11 @@ def inspect(path):
         try:
             _read_attrs(lay, f)
             _check_tables(lay, f)
-        except (OSError, KeyError, RuntimeError) as e:   # HDF5 could not read the metadata
+        except FormatError:   # the package's own (a ValueError too): as raised
+            raise
+        except (OSError, KeyError, RuntimeError, TypeError, ValueError) as e:
+            # HDF5 could not read the metadata, or h5py could not convert it (a type of a damaged size, an
+            # attribute stored as an array): a damaged file
             raise FormatError(path, f"{path}: {e} (the file is damaged or truncated)") from None
     return lay
 

@@ -101,11 +101,28 @@ def site_to_rdkit(site, sanitize=True):
     4 aromatic, unknown single; aromaticity is perceived by sanitization (sanitize=True), which raises
     RDKit's error for a molecule it cannot sanitize. With sanitize=True the stereochemistry (atom chiral tags,
     double-bond E/Z) is assigned from the observed 3D positions (Chem.AssignStereochemistryFrom3D), as RDKit
-    does when it reads the exported SDF's 3D molfile; with sanitize=False the molecule has none."""
+    does when it reads the exported SDF's 3D molfile; with sanitize=False the molecule has none.
+    A value RDKit cannot take (an element outside 0..118: FormatError, as `sitepack check`'s value check) or
+    an internal RDKit failure (its RuntimeError, e.g. a formal charge of -128) is a ValueError naming the file
+    and site."""
     site.bonds   # MissingTableError first: a file without /bonds
-    Chem, Point3D = _import_rdkit(site._ds.path)
+    path = site._ds.path
+    Chem, Point3D = _import_rdkit(path)
     nl = site.n_ligand
     elem, charge, bonds, metal = ligand_chemistry(site)
+    bad = np.flatnonzero(elem > 118)
+    if len(bad):
+        from .errors import FormatError
+        raise FormatError(path, f"{path}: site {site.index}: /atoms/element of ligand atom {int(bad[0])} is "
+                          f"{int(elem[bad[0]])}: not an atomic number 0..118 (docs/format.md; sitepack check refuses it)")
+    try:
+        return _build(Chem, Point3D, site, nl, elem, charge, bonds, metal, sanitize)
+    except RuntimeError as e:   # RDKit's own invariant and pre-condition errors
+        raise ValueError(f"{path}: site {site.index}: RDKit cannot build the ligand: {e}") from None
+
+
+def _build(Chem, Point3D, site, nl, elem, charge, bonds, metal, sanitize):
+    """The RWMol of site_to_rdkit: atoms, bonds, conformer, names, then sanitize + stereo when asked."""
     pos = site.positions[:nl]
     names = site.atoms("atom_name")[:nl]
     mol = Chem.RWMol()

@@ -68,8 +68,19 @@ OPTIONAL = {("residues", "symop"): ("S16",),
             ("ligands", "system_id"): ("<i4",), ("ligands", "system_size"): ("<i4",),
             ("residues", "chain_idx"): ("<i8",), ("residues", "assembly_op"): ("S16",)}
 
-#: tables of format version 3 (docs/format.md "/chains", "/segments", "/sequences"): present in files that
-#: have them, checked like the others
+#: The format_version from which an OPTIONAL column is required (docs/format.md "Versions"; the C schema's
+#: sp_col_since): a file of that version or later without it is refused, as `sitepack check` refuses it. The
+#: columns not named here (residues/symop, residues/assembly_op) are optional in every version.
+REQUIRED_SINCE = {("components", "smiles"): 2, ("components", "inchi"): 2, ("components", "inchikey"): 2,
+                  ("components", "descriptor_flags"): 2, ("sites", "n_bonds"): 2, ("atoms", "ccd_charge"): 2,
+                  ("atoms", "ccd_atom"): 2,
+                  # added within version 2 (files of early version 2 lack it), required from version 3
+                  ("structures", "entry_first"): 3,
+                  **{k: 3 for k in OPTIONAL if k[0] in ("structures", "ligands") and k != ("structures", "entry_first")},
+                  ("residues", "chain_idx"): 3}
+
+#: tables of format version 3 (docs/format.md "/chains", "/segments", "/sequences"): required from version 3,
+#: checked like the others
 CONTEXT_TABLES = {
     "chains": [("structure_idx", "<i8"), ("model_num", "<i4"), ("label_asym_id", "S8"), ("auth_asym_id", "S8"),
                ("entity_id", "S8"), ("type", "S56"), ("n_residues", "<i4"), ("seq_len", "<i4"),

@@ -99,7 +99,7 @@ def select(ds, ligand_class=None, comp_id=None, molecule_key=None, flags=None, n
             keep &= ((lf & lm) == 0) & ((sf & sm) == 0)
     if method is not None:
         wanted = {m.upper() for m in _as_list(method)}
-        methods = np.char.upper(np.char.decode(c["structures/method"], "ascii"))
+        methods = np.char.upper(np.char.decode(c["structures/method"], "utf-8", "replace"))   # UTF-8 (docs/format.md)
         keep &= np.isin(methods, list(wanted))[st]
     if max_resolution is not None or min_resolution is not None:
         res = c["structures/resolution"][st]

@@ -14,7 +14,7 @@ ATOM_ALIASES = {"positions": "position", "elements": "element"}
 
 def _decode(v):
     if isinstance(v, (bytes, np.bytes_)):
-        return bytes(v).decode("ascii", "replace")
+        return bytes(v).decode("utf-8", "replace")   # the text columns are UTF-8 (docs/format.md), the rest ASCII
     return v.item() if isinstance(v, np.generic) else v
 
 

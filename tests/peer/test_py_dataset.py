@@ -265,6 +265,71 @@ def check_bad_input(path, cli, work):
     msg = expect_error("format_version 99", lambda: sitepack.open(bad), FVE, bad, "format_version is 99")
     check(isinstance(sitepack.FormatVersionError(bad, msg), sitepack.FormatError), "FormatVersionError is a FormatError")
 
+    # /structures/method is UTF-8 (docs/format.md): select(method=) and Site.structure decode it as such
+    with h5py.File(path, "r") as f:
+        sp0 = f["structures/site_ptr"][:]
+    k = int(np.flatnonzero(np.diff(sp0) > 0)[0])   # the first structure with sites
+
+    def utf8_method(p):
+        with h5py.File(p, "r+") as f:
+            f["structures/method"][k] = "X-RAY DIFFRACTIÖN".encode()
+    um = sitepack.open(damaged(path, work, "utf8_method.h5", utf8_method))
+    got = um.select(method="x-ray diffractiön")
+    check(list(got) == list(range(sp0[k], sp0[k + 1])) and len(got) > 0, f"select(method=UTF-8): {list(got)[:5]}")
+    check(um[int(got[0])].structure["method"] == "X-RAY DIFFRACTIÖN", "Site.structure decodes UTF-8")
+    um.close()
+
+    # a column that the file's format version requires is required (it was optional in every version: a v3
+    # file without /atoms/ccd_charge opened, and to_rdkit fell back to charge 0; damaged-file hunt)
+    def drop_ccd_charge(p):
+        with h5py.File(p, "r+") as f:
+            del f["atoms/ccd_charge"]
+    bad = damaged(path, work, "no_ccd_charge.h5", drop_ccd_charge)
+    msg = expect_error("v3 without ccd_charge", lambda: sitepack.open(bad), FE, bad, "missing dataset /atoms/ccd_charge")
+    rc, out = run_check(cli, bad)
+    check(rc == 1 and msg in out, f"check of no_ccd_charge.h5: {rc} {out}")
+
+    def drop_chains(p):
+        with h5py.File(p, "r+") as f:
+            del f["chains"]
+    bad = damaged(path, work, "no_chains.h5", drop_chains)
+    expect_error("v3 without /chains", lambda: sitepack.open(bad), FE, bad, "/chains")
+
+    # metadata h5py cannot convert is a FormatError naming the file, not h5py's TypeError / ValueError
+    def run_attr_array(p):
+        with h5py.File(p, "r+") as f:
+            f["run"].attrs["n_ranks"] = np.arange(3)
+    ra = sitepack.open(damaged(path, work, "run_attr_array.h5", run_attr_array))
+    check(list(ra.run["n_ranks"]) == [0, 1, 2], f"/run attribute array kept: {ra.run['n_ranks']!r}")
+    ra.close()
+
+    # values RDKit cannot take: a clear error naming the file and site, not RDKit's RuntimeError
+    def set_col(col, val):
+        def edit(p):
+            with h5py.File(p, "r+") as f:
+                f[col][...] = val
+        return edit
+    e119 = sitepack.open(damaged(path, work, "element119.h5", set_col("atoms/element", 119)))
+    expect_error("to_rdkit of element 119", lambda: e119[1].to_rdkit(), FE, "site 1", "not an atomic number")
+    q128 = sitepack.open(damaged(path, work, "charge128.h5", set_col("atoms/ccd_charge", -128)))
+    with h5py.File(path, "r") as f:   # a site whose ligand atoms match CCD atoms (their ccd_charge is used)
+        ap, nlg, ca = f["sites/atom_ptr"][:], f["sites/n_ligand"][:], f["atoms/ccd_atom"][:]
+    s = next(i for i in range(len(nlg)) if nlg[i] > 1 and (ca[ap[i]:ap[i] + nlg[i]] & 1).all())
+    try:
+        q128[s].to_rdkit()
+        check(False, "to_rdkit with ccd_charge -128: no error")
+    except ValueError as e:   # ours (names the file) or RDKit's sanitize error (a ValueError: docs/python.md)
+        check((f"site {s}" in str(e) and "charge128.h5" in str(e)) or type(e).__module__.startswith("rdkit"),
+              f"to_rdkit with ccd_charge -128: {type(e).__module__}.{type(e).__name__} {e}")
+    except Exception as e:   # noqa: BLE001
+        check(False, f"to_rdkit with ccd_charge -128: {type(e).__name__} {e}")
+
+    def version_as_text(p):
+        with h5py.File(p, "r+") as f:
+            f.attrs["format_version"] = "3"
+    bad = damaged(path, work, "vtext.h5", version_as_text)
+    expect_error("format_version '3'", lambda: sitepack.open(bad), FVE, bad, "format_version is '3', a str, not an integer")
+
     # damaged copies: the package's message is the one `sitepack check` prints
     def drop_element(p):
         with h5py.File(p, "r+") as f:
@@ -361,8 +426,10 @@ def check_bad_input(path, cli, work):
 
 
 def drop_bonds(p):
-    """Remove /bonds and /sites/bond_ptr when the file has them (a file of a sitepack before bonds)."""
+    """Remove /bonds and /sites/bond_ptr when the file has them, and call it format version 1 (a file of a
+    sitepack before bonds: /bonds is required from version 2)."""
     with h5py.File(p, "r+") as f:
+        f.attrs["format_version"] = np.int64(1)
         if "bonds" in f:
             del f["bonds"]
         if "sites/bond_ptr" in f:
