@@ -778,10 +778,21 @@ static int bench_real(bench *b, rd_out *o) {
   sp_reader *rd = rc ? NULL : sp_reader_open(b->o.real, SP_READER_AUTO, &err);
   sp_file_counts cn = {0};
   if (rd) sp_reader_counts(rd, &cn);
+  else if (!rc) {
+    fprintf(stderr, "bench: %s\n", err.msg);
+    rc = -1;
+  }
   sp_reader_close(rd);
   int64_t *rseq = NULL, *rshuf = NULL;
   size_t rn = 0;
-  if (!rc && (cn.n_sites < 1 || make_indices(cn.n_sites, b->o.count, b->o.seed, &rseq, &rshuf, &rn))) rc = -1;
+  if (!rc && cn.n_sites < 1) { /* a valid file of entries without ligands: nothing to time */
+    fprintf(stderr, "bench: %s has no sites: nothing to read (--real needs a file with sites)\n", b->o.real);
+    rc = -1;
+  }
+  if (!rc && make_indices(cn.n_sites, b->o.count, b->o.seed, &rseq, &rshuf, &rn)) {
+    fprintf(stderr, "bench: out of memory for %lld indices\n", (long long)cn.n_sites);
+    rc = -1;
+  }
   static const int ks[4] = {0, 1, 3, 4};
   for (int p = 0; p < 2 && !rc; p++)
     rc = measure_backends(b, "real", ks, 4, b->o.real, soa, 1, 0, pattern_names[p], p ? rshuf : rseq, rn, o);

@@ -80,7 +80,9 @@ int sp_opt_double(const char *cmd, const char *opt, const char *text, double lo,
   char *end;
   errno = 0;
   double v = strtod(text, &end);
-  if (errno || end == text || *end || !isfinite(v) || v < lo || (lo_open && v == lo) || v > hi) {
+  /* decimal only: strtod also takes hexadecimal ("0x5": pH 5), "inf" and "nan" */
+  int decimal = strspn(text, "+-0123456789.eE") == strlen(text);
+  if (errno || end == text || *end || !decimal || !isfinite(v) || v < lo || (lo_open && v == lo) || v > hi) {
     fprintf(stderr, "sitepack %s: %s must be a number in %c%g, %g], got '%s'\n", cmd, opt, lo_open ? '(' : '[', lo,
             hi, text);
     return -1;

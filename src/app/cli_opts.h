@@ -24,7 +24,8 @@ int sp_opt_next(const char *cmd, int argc, char **argv, const char *shortopts, c
  * integer in [lo, hi], got 'text'". */
 int sp_opt_int(const char *cmd, const char *opt, const char *text, int64_t lo, int64_t hi, int64_t *out);
 
-/* A finite number from @p text in [lo, hi] (strtod; lo_open: lo excluded). Returns 0; -1 after
+/* A finite decimal number from @p text in [lo, hi] (strtod of digits, sign, '.', exponent only: no
+ * hexadecimal, inf or nan; lo_open: lo excluded). Returns 0; -1 after
  * printing "sitepack CMD: OPT must be a number in [lo, hi], got 'text'" (with '(' when lo_open). */
 int sp_opt_double(const char *cmd, const char *opt, const char *text, double lo, int lo_open, double hi, double *out);
 

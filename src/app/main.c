@@ -16,7 +16,7 @@ static void usage(FILE *f) {
           "  mpirun -np P sitepack run [JOB.json] [--input DIR] [--ccd FILE] [--out FILE.h5] [--ph X]\n"
           "                            [--cutoff A] [--max-site-atoms N] [--model first|all] [--symmetry-mates]\n"
           "                            [--report FILE.json] [--force] [--quiet] [--keep-parts] [--resume]\n"
-          "                            [--shard I/N|auto] [--entries all|first]\n"
+          "                            [--shard I/N|auto] [--entries all|first] [--assembly none|first]\n"
           "                            [split, steal and limit options: sitepack help run]\n"
           "  sitepack dump FILE.h5 TABLE      print a table as TSV (structures, ligands, sites,\n"
           "                                   components, residues, interactions, bonds, chains,\n"
@@ -30,7 +30,7 @@ static void usage(FILE *f) {
           "                                   merge the shard files of run --shard I/N (docs/slurm.md)\n"
           "  sitepack bench read [options]    read/write benchmark (docs/reading.md)\n"
           "  sitepack survey FILE.h5 [--ccd FILE] [--per-comp]  ligand survey summary (docs/ligands.md)\n"
-          "  sitepack --help | --version | help run\n"
+          "  sitepack --help | --version | help COMMAND (the same as COMMAND --help)\n"
           "\n"
           "exit status: 0 the run completed (files that failed are listed in /structures with their\n"
           "error class), 1 the run could not complete (output not writable, MPI or internal error),\n"
@@ -39,6 +39,19 @@ static void usage(FILE *f) {
           "\n"
           "docs: README.md, docs/usage.md, docs/format.md\n",
           SP_VERSION);
+}
+
+/* The subcommand called @p name, NULL for none. */
+static int (*command(const char *name))(int, char **) {
+  static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+  } cmds[] = {{"run", sp_cmd_run},       {"dump", sp_cmd_dump},     {"check", sp_cmd_check},
+              {"merge", sp_cmd_merge},   {"bench", sp_cmd_bench},   {"survey", sp_cmd_survey},
+              {"export", sp_cmd_export}};
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+    if (!strcmp(name, cmds[i].name)) return cmds[i].fn;
+  return NULL;
 }
 
 int main(int argc, char **argv) {
@@ -56,19 +69,24 @@ int main(int argc, char **argv) {
     return SP_EXIT_OK;
   }
   if (!strcmp(cmd, "help")) {
-    if (argc > 2 && !strcmp(argv[2], "run"))
-      sp_print_run_help(stdout);
-    else
+    if (argc == 2) {
       usage(stdout);
-    return SP_EXIT_OK;
+      return SP_EXIT_OK;
+    }
+    if (!strcmp(argv[2], "run")) { /* run --help would need MPI: printed here */
+      sp_print_run_help(stdout);
+      return SP_EXIT_OK;
+    }
+    int (*fn)(int, char **) = command(argv[2]);
+    if (!fn) {
+      fprintf(stderr, "sitepack: help: unknown command '%s' (try: sitepack --help)\n", argv[2]);
+      return SP_EXIT_USAGE;
+    }
+    char *sub[] = {argv[2], "--help", NULL};
+    return fn(2, sub);
   }
-  if (!strcmp(cmd, "run")) return sp_cmd_run(argc - 1, argv + 1);
-  if (!strcmp(cmd, "dump")) return sp_cmd_dump(argc - 1, argv + 1);
-  if (!strcmp(cmd, "check")) return sp_cmd_check(argc - 1, argv + 1);
-  if (!strcmp(cmd, "merge")) return sp_cmd_merge(argc - 1, argv + 1);
-  if (!strcmp(cmd, "bench")) return sp_cmd_bench(argc - 1, argv + 1);
-  if (!strcmp(cmd, "survey")) return sp_cmd_survey(argc - 1, argv + 1);
-  if (!strcmp(cmd, "export")) return sp_cmd_export(argc - 1, argv + 1);
+  int (*fn)(int, char **) = command(cmd);
+  if (fn) return fn(argc - 1, argv + 1);
   fprintf(stderr, "sitepack: unknown command '%s' (try: sitepack --help)\n", cmd);
   return SP_EXIT_USAGE;
 }

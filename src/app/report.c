@@ -426,9 +426,9 @@ void run_summary_print(const struct run_ctx *c) {
     printf("  entries in more than one file: %zu; their %lld later files not processed (entries: first; status "
            "repeated_entry)\n", c->n_entries_repeated, (long long)by_class[SP_E_REPEATED_ENTRY]);
   else if (c->n_entries_repeated)
-    printf("  entries in more than one file: %zu; their %zu later files processed too (/structures/entry_first "
-           "names each entry's first file; entries: first keeps only that one)\n", c->n_entries_repeated,
-           c->n_files_repeated);
+    printf("  entries in more than one file: %zu; their %zu later files kept (processed unless a duplicate; "
+           "/structures/entry_first names each entry's first file; entries: first keeps only that one)\n",
+           c->n_entries_repeated, c->n_files_repeated);
   int64_t steals = 0;
   for (int i = 0; i < P; ++i) steals += all[i].steals;
   printf("  %zu tasks, steals %lld, makespan %.2f s = %.3f x max(largest task, total/P); busy/wall per rank:",

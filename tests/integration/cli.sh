@@ -24,6 +24,45 @@ done
 expect 0 "--version" -- "$SP" --version
 grep -q "^sitepack " "$WORK/out.txt" || { echo "FAIL: --version"; fail=1; }
 expect 0 "run --help" -- "$SP" run --help
+# every subcommand's help through `sitepack help CMD` is its own `CMD --help` (was the general help)
+for c in dump check export merge survey bench; do
+  "$SP" help $c > "$WORK/h1.txt" 2>&1; r1=$?; "$SP" $c --help > "$WORK/h2.txt" 2>&1; r2=$?
+  { [ "$r1" = 0 ] && [ "$r1" = "$r2" ] && cmp -s "$WORK/h1.txt" "$WORK/h2.txt" && ! grep -q '^usage:$' "$WORK/h1.txt"; } \
+    || { echo "FAIL: sitepack help $c (exit $r1) differs from $c --help (exit $r2)"; fail=1; }
+done
+expect 2 "help of an unknown command" -- "$SP" help frobnicate
+"$SP" --help | grep -q -- '--assembly none|first' || { echo "FAIL: --help lacks --assembly"; fail=1; }
+# docs/usage.md's job file spells out every key that `run --help` lists, and runs
+"$SP" run --help > "$WORK/runhelp.txt"
+/usr/bin/python3 - "$SRC/docs/usage.md" "$WORK/runhelp.txt" "$WORK/usage_job.json" "$SRC" <<'PYEOF' || fail=1
+import json, re, sys
+doc, helptext, out, src = open(sys.argv[1]).read(), open(sys.argv[2]).read(), sys.argv[3], sys.argv[4]
+block = re.search(r"## Job file\n\n```json\n(.*?)```", doc, re.S).group(1)
+job = json.loads(block)
+def keys(d, pre=""):
+    for k, v in d.items():
+        yield pre + k
+        if isinstance(v, dict):
+            yield from keys(v, pre + k + ".")
+have = set(keys(job))
+line = re.search(r"job file keys: (.*?)\n\n", helptext, re.S).group(1)
+want = set()
+for m in re.finditer(r"(\w+): \{([^}]*)\}|(\w+)", re.sub(r"\([^)]*\)", "", line)):
+    if m.group(1):
+        want |= {m.group(1)} | {m.group(1) + "." + k.strip() for k in m.group(2).split(",")}
+    else:
+        want.add(m.group(3))
+want -= {"report"}   # the example writes the default report path (OUT.report.json)
+missing = sorted(want - have)
+print("ok: docs/usage.md job file spells out every key of run --help" if not missing else
+      f"FAIL: docs/usage.md job file lacks {missing}")
+job["input"] = src + "/tests/data/structures/1stp.cif"
+job["ccd"] = src + "/tests/data/ccd/components_sample.cif"
+job["output"] = out.replace(".json", ".h5")
+json.dump(job, open(out, "w"))
+sys.exit(1 if missing else 0)
+PYEOF
+expect 0 "docs/usage.md's job file runs" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run "$WORK/usage_job.json" --quiet --force
 expect 2 "unknown command" -- "$SP" frobnicate
 expect 2 "run without input" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run --out "$WORK/x.h5"
 expect 2 "missing job file" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run "$WORK/nope.json"
@@ -53,6 +92,10 @@ grep -q "no structure files" "$WORK/err.txt" || { echo "FAIL: no-input message";
 expect 2 "unreadable CCD" -- "$MPIEXEC" $FLAGS -np 2 "$SP" run --input "$SRC/tests/data/structures" --ccd "$WORK/none.cif" --out "$WORK/c.h5"
 grep -qi "CCD" "$WORK/err.txt" || { echo "FAIL: CCD error not named"; fail=1; }
 expect 2 "bad --cutoff" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run --input "$SRC/tests/data/structures" --out "$WORK/c.h5" --cutoff -1
+# numbers are decimal: strtod's hexadecimal (--ph 0x5 ran at pH 5), inf and nan are refused (fresh-user trial)
+for v in 0x5 inf nan; do
+  expect 2 "--ph $v refused" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run --input "$SRC/tests/data/structures" --out "$WORK/c.h5" --ph $v
+done
 # one file as input, no CCD: completes
 expect 0 "single file input" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run --input "$SRC/tests/data/structures/1stp.cif" --out "$WORK/one.h5" --quiet
 expect 2 "existing output without --force" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run --input "$SRC/tests/data/structures/1stp.cif" --out "$WORK/one.h5"
