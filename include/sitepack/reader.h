@@ -84,13 +84,14 @@ typedef struct sp_site_batch {
  * /sites/atom_ptr (int64, N+1, starting at 0, non-decreasing) and /atoms/position (float32 (A,3)
  * with A = atom_ptr[N]); /atoms/element, /atoms/flags and /sites/n_ligand are used when present.
  * atom_ptr is read into memory (8 (N+1) bytes) and validated here, so later reads need no bounds
- * checks against the file beyond the site index.
+ * checks against the file beyond the site index; so is n_ligand (4 N bytes): 0 <= n_ligand <= the site's atoms.
  *
  * @param path   the merged file
  * @param flags  SP_READER_AUTO or SP_READER_HDF5
  * @return the reader (close with sp_reader_close()), or NULL with @p err set to SP_E_INVALID (NULL
  *         path, unknown flags), SP_E_NOT_FOUND (no such file), SP_E_FORMAT (not an HDF5 / sitepack
- *         file, missing or misshapen atom_ptr / position, atom_ptr not a valid CSR pointer),
+ *         file, missing or misshapen atom_ptr / position, atom_ptr not a valid CSR pointer, an n_ligand
+ *         outside [0, the site's atoms]),
  *         SP_E_NOMEM, SP_E_HDF5 (the file could not be opened or read, e.g. truncated).
  */
 sp_reader *sp_reader_open(const char *path, unsigned flags, sp_err *err);

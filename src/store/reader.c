@@ -232,6 +232,10 @@ static int open_body(sp_reader *r, sp_err *err) {
     if (!r->n_ligand) return sp_err_set(err, SP_E_NOMEM, "out of memory reading n_ligand of %s", r->path);
     if (nl->row_bytes != 4 || read_all(nl->d, H5T_NATIVE_INT32, r->n_ligand) < 0)
       return sp_h5_fail(err, "cannot read /sites/n_ligand", r->path);
+    for (int64_t i = 0; i < r->n_sites; i++) /* handed to the caller as the ligand's atoms of the site: in range */
+      if (r->n_ligand[i] < 0 || r->n_ligand[i] > r->atom_ptr[i + 1] - r->atom_ptr[i])
+        return sp_err_set(err, SP_E_FORMAT, "%s: site %lld: n_ligand %d outside [0, n_atoms %lld]", r->path,
+                          (long long)i, r->n_ligand[i], (long long)(r->atom_ptr[i + 1] - r->atom_ptr[i]));
   } else if (tmp.cls != SP_E_NOT_FOUND) {
     return sp_err_set(err, tmp.cls, "%s", tmp.msg);
   }

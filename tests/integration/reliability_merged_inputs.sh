@@ -60,6 +60,10 @@ for n in nlig_huge nlig_plus1 bond_atom bond_neg st_idx lig_idx atom_ptr res_idx
   refused "$T/$n.h5" "unknown_format"
 done
 echo "ok: 9 damaged copies: check and export refuse each, no reader crashes"
+# the C reader (sp_reader_open, here through bench read --real) hands n_ligand to its caller: validated too
+expect_rc 1 "$T/b.log" "bench read --real of an n_ligand above the site" "$BIN" bench read --n 10 --atoms 4 \
+  --count 5 --reps 1 --dir "$T/b" --out "$T/b.json" --real "$T/nlig_plus1.h5"
+grep -q "nlig_plus1.h5: site 1: n_ligand .* outside \[0, n_atoms" "$T/b.log" || die "reader n_ligand: $(cat "$T/b.log")"
 
 # 2. an integer attribute stored as an array was read whole into one value (a stack overflow in every command)
 damage "$SMALL" ver_array "f.attrs['format_version'] = np.arange(1000, dtype=np.int64)"
