@@ -13,6 +13,7 @@
 #include "app/cmd_survey.h"
 #include "app/cli_opts.h"
 #include "sitepack/ccd.h"
+#include "sitepack/io.h"
 #include "sitepack/molkey.h"
 #include "sitepack/store.h"
 #include "sitepack/survey.h"
@@ -189,6 +190,18 @@ static int parse_survey_args(int argc, char **argv, survey *s) {
   return -1;
 }
 
+/* --ccd names a CCD other than the run's (its SHA-256, as stored, differs from /run@ccd_sha256): say so,
+   since the key groups are then confirmed against definitions the run did not use (fresh-user trial). */
+static void warn_other_ccd(const survey *s) {
+  char run_sha[80] = "", sha[65] = "";
+  int64_t bytes = 0;
+  int gz = 0;
+  if (sp_run_attr_str(s->path, "ccd_sha256", run_sha, sizeof run_sha, NULL) || !run_sha[0]) return;
+  if (sp_file_digest(s->ccd_arg, sha, &bytes, &gz, NULL) || !strcmp(sha, run_sha)) return;
+  fprintf(stderr, "sitepack survey: warning: CCD %s is not the file the run read (SHA-256 of its stored bytes %.12s..., /run@ccd_sha256 %.12s...): "
+          "key groups are confirmed against it\n", s->ccd_arg, sha, run_sha);
+}
+
 /* Step 2: /structures, /ligands and /components as TSV (sp_dump), a CCD named with --ccd (it must
  * open: exit 2 otherwise), and the columns used. -1 to go on, else the exit status after saying why. */
 static int load_tables(survey *s) {
@@ -216,6 +229,7 @@ static int load_tables(survey *s) {
       s->ccd = NULL;
       return SP_EXIT_USAGE;
     }
+    warn_other_ccd(s);
   }
   s->s_status = col(&s->st, "status");
   s->l_comp = col(&s->lg, "comp_id");

@@ -79,4 +79,9 @@ grep -q "nonexistent" "$WORK/err.txt" || fail "no CCD: message"
 set +e; "$SP" survey "$WORK/b.h5" --ccd /nonexistent.cif > /dev/null 2>&1; rc=$?; set -e
 [ $rc -eq 2 ] || fail "survey --ccd of a missing file: exit $rc, expected 2"
 "$SP" survey /nonexistent.h5 > /dev/null 2>&1 && fail "missing file must fail"
+# a --ccd other than the run's (another SHA-256) is said; the run's own CCD gives no warning
+"$SP" survey "$WORK/b.h5" --ccd "$DATA/ccd/components_excerpt.cif" > /dev/null 2> "$WORK/err.txt"
+grep -q "warning: CCD .*components_excerpt.cif is not the file the run read" "$WORK/err.txt" || fail "other CCD: no warning"
+"$SP" survey "$WORK/b.h5" --ccd "$DATA/ccd/components_excerpt.cif.gz" > /dev/null 2> "$WORK/err.txt"
+! grep -q "warning: CCD" "$WORK/err.txt" || fail "the run's own CCD: a warning: $(cat "$WORK/err.txt")"
 echo "test_survey_cmd: all checks passed"
