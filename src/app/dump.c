@@ -14,7 +14,9 @@ int sp_cmd_dump(int argc, char **argv) {
     if (c == '?') return SP_EXIT_USAGE;
     printf("usage: sitepack dump FILE.h5 TABLE\n"
            "TABLE: structures, ligands, sites, components, residues, interactions, bonds, chains, segments\n"
-           "(columns: docs/format.md)\n");
+           "(columns: docs/format.md)\n"
+           "exit status: 0 printed, 1 not a sitepack file, damaged or unreadable (the message says why), 2 bad\n"
+           "command line, no such file, an unknown table or one the file's format version does not have\n");
     return SP_EXIT_OK;
   }
   if (argc - optind != 2) {
@@ -27,7 +29,8 @@ int sp_cmd_dump(int argc, char **argv) {
   int rc = sp_dump(argv[1], argv[2], stdout, &err);
   if (rc) {
     fprintf(stderr, "sitepack dump: %s: %s\n", sp_errclass_name(rc), err.msg);
-    return rc == SP_E_INVALID || rc == SP_E_NOT_FOUND || rc == SP_E_FORMAT ? SP_EXIT_USAGE : SP_EXIT_RUNTIME;
+    /* as check and survey: a file that is no (valid) sitepack file is 1, a wrong argument 2 */
+    return rc == SP_E_INVALID || rc == SP_E_NOT_FOUND ? SP_EXIT_USAGE : SP_EXIT_RUNTIME;
   }
   return SP_EXIT_OK;
 }

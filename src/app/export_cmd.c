@@ -19,7 +19,8 @@ static void export_usage(FILE *f) {
           "to standard output: every SDF record first (a multi-molecule SDF), then the pockets.\n"
           "Site indices are rows of /sites (sitepack dump FILE.h5 sites); --class takes a /ligands/class\n"
           "(small_molecule, ion, artifact, glycan, cofactor, peptide, unknown); --comp a comp_id.\n"
-          "exit status: 0 written, 1 a file could not be read or written, 2 bad command line, no such\n"
+          "exit status: 0 written, 1 a file could not be read or written (FILE.h5 not a sitepack file, damaged:\n"
+          "sitepack check's checks run first), 2 bad command line, no such\n"
           "file, a site that does not exist / a selection that matches nothing, or an output file that\n"
           "exists (without --force).\n");
 }
@@ -137,7 +138,8 @@ int sp_cmd_export(int argc, char **argv) {
   free(sites);
   if (rc) {
     fprintf(stderr, "sitepack export: %s: %s\n", sp_errclass_name(rc), err.msg);
-    return rc == SP_E_INVALID || rc == SP_E_NOT_FOUND || rc == SP_E_FORMAT ? SP_EXIT_USAGE : SP_EXIT_RUNTIME;
+    /* as check and survey: a file that is no (valid) sitepack file is 1, a wrong argument 2 */
+    return rc == SP_E_INVALID || rc == SP_E_NOT_FOUND ? SP_EXIT_USAGE : SP_EXIT_RUNTIME;
   }
   if (!quiet && o.out_dir)
     fprintf(stderr, "sitepack export: %lld sites, %lld files in %s (%.3f s; tables loaded in %.3f s)\n",
