@@ -239,18 +239,18 @@ typedef struct sp_check_summary {
  * differences and 0 <= n_ligand <= n_atoms; structures' n_ligands / n_sites equal theirs; every
  * index in range and pointing back (ligand.structure_idx in the structure's ligand block,
  * site.structure_idx in its site block, site.ligand_idx's site_idx == the site, every residue's
- * site_idx == its block's site, every atom's residue_idx inside its site's residue block;
+ * site_idx == its block's site, every atom's residue_idx inside its site's residue block and its ligand flag
+ * (bit 0) set exactly on the first n_ligand atoms of its site;
  * /sites/interaction_ptr a CSR pointer over /interactions equal to the prefix sum of n_interactions,
  * every interaction's site_idx == its block's site, lig_atom / site_atom in [0, n_atoms of the site)
  * and water_atom in [-1, n_atoms)); and for
  * @p n_spot sites drawn with a seeded generator (splitmix64 from @p seed; all sites when N <= n_spot):
- * the first n_ligand atoms of the block and no others carry the ligand flag (bit 0), and the site's
- * structure has status "ok". Then /components/comp_id sorted and unique, with a row for every
+ * the site's structure has status "ok". Then /components/comp_id sorted and unique, with a row for every
  * /ligands/comp_id (SP_E_FORMAT). Then the values (sp_check_values, class SP_E_BAD_VALUE): /atoms/element in
  * 0..118, /atoms/position finite, /ligands/class a class name, /interactions/type 1..9, /residues/kind 0..4,
  * /sites/cutoff finite and > 0, each streamed in blocks of 262,144 rows.
  *
- * Memory: O(sites + ligands + residues + structures) plus 8 MiB for scanning atoms (4 MiB for the values).
+ * Memory: O(sites + ligands + residues + structures) plus 10 MiB for scanning atoms (4 MiB for the values).
  * @param sum  filled with counts (may be NULL)
  * @return 0 (valid); SP_E_INVALID (NULL path); SP_E_NOT_FOUND (no such file); SP_E_IO (stat failed);
  *         SP_E_FORMAT (any layout, index or version check failed, or HDF5 cannot open the file: damaged or

@@ -311,16 +311,20 @@ static int ck_sites(ck *c, const ck_arrays *a) {
   return 0;
 }
 
-/* Step 5: every atom's residue_idx lies in its site's residue block (scanned in chunks). */
+/* Step 5: every atom's residue_idx lies in its site's residue block, and its ligand flag (bit 0) is set
+ * exactly on the first n_ligand atoms of its site (ligand atoms come first); scanned in chunks. */
 static int ck_atom_residues(ck *c, ck_arrays *a) {
   const int64_t N = c->rows[SP_T_SITES], A = c->rows[SP_T_ATOMS];
   int rc = 0;
   a->chunk = malloc(CK_CHUNK * sizeof *a->chunk);
-  if (!a->chunk) return sp_err_set(c->err, SP_E_NOMEM, "out of memory scanning /atoms");
+  a->flags = malloc(CK_CHUNK * sizeof *a->flags);
+  if (!a->chunk || !a->flags) return sp_err_set(c->err, SP_E_NOMEM, "out of memory scanning /atoms");
   int64_t site = 0;
   for (int64_t a0 = 0; a0 < A; a0 += (int64_t)CK_CHUNK) {
     size_t n = (size_t)(A - a0) < CK_CHUNK ? (size_t)(A - a0) : CK_CHUNK;
-    if ((rc = ck_read(c, "/atoms/residue_idx", H5T_NATIVE_INT64, a0, n, a->chunk))) return rc;
+    if ((rc = ck_read(c, "/atoms/residue_idx", H5T_NATIVE_INT64, a0, n, a->chunk)) ||
+        (rc = ck_read(c, "/atoms/flags", H5T_NATIVE_UINT16, a0, n, a->flags)))
+      return rc;
     for (size_t k = 0; k < n; k++) {
       int64_t at = a0 + (int64_t)k;
       while (site < N && a->atom_ptr[site + 1] <= at) site++;
@@ -329,6 +333,12 @@ static int ck_atom_residues(ck *c, ck_arrays *a) {
         return sp_err_set(c->err, SP_E_FORMAT, "%s: /atoms/residue_idx[%lld] = %lld is outside site %lld's residues "
                           "[%lld, %lld)", c->path, (long long)at, (long long)ri, (long long)site,
                           (long long)a->res_ptr[site], (long long)a->res_ptr[site + 1]);
+      int64_t j = at - a->atom_ptr[site];
+      int lig = a->flags[k] & 1u;
+      if (lig != (j < a->n_lig[site]))
+        return sp_err_set(c->err, SP_E_FORMAT, "%s: site %lld: atom %lld of the block (row %lld) %s the ligand flag, "
+                          "but n_ligand = %d (ligand atoms come first)", c->path, (long long)site, (long long)j,
+                          (long long)at, lig ? "has" : "lacks", a->n_lig[site]);
     }
   }
   return 0;
@@ -479,28 +489,15 @@ static int ck_symmetry(ck *c, const ck_arrays *a) {
   return rc;
 }
 
-/* Step 8: spot check of @p n_spot sites drawn by splitmix64 from @p seed (all when N <= n_spot): the
- * first n_ligand atoms of the block, and no others, carry the ligand flag; the structure's status is ok. */
+/* Step 8: spot check of @p n_spot sites drawn by splitmix64 from @p seed (all when N <= n_spot): the site's
+ * structure has status ok (the ligand flags of every site are step 5's). */
 static int ck_spot(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
   const int64_t N = c->rows[SP_T_SITES];
   int rc = 0;
   size_t k_max = n_spot < (size_t)N ? n_spot : (size_t)N;
-  int32_t maxat = 0;
-  for (int64_t i = 0; i < N; i++)
-    if (a->n_at[i] > maxat) maxat = a->n_at[i];
-  a->flags = malloc((size_t)(maxat ? maxat : 1) * sizeof *a->flags);
-  if (!a->flags) return sp_err_set(c->err, SP_E_NOMEM, "out of memory for the spot check");
   uint64_t st = seed;
   for (size_t k = 0; k < k_max; k++) {
     int64_t i = k_max == (size_t)N ? (int64_t)k : (int64_t)(sp_splitmix64(&st) % (uint64_t)N);
-    if ((rc = ck_read(c, "/atoms/flags", H5T_NATIVE_UINT16, a->atom_ptr[i], (size_t)a->n_at[i], a->flags))) return rc;
-    for (int32_t j = 0; j < a->n_at[i]; j++) {
-      int lig = a->flags[j] & 1u;
-      if (lig != (j < a->n_lig[i]))
-        return sp_err_set(c->err, SP_E_FORMAT, "%s: site %lld: atom %d of the block (row %lld) %s the ligand flag, but "
-                          "n_ligand = %d (ligand atoms come first)", c->path, (long long)i, j,
-                          (long long)(a->atom_ptr[i] + j), lig ? "has" : "lacks", a->n_lig[i]);
-    }
     char status[25];
     hid_t t24 = sp_h5_str_type(24);
     rc = t24 < 0 ? SP_E_HDF5 : ck_read(c, "/structures/status", t24, a->site_st[i], 1, status);

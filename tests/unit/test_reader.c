@@ -198,13 +198,16 @@ static void check_check(const char *good) {
   unsigned char big = 0x7f;
   CHECK(copy_file(good, p) == 0 && patch(p, off + 8 * 6 + 3, &big, 1) == 0, "patch last");
   CHECK(sp_check(p, 100, 1, &s, &e) == SP_E_FORMAT && strstr(e.msg, "atom_ptr ends at"), "last atom_ptr: %s", e.msg);
-  /* a ligand atom's flag cleared: the spot check sees it */
+  /* a ligand atom's flag cleared: every atom's flag is checked, with or without a spot check (export and merge
+     run sp_check without one: a damaged-file hunt's cleared flags passed them) */
   pathf(p, sizeof p, "reader_flag.h5");
   long long foff = ds_offset(good, "/atoms/flags");
   const unsigned char zero2[2] = {0, 0};
   CHECK(foff > 0 && copy_file(good, p) == 0 && patch(p, foff + 2 * 43, zero2, 2) == 0, "patch flags");
   CHECK(sp_check(p, 100, 1, &s, &e) == SP_E_FORMAT && strstr(e.msg, "site 1: atom 0 ") && strstr(e.msg, "lacks"),
         "flag: %s", e.msg);
+  CHECK(sp_check(p, 0, 1, &s, &e) == SP_E_FORMAT && strstr(e.msg, "site 1: atom 0 ") && strstr(e.msg, "lacks"),
+        "flag without a spot check: %s", e.msg);
   /* a deleted dataset (also done with h5py in tests/peer/test_reader_h5.py) */
   pathf(p, sizeof p, "reader_del.h5");
   CHECK(copy_file(good, p) == 0, "copy");
