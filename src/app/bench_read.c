@@ -779,7 +779,8 @@ static int bench_real(bench *b, rd_out *o) {
   sp_file_counts cn = {0};
   if (rd) sp_reader_counts(rd, &cn);
   else if (!rc) {
-    fprintf(stderr, "bench: %s\n", err.msg);
+    int named = strstr(err.msg, b->o.real) != NULL;
+    fprintf(stderr, "bench: %s%s%s\n", named ? "" : b->o.real, named ? "" : ": ", err.msg);
     rc = -1;
   }
   sp_reader_close(rd);

@@ -1,5 +1,6 @@
 /* One option convention for every subcommand: see cli_opts.h. */
 #include "app/cli_opts.h"
+#include "sitepack/error.h"
 
 #include <errno.h>
 #include <math.h>
@@ -89,6 +90,11 @@ int sp_opt_double(const char *cmd, const char *opt, const char *text, double lo,
   }
   *out = v;
   return 0;
+}
+
+void sp_opt_input_error(const char *cmd, const char *path, int cls, const char *msg) {
+  int named = path && *path && strstr(msg, path) != NULL;
+  fprintf(stderr, "sitepack %s: %s: %s%s%s\n", cmd, sp_errclass_name(cls), named ? "" : path, named ? "" : ": ", msg);
 }
 
 void sp_opt_file_error(const char *cmd, const char *what, const char *path, const char *msg, const char *tail) {

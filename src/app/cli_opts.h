@@ -34,4 +34,9 @@ int sp_opt_double(const char *cmd, const char *opt, const char *text, double lo,
  * path is printed once. @p tail may be NULL. */
 void sp_opt_file_error(const char *cmd, const char *what, const char *path, const char *msg, const char *tail);
 
+/* The one format of an error of a command that reads a merged file @p path: "sitepack CMD: CLASS: MSG" (the
+ * error class name of @p cls), with "PATH: " before MSG when MSG does not name the file already (HDF5's
+ * messages name the dataset only). */
+void sp_opt_input_error(const char *cmd, const char *path, int cls, const char *msg);
+
 #endif

@@ -28,7 +28,7 @@ int sp_cmd_dump(int argc, char **argv) {
   sp_err err = {0};
   int rc = sp_dump(argv[1], argv[2], stdout, &err);
   if (rc) {
-    fprintf(stderr, "sitepack dump: %s: %s\n", sp_errclass_name(rc), err.msg);
+    sp_opt_input_error("dump", argv[1], rc, err.msg);
     /* as check and survey: a file that is no (valid) sitepack file is 1, a wrong argument 2 */
     return rc == SP_E_INVALID || rc == SP_E_NOT_FOUND ? SP_EXIT_USAGE : SP_EXIT_RUNTIME;
   }

@@ -137,7 +137,7 @@ int sp_cmd_export(int argc, char **argv) {
   int rc = sp_export(argv[optind], &o, &sum, &err);
   free(sites);
   if (rc) {
-    fprintf(stderr, "sitepack export: %s: %s\n", sp_errclass_name(rc), err.msg);
+    sp_opt_input_error("export", argv[optind], rc, err.msg);
     /* as check and survey: a file that is no (valid) sitepack file is 1, a wrong argument 2 */
     return rc == SP_E_INVALID || rc == SP_E_NOT_FOUND ? SP_EXIT_USAGE : SP_EXIT_RUNTIME;
   }

@@ -206,18 +206,23 @@ static void warn_other_ccd(const survey *s) {
  * open: exit 2 otherwise), and the columns used. -1 to go on, else the exit status after saying why. */
 static int load_tables(survey *s) {
   sp_err err = {0};
-  int rc = table_load(s->path, "structures", &s->st, &err);
+  /* the counts below trust the tables (sorted /components, classes, structure indices): the file passes
+     sitepack check's checks first (a damaged-file hunt: swapped /components rows dropped a comp id, exit 0) */
+  int rc = sp_check(s->path, 0, 1, NULL, &err);
   if (rc) {
-    fprintf(stderr, "sitepack survey: %s\n", err.msg);
-    return rc == SP_E_NOT_FOUND ? SP_EXIT_USAGE : SP_EXIT_RUNTIME;
+    sp_opt_input_error("survey", s->path, rc, err.msg);
+    return rc == SP_E_NOT_FOUND || rc == SP_E_INVALID ? SP_EXIT_USAGE : SP_EXIT_RUNTIME;
   }
-  if (table_load(s->path, "ligands", &s->lg, &err) || table_load(s->path, "components", &s->cp, &err)) {
-    fprintf(stderr, "sitepack survey: %s\n", err.msg);
+  rc = table_load(s->path, "structures", &s->st, &err);
+  if (!rc) rc = table_load(s->path, "ligands", &s->lg, &err);
+  if (!rc) rc = table_load(s->path, "components", &s->cp, &err);
+  if (rc) {
+    sp_opt_input_error("survey", s->path, rc, err.msg);
     return SP_EXIT_RUNTIME;
   }
   /* a version-2 file has no /chains (docs/format.md "Versions"; sp_dump says not_found): no protein context */
   if ((rc = table_load(s->path, "chains", &s->ch, &err)) && rc != SP_E_NOT_FOUND) {
-    fprintf(stderr, "sitepack survey: %s\n", err.msg);
+    sp_opt_input_error("survey", s->path, rc, err.msg);
     return SP_EXIT_RUNTIME;
   }
   /* the run's own CCD, recorded in /run, may have moved since: then the key groups stay
