@@ -209,6 +209,9 @@ def check_pointers(lay, cols):
     ptrs = dict(_schema.POINTERS)
     if lay.has_bonds:
         ptrs[_schema.BOND_POINTER] = "bonds"
+    for (table, name), target in _schema.CONTEXT_POINTERS.items():   # /chains' pointers, when the file has them
+        if table in lay.rows and target in lay.rows:
+            ptrs[(table, name)] = target
     for (table, name), target in ptrs.items():
         p, full, total = cols[f"{table}/{name}"], f"/{table}/{name}", lay.rows[target]
         if p[0] != 0:
@@ -246,8 +249,28 @@ def check_pointers(lay, cols):
         i = int(np.flatnonzero(~ok)[0])
         _fail(lay, f"/sites/ligand_idx[{i}] = {l[i]}: out of range, or that ligand's site_idx / structure_idx do not "
                    "point back")
+    _check_interaction_rows(lay, cols)
     if lay.has_bonds:
         _check_bond_atoms(lay, cols)
+
+
+def _check_interaction_rows(lay, cols):
+    """Every /interactions row lies in its site's block (site_idx) and its atom offsets inside that site
+    (lig_atom, site_atom in [0, n_atoms), water_atom in [-1, n_atoms)): ck_interaction_rows of sitepack check.
+    Site.interactions hands these offsets to the caller, as atom indices of the site's arrays."""
+    ip = cols["sites/interaction_ptr"]
+    owner = np.repeat(np.arange(lay.rows["sites"], dtype=np.int64), np.diff(ip))
+    if not np.array_equal(cols["interactions/site_idx"], owner):
+        i = int(np.flatnonzero(cols["interactions/site_idx"] != owner)[0])
+        _fail(lay, f"/interactions/site_idx[{i}] = {cols['interactions/site_idx'][i]}, but the row is in site "
+                   f"{owner[i]}'s block")
+    n = cols["sites/n_atoms"][owner]
+    for c, lo in (("lig_atom", 0), ("site_atom", 0), ("water_atom", -1)):
+        a = cols[f"interactions/{c}"]
+        bad = np.flatnonzero((a < lo) | (a >= n))
+        if len(bad):
+            i = int(bad[0])
+            _fail(lay, f"/interactions/{c}[{i}] = {a[i]} is outside site {owner[i]}'s {n[i]} atoms")
 
 
 def _check_bond_atoms(lay, cols):

@@ -358,6 +358,12 @@ def check_bad_input(path, cli, work):
             del f["sites/center"]
             f.create_dataset("sites/center", data=a, compression="gzip")
 
+    def set_at(col, row, value):
+        def edit(p):
+            with h5py.File(p, "r+") as f:
+                f[col][row] = value
+        return edit
+
     def short_column(p):
         with h5py.File(p, "r+") as f:
             a = f["ligands/n_atoms"][:-1]
@@ -368,7 +374,10 @@ def check_bad_input(path, cli, work):
              ("flipped.h5", flip_ptr, "/sites/atom_ptr decreases at row 2"),
              ("chunked.h5", chunk_flags, "/atoms/flags is not contiguous"),
              ("compressed.h5", compress_center, "/sites/center is "),
-             ("short.h5", short_column, "/ligands/n_atoms has ")]
+             ("short.h5", short_column, "/ligands/n_atoms has "),
+             # the interaction offsets Site.interactions hands out, and /chains' pointers (damaged-file hunt)
+             ("ix_atom.h5", set_at("interactions/lig_atom", 3, 100000), "/interactions/lig_atom[3] = 100000 is outside"),
+             ("seq_ptr.h5", set_at("chains/seq_ptr", 1, -5), "/chains/seq_ptr decreases at row 0")]
     for name, edit, words in cases:
         bad = damaged(path, work, name, edit)
         msg = expect_error(name, lambda: sitepack.open(bad), FE, bad, words)
