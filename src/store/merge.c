@@ -106,6 +106,13 @@ static int place_tasks(merge_ctx *c) {
     if (has != 1)
       return sp_err_set(c->err, SP_E_INVALID, "file_idx %lld has %lld structure rows over its %zu task(s), expected 1",
                         (long long)c->tasks[a].rec.file_idx, (long long)has, b - a);
+    /* its tasks are parts 0 .. n_parts-1, once each, all of one n_parts (/structures/n_parts comes from the
+       first: a damaged shard's n_parts of 2^31-1 reached the merged file) */
+    for (size_t k = a; k < b; k++)
+      if (c->tasks[k].rec.n_parts != (int)(b - a) || c->tasks[k].rec.part != (int)(k - a))
+        return sp_err_set(c->err, SP_E_INVALID, "file_idx %lld: task %s part %d of %d, but the inputs hold %zu part(s) "
+                          "of it (expected parts 0..n_parts-1)", (long long)c->tasks[k].rec.file_idx,
+                          c->in[c->tasks[k].input].path, c->tasks[k].rec.part, c->tasks[k].rec.n_parts, b - a);
     size_t owner = a; /* the task with the structure row: per-file tables (/chains) are its rows */
     for (size_t k = a; k < b; k++)
       if (c->tasks[k].rec.n[SP_T_STRUCTURES]) owner = k;

@@ -33,11 +33,11 @@ readers_survive() {
   done
 }
 
-# check and export refuse the file (exit 1: an invalid input, as every reader of a merged file says it) with a
-# message that names it and says WORDS
+# check, export and survey refuse the file (exit 1: an invalid input, as every reader of a merged file says
+# it) with a message that names it and says WORDS
 refused() {
   local f=$1 words=$2 c rc
-  for c in "check F" "export F --all --format sdf --out $T/x --force --quiet"; do
+  for c in "check F" "export F --all --format sdf --out $T/x --force --quiet" "survey F"; do
     rc=0
     timeout 60 "$BIN" ${c//F/$f} > "$T/o.txt" 2>&1 || rc=$?
     [ "$rc" = 1 ] || die "$(basename "$f"): sitepack ${c//F/...}: exit $rc, expected 1: $(tail -3 "$T/o.txt")"
@@ -56,11 +56,12 @@ damage "$SMALL" lig_idx "f['sites/ligand_idx'][1] = 2**62"
 damage "$SMALL" atom_ptr "f['sites/atom_ptr'][1] = -5"
 damage "$SMALL" res_idx "f['atoms/residue_idx'][5] = f['residues/kind'].shape[0] + 7"
 damage "$SMALL" flags_short "a = f['atoms/flags'][:-1]; del f['atoms/flags']; f.create_dataset('atoms/flags', data=a)"
-for n in nlig_huge nlig_plus1 bond_atom bond_neg st_idx lig_idx atom_ptr res_idx flags_short; do
+damage "$SMALL" flags_zero "f['atoms/flags'][...] = 0"   # export wrote the ligand as ATOM records, exit 0
+for n in nlig_huge nlig_plus1 bond_atom bond_neg st_idx lig_idx atom_ptr res_idx flags_short flags_zero; do
   readers_survive "$T/$n.h5"
   refused "$T/$n.h5" "unknown_format"
 done
-echo "ok: 9 damaged copies: check and export refuse each, no reader crashes"
+echo "ok: 10 damaged copies: check and export refuse each, no reader crashes"
 # the C reader (sp_reader_open, here through bench read --real) hands n_ligand to its caller: validated too
 expect_rc 1 "$T/b.log" "bench read --real of an n_ligand above the site" "$BIN" bench read --n 10 --atoms 4 \
   --count 5 --reps 1 --dir "$T/b" --out "$T/b.json" --real "$T/nlig_plus1.h5"
@@ -100,6 +101,13 @@ grep -q "the merged file fails sitepack check" "$T/m.log" || die "merge of a dam
 [ ! -e "$T/m.h5" ] && [ ! -e "$T/m.h5.tmp" ] || die "merge of a damaged shard left an output"
 expect_rc 0 "$T/m.log" "merge --no-check of a damaged shard" "$BIN" merge "$T/m.h5" "$T/s0_bad.h5" "$T/s1.h5" --no-check
 expect_rc 1 "$T/c.log" "check of the --no-check merge" "$BIN" check "$T/m.h5"
+rm -f "$T/m.h5"
+damage "$T/s0.h5" s0_flag "a = f['atoms/rows'][...]; a['flags'][len(a) // 2] ^= 1; f['atoms/rows'][...] = a"
+expect_rc 1 "$T/m.log" "merge of a shard with a ligand flag flipped" "$BIN" merge "$T/m.h5" "$T/s0_flag.h5" "$T/s1.h5"
+grep -q "ligand flag" "$T/m.log" || die "merge of a flipped flag: $(cat "$T/m.log")"
+damage "$T/s0.h5" s0_parts "a = f['tasks'][...]; a['n_parts'][len(a) // 2] = 2**31 - 1; f['tasks'][...] = a"
+expect_rc 1 "$T/m.log" "merge of a shard whose task says 2^31-1 parts" "$BIN" merge "$T/m.h5" "$T/s0_parts.h5" "$T/s1.h5"
+grep -q "expected parts 0..n_parts-1" "$T/m.log" || die "merge of a bad n_parts: $(cat "$T/m.log")"
 damage "$T/s0.h5" s0_attr "f.attrs['site_flags_or'] = np.arange(1000, dtype=np.int64)"
 rc=0; timeout 60 "$BIN" merge "$T/m2.h5" "$T/s0_attr.h5" "$T/s1.h5" > "$T/o.txt" 2>&1 || rc=$?
 [ "$rc" -le 2 ] || die "merge of a shard with an array attribute: exit $rc: $(cat "$T/o.txt")"
