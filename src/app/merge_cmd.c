@@ -239,7 +239,7 @@ static void merge_usage(FILE *f) {
           "  --quiet   no summary line\n"
           "  --no-check  do not validate the merged file (by default it must pass `sitepack check`'s layout,\n"
           "            index and value checks before it is renamed to OUT.h5: a damaged shard is refused;\n"
-          "            0.3 s per GB of output on rank 0, page cache warm: 0.045 s for 162 MB; docs/slurm.md)\n"
+          "            0.26 s per GB of output on rank 0, page cache warm: 0.042 s for 162 MB; docs/slurm.md)\n"
           "exit status: 0 merged, 1 refused or the merge failed, 2 bad command line or OUT exists\n");
 }
 
