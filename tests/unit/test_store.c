@@ -674,18 +674,33 @@ static void check_errors(void) {
   CHECK(sp_rank_writer_open(out, &e) == NULL && e.cls == SP_E_HDF5, "unwritable path: %s", e.msg);
 }
 
-/* A writer killed after some appends (no close): the merge still gets every appended task. */
+/* A writer killed after some appends (no close): the merge still gets every appended task (files 0, 1 and the
+ * three parts of file 2). A file of which only some parts are there (part 0 of 3) is refused: the merged
+ * /structures/n_parts would say 3. */
 static void check_killed(void) {
-  char p[1][1400], out[1400];
+  char p[1][1400], out[1400], part[1][1400];
   pathf(p[0], sizeof p[0], "killed_rank0.h5");
   pathf(out, sizeof out, "killed_merged.h5");
+  pathf(part[0], sizeof part[0], "part_of_a_file_rank0.h5");
+  sp_err e0 = {0};
+  sp_rank_writer *pw = sp_rank_writer_open(part[0], &e0); /* files 0, 1, and part 0 of file 2's 3 */
+  sp_result pr;
+  sp_result_init(&pr);
+  for (size_t i = 0; pw && i < 3; i++) {
+    make_result(&TASKS[i], 0, &pr);
+    CHECK(sp_rank_writer_append(pw, &pr, &e0) == 0, "append: %s", e0.msg);
+  }
+  sp_result_free(&pr);
+  CHECK(pw && sp_rank_writer_close(pw, &e0) == 0, "close: %s", e0.msg);
+  CHECK(merge_paths(out, part, 1, 1, &e0) == SP_E_INVALID && strstr(e0.msg, "part 0 of 3") &&
+        strstr(e0.msg, "expected parts 0..n_parts-1"), "a file's parts missing: %s", e0.msg);
   pid_t pid = fork();
   if (pid == 0) {
     sp_err e = {0};
     sp_rank_writer *w = sp_rank_writer_open(p[0], &e);
     sp_result r;
     sp_result_init(&r);
-    for (size_t i = 0; w && i < 3; i++) {
+    for (size_t i = 0; w && i < 5; i++) {
       make_result(&TASKS[i], 0, &r);
       if (sp_rank_writer_append(w, &r, &e)) _exit(2);
     }
@@ -700,7 +715,7 @@ static void check_killed(void) {
   size_t ns = 0, nl = 0;
   int64_t *fi = f >= 0 ? read_ds(f, "structures/file_idx", H5T_NATIVE_INT64, &ns) : NULL;
   int64_t *ls = f >= 0 ? read_ds(f, "ligands/structure_idx", H5T_NATIVE_INT64, &nl) : NULL;
-  CHECK(ns == 3 && nl == 4, "killed run: %zu structures, %zu ligands", ns, nl);
+  CHECK(ns == 3 && nl == 6, "killed run: %zu structures, %zu ligands", ns, nl);
   free(fi);
   free(ls);
   if (f >= 0) H5Fclose(f);
