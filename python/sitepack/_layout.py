@@ -205,7 +205,8 @@ def map_columns(lay):
 def check_pointers(lay, cols):
     """CSR pointers and the per-site indices the reader follows (sp_check's ck_content, vectorised)."""
     what = {"ligands": "ligands", "sites": "sites", "atoms": "atoms", "residues": "residues",
-            "interactions": "interactions", "bonds": "bonds"}
+            "interactions": "interactions", "bonds": "bonds", "sequences": "sequence codes",
+            "segments": "segments"}   # check's words (ck_ptr's "what")
     ptrs = dict(_schema.POINTERS)
     if lay.has_bonds:
         ptrs[_schema.BOND_POINTER] = "bonds"
@@ -221,7 +222,7 @@ def check_pointers(lay, cols):
             i = int(np.flatnonzero(d < 0)[0])
             _fail(lay, f"{full} decreases at row {i} ({p[i]} then {p[i + 1]})")
         if p[-1] != total:
-            _fail(lay, f"{full} ends at {p[-1]}, but there are {total} {what[target]}")
+            _fail(lay, f"{full} ends at {p[-1]}, but there are {total} {what.get(target, target)}")
     ap, rp = cols["sites/atom_ptr"], cols["sites/residue_ptr"]
     na, nr, nl = cols["sites/n_atoms"], cols["sites/n_residues"], cols["sites/n_ligand"]
     bad = np.flatnonzero((np.diff(ap) != na) | (np.diff(rp) != nr))

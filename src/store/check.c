@@ -489,8 +489,30 @@ static int ck_symmetry(ck *c, const ck_arrays *a) {
   return rc;
 }
 
-/* Step 8: spot check of @p n_spot sites drawn by splitmix64 from @p seed (all when N <= n_spot): the site's
- * structure has status ok (the ligand flags of every site are step 5's). */
+/* Step 7c: every site's structure has status "ok" (a failed file has no sites): /structures/status read whole
+ * (24 bytes a structure). Run with or without a spot check: export, merge and survey run check without one. */
+static int ck_site_status(ck *c, const ck_arrays *a) {
+  const int64_t S = c->rows[SP_T_STRUCTURES], N = c->rows[SP_T_SITES];
+  if (N == 0) return 0;
+  char *st = malloc((size_t)S * 24 + 1);
+  hid_t t24 = sp_h5_str_type(24);
+  int rc = !st ? sp_err_set(c->err, SP_E_NOMEM, "out of memory reading /structures/status")
+           : t24 < 0 ? SP_E_HDF5
+                     : ck_read(c, "/structures/status", t24, 0, (size_t)S, st);
+  for (int64_t i = 0; !rc && i < N; i++) {
+    const char *s = st + (size_t)a->site_st[i] * 24; /* site_st validated in range by step 4 */
+    if (strncmp(s, "ok", 24) != 0)
+      rc = sp_err_set(c->err, SP_E_FORMAT, "%s: site %lld belongs to structure %lld whose status is '%.24s' (a failed "
+                      "file has no sites)", c->path, (long long)i, (long long)a->site_st[i], s);
+  }
+  if (t24 >= 0) H5Tclose(t24);
+  free(st);
+  return rc;
+}
+
+/* Step 8: spot check of @p n_spot sites drawn by splitmix64 from @p seed (all when N <= n_spot): each site's
+ * structure status read again through a hyperslab of its own, a second read path beside step 7c's whole read
+ * (the ligand flags of every site are step 5's). */
 static int ck_spot(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
   const int64_t N = c->rows[SP_T_SITES];
   int rc = 0;
@@ -628,6 +650,7 @@ static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
   if (!rc) rc = ck_bonds(c);
   if (!rc && c->ver >= 3) rc = ck_chains(c, a); /* the protein context: version 3 */
   if (!rc) rc = ck_symmetry(c, a);
+  if (!rc) rc = ck_site_status(c, a);
   if (!rc) rc = ck_spot(c, n_spot, seed, a);
   if (!rc) rc = sp_check_components(c->file, c->path, c->rows, c->err);
   if (!rc) rc = sp_check_values(c->file, c->path, c->rows, &c->sum->n_values, c->err);

@@ -57,11 +57,13 @@ damage "$SMALL" atom_ptr "f['sites/atom_ptr'][1] = -5"
 damage "$SMALL" res_idx "f['atoms/residue_idx'][5] = f['residues/kind'].shape[0] + 7"
 damage "$SMALL" flags_short "a = f['atoms/flags'][:-1]; del f['atoms/flags']; f.create_dataset('atoms/flags', data=a)"
 damage "$SMALL" flags_zero "f['atoms/flags'][...] = 0"   # export wrote the ligand as ATOM records, exit 0
-for n in nlig_huge nlig_plus1 bond_atom bond_neg st_idx lig_idx atom_ptr res_idx flags_short flags_zero; do
+# a site of a failed file: survey counted it ok (the status test was the spot check's only)
+damage "$SMALL" status "import numpy as np; sp = f['structures/site_ptr'][:]; k = int(np.flatnonzero(np.diff(sp) > 0)[0]); f['structures/status'][k] = b'syntax_error'"
+for n in nlig_huge nlig_plus1 bond_atom bond_neg st_idx lig_idx atom_ptr res_idx flags_short flags_zero status; do
   readers_survive "$T/$n.h5"
   refused "$T/$n.h5" "unknown_format"
 done
-echo "ok: 10 damaged copies: check and export refuse each, no reader crashes"
+echo "ok: 11 damaged copies: check, export and survey refuse each, no reader crashes"
 # the C reader (sp_reader_open, here through bench read --real) hands n_ligand to its caller: validated too
 expect_rc 1 "$T/b.log" "bench read --real of an n_ligand above the site" "$BIN" bench read --n 10 --atoms 4 \
   --count 5 --reps 1 --dir "$T/b" --out "$T/b.json" --real "$T/nlig_plus1.h5"
@@ -105,6 +107,9 @@ rm -f "$T/m.h5"
 damage "$T/s0.h5" s0_flag "a = f['atoms/rows'][...]; a['flags'][len(a) // 2] ^= 1; f['atoms/rows'][...] = a"
 expect_rc 1 "$T/m.log" "merge of a shard with a ligand flag flipped" "$BIN" merge "$T/m.h5" "$T/s0_flag.h5" "$T/s1.h5"
 grep -q "ligand flag" "$T/m.log" || die "merge of a flipped flag: $(cat "$T/m.log")"
+damage "$T/s0.h5" s0_status "a = f['structures/rows'][...]; a['status'][:] = b'syntax_error'; f['structures/rows'][...] = a"
+expect_rc 1 "$T/m.log" "merge of a shard whose files all failed but kept sites" "$BIN" merge "$T/m.h5" "$T/s0_status.h5" "$T/s1.h5"
+grep -q "whose status is 'syntax_error'" "$T/m.log" || die "merge of failed files with sites: $(cat "$T/m.log")"
 damage "$T/s0.h5" s0_parts "a = f['tasks'][...]; a['n_parts'][len(a) // 2] = 2**31 - 1; f['tasks'][...] = a"
 expect_rc 1 "$T/m.log" "merge of a shard whose task says 2^31-1 parts" "$BIN" merge "$T/m.h5" "$T/s0_parts.h5" "$T/s1.h5"
 grep -q "expected parts 0..n_parts-1" "$T/m.log" || die "merge of a bad n_parts: $(cat "$T/m.log")"

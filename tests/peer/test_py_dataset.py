@@ -377,7 +377,9 @@ def check_bad_input(path, cli, work):
              ("short.h5", short_column, "/ligands/n_atoms has "),
              # the interaction offsets Site.interactions hands out, and /chains' pointers (damaged-file hunt)
              ("ix_atom.h5", set_at("interactions/lig_atom", 3, 100000), "/interactions/lig_atom[3] = 100000 is outside"),
-             ("seq_ptr.h5", set_at("chains/seq_ptr", 1, -5), "/chains/seq_ptr decreases at row 0")]
+             ("seq_ptr.h5", set_at("chains/seq_ptr", 1, -5), "/chains/seq_ptr decreases at row 0"),
+             ("seq_end.h5", set_at("chains/seq_ptr", -1, 10 ** 9), "/chains/seq_ptr ends at 1000000000, but there are"),
+             ("seg_end.h5", set_at("chains/segment_ptr", -1, 10 ** 9), "/chains/segment_ptr ends at 1000000000")]
     for name, edit, words in cases:
         bad = damaged(path, work, name, edit)
         msg = expect_error(name, lambda: sitepack.open(bad), FE, bad, words)
