@@ -250,40 +250,32 @@ def check_pointers(lay, cols):
         i = int(np.flatnonzero(~ok)[0])
         _fail(lay, f"/sites/ligand_idx[{i}] = {l[i]}: out of range, or that ligand's site_idx / structure_idx do not "
                    "point back")
-    _check_interaction_rows(lay, cols)
+    _check_site_rows(lay, cols, "interactions", "sites/interaction_ptr",
+                     (("lig_atom", 0), ("site_atom", 0), ("water_atom", -1)))
     if lay.has_bonds:
-        _check_bond_atoms(lay, cols)
+        _check_site_rows(lay, cols, "bonds", "sites/bond_ptr", (("atom1", 0), ("atom2", 0)))
 
 
-def _check_interaction_rows(lay, cols):
-    """Every /interactions row lies in its site's block (site_idx) and its atom offsets inside that site
-    (lig_atom, site_atom in [0, n_atoms), water_atom in [-1, n_atoms)): ck_interaction_rows of sitepack check.
-    Site.interactions hands these offsets to the caller, as atom indices of the site's arrays."""
-    ip = cols["sites/interaction_ptr"]
-    owner = np.repeat(np.arange(lay.rows["sites"], dtype=np.int64), np.diff(ip))
-    if not np.array_equal(cols["interactions/site_idx"], owner):
-        i = int(np.flatnonzero(cols["interactions/site_idx"] != owner)[0])
-        _fail(lay, f"/interactions/site_idx[{i}] = {cols['interactions/site_idx'][i]}, but the row is in site "
-                   f"{owner[i]}'s block")
+def block_owner(ptr):
+    """The site of each row of a table whose rows are in CSR blocks per site: site i owns rows
+    ptr[i]:ptr[i + 1] (ptr validated as a CSR pointer). (rows,) int64."""
+    return np.repeat(np.arange(len(ptr) - 1, dtype=np.int64), np.diff(ptr))
+
+
+def _check_site_rows(lay, cols, table, ptr, atom_cols):
+    """Every row of @p table lies in its site's block of @p ptr (its site_idx is that site) and each of its
+    @p atom_cols ((column, lowest allowed value)) is an atom offset inside that site: lo <= value < n_atoms
+    (sitepack check's ck_bonds / ck_interaction_rows, with their words). The package hands these offsets to
+    the caller as atom indices of the site's arrays (Site.bonds, Site.interactions)."""
+    owner = block_owner(cols[ptr])
+    si = cols[f"{table}/site_idx"]
+    if not np.array_equal(si, owner):
+        i = int(np.flatnonzero(si != owner)[0])
+        _fail(lay, f"/{table}/site_idx[{i}] = {si[i]}, but the row is in site {owner[i]}'s block")
     n = cols["sites/n_atoms"][owner]
-    for c, lo in (("lig_atom", 0), ("site_atom", 0), ("water_atom", -1)):
-        a = cols[f"interactions/{c}"]
+    for c, lo in atom_cols:
+        a = cols[f"{table}/{c}"]
         bad = np.flatnonzero((a < lo) | (a >= n))
         if len(bad):
             i = int(bad[0])
-            _fail(lay, f"/interactions/{c}[{i}] = {a[i]} is outside site {owner[i]}'s {n[i]} atoms")
-
-
-def _check_bond_atoms(lay, cols):
-    bp = cols["sites/bond_ptr"]
-    owner = np.repeat(np.arange(lay.rows["sites"], dtype=np.int64), np.diff(bp))
-    if not np.array_equal(cols["bonds/site_idx"], owner):
-        i = int(np.flatnonzero(cols["bonds/site_idx"] != owner)[0])
-        _fail(lay, f"/bonds/site_idx[{i}] = {cols['bonds/site_idx'][i]}, but the row is in site {owner[i]}'s block")
-    n = cols["sites/n_atoms"][owner]
-    for c in ("atom1", "atom2"):
-        a = cols[f"bonds/{c}"]
-        bad = np.flatnonzero((a < 0) | (a >= n))
-        if len(bad):
-            i = int(bad[0])
-            _fail(lay, f"/bonds/{c}[{i}] = {a[i]} is outside site {owner[i]}'s {n[i]} atoms")
+            _fail(lay, f"/{table}/{c}[{i}] = {a[i]} is outside site {owner[i]}'s {n[i]} atoms")

@@ -4,7 +4,7 @@ import numbers
 
 import numpy as np
 
-from . import _schema
+from . import _layout, _schema
 
 
 def _as_list(v):
@@ -81,8 +81,7 @@ def select(ds, ligand_class=None, comp_id=None, molecule_key=None, flags=None, n
         keep &= _in(c["ligands/class"], ligand_class)[lig]
     if comp_id is not None:
         own = (c["residues/kind"] == _schema.RESIDUE_KINDS["ligand"]) & _in(c["residues/comp_id"], comp_id)
-        rp = c["sites/residue_ptr"]   # validated at open: the residue rows of site i are rp[i]:rp[i + 1]
-        owner = np.repeat(np.arange(n, dtype=np.int64), np.diff(rp))
+        owner = _layout.block_owner(c["sites/residue_ptr"])   # residue_ptr validated at open
         has = np.zeros(n, dtype=bool)
         has[owner[own]] = True
         keep &= has
