@@ -243,8 +243,8 @@ typedef struct sp_check_summary {
  * (bit 0) set exactly on the first n_ligand atoms of its site;
  * /sites/interaction_ptr a CSR pointer over /interactions equal to the prefix sum of n_interactions,
  * every interaction's site_idx == its block's site, lig_atom / site_atom in [0, n_atoms of the site)
- * and water_atom in [-1, n_atoms)); and for
- * every site's structure has status "ok" (/structures/status read whole); and for
+ * and water_atom in [-1, n_atoms)); every site's structure has status "ok" (/structures/status read whole);
+ * and for
  * @p n_spot sites drawn with a seeded generator (splitmix64 from @p seed; all sites when N <= n_spot):
  * that status read again through a hyperslab of the site's own (a second read path). Then /components/comp_id sorted and unique, with a row for every
  * /ligands/comp_id (SP_E_FORMAT). Then the values (sp_check_values, class SP_E_BAD_VALUE): /atoms/element in

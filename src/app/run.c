@@ -235,13 +235,7 @@ static int phase_check_output(struct run_ctx *c) {
   if (c->rank != 0) return 0;
   const sp_job *job = &c->job;
   struct stat sb;
-  char report_dir[4096], out_dir[4096];
-  snprintf(report_dir, sizeof report_dir, "%s", job->report);
-  char *rslash = strrchr(report_dir, '/');
-  if (rslash) *rslash = 0;
-  snprintf(out_dir, sizeof out_dir, "%s", job->output);
-  char *oslash = strrchr(out_dir, '/');
-  if (oslash) *oslash = 0;
+  char dir[4096];
   if (stat(job->output, &sb) == 0 && S_ISDIR(sb.st_mode)) {
     fprintf(stderr, "sitepack run: output %s is a directory (give a file name, e.g. %s/sites.h5)\n", job->output,
             job->output);
@@ -264,14 +258,14 @@ static int phase_check_output(struct run_ctx *c) {
   } else if (!job->force && stat(job->report, &sb) == 0) {
     fprintf(stderr, "sitepack run: report %s exists (use --force to overwrite)\n", job->report);
     return SP_EXIT_USAGE;
-  } else if (oslash && out_dir[0] && sp_out_mkdir_p(out_dir)) { /* the parts, lock and merge's .tmp go there too */
-    fprintf(stderr, "sitepack run: cannot create the output's directory %s: %s\n", out_dir, strerror(errno));
+  } else if (sp_out_mkdir_parent(job->output, dir, sizeof dir)) { /* the parts, lock and merge's .tmp go there too */
+    fprintf(stderr, "sitepack run: cannot create the output's directory %s: %s\n", dir, strerror(errno));
     return SP_EXIT_RUNTIME;
   } else if (!sp_out_writable(job->output)) { /* the output first: the path the user gave (--out) */
     fprintf(stderr, "sitepack run: cannot write output %s: %s\n", job->output, strerror(errno));
     return SP_EXIT_RUNTIME;
-  } else if (rslash && report_dir[0] && sp_out_mkdir_p(report_dir)) {
-    fprintf(stderr, "sitepack run: cannot create the report's directory %s: %s\n", report_dir, strerror(errno));
+  } else if (sp_out_mkdir_parent(job->report, dir, sizeof dir)) {
+    fprintf(stderr, "sitepack run: cannot create the report's directory %s: %s\n", dir, strerror(errno));
     return SP_EXIT_RUNTIME;
   } else if (!sp_out_writable(job->report)) { /* found now, not after the whole run */
     fprintf(stderr, "sitepack run: cannot write report %s: %s\n", job->report, strerror(errno));
