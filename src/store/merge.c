@@ -175,6 +175,8 @@ static int create_table(merge_ctx *c, int t, int optional) {
     c->dset[t][k] = ft >= 0 ? sp_h5_create_final(c->gr[t], col->name, ft, c->total[t], col->kind == SP_COL_F32X3) : -1;
     if (ft >= 0) H5Tclose(ft);
     if (c->dset[t][k] < 0) return sp_h5_fail(c->err, "cannot create output dataset", col->name);
+    int rc = sp_describe_dataset(c->dset[t][k], tb->name, col->name, c->err);
+    if (rc) return rc;
   }
   return 0;
 }
@@ -186,6 +188,8 @@ static int create_pointers(merge_ctx *c, int t) {
     size_t slot = tb->n_cols + q++;
     c->dset[t][slot] = sp_h5_create_final(c->gr[t], tb->cols[k].ptr, H5T_STD_I64LE, c->total[t] + 1, 0);
     if (c->dset[t][slot] < 0) return sp_h5_fail(c->err, "cannot create output pointer dataset", tb->cols[k].ptr);
+    int rc = sp_describe_dataset(c->dset[t][slot], tb->name, tb->cols[k].ptr, c->err);
+    if (rc) return rc;
   }
   return 0;
 }
@@ -197,8 +201,13 @@ static int create_file_columns(merge_ctx *c) {
   c->st_dset[1] = sp_h5_create_final(g, "n_parts", H5T_STD_I32LE, c->n_st, 0);
   c->st_dset[2] = sp_h5_create_final(g, "ligand_ptr", H5T_STD_I64LE, c->n_st + 1, 0);
   c->st_dset[3] = sp_h5_create_final(g, "site_ptr", H5T_STD_I64LE, c->n_st + 1, 0);
+  static const char *const names[4] = {"file_idx", "n_parts", "ligand_ptr", "site_ptr"};
   for (int e = 0; e < 4; e++)
     if (c->st_dset[e] < 0) return sp_h5_fail(c->err, "cannot create output pointer datasets", c->out_path);
+  for (int e = 0; e < 4; e++) {
+    int rc = sp_describe_dataset(c->st_dset[e], "structures", names[e], c->err);
+    if (rc) return rc;
+  }
   return 0;
 }
 
@@ -545,12 +554,7 @@ static void now_iso(char *buf, size_t cap) {
   else snprintf(buf, cap, "unknown");
 }
 
-static int write_run(merge_ctx *c, const sp_merge_info *info) {
-  static const sp_merge_info empty;
-  if (!info) info = &empty;
-  char created[40];
-  if (info->created) snprintf(created, sizeof created, "%s", info->created);
-  else now_iso(created, sizeof created);
+static int write_run(merge_ctx *c, const sp_merge_info *info, const char *created) {
   hid_t g = c->grun;
   if (sp_h5_attr_str(g, "format", SP_FORMAT_NAME) < 0 || sp_h5_attr_i64(g, "format_version", SP_FORMAT_VERSION) < 0 ||
       sp_h5_attr_str(g, "tool_version", info->tool_version) < 0 || sp_h5_attr_str(g, "git_sha", info->git_sha) < 0 ||
@@ -581,7 +585,13 @@ static void close_handles(merge_ctx *c) {
 static int step_close(merge_ctx *c, const sp_merge_info *info) {
   int rc = 0;
   if (c->rank == 0) {
-    rc = write_run(c, info);
+    static const sp_merge_info empty;
+    if (!info) info = &empty;
+    char created[40];
+    if (info->created) snprintf(created, sizeof created, "%s", info->created);
+    else now_iso(created, sizeof created);
+    rc = write_run(c, info, created);
+    if (!rc) rc = sp_describe_root(c->out, info->tool_version, created, info->job_json, c->err);
     if (!rc && (sp_h5_attr_str(c->out, "format", SP_FORMAT_NAME) < 0 ||
                 sp_h5_attr_i64(c->out, "format_version", SP_FORMAT_VERSION) < 0))
       rc = sp_h5_fail(c->err, "cannot write root attributes", c->out_path);

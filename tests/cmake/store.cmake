@@ -26,3 +26,8 @@ add_test(NAME test_check_versions COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/pee
   $<TARGET_FILE:sitepack_cli> $<TARGET_FILE:test_reader_dump> ${CMAKE_BINARY_DIR}/py_test_out/corpus.h5
   ${CMAKE_SOURCE_DIR}/tests/data/format_v2/small_v2.h5 ${CMAKE_CURRENT_BINARY_DIR}/check_versions_out)
 set_tests_properties(test_check_versions PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;store" TIMEOUT 300)
+# Issue 26: every numeric dataset's units, every coded column's names and the root attributes, read with h5py
+# alone from a run on the bundled sample, against docs/format.md "Units and codes"; check refuses copies without.
+add_test(NAME format_self_describing COMMAND bash ${SP_TEST_DIR}/integration/self_describing.sh
+  $<TARGET_FILE:sitepack_cli> ${SP_DEBIAN_PYTHON} ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/self_describing)
+set_tests_properties(format_self_describing PROPERTIES LABELS "peer;store;integration" TIMEOUT 120)
