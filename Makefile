@@ -3,7 +3,8 @@
 #   make deps    install the Debian packages (as root), or print the apt-get line
 #   make build   configure + build into build/
 #   make demo    deps + build + run jobs/demo.json under mpirun -np 2 on the bundled sample
-#   make test    deps + build + ctest
+#   make test    deps + build + ctest of the default set (no label slow; < 2 min on 2 cores)
+#   make test-full  deps + build + every test (CI): the slow ones and, with the corpus, every corpus test
 #   make sanitize  ASan+UBSan build (build-asan/, clang, warnings as errors) and the parser/reader tests under it
 #   make fuzz      libFuzzer build (build-fuzz/, clang) and a short run of each harness (FUZZ_SECONDS each)
 #   make bench-parse  reader speed and memory vs gemmi -> results/parse-<date>.json + .md (not a test)
@@ -30,7 +31,7 @@ DEB_PKGS := build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-
 MPIRUN_FLAGS := --oversubscribe --mca osc sm $(if $(filter 0,$(shell id -u)),--allow-run-as-root,)
 export OMPI_MCA_rmaps_base_oversubscribe := 1
 
-.PHONY: all deps build demo test sanitize fuzz bench-parse clean bench-read bench-sched bench-read-py mutate mutate-check bench-archive
+.PHONY: all deps build demo test test-full sanitize fuzz bench-parse clean bench-read bench-sched bench-read-py mutate mutate-check bench-archive
 
 all: build
 
@@ -57,8 +58,15 @@ demo: build
 	@echo "ligands:"; $(BUILD)/bin/sitepack dump out/demo.h5 ligands | head -n 12 | cut -f1-12
 	@echo "(more: $(BUILD)/bin/sitepack dump out/demo.h5 ligands|sites|structures|components)"
 
-# tests/run_ctest.sh: ctest, and a skipped or not-run test is a failure (no skip path)
+# tests/run_ctest.sh: ctest, and a skipped or not-run test is a failure (no skip path).
+# make test: the default set, every test without the label `slow` (under 2 minutes on 2 cores): run it after
+# every change. make test-full: every test, the slow ones too (scaling, SLURM, long peers, the fresh clone):
+# run it before a submission; CI runs it. Tests that read the corpus are registered only when it is found
+# (SITEPACK_CORPUS, or ../shared/data beside the clone; tests/CMakeLists.txt); the summary says how many are not.
 test: build
+	tests/run_ctest.sh --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE slow
+
+test-full: build
 	tests/run_ctest.sh --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 sanitize: deps

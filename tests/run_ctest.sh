@@ -17,4 +17,18 @@ fi
 if ! grep -qE 'tests passed, 0 tests failed out of [1-9]' "$log"; then
   [ "$rc" -ne 0 ] || { echo "run_ctest: no test ran" >&2; exit 1; }
 fi
+# what this run left out, one line each: the corpus tests not registered (configure wrote why) and the slow ones
+dir=""; prev=""; slow_out=0
+for a in "$@"; do
+  [ "$prev" = "--test-dir" ] && dir=$a
+  [ "$prev" = "-LE" ] && [ "$a" = "slow" ] && slow_out=1
+  prev=$a
+done
+if [ -n "$dir" ]; then
+  [ -s "$dir/corpus_note.txt" ] && cat "$dir/corpus_note.txt"
+  if [ "$slow_out" = 1 ]; then
+    n=$(cd "$dir" && ctest -N -L slow 2>/dev/null | sed -n 's/^Total Tests: //p')
+    [ -n "$n" ] && [ "$n" != 0 ] && echo "sitepack: $n slow tests not run (label slow): make test-full runs them"
+  fi
+fi
 exit "$rc"

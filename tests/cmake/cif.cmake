@@ -3,6 +3,7 @@
 # Lexical rules on inline texts.
 sp_add_unit_test(test_cif_tokenizer SOURCES ${SP_TEST_DIR}/unit/test_cif_tokenizer.c LABELS "cif;parser")
 
+if(SP_HAVE_CORPUS) # needs the corpus (SITEPACK_CORPUS)
 # The SWAR number path of the mmCIF reader against the scalar one, on generated strings and on
 # every token of the plain mmCIF files of shared/data/structures.
 # (an empty glob gives no argument, and the test fails on that)
@@ -38,3 +39,4 @@ sp_add_unit_test(test_ccd SOURCES ${SP_TEST_DIR}/unit/test_ccd.c
 # Every mmCIF file of shared/data/structures against gemmi's atom counts.
 sp_add_unit_test(test_mmcif_structures SOURCES ${SP_TEST_DIR}/unit/test_mmcif_structures.c
   ARGS ${SP_SHARED_DIR}/data/structures ${SP_DEBIAN_PYTHON} LABELS "cif;parser")
+endif()

@@ -1,3 +1,4 @@
+if(SP_HAVE_CORPUS) # needs the corpus (SITEPACK_CORPUS)
 # The ligand's own chemistry (docs/format.md "/bonds", "Export files"; issue 14): over the merged output of
 # shared/data/structures, every exported ligand of CCD components sanitizes in RDKit (100 %), heavy atoms ==
 # /ligands/n_heavy_atoms, the InChIKey first block from the SDF (Open Babel's InChI: Debian's RDKit has none)
@@ -23,3 +24,4 @@ add_test(NAME peer_export_rules COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/
          ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif.gz ${CMAKE_SOURCE_DIR}/docs/usage.md
          ${CMAKE_CURRENT_BINARY_DIR}/export_rules)
 set_tests_properties(peer_export_rules PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;store" TIMEOUT 300)
+endif()

@@ -1,5 +1,6 @@
 # The Python package (python/sitepack, docs/python.md) and the installed C library, on the merged output of
 # shared/data/structures (made here under mpirun, -np 2). Debian's Python: numpy, h5py, torch, rdkit.
+if(SP_HAVE_CORPUS) # needs the corpus (SITEPACK_CORPUS)
 set(SP_PY_OUT ${CMAKE_BINARY_DIR}/py_test_out)
 add_test(NAME py_corpus_merged
   COMMAND ${MPIEXEC_EXECUTABLE} --allow-run-as-root --oversubscribe --mca osc sm -np 2 $<TARGET_FILE:sitepack_cli>
@@ -42,3 +43,4 @@ add_test(NAME peer_site_assembly COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer
   ${SP_PY_OUT}/corpus_assembly.h5 ${SP_PY_OUT}/corpus.h5 ${SP_SHARED_DIR}/data/structures)
 set_tests_properties(peer_site_assembly PROPERTIES FIXTURES_REQUIRED "py_corpus;py_corpus_assembly"
   LABELS "peer;site" TIMEOUT 600)
+endif()

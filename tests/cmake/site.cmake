@@ -1,4 +1,5 @@
 # Site module tests (src/site): brute-force cross-checks, edge cases, real files, cases.
+if(SP_HAVE_CORPUS) # needs the corpus (SITEPACK_CORPUS)
 set(SP_SITE_DATA ${SP_SHARED_DIR}/data)
 set(SP_SITE_STRUCT ${SP_SITE_DATA}/structures)
 sp_add_unit_test(test_site
@@ -79,3 +80,4 @@ add_test(NAME peer_site_symmetry_gemmi
           $<TARGET_FILE:sp_dump_symmetry> ${SP_SITE_DATA}/ccd/components_excerpt.cif.gz ${CMAKE_CURRENT_BINARY_DIR}
           ${SP_SITE_STRUCT}/5kc1.cif ${SP_SITE_STRUCT}/2zoz.pdb ${SP_SITE_STRUCT}/1r6a.pdb ${SP_SITE_STRUCT}/4hhb.cif.gz)
 set_tests_properties(peer_site_symmetry_gemmi PROPERTIES LABELS "peer;site" TIMEOUT 120)
+endif()

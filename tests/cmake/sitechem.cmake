@@ -1,5 +1,6 @@
 # Site chemistry (src/site/sitechem.c, sasa.c; engineer sitechem): SASA against biotite/MDTraj,
 # pH-dependent protonation and salt bridges on real sites, PLIP agreement over every expectation row.
+if(SP_HAVE_CORPUS) # needs the corpus (SITEPACK_CORPUS)
 set(SP_SC_DATA ${SP_SHARED_DIR}/data)
 sp_add_unit_test(test_sasa
   SOURCES ${SP_TEST_DIR}/unit/test_sasa.c
@@ -73,3 +74,4 @@ add_test(NAME peer_plip_sum
           --check 15 1gya.pdb 1gzm.pdb 1hii.pdb 1hvi.pdb 1hvr.pdb 1igy.pdb 1iqj.pdb 1k6p.pdb 1kmk.pdb 1kwf.pdb 1l2y.pdb
           1lnl.pdb 1m4x.pdb 1n7g.pdb 1orc.pdb 1osn.pdb 1r6a.pdb 1rla.pdb 1rmd.pdb 1tf6.pdb)
 set_tests_properties(peer_plip_sum PROPERTIES TIMEOUT 900 LABELS "peer;site")
+endif()

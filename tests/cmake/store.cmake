@@ -16,16 +16,20 @@ add_test(NAME test_reader_h5 COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/tes
   ${CMAKE_SOURCE_DIR}/docs/reading.md $<TARGET_FILE:test_reader_dump> $<TARGET_FILE:sitepack_cli>)
 set_tests_properties(test_reader_h5 PROPERTIES FIXTURES_REQUIRED store_h5_files LABELS "peer;store")
 # `sitepack check` on a --symmetry-mates output (1R6A, 5KC1) and on copies that break one symop rule each.
+if(SP_HAVE_CORPUS) # needs the corpus (SITEPACK_CORPUS)
 add_test(NAME test_check_symmetry COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_check_symmetry.py
   $<TARGET_FILE:sitepack_cli> ${SP_SHARED_DIR} ${CMAKE_CURRENT_BINARY_DIR}/check_symmetry_out)
 set_tests_properties(test_check_symmetry PROPERTIES LABELS "peer;store" TIMEOUT 120)
+endif()
 # Format versions 2 and 3 (docs/format.md "Versions"): check, dump, export and the C reader on a version-2 file
 # of the last version-2 build (tests/data/format_v2) and on an h5py version-2 copy of the corpus output; the
 # value checks of `sitepack check` (bad_value) on damaged copies of it.
+if(SP_HAVE_CORPUS) # needs the corpus (SITEPACK_CORPUS)
 add_test(NAME test_check_versions COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_check_versions.py
   $<TARGET_FILE:sitepack_cli> $<TARGET_FILE:test_reader_dump> ${CMAKE_BINARY_DIR}/py_test_out/corpus.h5
   ${CMAKE_SOURCE_DIR}/tests/data/format_v2/small_v2.h5 ${CMAKE_CURRENT_BINARY_DIR}/check_versions_out)
 set_tests_properties(test_check_versions PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;store" TIMEOUT 300)
+endif()
 # Issue 26: every numeric dataset's units, every coded column's names and the root attributes, read with h5py
 # alone from a run on the bundled sample, against docs/format.md "Units and codes"; check refuses copies without.
 add_test(NAME format_self_describing COMMAND bash ${SP_TEST_DIR}/integration/self_describing.sh

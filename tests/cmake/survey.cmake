@@ -1,5 +1,6 @@
 # Tests of the molecule key (src/chem/molkey.c) and the ligand survey (src/survey/).
 sp_add_unit_test(test_molkey SOURCES ${SP_TEST_DIR}/unit/test_molkey.c LABELS unit)
+if(SP_HAVE_CORPUS) # needs the corpus (SITEPACK_CORPUS)
 sp_add_unit_test(test_survey_cases SOURCES ${SP_TEST_DIR}/unit/test_survey_cases.c
   ARGS ${SP_SHARED_DIR}/cases ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif LABELS "survey;unit")
 set_tests_properties(test_survey_cases PROPERTIES TIMEOUT 60)
@@ -15,8 +16,12 @@ foreach(j ${SP_SURVEY_CASE_JSON})
 endforeach()
 sp_add_unit_test(test_survey_real SOURCES ${SP_TEST_DIR}/unit/test_survey_real.c
   ARGS ${SP_SHARED_DIR}/data LABELS "survey;unit")
+endif()
+if(SP_HAVE_CORPUS) # needs the corpus (SITEPACK_CORPUS)
 set_tests_properties(test_survey_real PROPERTIES TIMEOUT 60)
+endif()
 sp_add_unit_test(test_survey_unit SOURCES ${SP_TEST_DIR}/unit/test_survey_unit.c LABELS "survey;unit")
+if(SP_HAVE_CORPUS) # needs the corpus (SITEPACK_CORPUS)
 # Peer check: molecule keys vs the CCD's standard InChIKeys (first block), Debian's python3.
 add_executable(test_molkey_dump ${SP_TEST_DIR}/unit/test_molkey_dump.c)
 target_link_libraries(test_molkey_dump PRIVATE sitepack)
@@ -46,3 +51,4 @@ set_tests_properties(test_survey_cmd PROPERTIES TIMEOUT 60 LABELS "survey;integr
 # CCD variety: every excerpt block flag by flag vs gemmi; inline 5-character id, UNL, bond spellings.
 sp_add_unit_test(test_ccd_variety SOURCES ${SP_TEST_DIR}/unit/test_ccd_variety.c
   ARGS ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif ${SP_DEBIAN_PYTHON} LABELS "survey;unit")
+endif()
