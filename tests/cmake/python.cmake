@@ -32,6 +32,11 @@ set_tests_properties(peer_chains_gemmi PROPERTIES FIXTURES_REQUIRED py_corpus LA
 # Ligand systems (PLINDER, 4 A) and the ligand fit columns against a brute force over the file's site blocks.
 add_test(NAME peer_systems COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_systems.py ${SP_PY_OUT}/corpus.h5)
 set_tests_properties(peer_systems PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;survey" TIMEOUT 300)
+# Issue 26 on the corpus output: every dataset's units and names from the file alone, the names covering every
+# value the corpus holds (statuses, classes, interaction types, flag bits), against docs/format.md.
+add_test(NAME format_self_describing_corpus COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_format_attrs.py
+  ${SP_PY_OUT}/corpus.h5 ${CMAKE_SOURCE_DIR}/docs/format.md)
+set_tests_properties(format_self_describing_corpus PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;store" TIMEOUT 120)
 # site.assembly first (issue 17): the corpus again with --assembly first; its sites against a brute force over
 # gemmi's first assembly and against the run without it.
 add_test(NAME py_corpus_assembly
