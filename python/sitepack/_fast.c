@@ -20,6 +20,9 @@
 #include <stdint.h>
 #include <string.h>
 
+/** A parameter that the CPython slot signature requires and this function does not read (-Wextra clean). */
+#define SP_UNUSED(x) (void)(x)
+
 /** ABI of this module as dataset.py expects it: an extension of another version is not used. */
 #define SP_FAST_ABI 1
 
@@ -123,6 +126,8 @@ static void reader_release(Reader *r)
 
 static PyObject *reader_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
+    SP_UNUSED(args);
+    SP_UNUSED(kwds);
     /* the arguments are Dataset.__init__'s (path, ...): taken there */
     return type->tp_alloc(type, 0);
 }
@@ -234,6 +239,7 @@ fail:
  *  "PATH: the dataset is closed", as the pure-Python path does. */
 static PyObject *reader_close(Reader *r, PyObject *unused)
 {
+    SP_UNUSED(unused);
     reader_release(r);
     Py_RETURN_NONE;
 }
@@ -484,6 +490,9 @@ static void site_dealloc(SiteBase *s)
 
 static PyObject *site_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
+    SP_UNUSED(type);
+    SP_UNUSED(args);
+    SP_UNUSED(kwds);
     PyErr_SetString(PyExc_TypeError, "a compiled Site comes from ds[i]");
     return NULL;
 }
@@ -504,6 +513,7 @@ static Reader *site_reader(SiteBase *s)
 /** Site.positions: (n_atoms, 3) float32, Å, a new array (a copy of the site's rows). */
 static PyObject *site_positions(SiteBase *s, void *unused)
 {
+    SP_UNUSED(unused);
     Reader *r = site_reader(s);
     return r ? copy_rows(&r->pos, s->a0, s->a1) : NULL;
 }
@@ -511,6 +521,7 @@ static PyObject *site_positions(SiteBase *s, void *unused)
 /** Site.elements: (n_atoms,) uint8 atomic numbers, a new array. */
 static PyObject *site_elements(SiteBase *s, void *unused)
 {
+    SP_UNUSED(unused);
     Reader *r = site_reader(s);
     return r ? copy_rows(&r->elem, s->a0, s->a1) : NULL;
 }
@@ -518,6 +529,7 @@ static PyObject *site_elements(SiteBase *s, void *unused)
 /** Site.flags: (n_atoms,) uint16 atom flag bits, a new array. */
 static PyObject *site_flags(SiteBase *s, void *unused)
 {
+    SP_UNUSED(unused);
     Reader *r = site_reader(s);
     return r ? copy_rows(&r->flags, s->a0, s->a1) : NULL;
 }
@@ -525,6 +537,7 @@ static PyObject *site_flags(SiteBase *s, void *unused)
 /** Site.n_ligand: int, the site's first n_ligand atoms are the ligand's. */
 static PyObject *site_n_ligand(SiteBase *s, void *unused)
 {
+    SP_UNUSED(unused);
     Reader *r = site_reader(s);
     if (!r)
         return NULL;
@@ -538,6 +551,7 @@ static PyObject *site_n_ligand(SiteBase *s, void *unused)
 /** Site.n_atoms: int, atoms of the site's block (valid after the close too, as in pure Python). */
 static PyObject *site_n_atoms(SiteBase *s, void *unused)
 {
+    SP_UNUSED(unused);
     return PyLong_FromSsize_t(s->a1 - s->a0);
 }
 
