@@ -20,7 +20,7 @@ NP        ?= 2
 CMAKE_ARGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
 DEB_PKGS := build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev hdf5-tools \
-            libcjson-dev zlib1g-dev libssl-dev python3 python3-gemmi python3-rdkit python3-h5py python3-numpy python3-torch python3-matplotlib \
+            libcjson-dev zlib1g-dev libssl-dev python3 python3-dev python3-gemmi python3-rdkit python3-h5py python3-numpy python3-torch python3-matplotlib \
             python3-pip python3-venv python3-setuptools python3-wheel \
             plip python3-openbabel \
             libdeflate-dev clang libclang-rt-dev libccp4-dev libccp4-data \

@@ -6,10 +6,14 @@ dataset of docs/format.md; positions and atomic numbers from `sitepack bench rea
 src/app/bench_read.c, n_ligand = K/4), written once under --dir and reused; the same data in atompack's
 hdf5_soa layout (one chunked dataset per field, 256 molecules a chunk); (2) a real merged file (--real).
 Indices: the first C of a seeded Fisher-Yates shuffle of 0..N-1 (make_indices of bench_read.c: the same
-indices `sitepack bench read` uses), distinct. Each backend: one warm-up pass, then the median of R timed
-passes (warm page cache). Backends:
-  ds_getitem      ds[i] per site, touching two arrays and one scalar (positions, elements, n_ligand)
-  get_sites_flat  one ds.get_sites_flat(idx) call (positions, elements; n_ligand, n_atoms, offsets)
+indices `sitepack bench read` uses), distinct. Each backend: the median of its timed passes over R
+rounds: in each, every backend in turn makes one warm-up and one timed pass (warm page cache; the turns A, B,
+C, ..., A, B, C, ...: a busy shared host slows them alike). Backends:
+  ds_getitem      ds[i] per site, touching two arrays and one scalar (positions, elements, n_ligand): the
+                  default Dataset, i.e. the compiled reader (sitepack._fast) when it is built
+  get_sites_flat  one ds.get_sites_flat(idx) call (positions, elements; n_ligand, n_atoms, offsets), the same
+  ds_getitem_pure, get_sites_flat_pure, flat_3fields_pure
+                  the same calls on Dataset(path, compiled=False): the pure-Python path (before the extension)
   numpy_fancy     numpy fancy-index copy of the same rows from the mapped columns (rows precomputed)
   h5py_slicing    h5py slicing per site (docs/reading.md's recipe; the same three fields)
   hdf5_soa        atompack's atom_hdf5_soa.py get_payloads: indices grouped by chunk, each chunk's fields
@@ -31,7 +35,20 @@ import h5py
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "python"))
+
+
+def _build_arg(argv):
+    """--build's value (default "build") before argparse: its python/ holds the compiled sitepack._fast."""
+    for k, v in enumerate(argv):
+        if v == "--build" and k + 1 < len(argv):
+            return argv[k + 1]
+        if v.startswith("--build="):
+            return v.split("=", 1)[1]
+    return "build"
+
+
+# the source tree's package, joined by the build's sitepack/_fast (sitepack/__init__.py: pkgutil.extend_path)
+sys.path[:0] = [os.path.join(_build_arg(sys.argv), "python"), os.path.join(HERE, "..", "python")]
 import sitepack  # noqa: E402
 from sitepack import _schema  # noqa: E402
 
@@ -226,18 +243,28 @@ class Hdf5Soa:
         return payloads
 
 
-def timed(fn, reps):
-    out = fn()   # warm-up
-    ts = []
+def timed(fns, reps):
+    """{name: (first output, median s, min s, max s)}: @p reps rounds; in each round every backend in turn
+    makes one warm-up pass and one timed pass. The turns spread a shared host's noise over every backend; the
+    warm-up right before each timed pass gives each its warm caches (the TLB, the page-table entries of a
+    4.4 GB mapping), which the backend before it flushed: hdf5_soa's pass, timed right after, left
+    get_sites_flat 10x slower on this VM)."""
+    out = {}
+    ts = {name: [] for name in fns}
     for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    ts.sort()
-    return out, ts[len(ts) // 2], ts[0], ts[-1]
+        for name, fn in fns.items():
+            out.setdefault(name, fn())   # warm-up
+            t0 = time.perf_counter()
+            fn()
+            ts[name].append(time.perf_counter() - t0)
+    res = {}
+    for name, t in ts.items():
+        t.sort()
+        res[name] = (out[name], t[len(t) // 2], t[0], t[-1])
+    return res
 
 
-def backends(ds, soa, idx):
+def backends(ds, soa, idx, pure):
     """{name: (function returning (positions, elements, n_ligand) concatenated in request order)}."""
     f = h5py.File(ds.path, "r")
     hp, he, hn = f["atoms/position"], f["atoms/element"], f["sites/n_ligand"]
@@ -247,22 +274,28 @@ def backends(ds, soa, idx):
     mpos, mel, mnl = ds.column("atoms/position"), ds.column("atoms/element"), ds.column("sites/n_ligand")
     idx_list = idx.tolist()
 
-    def getitem():
-        p, e, n = [], [], []
-        for i in idx_list:
-            s = ds[i]
-            p.append(s.positions)
-            e.append(s.elements)
-            n.append(s.n_ligand)
-        return p, e, n
+    def getitem_of(d):
+        def getitem():
+            p, e, n = [], [], []
+            for i in idx_list:
+                s = d[i]
+                p.append(s.positions)
+                e.append(s.elements)
+                n.append(s.n_ligand)
+            return p, e, n
+        return getitem
 
-    def flat():
-        b = ds.get_sites_flat(idx)
-        return b["positions"], b["elements"], b["n_ligand"]
+    def flat_of(d):
+        def flat():
+            b = d.get_sites_flat(idx)
+            return b["positions"], b["elements"], b["n_ligand"]
+        return flat
 
-    def flat3():
-        b = ds.get_sites_flat(idx, fields=("positions", "elements", "flags"))
-        return b["positions"], b["elements"], b["n_ligand"]
+    def flat3_of(d):
+        def flat3():
+            b = d.get_sites_flat(idx, fields=("positions", "elements", "flags"))
+            return b["positions"], b["elements"], b["n_ligand"]
+        return flat3
 
     def fancy():
         return mpos[rows], mel[rows], mnl[idx]
@@ -280,8 +313,12 @@ def backends(ds, soa, idx):
         pl = soa.get_payloads(idx)
         return [x["positions"] for x in pl], [x["atomic_numbers"] for x in pl], [x["n_ligand"] for x in pl]
 
-    return {"ds_getitem": getitem, "get_sites_flat": flat, "numpy_fancy": fancy, "h5py_slicing": h5slice,
-            "hdf5_soa": hdf5_soa, "flat_3fields": flat3}, f
+    fns = {"ds_getitem": getitem_of(ds), "get_sites_flat": flat_of(ds), "numpy_fancy": fancy,
+           "h5py_slicing": h5slice, "hdf5_soa": hdf5_soa, "flat_3fields": flat3_of(ds)}
+    if ds.compiled:   # the pure-Python path of the same calls, same run
+        fns.update({"ds_getitem_pure": getitem_of(pure), "get_sites_flat_pure": flat_of(pure),
+                    "flat_3fields_pure": flat3_of(pure)})
+    return fns, f
 
 
 def canon(out):
@@ -291,11 +328,10 @@ def canon(out):
     return p, e, np.asarray(n, dtype=np.int64)
 
 
-def measure(label, ds, soa, idx, reps):
-    fns, f = backends(ds, soa, idx)
+def measure(label, ds, pure, soa, idx, reps):
+    fns, f = backends(ds, soa, idx, pure)
     res, ref = [], None
-    for name, fn in fns.items():
-        out, med, lo, hi = timed(fn, reps)
+    for name, (out, med, lo, hi) in timed(fns, reps).items():
         p, e, n = canon(out)
         if ref is None:
             ref = (p, e, n)
@@ -326,7 +362,9 @@ def c_reader(build, path, work, count, reps, seed):
 
 def ratios(rows, c):
     r = {x["backend"]: x["sites_per_s"] for x in rows}
-    return {"ds_getitem_vs_hdf5_soa": r["ds_getitem"] / r["hdf5_soa"],
+    pure = {f"{k}_pure_vs_hdf5_soa": r[f"{k}_pure"] / r["hdf5_soa"] if f"{k}_pure" in r else None
+            for k in ("ds_getitem", "get_sites_flat")}
+    return {**pure, "ds_getitem_vs_hdf5_soa": r["ds_getitem"] / r["hdf5_soa"],
             "get_sites_flat_vs_hdf5_soa": r["get_sites_flat"] / r["hdf5_soa"],
             "numpy_fancy_over_get_sites_flat": r["numpy_fancy"] / r["get_sites_flat"],
             "ds_getitem_vs_h5py_slicing": r["ds_getitem"] / r["h5py_slicing"],
@@ -345,7 +383,8 @@ def provenance(build):
     return {"git_sha": sha + ("-dirty" if dirty else ""), "host": socket.gethostname(),
             "kernel": " ".join(platform.uname()[0:3:2]), "cores": os.cpu_count(), "python": platform.python_version(),
             "numpy": np.__version__, "h5py": h5py.__version__, "hdf5": h5py.version.hdf5_version,
-            "sitepack_python": sitepack.__version__, "sitepack_cli": ver, "load_before": list(os.getloadavg())}
+            "sitepack_python": sitepack.__version__, "sitepack_cli": ver, "load_before": list(os.getloadavg()),
+            "compiled_reader": sitepack.COMPILED}
 
 
 def write_md(j, path):
@@ -353,7 +392,8 @@ def write_md(j, path):
          f"`make bench-read-py` (bench/read_py.py; git {j['provenance']['git_sha']}, host {j['provenance']['host']}, "
          f"{j['provenance']['cores']} cores, load {j['provenance']['load_before'][0]:.2f} before / "
          f"{j['provenance']['load_after'][0]:.2f} after; Python {j['provenance']['python']}, numpy "
-         f"{j['provenance']['numpy']}, h5py {j['provenance']['h5py']}, HDF5 {j['provenance']['hdf5']}).", "",
+         f"{j['provenance']['numpy']}, h5py {j['provenance']['h5py']}, HDF5 {j['provenance']['hdf5']}; compiled "
+         f"reader sitepack._fast: {'yes' if j['provenance']['compiled_reader'] else 'no, pure Python only'}).", "",
          f"Method: {j['method']['description']}", "",
          "| data | backend | sites | atoms | sites/s | median ms | vs hdf5_soa |", "|---|---|---|---|---|---|---|"]
     for d in j["datasets"]:
@@ -365,12 +405,15 @@ def write_md(j, path):
         if c:
             L.append(f"| {d['label']} | C reader batch (sitepack bench read, 3 fields) | {c['sites']} | | "
                      f"{c['sitepack_mmap_sites_per_s']:,.0f} | | {c['sitepack_mmap_sites_per_s'] / soa:.1f}x |")
-    L += ["", "| data | ds[i] / hdf5_soa (target >= 40) | flat / hdf5_soa (>= 150) | numpy fancy / flat (<= 3) | "
-          "C batch / flat (3 fields) | C batch / ds[i] |", "|---|---|---|---|---|---|"]
+    L += ["", "| data | ds[i] / hdf5_soa (target >= 40) | flat / hdf5_soa (>= 150) | pure-Python ds[i] / hdf5_soa | "
+          "pure-Python flat / hdf5_soa | numpy fancy / flat (<= 3) | C batch / flat (3 fields) | C batch / ds[i] |",
+          "|---|---|---|---|---|---|---|---|"]
     for d in j["datasets"]:
         r = d["ratios"]
         fmt = (lambda v: f"{v:.2f}" if v is not None else "n/a")
+        fmt1 = (lambda v: f"{v:.1f}" if v is not None else "n/a")
         L.append(f"| {d['label']} | {r['ds_getitem_vs_hdf5_soa']:.1f} | {r['get_sites_flat_vs_hdf5_soa']:.1f} | "
+                 f"{fmt1(r['ds_getitem_pure_vs_hdf5_soa'])} | {fmt1(r['get_sites_flat_pure_vs_hdf5_soa'])} | "
                  f"{r['numpy_fancy_over_get_sites_flat']:.2f} | {fmt(r['c_batch_over_flat_3fields'])} | "
                  f"{fmt(r['c_batch_over_ds_getitem'])} |")
     for d in j["datasets"]:
@@ -392,7 +435,7 @@ def main():
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--atoms", type=int, default=64)
     ap.add_argument("--count", type=int, default=10_000)
-    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--no-c", action="store_true", help="skip the C reader's figures")
     a = ap.parse_args()
@@ -419,8 +462,9 @@ def main():
         if ragged:
             write_real_soa(ds, soa_path)
         soa = Hdf5Soa(soa_path, ragged)
+        pure = sitepack.Dataset(path, compiled=False)
         idx = make_indices(len(ds), a.count, a.seed)
-        rows = measure(label, ds, soa, idx, a.reps)
+        rows = measure(label, ds, pure, soa, idx, a.reps)
         c = None if a.no_c else c_reader(a.build, path, os.path.join(a.dir, f"py_c_{label}"), a.count, a.reps,
                                          a.seed)
         datasets.append({"label": label, "path": path, "n_sites": len(ds), "open_s": open_s,
@@ -428,6 +472,7 @@ def main():
                          "c_reader": c, "ratios": ratios(rows, c)})
         soa.f.close()
         ds.close()
+        pure.close()
     prov["load_after"] = list(os.getloadavg())
     j = {"benchmark": "bench-read-py", "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
          "provenance": prov,
@@ -436,13 +481,19 @@ def main():
                     "description": (f"{a.n:,} synthetic sites of {a.atoms} atoms in sitepack's full layout "
                                     f"(positions and elements from bench_read.c's generator) and the real merged "
                                     f"file; {a.count:,} distinct indices of a seeded shuffle (seed {a.seed}, the "
-                                    f"indices of `sitepack bench read`; all sites when fewer); one warm-up pass, "
-                                    f"median of {a.reps} (warm page cache); every backend's data checked equal. "
-                                    "ds[i] touches positions, elements, n_ligand; get_sites_flat returns "
+                                    f"indices of `sitepack bench read`; all sites when fewer); {a.reps} rounds, "
+                                    "in each every backend in turn a warm-up and a timed pass (warm page "
+                                    "cache); the median of each backend's timed passes; every backend's data "
+                                    "checked equal. "
+                                    "ds[i] touches positions, elements, n_ligand (a list of each, as a loader "
+                                    "would keep them); get_sites_flat returns "
                                     "positions, elements, n_ligand, n_atoms, offsets; hdf5_soa is atompack's "
                                     "reader (chunks of 256 molecules, reads grouped by chunk, rdcc 128 MiB). The C "
                                     "reader: `sitepack bench read --real` on the same file, its shuffled "
-                                    "sitepack_mmap batch (position, element, flags).")},
+                                    "sitepack_mmap batch (position, element, flags). ds_getitem, "
+                                    "get_sites_flat, flat_3fields: the default Dataset (the compiled reader "
+                                    "sitepack._fast when built); *_pure: Dataset(path, compiled=False), the "
+                                    "pure-Python path, same indices, same run.")},
          "datasets": datasets}
     with open(a.out, "w") as fh:
         json.dump(j, fh, indent=1)

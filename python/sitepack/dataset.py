@@ -1,11 +1,35 @@
-"""sitepack.Dataset: a merged file as a sequence of sites (docs/python.md)."""
+"""sitepack.Dataset: a merged file as a sequence of sites (docs/python.md).
+
+Two paths read the same rows with identical results and exceptions: the compiled one (sitepack._fast, a C
+extension: ds[i] and get_sites_flat's gather in C; _CompiledDataset, _CompiledSite) when it was built and
+imports, and the pure-Python one (Dataset, _PySite) otherwise, or with SITEPACK_PURE_PYTHON=1 in the
+environment, or with Dataset(path, compiled=False)."""
 
 import operator
+import os
 
 import numpy as np
 
 from . import _layout, _schema, _select
 from .errors import MissingTableError, SiteIndexError
+
+#: the ABI of sitepack._fast this code uses (SP_FAST_ABI of _fast.c); an extension of another ABI is not used
+_FAST_ABI = 1
+
+
+def _load_fast():
+    """sitepack._fast, or None: SITEPACK_PURE_PYTHON set (not "" or "0"), not built (no compiler or Python.h
+    at install, a source tree whose CMake build did not make it), or of another ABI."""
+    if os.environ.get("SITEPACK_PURE_PYTHON", "") not in ("", "0"):
+        return None
+    try:
+        from . import _fast
+    except ImportError:
+        return None
+    return _fast if getattr(_fast, "ABI", None) == _FAST_ABI else None
+
+
+_fast = _load_fast()
 
 #: get_sites_flat / Site names for the three per-atom arrays most models read (other /atoms columns
 #: go by their dataset name: "b_iso", "occupancy", "charge", "atom_name", "chem", ...).
@@ -117,44 +141,18 @@ class Site:
     and returns a copy (nothing is read before, nothing shared with the file after).
 
     Atom arrays have one row per atom of the site's block: the ligand's ``n_ligand`` atoms first, then the
-    site atoms grouped by residue (docs/format.md "CSR convention")."""
+    site atoms grouped by residue (docs/format.md "CSR convention").
 
-    __slots__ = ("_ds", "index", "_a0", "_a1")
+    ``ds[i]`` is a _PySite (pure Python) or a _CompiledSite (sitepack._fast: positions, elements, flags,
+    n_ligand, n_atoms in C), both Sites; the methods below are shared. Each provides ``_ds`` (the Dataset),
+    ``index`` (row of /sites), ``_a0``, ``_a1`` (its atom rows), ``n_atoms``, ``positions``, ``elements``,
+    ``flags``, ``n_ligand``."""
 
-    def __init__(self, ds, index, a0, a1):
-        self._ds = ds
-        self.index = index   #: row of /sites
-        self._a0 = a0
-        self._a1 = a1
+    __slots__ = ()
 
     def __repr__(self):
         return (f"<sitepack.Site {self.index} of {self._ds.path}: {self._a1 - self._a0} atoms, "
                 f"ligand {self.ligand['comp_id']}>")
-
-    @property
-    def n_atoms(self):
-        """int: atoms of the site's block."""
-        return self._a1 - self._a0
-
-    @property
-    def positions(self):
-        """(n_atoms, 3) float32, Å: Cartesian coordinates (symmetry-image atoms already transformed)."""
-        return self._ds._pos[self._a0:self._a1].copy()
-
-    @property
-    def elements(self):
-        """(n_atoms,) uint8: atomic numbers (0 unknown)."""
-        return self._ds._elem[self._a0:self._a1].copy()
-
-    @property
-    def flags(self):
-        """(n_atoms,) uint16: atom flag bits (sitepack.ATOM_FLAGS; bit 0 = ligand atom)."""
-        return self._ds._aflags[self._a0:self._a1].copy()
-
-    @property
-    def n_ligand(self):
-        """int: ligand atoms, the first n_ligand rows of every atom array."""
-        return self._ds._nlig_mv[self.index]
 
     def atoms(self, column):
         """Any /atoms column for this site's atoms, e.g. ``"b_iso"`` (n_atoms,) float32 Å², ``"charge"`` int8,
@@ -222,14 +220,69 @@ class Site:
         return site_to_rdkit(self, sanitize)
 
 
+class _PySite(Site):
+    """The pure-Python Site: each array a copy of a slice of the mapped column."""
+
+    __slots__ = ("_ds", "index", "_a0", "_a1")
+
+    def __init__(self, ds, index, a0, a1):
+        self._ds = ds
+        self.index = index   #: row of /sites
+        self._a0 = a0
+        self._a1 = a1
+
+    @property
+    def n_atoms(self):
+        """int: atoms of the site's block."""
+        return self._a1 - self._a0
+
+    @property
+    def positions(self):
+        """(n_atoms, 3) float32, Å: Cartesian coordinates (symmetry-image atoms already transformed)."""
+        return self._ds._pos[self._a0:self._a1].copy()
+
+    @property
+    def elements(self):
+        """(n_atoms,) uint8: atomic numbers (0 unknown)."""
+        return self._ds._elem[self._a0:self._a1].copy()
+
+    @property
+    def flags(self):
+        """(n_atoms,) uint16: atom flag bits (sitepack.ATOM_FLAGS; bit 0 = ligand atom)."""
+        return self._ds._aflags[self._a0:self._a1].copy()
+
+    @property
+    def n_ligand(self):
+        """int: ligand atoms, the first n_ligand rows of every atom array."""
+        return self._ds._nlig_mv[self.index]
+
+
 class Dataset:
     """A merged sitepack file, opened read-only (``sitepack.open(path)``).
 
     ``len(ds)`` sites; ``ds[i]`` a Site (negative i counts from the end); ``ds.get_sites_flat(idx)`` a batch;
     ``ds.select(...)`` site indices. The file is validated once and mapped once; a Dataset pickles as its
-    path (each DataLoader worker maps the file itself)."""
+    path (each DataLoader worker maps the file itself).
 
-    def __init__(self, path):
+    ``Dataset(path, compiled=None)``: the compiled reader (sitepack._fast) when it is available (None) or
+    required (True: ImportError without it), the pure-Python one with False; both give identical results
+    and raise identical exceptions. ``ds.compiled`` says which one serves ``ds``."""
+
+    #: True when sitepack._fast serves ds[i] and get_sites_flat (a _CompiledDataset)
+    compiled = False
+
+    def __new__(cls, path=None, compiled=None):
+        if cls is Dataset:
+            if compiled is None:
+                compiled = _fast is not None
+            elif compiled and _fast is None:
+                raise ImportError("sitepack._fast, the compiled reader, is not available (not built, or "
+                                  "SITEPACK_PURE_PYTHON is set): docs/python.md \"The compiled reader\"")
+            if compiled:
+                return _CompiledDataset.__new__(_CompiledDataset, path)
+        return super().__new__(cls)
+
+    def __init__(self, path, compiled=None):
         lay = _layout.inspect(path)
         mm, cols = _layout.map_columns(lay)
         _layout.check_pointers(lay, cols)
@@ -245,7 +298,8 @@ class Dataset:
         self._ap = np.array(cols["sites/atom_ptr"], dtype=np.int64)
         self._ap_mv = memoryview(self._ap)
         self._nlig = cols["sites/n_ligand"]
-        self._nlig_mv = memoryview(np.array(self._nlig, dtype=np.int32))
+        self._nlig_mem = np.array(self._nlig, dtype=np.int32)
+        self._nlig_mv = memoryview(self._nlig_mem)
         self._pos = cols["atoms/position"]
         self._elem = cols["atoms/element"]
         self._aflags = cols["atoms/flags"]
@@ -272,7 +326,7 @@ class Dataset:
         elif i < 0:
             i += n
         ap = self._ap_mv
-        return Site(self, i, ap[i], ap[i + 1])
+        return _PySite(self, i, ap[i], ap[i + 1])
 
     def _site_index(self, i):
         """@p i (an integer, not a bool, in [-N, N)) as a site row in [0, N); TypeError or SiteIndexError."""
@@ -293,7 +347,7 @@ class Dataset:
             yield self[i]
 
     def __reduce__(self):
-        return (Dataset, (self.path,))
+        return (Dataset, (self.path,)) if self.compiled else (Dataset, (self.path, False))
 
     def __repr__(self):
         return f"<sitepack.Dataset {self.path}: {self._n} sites, format version {self.format_version}>"
@@ -442,6 +496,18 @@ class Dataset:
                              "offsets are the batch's own (the block sizes, equal to /sites/n_atoms)")
         cols = [(f, self._column("atoms", ATOM_ALIASES.get(f, f))) for f in fields]
         scols = [(f, self._column("sites", f)) for f in site_fields]
+        n, offsets, arrays = self._atom_rows(idx, [c for _, c in cols])
+        out = {f: a for (f, _), a in zip(cols, arrays)}
+        for f, c in scols:
+            out[f] = c.take(idx, axis=0)
+        out["n_atoms"] = n
+        out["offsets"] = offsets
+        return out
+
+    def _atom_rows(self, idx, columns):
+        """get_sites_flat's atom rows: sites @p idx (int64, in [0, N)) -> (n (k,) int64 atoms of each site,
+        offsets (k + 1,) int64, [each of @p columns' rows of those sites concatenated]). The compiled
+        Dataset's is _fast.Reader._gather (one memcpy per site and column)."""
         ap = self._ap
         a0 = ap[idx]
         n = ap[idx + 1] - a0
@@ -450,15 +516,9 @@ class Dataset:
         total = int(offsets[-1])
         if total >= _BLOCK_FROM:
             plan = _block_plan(a0, n, offsets)
-            out = {f: _copy_blocks(c, plan, total) for f, c in cols}
-        else:
-            rows = _gather_rows(a0, n, offsets)
-            out = {f: _take_rows(c, rows) for f, c in cols}
-        for f, c in scols:
-            out[f] = c.take(idx, axis=0)
-        out["n_atoms"] = n
-        out["offsets"] = offsets
-        return out
+            return n, offsets, [_copy_blocks(c, plan, total) for c in columns]
+        rows = _gather_rows(a0, n, offsets)
+        return n, offsets, [_take_rows(c, rows) for c in columns]
 
     def select(self, **filters):
         """Site indices (sorted int64 array) of the sites that pass every filter given (see sitepack._select
@@ -466,3 +526,28 @@ class Dataset:
         min_resolution, min_atoms, max_atoms, min_ligand_atoms, max_ligand_atoms, symmetry."""
         self._check_open()
         return _select.select(self, **filters)
+
+
+if _fast is not None:
+    class _CompiledSite(_fast.SiteBase, Site):
+        """A Site whose positions, elements, flags, n_ligand and n_atoms are C getters (sitepack._fast)."""
+
+        __slots__ = ()
+
+    class _CompiledDataset(_fast.Reader, Dataset):
+        """A Dataset whose ds[i] (an int in range: one C call making a _CompiledSite; anything else through
+        Dataset._site_index, for the same exceptions) and get_sites_flat's atom rows (_fast.Reader._gather)
+        are compiled; the rest is Dataset's."""
+
+        compiled = True
+
+        def __init__(self, path, compiled=None):
+            Dataset.__init__(self, path)
+            self._fast_init(self.path, _CompiledSite, self._ap, self._nlig_mem, self._pos, self._elem,
+                            self._aflags)
+
+        _atom_rows = _fast.Reader._gather
+
+        def close(self):
+            self._fast_close()
+            Dataset.close(self)

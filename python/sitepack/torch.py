@@ -7,6 +7,11 @@ import torch
 
 from .dataset import Dataset
 
+#: fields read through the Site's own array attributes (C getters on the compiled path) rather than
+#: Site.atoms(): the same copies of the same rows
+_SITE_ARRAYS = {"positions": "positions", "position": "positions", "elements": "elements", "element": "elements",
+                "flags": "flags"}
+
 
 class SiteDataset(torch.utils.data.Dataset):
     """Map-style dataset of the sites of a merged file (or a subset of them).
@@ -28,7 +33,7 @@ class SiteDataset(torch.utils.data.Dataset):
     def __getitem__(self, k):
         i = int(k if self.indices is None else self.indices[k])
         site = self.ds[i]
-        item = {f: site.atoms(f) for f in self.fields}
+        item = {f: getattr(site, _SITE_ARRAYS[f]) if f in _SITE_ARRAYS else site.atoms(f) for f in self.fields}
         item["site"] = i
         item["n_ligand"] = site.n_ligand
         return self.transform(item) if self.transform is not None else item

@@ -17,8 +17,14 @@ add_test(NAME test_py_torch COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test
 # and the exported SDF's isomeric SMILES (stereo from 3D).
 add_test(NAME test_py_bonds COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_py_bonds.py ${SP_PY_OUT}/corpus.h5
   ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif $<TARGET_FILE:sitepack_cli> ${SP_PY_OUT}/bonds)
-set_tests_properties(test_py_dataset test_py_torch test_py_bonds PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "python;peer"
-  ENVIRONMENT "PYTHONPATH=${CMAKE_SOURCE_DIR}/python" TIMEOUT 300)
+# The compiled reader (sitepack._fast) against the pure-Python path: every site and attribute, get_sites_flat of
+# several index sets, the same exceptions; the compiled path is the default when the build made it.
+add_test(NAME test_py_compiled COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_py_compiled.py ${SP_PY_OUT}/corpus.h5)
+# PYTHONPATH: the source tree's package and the build's sitepack._fast (cmake/python_fast.cmake);
+# SITEPACK_EXPECT_COMPILED: the tests fail when the extension was built but does not serve ds[i]
+set_tests_properties(test_py_dataset test_py_torch test_py_bonds test_py_compiled PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "python;peer"
+  ENVIRONMENT "PYTHONPATH=${SP_PY_FAST_DIR}:${CMAKE_SOURCE_DIR}/python;SITEPACK_EXPECT_COMPILED=${SP_PY_FAST}"
+  TIMEOUT 300)
 # cmake --install into a temporary prefix; docs/reading.md's C example via pkg-config (shared, static) and
 # find_package(sitepack); pip install of python/ into a venv with --system-site-packages.
 add_test(NAME test_install COMMAND bash ${CMAKE_SOURCE_DIR}/tests/integration/install.sh ${CMAKE_BINARY_DIR}

@@ -65,15 +65,27 @@ diff "$w/expected.txt" "$w/cmake.txt" || fail "find_package example output diffe
 cp -r "$src/python" "$w/pysrc"
 "$py" -m venv --system-site-packages "$w/venv"
 "$w/venv/bin/pip" install --quiet --no-index --no-build-isolation --no-deps "$w/pysrc" > "$w/pip.log" 2>&1 || { cat "$w/pip.log"; fail "pip install ./python"; }
-(cd "$w" && env -u PYTHONPATH "$w/venv/bin/python" - "$h5" "$ver" "$w/venv" <<'PYEOF'
+# the same without a C compiler (CC=/bin/false): the optional extension sitepack._fast is left out, pure Python
+# (a fresh copy: pip builds in the source folder, and setuptools would reuse the first install's module)
+cp -r "$src/python" "$w/pysrc_pure"
+"$py" -m venv --system-site-packages "$w/venv_pure"
+CC=/bin/false "$w/venv_pure/bin/pip" install --quiet --no-index --no-build-isolation --no-deps "$w/pysrc_pure" \
+  > "$w/pip_pure.log" 2>&1 || { cat "$w/pip_pure.log"; fail "pip install ./python without a compiler"; }
+for v in venv:True venv_pure:False; do
+(cd "$w" && env -u PYTHONPATH -u SITEPACK_PURE_PYTHON "$w/${v%%:*}/bin/python" - "$h5" "$ver" "$w/${v%%:*}" "${v##*:}" <<'PYEOF'
 import sys
+import numpy as np
 import sitepack
-h5, ver, venv = sys.argv[1:4]
+h5, ver, venv, compiled = sys.argv[1:5]
 assert sitepack.__file__.startswith(venv), sitepack.__file__
 assert sitepack.__version__ == ver, (sitepack.__version__, ver)
+assert sitepack.COMPILED == (compiled == "True"), (sitepack.COMPILED, compiled)   # the extension built, or not
 ds = sitepack.open(h5)
 assert len(ds) > 42 and ds.run["tool_version"] == ver, (len(ds), ds.run.get("tool_version"))
-print(f"venv sitepack {sitepack.__version__}: {len(ds)} sites")
+pure = sitepack.Dataset(h5, compiled=False)
+assert all(np.array_equal(ds[i].positions, pure[i].positions) for i in range(len(ds)))
+print(f"venv sitepack {sitepack.__version__} (compiled reader: {sitepack.COMPILED}): {len(ds)} sites")
 PYEOF
-) || fail "the venv's sitepack"
+) || fail "the venv's sitepack (${v%%:*})"
+done
 echo "install test: all checks passed (prefix $P)"
