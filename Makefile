@@ -46,10 +46,13 @@ deps:
 	  fi; \
 	fi
 
-$(BUILD)/CMakeCache.txt:
+# Configured once (a failed configure leaves no Makefile, so the next make configures again); SITEPACK_CORPUS given
+# to make (environment or command line) reconfigures with it, and the build keeps it (tests/CMakeLists.txt).
+$(BUILD)/Makefile:
 	cmake -S . -B $(BUILD) $(CMAKE_ARGS)
 
-build: deps $(BUILD)/CMakeCache.txt
+build: deps $(BUILD)/Makefile
+	$(if $(SITEPACK_CORPUS),cmake -S . -B $(BUILD) -DSITEPACK_CORPUS=$(SITEPACK_CORPUS) >/dev/null,)
 	cmake --build $(BUILD) -j $(JOBS)
 
 demo: build

@@ -36,10 +36,10 @@ static const char *const res_kind[] = {"ligand", "polymer", "other_ligand", "ion
 static const char *const site_flags[] = {"oversize", "no_heavy", "symmetry", "symmetry_partial", "assembly"};
 /* /sites/chem_flags (docs/format.md "/sites"; sitechem.h sp_site_chem) */
 static const char *const site_chem_flags[] = {"oversize", "graph_ccd", "graph_file", "graph_distance"};
-/* /atoms/flags: SP_SITE_ATOM_* bits (site.h) */
+/* /atoms/flags: SP_SITE_ATOM_* bits (site.h); the names of python/sitepack/_schema.py ATOM_FLAGS */
 static const char *const atom_flags[] = {"ligand",   "polymer",        "other_ligand",      "ion",
                                          "water",    "hydrogen",       "altloc",            "hetatm",
-                                         "within_cutoff", "symmetry",   "element_from_name", "repeated_name",
+                                         "in_cutoff",     "symmetry",   "element_from_name", "repeated_name",
                                          "assembly"};
 /* /atoms/chem: SP_CHEM_* bits (sitechem.h) */
 static const char *const atom_chem[] = {"hydrophobic", "donor",    "acceptor", "aromatic",       "titratable", "ambiguous",
@@ -68,7 +68,6 @@ static const char *const poly_types[] = {"polypeptide(L)", "polypeptide(D)", "po
 #define LIST(a) a, (int)(sizeof(a) / sizeof((a)[0]))
 
 /* code names from the functions that define them */
-static const char *ix_type(int k) { return k == 0 ? "none" : sp_ix_type_name(k); }
 static const char *geometry(int k) { return sp_geometry_name(k); }
 static const char *element(int k) { return k == 0 ? "unknown" : sp_element_symbol((uint8_t)k); }
 static const char *errclass(int k) { return sp_errclass_name(k); }
@@ -151,7 +150,7 @@ static const desc descs[] = {
     PLAIN("atoms", "frac_protonated", U_ONE), PLAIN("atoms", "sasa_free", U_ANG2), PLAIN("atoms", "sasa_complex", U_ANG2),
     PLAIN("atoms", "ccd_charge", U_E), FLAGS("atoms", "ccd_atom", ccd_atom_bits),
     /* /interactions */
-    PLAIN("interactions", "site_idx", U_ONE), CODESF("interactions", "type", ix_type, 0, SP_IX_COUNT),
+    PLAIN("interactions", "site_idx", U_ONE), CODESF("interactions", "type", sp_ix_type_name, 1, SP_IX_COUNT),
     FLAGS("interactions", "flags", ix_flags), CODESF("interactions", "geometry", geometry, 0, SP_GEOM_COUNT),
     PLAIN("interactions", "coordination", U_ONE), PLAIN("interactions", "lig_atom", U_ONE),
     PLAIN("interactions", "site_atom", U_ONE), PLAIN("interactions", "water_atom", U_ONE),
@@ -192,6 +191,34 @@ static int attr_vstr(hid_t obj, const char *name, const char *value) {
   if (sp >= 0) H5Sclose(sp);
   if (t >= 0) H5Tclose(t);
   return ok ? 0 : -1;
+}
+
+/* The value a column holds where it has none (docs/format.md), as the attribute `missing`. */
+#define NO_SEQ "-2147483648 (INT32_MIN): absent"
+static const char *const missing[][3] = {
+    {"structures", "entry_first", "-1: the file's head names no entry"}, {"structures", "resolution", "NaN: none"},
+    {"structures", "r_work", "NaN: none"}, {"structures", "r_free", "NaN: none"},
+    {"ligands", "auth_seq_id", NO_SEQ}, {"ligands", "label_seq_id", NO_SEQ},
+    {"ligands", "n_ccd_heavy_atoms", "-1: unknown (no CCD definition)"}, {"ligands", "site_idx", "-1: no site"},
+    {"ligands", "b_mean", "NaN: no readable B"}, {"ligands", "b_max", "NaN: no readable B"},
+    {"ligands", "site_b_mean", "NaN: no polymer heavy atom within 4 \xc3\x85"},
+    {"ligands", "site_b_max", "NaN: no polymer heavy atom within 4 \xc3\x85"},
+    {"components", "n_heavy_atoms", "-1: unknown"},
+    {"residues", "auth_seq_id", NO_SEQ}, {"residues", "label_seq_id", NO_SEQ},
+    {"residues", "chain_idx", "-1: not a polymer chain (ligand, ion, water)"},
+    {"atoms", "b_iso", "NaN: unreadable in the file"}, {"atoms", "pka", "NaN: not the head atom of a titratable group"},
+    {"atoms", "frac_protonated", "NaN: as pka"}, {"atoms", "sasa_free", "NaN: not a ligand heavy atom"},
+    {"atoms", "sasa_complex", "NaN: not a ligand heavy atom"},
+    {"interactions", "water_atom", "-1: not a water bridge"}, {"interactions", "angle", "NaN: not defined for the type"},
+    {"interactions", "angle2", "NaN: not defined for the type"}, {"interactions", "offset", "NaN: not a pi interaction"},
+    {"segments", "auth_begin", NO_SEQ}, {"segments", "auth_end", NO_SEQ}, {"segments", "seq_begin", NO_SEQ},
+    {"segments", "seq_end", NO_SEQ},
+};
+
+static const char *missing_of(const char *table, const char *column) {
+  for (size_t i = 0; i < sizeof missing / sizeof missing[0]; i++)
+    if (!strcmp(missing[i][0], table) && !strcmp(missing[i][1], column)) return missing[i][2];
+  return NULL;
 }
 
 static const desc *find(const char *table, const char *column) {
@@ -237,6 +264,8 @@ int sp_describe_dataset(hid_t dset, const char *table, const char *column, sp_er
                       "merged file carries its units and codes)", table, column);
   int bad = d->units && attr_vstr(dset, "units", d->units) < 0;
   if (!bad && d->note) bad = attr_vstr(dset, "note", d->note) < 0;
+  const char *miss = missing_of(table, column);
+  if (!bad && miss) bad = attr_vstr(dset, "missing", miss) < 0;
   if (!bad && d->kind != D_NONE) {
     char *js = names_json(d);
     bad = !js || attr_vstr(dset, attr_name(d->kind), js) < 0;
@@ -281,14 +310,15 @@ int sp_check_describe(hid_t file, const char *path, sp_err *err) {
     if (H5Lexists(file, d->table, H5P_DEFAULT) <= 0 || H5Lexists(file, name, H5P_DEFAULT) <= 0) continue;
     hid_t ds = H5Dopen2(file, name, H5P_DEFAULT);
     if (ds < 0) continue; /* the layout check names a dataset that cannot be opened */
-    const char *missing = d->units && !has_str_attr(ds, "units")                        ? "units"
-                          : d->note && !has_str_attr(ds, "note")                         ? "note"
-                          : d->kind != D_NONE && !has_str_attr(ds, attr_name(d->kind)) ? attr_name(d->kind)
-                                                                                         : NULL;
+    const char *absent = d->units && !has_str_attr(ds, "units")                        ? "units"
+                         : d->note && !has_str_attr(ds, "note")                         ? "note"
+                         : d->kind != D_NONE && !has_str_attr(ds, attr_name(d->kind)) ? attr_name(d->kind)
+                         : missing_of(d->table, d->column) && !has_str_attr(ds, "missing") ? "missing"
+                                                                                          : NULL;
     H5Dclose(ds);
-    if (missing)
+    if (absent)
       return sp_err_set(err, SP_E_FORMAT, "%s: %s has no string attribute %s (docs/format.md \"Units and codes\")",
-                        path, name, missing);
+                        path, name, absent);
   }
   return 0;
 }

@@ -150,7 +150,8 @@ int sp_h5_fail(sp_err *err, const char *what, const char *path);
 /** Write the attributes (variable-length UTF-8 strings) of dataset @p dset, /@p table/@p column of the merged
  *  layout: `units` ("Å",
  *  "Å²", "e", "pH", "s", "bytes", "degree", or "1" for a pure number: count, index, code, fraction; absent on
- *  text columns), `note` where the units need a word, and for a coded column one of `codes` (JSON object code ->
+ *  text columns), `note` where the units need a word, `missing` where a value stands for "none" ("-1: no site", "NaN: none",
+ *  "-2147483648 (INT32_MIN): absent"), and for a coded column one of `codes` (JSON object code ->
  *  name), `flag_bits` (JSON object bit number -> name; the value is 1 << bit) or `values` (JSON array of the
  *  names a text column holds). The names come from the functions and headers that define the codes.
  *  @return 0; SP_E_INTERNAL (the dataset has no description: a new column must get one); SP_E_HDF5. */
@@ -162,7 +163,7 @@ int sp_describe_root(hid_t file, const char *tool_version, const char *created, 
 
 /** sitepack check's test of the above on an open merged file of format version 3 (@p path names it in the
  *  message): the three root attributes are strings, and every described dataset present has its `units`,
- *  `note` and code attribute as strings. @return 0; SP_E_FORMAT naming the first one missing. */
+ *  `note`, `missing` and code attribute as strings. @return 0; SP_E_FORMAT naming the first one missing. */
 int sp_check_describe(hid_t file, const char *path, sp_err *err);
 
 int sp_h5_attr_str(hid_t obj, const char *name, const char *value);   /**< fixed-size string; 0 or -1 */

@@ -8,6 +8,8 @@ Walks every dataset of FILE.h5 and checks, from the file alone:
 - a coded column's `codes` ({"code": "name"}) / `flag_bits` ({"bit": "name"}) / `values` (["name", ...]) is
   JSON that parses, and every value the column holds is one of its codes, within its bits, or one of its
   values (so the names cover the data, not only the header);
+- a `missing` marker ("VALUE: meaning") is a value of the column's type (NaN in a float column);
+- the flag and code names equal the Python package's tables (python/sitepack/_schema.py);
 - the root attributes: format_version (int), sitepack_version (str), created (ISO 8601 UTC), job_json (JSON).
 Then compares the table those attributes make with the generated section of docs/format.md between
 `<!-- units-and-codes:begin -->` and `<!-- units-and-codes:end -->` (both ways: the doc cannot drift from the
@@ -15,6 +17,7 @@ file). --write rewrites that section from the file instead (after a deliberate c
 """
 import datetime
 import json
+import os
 import re
 import sys
 
@@ -55,6 +58,31 @@ def check_values(name, ds, kind, names):
         check(ored & ~mask == 0, f"/{name}: bits {ored & ~mask:#x} not in its `flag_bits`")
 
 
+def check_missing(name, ds, miss):
+    """The marker is a value of the column's type: NaN in a float column, an integer in an integer column."""
+    value = miss.split(":")[0].split()[0]
+    if ds.dtype.kind == "f":
+        check(value == "NaN", f"/{name}@missing: {value} in a float column")
+    else:
+        check(ds.dtype.kind in "iu" and np.iinfo(ds.dtype).min <= int(value) <= np.iinfo(ds.dtype).max,
+              f"/{name}@missing: {value} is no value of {ds.dtype}")
+
+
+def check_python_names(f):
+    """The package's flag and code tables (python/sitepack/_schema.py) name what the file names."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+    from sitepack import _schema
+    def bits(path):
+        return {v: 1 << int(k) for k, v in json.loads(f[path].attrs["flag_bits"]).items()}
+    check(bits("ligands/flags") == _schema.LIGAND_FLAGS, "ligand flag names: file vs sitepack.LIGAND_FLAGS")
+    check(bits("sites/flags") == _schema.SITE_FLAGS, "site flag names: file vs sitepack.SITE_FLAGS")
+    check(bits("atoms/flags") == _schema.ATOM_FLAGS, "atom flag names: file vs sitepack.ATOM_FLAGS")
+    kinds = {v: int(k) for k, v in json.loads(f["residues/kind"].attrs["codes"]).items()}
+    check(kinds == _schema.RESIDUE_KINDS, "residue kinds: file vs sitepack.RESIDUE_KINDS")
+    types = {int(k): v for k, v in json.loads(f["interactions/type"].attrs["codes"]).items()}
+    check(types == _schema.INTERACTION_TYPES, f"interaction types: file {types} vs sitepack.INTERACTION_TYPES")
+
+
 def describe(f):
     """[(dataset, units, kind, names)] of every numeric or coded dataset, in path order."""
     rows = []
@@ -76,8 +104,12 @@ def describe(f):
                 continue
             check(isinstance(names, list if kind == "values" else dict), f"/{name}@{kind}: wrong JSON type")
             check_values(name, ds, kind, names)
+        miss = ds.attrs.get("missing")
+        if miss is not None:
+            check(isinstance(miss, str) and ":" in miss, f"/{name}@missing {miss!r}: not 'VALUE: meaning'")
+            check_missing(name, ds, miss)
         if numeric or kind:
-            rows.append((name, units if numeric else "", kind, names, ds.attrs.get("note")))
+            rows.append((name, units if numeric else "", kind, names, ds.attrs.get("note"), miss))
     return rows
 
 
@@ -107,10 +139,12 @@ def names_text(kind, names):
 
 def table(rows):
     out = [BEGIN, "", "| dataset | units | names |", "|---|---|---|"]
-    for name, units, kind, names, note in rows:
+    for name, units, kind, names, note, miss in rows:
         u = f"`{units}`" if units else ""
         if note:
             u += f" ({note})"
+        if miss:
+            u += f"; missing `{miss.split(':')[0]}`:{miss.split(':', 1)[1]}"
         if name == "atoms/element":   # 119 codes: the table names the rule, the file holds every symbol
             text = "codes: 0 `unknown`, 1 `H`, 2 `He`, ..., 118 `Og` (the element symbol of each atomic number)"
         else:
@@ -128,6 +162,7 @@ def main(argv):
     with h5py.File(path, "r") as f:
         check_root(f)
         rows = describe(f)
+        check_python_names(f)
     text = open(doc, encoding="utf-8").read()
     if BEGIN not in text or END not in text:
         check(False, f"{doc}: no section between {BEGIN} and {END}")
