@@ -59,7 +59,7 @@ demo: build
 	mpirun $(MPIRUN_FLAGS) -np $(NP) $(BUILD)/bin/sitepack run jobs/demo.json --force
 	@echo
 	@echo "ligands:"; $(BUILD)/bin/sitepack dump out/demo.h5 ligands | head -n 12 | cut -f1-12
-	@echo "(more: $(BUILD)/bin/sitepack dump out/demo.h5 ligands|sites|structures|components)"
+	@echo "(more: $(BUILD)/bin/sitepack dump out/demo.h5 TABLE, TABLE one of structures ligands components sites residues interactions bonds chains segments)"
 
 # tests/run_ctest.sh: ctest, and a skipped or not-run test is a failure (no skip path).
 # make test: the default set, every test without the label `slow` (under 2 minutes on 2 cores): run it after
