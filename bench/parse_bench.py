@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """make bench-parse: speed and memory of sitepack's structure readers against gemmi.
 
-Reads every file of shared/data/structures in three groups (plain mmCIF, gzip mmCIF, plain
-PDB) into the in-memory model, REPS times (median reported), with
+Reads every file of shared/data/structures in four groups (plain mmCIF, gzip mmCIF, plain
+PDB, gzip PDB; --groups a,b for a subset) into the in-memory model, REPS times (median reported), with
   - sitepack: bench/parse_bench (built here against BUILD/libsitepack.a): sp_read_structure_file
     (file read + SHA-256 + inflate + parse, the real per-file cost) and parse alone on text
     already in memory;
@@ -16,7 +16,7 @@ averages at the start and the end.
 
 The machine may be shared: the script waits (up to --wait-max s) for the 1-minute load average
 to drop below --load-max before timing, and records the load before and after each group.
-Usage: parse_bench.py --build BUILD --out results [--reps 5] [--data DIR]
+Usage: parse_bench.py --build BUILD --out results [--reps 5] [--data DIR] [--groups pdb_plain,pdb_gz]
 """
 import argparse
 import datetime
@@ -102,6 +102,7 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--load-max", type=float, default=1.5)
     ap.add_argument("--wait-max", type=float, default=600)
+    ap.add_argument("--groups", default="", help="comma-separated subset of mmcif_plain,mmcif_gz,pdb_plain,pdb_gz")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
     data = os.path.abspath(a.data)
@@ -116,7 +117,10 @@ def main():
         "mmcif_plain": [n for n in names if n.endswith(".cif")],
         "mmcif_gz": [n for n in names if n.endswith(".cif.gz")],
         "pdb_plain": [n for n in names if n.endswith(".pdb") or n.endswith(".ent")],
+        "pdb_gz": [n for n in names if n.endswith(".pdb.gz") or n.endswith(".ent.gz")],
     }
+    if a.groups:
+        groups = {g: fl for g, fl in groups.items() if g in a.groups.split(",")}
     res = {"groups": {}}
     for g, fl in groups.items():
         paths = [os.path.join(data, n) for n in fl]
