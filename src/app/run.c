@@ -639,6 +639,7 @@ static int phase_gather(struct run_ctx *c) {
   MPI_Gather(&my_bpa, 1, MPI_DOUBLE, g->bpa, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   MPI_Gather(&c->bytes_done, 1, MPI_DOUBLE, g->rank_bytes, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   MPI_Reduce(c->counts, g->counts, C_N, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(c->work, g->work, W_N, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Reduce(c->fail_by_class, g->by_class, SP_ERRCLASS_COUNT, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
   int my_len = (int)c->fail_len;
   int *lens = rank == 0 ? calloc((size_t)P, sizeof *lens) : NULL;

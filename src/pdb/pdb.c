@@ -392,9 +392,8 @@ static int read_atom(reader *r, const line_t *l, bool het) {
   if (l->n < 54)
     return sp_err_set(r->err, SP_E_BAD_VALUE, "line %zu: %s record too short (%zu columns; coordinates need 54)",
                       l->no, het ? "HETATM" : "ATOM", l->n);
-  /* serial */
-  char sf[5];
-  raw(l, 7, 11, sf);
+  /* serial: columns 7-11, in the line (54 columns at least) */
+  const char *sf = l->p + 6;
   int rc = sp_hy36_decode(sf, 5, &a.serial);
   if (rc == 1) a.serial = 0;
   if (rc < 0) {
@@ -413,9 +412,8 @@ static int read_atom(reader *r, const line_t *l, bool het) {
   a.altloc = alt == ' ' ? 0 : alt;
   a.comp_id = res_name(l, 18);
   a.auth_asym_id = fld(l, 22, 22);
-  a.label_asym_id.p = l->p;
-  a.label_asym_id.n = 0;
-  a.entity_id = a.label_asym_id;
+  a.label_asym_id.p = a.entity_id.p = l->p; /* field by field: a copy of the struct just stored stalls */
+  a.label_asym_id.n = a.entity_id.n = 0;
   a.label_seq_id = SP_SEQ_NONE;
   if (res_seq(l, 23, &a.auth_seq_id, &a.ins_code)) return bad(r, l, "residue number", fld(l, 23, 26));
 
