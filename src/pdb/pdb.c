@@ -363,8 +363,12 @@ static sp_sv res_name(const line_t *l, size_t c18) {
 /* Residue number + insertion code at columns c..c+4 (resSeq 4 columns + iCode).
  * @return 0, or -1 if the number does not parse. */
 static int res_seq(const line_t *l, size_t c, int32_t *seq, char *icode) {
-  char f[5];
-  raw(l, c, c + 4, f);
+  char fb[5];
+  const char *f = l->p + c - 1; /* in place when the line holds the columns (ATOM records: 54 at least) */
+  if (c + 4 > l->n) {
+    raw(l, c, c + 4, fb);
+    f = fb;
+  }
   bool digits4 = is_digit(f[0]) && is_digit(f[1]) && is_digit(f[2]) && is_digit(f[3]);
   if (digits4 && is_digit(f[4])) { /* 5-digit residue number (MD tools, case B20) */
     int32_t v = 0;
@@ -449,8 +453,7 @@ static int read_atom(reader *r, const line_t *l, bool het) {
     el = sp_element_from_symbol(es.p, es.n);
   }
   if (!el) {
-    char name4[4];
-    raw(l, 13, 16, name4);
+    const char *name4 = l->p + 12; /* columns 13-16 of an ATOM record (54 columns at least) */
     el = sp_pdb_element_from_name(name4, a.comp_id);
     a.element_from_name = true;
     r->n_element_from_name++;
