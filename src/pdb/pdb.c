@@ -21,7 +21,7 @@ typedef struct {
 static char col(const line_t *l, size_t c) { return c - 1 < l->n ? l->p[c - 1] : ' '; }
 
 /* Columns c0..c1 clipped to the line, blanks trimmed on both sides. */
-static sp_sv fld(const line_t *l, size_t c0, size_t c1) {
+static inline sp_sv fld(const line_t *l, size_t c0, size_t c1) {
   sp_sv v = {l->p, 0};
   if (c0 - 1 >= l->n) return v;
   size_t a = c0 - 1, b = c1 < l->n ? c1 : l->n; /* [a, b) */
@@ -189,6 +189,21 @@ int sp_hy36_decode(const char *field, size_t width, int32_t *value) {
   if (!upper) r += 26 * p36;
   if (r > INT32_MAX) return -1;
   *value = (int32_t)r;
+  return 0;
+}
+
+/* sp_hy36_decode with its usual case inline: 1-W right-justified decimal digits after blanks (serials,
+ * residue numbers); anything else goes to sp_hy36_decode (the same value and return code). */
+static inline int hy36(const char *f, size_t w, int32_t *value) {
+  if (w > 8) return sp_hy36_decode(f, w, value);
+  size_t i = w;
+  int32_t v = 0, p10 = 1;
+  while (i > 0 && is_digit(f[i - 1])) v += (f[--i] - '0') * p10, p10 = i ? p10 * 10 : p10;
+  if (i == w) return sp_hy36_decode(f, w, value);
+  size_t j = i;
+  while (j > 0 && f[j - 1] == ' ') --j;
+  if (j) return sp_hy36_decode(f, w, value);
+  *value = v;
   return 0;
 }
 
@@ -377,7 +392,7 @@ static int res_seq(const line_t *l, size_t c, int32_t *seq, char *icode) {
     *icode = 0;
     return 0;
   }
-  int rc = sp_hy36_decode(f, 4, seq);
+  int rc = hy36(f, 4, seq);
   if (rc < 0) return -1;
   if (rc == 1) *seq = SP_SEQ_NONE;
   *icode = f[4] == ' ' ? 0 : f[4];
@@ -398,7 +413,7 @@ static int read_atom(reader *r, const line_t *l, bool het) {
                       l->no, het ? "HETATM" : "ATOM", l->n);
   /* serial: columns 7-11, in the line (54 columns at least) */
   const char *sf = l->p + 6;
-  int rc = sp_hy36_decode(sf, 5, &a.serial);
+  int rc = hy36(sf, 5, &a.serial);
   if (rc == 1) a.serial = 0;
   if (rc < 0) {
     a.serial = 0;
