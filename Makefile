@@ -102,8 +102,10 @@ fuzz: deps
 	cmake --build build-fuzz -j $(JOBS) --target fuzz_cif fuzz_pdb fuzz_gzip fuzz_replay_cif fuzz_replay_pdb fuzz_replay_gzip
 	tests/run_ctest.sh --test-dir build-fuzz --output-on-failure -j $(JOBS) -L fuzz
 
+# PARSE_BEFORE=DIR: an earlier source tree with its build in DIR/build, timed in the same run (before/after)
+PARSE_BEFORE ?=
 bench-parse: build
-	/usr/bin/python3 bench/parse_bench.py --build $(BUILD) --out results
+	/usr/bin/python3 bench/parse_bench.py --build $(BUILD) --out results $(if $(PARSE_BEFORE),--before $(PARSE_BEFORE))
 
 # make bench-job: `sitepack run -np JOB_NP` on shared/data/structures against bench/job_gemmi.py (gemmi: read, ligands,
 # 6 A sites; one process), JOB_REPS alternated reps, medians (bench/job_bench.py; results/job-<date>.json and .md)
