@@ -109,12 +109,14 @@ bench-parse: build
 
 # make bench-job: `sitepack run -np JOB_NP` on shared/data/structures against bench/job_gemmi.py (gemmi: read, ligands,
 # 6 A sites; one process), JOB_REPS alternated reps, medians (bench/job_bench.py; results/job-<date>.json and .md)
+# JOB_BEFORE=BUILD2: an earlier build's sitepack as a third side of the same run (before/after)
 JOB_REPS ?= 5
 JOB_NP ?= 1
+JOB_BEFORE ?=
 .PHONY: bench-job
 bench-job: build
 	/usr/bin/python3 bench/job_bench.py --build $(BUILD) --shared $(SHARED) --out results --reps $(JOB_REPS) \
-	  --np $(JOB_NP) --scratch $(BENCH_DIR)
+	  --np $(JOB_NP) --scratch $(BENCH_DIR) $(if $(JOB_BEFORE),--before $(JOB_BEFORE))
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz out
