@@ -8,6 +8,8 @@
 #   make sanitize  ASan+UBSan build (build-asan/, clang, warnings as errors) and the parser/reader tests under it
 #   make fuzz      libFuzzer build (build-fuzz/, clang) and a short run of each harness (FUZZ_SECONDS each)
 #   make bench-parse  reader speed and memory vs gemmi -> results/parse-<date>.json + .md (not a test)
+#   make bench-job  the whole job per core: sitepack run -np 1 on the corpus vs a minimal gemmi pipeline, same run,
+#                   alternating, with the run report's phases (bench/job_bench.py; results/job-DATE.json + .md)
 #   make bench-read  read benchmark of the merged layout (results/read-DATE.json)
 #   make bench-read-py  the Python package's read benchmark (results/read-py-DATE.json + .md)
 #   make mutate    mutation run of the test suite (tests/mutation/) -> results/mutation-DATE.json + .md (not a test)
@@ -111,8 +113,21 @@ fuzz: deps
 	cmake --build build-fuzz -j $(JOBS) --target fuzz_cif fuzz_pdb fuzz_gzip fuzz_replay_cif fuzz_replay_pdb fuzz_replay_gzip
 	tests/run_ctest.sh --test-dir build-fuzz --output-on-failure -j $(JOBS) -L fuzz
 
+# PARSE_BEFORE=DIR: an earlier source tree with its build in DIR/build, timed in the same run (before/after)
+PARSE_BEFORE ?=
 bench-parse: build
-	/usr/bin/python3 bench/parse_bench.py --build $(BUILD) --out results
+	/usr/bin/python3 bench/parse_bench.py --build $(BUILD) --out results $(if $(PARSE_BEFORE),--before $(PARSE_BEFORE))
+
+# make bench-job: `sitepack run -np JOB_NP` on shared/data/structures against bench/job_gemmi.py (gemmi: read, ligands,
+# 6 A sites; one process), JOB_REPS alternated reps, medians (bench/job_bench.py; results/job-<date>.json and .md)
+# JOB_BEFORE=BUILD2: an earlier build's sitepack as a third side of the same run (before/after)
+JOB_REPS ?= 5
+JOB_NP ?= 1
+JOB_BEFORE ?=
+.PHONY: bench-job
+bench-job: build
+	/usr/bin/python3 bench/job_bench.py --build $(BUILD) --shared $(SHARED) --out results --reps $(JOB_REPS) \
+	  --np $(JOB_NP) --scratch $(BENCH_DIR) $(if $(JOB_BEFORE),--before $(JOB_BEFORE))
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz out

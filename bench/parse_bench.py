@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """make bench-parse: speed and memory of sitepack's structure readers against gemmi.
 
-Reads every file of shared/data/structures in three groups (plain mmCIF, gzip mmCIF, plain
-PDB) into the in-memory model, REPS times (median reported), with
+Reads every file of shared/data/structures in four groups (plain mmCIF, gzip mmCIF, plain
+PDB, gzip PDB; --groups a,b for a subset) into the in-memory model, REPS times (median reported), with
   - sitepack: bench/parse_bench (built here against BUILD/libsitepack.a): sp_read_structure_file
     (file read + SHA-256 + inflate + parse, the real per-file cost) and parse alone on text
     already in memory;
@@ -16,7 +16,8 @@ averages at the start and the end.
 
 The machine may be shared: the script waits (up to --wait-max s) for the 1-minute load average
 to drop below --load-max before timing, and records the load before and after each group.
-Usage: parse_bench.py --build BUILD --out results [--reps 5] [--data DIR]
+--before DIR: an earlier source tree (DIR/include, DIR/build/libsitepack.a) timed as a third side.
+Usage: parse_bench.py --build BUILD --out results [--reps 5] [--data DIR] [--groups pdb_plain,pdb_gz] [--before DIR]
 """
 import argparse
 import datetime
@@ -48,9 +49,9 @@ def wait_quiet(load_max, wait_max):
     return round(load1(), 2)
 
 
-def build_driver(build, out_bin):
+def build_driver(build, out_bin, include=None):
     flags = ["-O2", "-g", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-D_DEFAULT_SOURCE",
-             "-I" + os.path.join(ROOT, "include"), "-I" + os.path.join(build, "generated")]
+             "-I" + (include or os.path.join(ROOT, "include")), "-I" + os.path.join(build, "generated")]
     libs = ["-lz", "-lcrypto", "-lm"]
     if os.path.exists("/usr/include/libdeflate.h"):
         flags.append("-DHAVE_LIBDEFLATE")
@@ -102,12 +103,20 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--load-max", type=float, default=1.5)
     ap.add_argument("--wait-max", type=float, default=600)
+    ap.add_argument("--before", default="", help="an earlier source tree with its build in BEFORE/build: its "
+                    "library is timed as a third side of the same run (read, alternating)")
+    ap.add_argument("--groups", default="", help="comma-separated subset of mmcif_plain,mmcif_gz,pdb_plain,pdb_gz")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
     data = os.path.abspath(a.data)
     os.makedirs(a.out, exist_ok=True)
     drv = os.path.join(build, "parse_bench")
     cflags = build_driver(build, drv)
+    drv_b = None
+    if a.before:
+        drv_b = os.path.join(build, "parse_bench_before")
+        build_driver(os.path.join(os.path.abspath(a.before), "build"), drv_b,
+                     os.path.join(os.path.abspath(a.before), "include"))
     import gemmi
 
     loadavg_start = list(os.getloadavg())
@@ -116,7 +125,10 @@ def main():
         "mmcif_plain": [n for n in names if n.endswith(".cif")],
         "mmcif_gz": [n for n in names if n.endswith(".cif.gz")],
         "pdb_plain": [n for n in names if n.endswith(".pdb") or n.endswith(".ent")],
+        "pdb_gz": [n for n in names if n.endswith(".pdb.gz") or n.endswith(".ent.gz")],
     }
+    if a.groups:
+        groups = {g: fl for g, fl in groups.items() if g in a.groups.split(",")}
     res = {"groups": {}}
     for g, fl in groups.items():
         paths = [os.path.join(data, n) for n in fl]
@@ -124,6 +136,7 @@ def main():
         # sitepack and gemmi alternate, one repetition each, so that a change of load on a shared
         # machine hits both alike; ratios are also given as the median of the per-repetition ratios
         sp = None
+        bf = None
         gt = []
         g_atoms = 0
         for _ in range(a.reps):
@@ -136,6 +149,13 @@ def main():
             t1, n = gemmi_times(paths, 1, warm=not gt)
             g_atoms = g_atoms or n
             gt += t1
+            if drv_b:
+                one = json.loads(sh([drv_b, "read", "1"] + paths))
+                if bf is None:
+                    bf = one
+                else:
+                    for k in ("t_file", "t_parse", "t_nohash"):
+                        bf[k] += one[k]
         load_after = round(load1(), 2)
         t_file, t_parse, t_gemmi = (statistics.median(sp["t_file"]), statistics.median(sp["t_parse"]),
                                     statistics.median(gt))
@@ -157,6 +177,11 @@ def main():
             "model_bytes": sp["model_bytes"], "bytes_per_atom": sp["model_bytes"] / sp["atoms"],
             "load_before": load_before, "load_after": load_after,
         }
+        if bf:
+            res["groups"][g]["before"] = {k: bf[k] for k in ("t_file", "t_parse", "t_nohash")}
+            for k in ("t_file", "t_parse", "t_nohash"):
+                res["groups"][g]["before"]["median_" + k] = statistics.median(bf[k])
+                res["groups"][g]["before"]["ratio_" + k] = t_gemmi / statistics.median(bf[k])
         print("%-12s sitepack %7.1f MB/s (no hash %7.1f, parse %7.1f)  gemmi %6.1f MB/s  ratio %5.1fx (no hash %5.1fx, "
               "parse %5.1fx)  load %.2f/%.2f" % (g, mb / t_file, mb / t_nohash, mb / t_parse, mb / t_gemmi,
                                                t_gemmi / t_file, t_gemmi / t_nohash, t_gemmi / t_parse, load_before,
@@ -218,6 +243,8 @@ def main():
         "build": build, "cmake_build_type": _cache(build, "CMAKE_BUILD_TYPE"), "reps": a.reps,
         "inputs": data, "timing": "wall clock, whole group per repetition, sitepack and gemmi alternating, median of reps; files in page cache",
     }
+    if a.before:
+        res["provenance"]["before"] = os.path.abspath(a.before)
     res["provenance"]["loadavg_start"] = loadavg_start
     res["provenance"]["loadavg_end"] = list(os.getloadavg())
     day = datetime.datetime.utcnow().strftime("%Y-%m-%d")
@@ -274,6 +301,19 @@ def markdown(r):
                                                                v["ratio_nohash_per_rep_median"],
                                                                v["ratio_parse_per_rep_median"])
                 for g, v in r["groups"].items()) + ".", ""]
+    if any("before" in v for v in r["groups"].values()):
+        out += ["Before (%s, its library timed by the same driver, a third side of every rep): gemmi time / "
+                "sitepack time, medians:" % p.get("before"), "",
+                "| group | before: file s | no hash s | parse s | ratio file | no hash | parse | after: ratio file | "
+                "no hash | parse |", "|---|---|---|---|---|---|---|---|---|---|"]
+        for g, v in r["groups"].items():
+            b = v.get("before")
+            if b:
+                out.append("| %s | %.3f | %.3f | %.3f | %.1fx | %.1fx | %.1fx | %.1fx | %.1fx | %.1fx |" % (
+                    g, b["median_t_file"], b["median_t_nohash"], b["median_t_parse"], b["ratio_t_file"],
+                    b["ratio_t_nohash"], b["ratio_t_parse"], v["ratio_vs_gemmi"], v["ratio_nohash_vs_gemmi"],
+                    v["ratio_parse_vs_gemmi"]))
+        out.append("")
     i = r["inflate"]
     out.append("Whole-file inflate of the %d gzip files (%.1f MB -> %.1f MB):" % (
         i["files"], i["stored_bytes"] / 1e6, i["text_bytes"] / 1e6))

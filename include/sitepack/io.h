@@ -22,6 +22,7 @@ typedef struct sp_buf {
   size_t stored_bytes;   /**< bytes of the file as stored on disk */
   int gzip;              /**< 1 if the file started with the gzip magic 1F 8B and was inflated */
   char sha256[65];       /**< hex SHA-256 of the stored bytes (filled by sp_file_read) */
+  double sha256_seconds; /**< wall seconds sp_file_read spent on the SHA-256 (the run report's phase; 0 otherwise) */
 } sp_buf;
 
 /**

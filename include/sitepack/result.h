@@ -204,6 +204,10 @@ typedef struct sp_result {
   size_t n_chains, cap_chains;     sp_chain_row *chains;
   size_t n_segments, cap_segments; sp_segment_row *segments;
   size_t n_sequences, cap_sequences; sp_sequence_row *sequences;
+  /* the task's wall seconds in two parts of the structure row's timings that the run report names apart
+     (never written to the file): the SHA-256 inside t_read, the site chemistry (bonds, protonation,
+     interactions, SASA: sp_ligand_bonds + sp_site_chem_compute) inside t_site; 0 after sp_result_clear */
+  double t_sha256, t_chem;
 } sp_result;
 
 void sp_result_init(sp_result *r);

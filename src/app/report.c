@@ -224,6 +224,9 @@ static void add_steps_json(cJSON *r, const struct run_ctx *c) {
   cJSON *mo = cJSON_AddObjectToObject(r, "merge");
   merge_json(mo, &c->merge_st);
   cJSON_AddNumberToObject(mo, "read_back_seconds", c->readback_s);
+  static const char *const wname[W_N] = {"read", "sha256", "parse", "survey", "site", "chemistry", "write"};
+  cJSON *wo = cJSON_AddObjectToObject(r, "work_seconds"); /* the tasks' seconds by phase, all ranks summed */
+  for (int k = 0; k < W_N; k++) cJSON_AddNumberToObject(wo, wname[k], c->g.work[k]);
 }
 
 /* Write the report to c->job.report. `sched` (ownership taken) is the "schedule" object; per_rank[i]

@@ -23,6 +23,9 @@
  */
 #include <errno.h>
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <signal.h>
 #include <fcntl.h>
 #include <mpi.h>
@@ -639,6 +642,7 @@ static int phase_gather(struct run_ctx *c) {
   MPI_Gather(&my_bpa, 1, MPI_DOUBLE, g->bpa, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   MPI_Gather(&c->bytes_done, 1, MPI_DOUBLE, g->rank_bytes, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   MPI_Reduce(c->counts, g->counts, C_N, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(c->work, g->work, W_N, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Reduce(c->fail_by_class, g->by_class, SP_ERRCLASS_COUNT, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
   int my_len = (int)c->fail_len;
   int *lens = rank == 0 ? calloc((size_t)P, sizeof *lens) : NULL;
@@ -882,7 +886,20 @@ static const struct run_phase {
   {"summary", phase_summary},           /* rank 0: the human summary */
 };
 
+/* glibc's malloc for a run (issue 28): blocks up to 64 MiB from the heap, and up to 128 MiB of free heap kept
+ * instead of returned, so that each file's text, inflated text and model arrays reuse pages that are mapped
+ * already (the default maps a fresh region for every block above its threshold and returns it on free: a page
+ * fault per 4 KiB of every file, expensive on a virtual machine). Measured (-np 1 on the corpus, 4 alternated
+ * pairs, load 3-5): run wall median 1.62 -> 1.40 s, peak RSS 44.2 -> 46.1 MB. Other C libraries: unchanged. */
+static void run_malloc_policy(void) {
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 128 << 20);
+#endif
+}
+
 int sp_cmd_run(int argc, char **argv) {
+  run_malloc_policy();
   int provided;
   MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &provided);
   run_die_with_launcher(); /* issue 16 item 8: no orphan ranks after kill -9 of mpirun */

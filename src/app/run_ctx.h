@@ -24,6 +24,10 @@
 
 /* Per-rank counters reduced to rank 0 for the summary and the report. */
 enum { C_FILES_OK, C_FILES_FAILED, C_LIGANDS, C_SITES, C_SITE_ATOMS, C_ATOMS, C_BYTES, C_TEXT_BYTES, C_N };
+/* The tasks' seconds by phase (the report's "work_seconds", docs/usage.md): read (file read + inflate), SHA-256,
+   parse, survey, site (search and the site's tables), chemistry (bonds, protonation, interactions, SASA), write
+   (append to the rank's HDF5 file). */
+enum { W_READ, W_SHA256, W_PARSE, W_SURVEY, W_SITE, W_CHEM, W_WRITE, W_N };
 
 /* One measured task (this rank's), for the cost fit and the makespan bound: doubles
    {phase, task, seconds, bytes, gzip, atoms, ligands, n_parts} */
@@ -102,6 +106,7 @@ struct run_ctx {
   double *samples;       /* [n_samples][S_N]; owned */
   size_t n_samples, cap_samples;
   double bytes_done;     /* stored bytes of the tasks this rank ran (a part: bytes / n_parts) */
+  double work[W_N];      /* this rank's task seconds by phase (run_task.c; the report's "work_seconds") */
   double last_line;      /* rank 0: elapsed time of the last progress line */
   /* progress over both phases (rank 0) */
   int64_t prog_tasks_base, prog_tasks_total;
@@ -114,6 +119,7 @@ struct run_ctx {
     double *bpa;         /* model bytes per atom of the rank's largest file */
     double *rank_bytes;  /* stored bytes each rank ran */
     int64_t counts[C_N]; /* summed counters; after the merge: read back from the merged file */
+    double work[W_N];    /* task seconds by phase, summed over the ranks */
     int64_t by_class[SP_ERRCLASS_COUNT];
     char *fails;         /* "path\tclass\tmessage\n" lines of every failed file */
     double *samples;     /* [n_samples][S_N] task timings of every rank */

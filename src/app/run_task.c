@@ -100,7 +100,9 @@ static int do_task(size_t task, void *user) {
     c->ligs_found[f] = !strcmp(st->status, "ok") ? st->n_ligands : -1;
     c->atoms_found[f] = st->n_atoms;
   }
+  double t_write = MPI_Wtime();
   rc = sp_rank_writer_append(c->writer, &c->result, &err);
+  t_write = MPI_Wtime() - t_write;
   if (rc) {
     fprintf(stderr, "sitepack: rank %d: cannot write %s: %s\n", c->rank, st->path, err.msg);
     /* issue 9: a failed write or flush (a full disk) can leave chunks of earlier tasks damaged on disk:
@@ -111,6 +113,11 @@ static int do_task(size_t task, void *user) {
     return rc;
   }
   double secs = MPI_Wtime() - t0;
+  /* a file whose site failed has no t_site: its chemistry so far is not counted either */
+  double chem = c->result.t_chem < st->t_site ? c->result.t_chem : st->t_site;
+  const double w[W_N] = {st->t_read - c->result.t_sha256, c->result.t_sha256, st->t_parse, st->t_survey,
+                         st->t_site - chem, chem, t_write};
+  for (int k = 0; k < W_N; k++) c->work[k] += w[k];
   c->bytes_done += (double)c->bytes[f] / (n_parts > 0 ? n_parts : 1);
   double v[S_N] = {c->phase, (double)task, secs, (double)st->bytes, st->gzip, (double)st->n_atoms,
                    (double)c->result.n_ligands, n_parts};

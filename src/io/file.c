@@ -369,7 +369,9 @@ int sp_file_read(const char *path, size_t max_bytes, sp_buf *out, sp_err *err) {
   int rc0 = sp_file_read_stored(path, max_bytes, &raw, &n, err);
   if (rc0) return rc0;
   char sha[65];
+  double t_sha = sp_now();
   sp_sha256_hex(raw, n, sha);
+  t_sha = sp_now() - t_sha;
   if (n >= 2 && raw[0] == 0x1f && raw[1] == 0x8b) {
     int rc = gunzip_impl(raw, n, max_bytes, out, path, err);
     free(raw);
@@ -386,5 +388,6 @@ int sp_file_read(const char *path, size_t max_bytes, sp_buf *out, sp_err *err) {
   }
   out->stored_bytes = n;
   memcpy(out->sha256, sha, sizeof sha);
+  out->sha256_seconds = t_sha;
   return 0;
 }

@@ -83,7 +83,9 @@ int sp_structure_resolve_conects_(sp_structure *s, sp_err *err) {
     return sp_err_set(err, SP_E_NOMEM, "out of memory (CONECT)");
   }
   for (size_t k = 0; k < nm; k++) map[k] = (serial_atom){s->serial[m->first_atom + k], (uint32_t)(m->first_atom + k)};
-  qsort(map, nm, sizeof *map, cmp_serial);
+  size_t k_sorted = 1; /* files number their atoms in order: the sort is then skipped (same map) */
+  while (k_sorted < nm && cmp_serial(&map[k_sorted - 1], &map[k_sorted]) < 0) k_sorted++;
+  if (k_sorted < nm) qsort(map, nm, sizeof *map, cmp_serial);
   size_t n = 0, n_missing = 0, n_twice = 0, n_self = 0, n_over = 0;
   for (size_t k = 0; k < n_raw; k++) {
     int64_t a = atom_of_serial(map, nm, (int32_t)s->conects[k].a), b = atom_of_serial(map, nm, (int32_t)s->conects[k].b);

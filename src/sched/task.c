@@ -401,6 +401,7 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
   double t1 = sp_now();
   st->t_parse = t1 - t_mid;
   copy_str(st->sha256, sizeof st->sha256, w->buf.sha256);
+  out->t_sha256 = w->buf.sha256_seconds;
   st->gzip = (uint8_t)w->buf.gzip;
   st->bytes = (int64_t)w->buf.stored_bytes;
   st->text_bytes = (int64_t)w->buf.len;
@@ -541,8 +542,10 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
     out->ligands[local].site_idx = (int64_t)out->n_sites;
     pocket_fit(&w->s, &w->site, &out->ligands[local]);
     rc = fill_site(&w->s, &w->site, (int64_t)local, sopt.cutoff, ec.chain_of, out, err);
+    double t_chem = sp_now();
     if (!rc) rc = fill_site_bonds(w, &sv, li, ccd, &out->ligands[local], out, err);
     if (!rc) rc = fill_site_chem(w, &sv, li, ccd, opts, out, err);
+    out->t_chem += sp_now() - t_chem;
     if (rc) {
       sp_survey_free(&sv);
   sp_entry_chains_free(&ec);

@@ -29,6 +29,7 @@ void sp_result_clear(sp_result *r) {
   r->part = 0;
   r->n_parts = 1;
   r->has_structure_row = 0;
+  r->t_sha256 = r->t_chem = 0;
 }
 
 static void *push(void **arr, size_t *n, size_t *cap, size_t elsize) {
