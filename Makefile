@@ -23,7 +23,7 @@ DEB_PKGS := build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-
             python3-pip python3-venv python3-setuptools python3-wheel \
             plip python3-openbabel \
             libdeflate-dev clang libclang-rt-dev libccp4-dev libccp4-data \
-            slurm-wlm munge
+            slurm-wlm munge mmseqs2 python3-biopython
 
 # mpirun flags: root needs --allow-run-as-root; --oversubscribe lets tests use more ranks than cores;
 # osc sm: Open MPI 4.1's default osc rdma crashes on 64-bit atomics (docs/scheduling.md).
