@@ -164,6 +164,82 @@ static void free_graph(fp_graph *g) {
   free(g->ptr), free(g->nbr), free(g->btype), free(g->bond_id), free(g->ring_bond);
 }
 
+/* One atom's environment of a round: the bonds it covers (W words), its new invariant, the atom. */
+typedef struct fp_env { const uint64_t *bonds; uint64_t inv; int atom; } fp_env;
+static int g_words;
+
+static int cmp_env(const void *x, const void *y) {
+  const fp_env *a = x, *b = y;
+  int m = memcmp(a->bonds, b->bonds, (size_t)g_words * 8);
+  if (m) return m;
+  if (a->inv != b->inv) return a->inv < b->inv ? -1 : 1;
+  return a->atom - b->atom;
+}
+
+static void set_bit(uint64_t *fp, uint64_t h) { fp[(h % SP_FP_BITS) / 64] |= 1ULL << (h % 64); }
+
+/* The Morgan rounds with RDKit's duplicate rule (its legacy getFingerprint): round 0 sets every atom's bit; in
+ * each later round an atom's environment (the set of bonds it covers) that equals one already seen, in this
+ * round or before, sets no bit and the atom stops growing ("dead"), as does an atom without neighbours; among
+ * equal environments of one round the one with the smaller invariant is kept. 0, or -1 out of memory. */
+static int morgan_rounds(const fp_graph *g, int nbonds, uint64_t *inv, int radius, uint64_t *fp) {
+  int n = g->n, W = (nbonds + 63) / 64 + 1, maxdeg = 0, rc = -1;
+  for (int a = 0; a < n; a++)
+    if (g->ptr[a + 1] - g->ptr[a] > maxdeg) maxdeg = g->ptr[a + 1] - g->ptr[a];
+  uint64_t *cur = calloc((size_t)n * W + 1, 8), *nxt = calloc((size_t)n * W + 1, 8);
+  uint64_t *seen = malloc(((size_t)n * radius + 1) * W * 8), *next = malloc(((size_t)n + 1) * 8);
+  uint64_t *env = malloc(((size_t)maxdeg + 1) * 8);
+  fp_env *all = malloc(((size_t)n + 1) * sizeof *all);
+  uint8_t *dead = calloc((size_t)n + 1, 1);
+  size_t n_seen = 0;
+  if (!cur || !nxt || !seen || !next || !env || !all || !dead) goto out;
+  for (int a = 0; a < n; a++) set_bit(fp, inv[a]);
+  for (int r = 0; r < radius; r++) {
+    int m = 0;
+    for (int a = 0; a < n; a++) {
+      uint64_t *bs = nxt + (size_t)a * W;
+      memcpy(bs, cur + (size_t)a * W, (size_t)W * 8);
+      next[a] = inv[a];
+      if (dead[a]) continue;
+      if (g->ptr[a + 1] == g->ptr[a]) {
+        dead[a] = 1;
+        continue;
+      }
+      int d = 0;
+      for (int k = g->ptr[a]; k < g->ptr[a + 1]; k++) {
+        int v = g->nbr[k], b = g->bond_id[k];
+        env[d++] = hcomb((uint64_t)g->btype[k], inv[v]);
+        bs[b / 64] |= 1ULL << (b % 64);
+        for (int w = 0; w < W; w++) bs[w] |= cur[(size_t)v * W + w];
+      }
+      qsort(env, (size_t)d, sizeof *env, cmp_u64);
+      uint64_t h = hcomb((uint64_t)r + 1, inv[a]);
+      for (int k = 0; k < d; k++) h = hcomb(h, env[k]);
+      next[a] = h;
+      all[m].bonds = bs, all[m].inv = h, all[m++].atom = a;
+    }
+    g_words = W;
+    qsort(all, (size_t)m, sizeof *all, cmp_env);
+    for (int i = 0; i < m; i++) {
+      int dup = 0;
+      for (size_t q = 0; q < n_seen && !dup; q++) dup = !memcmp(seen + q * W, all[i].bonds, (size_t)W * 8);
+      if (dup) {
+        dead[all[i].atom] = 1;
+        continue;
+      }
+      set_bit(fp, all[i].inv);
+      memcpy(seen + n_seen++ * W, all[i].bonds, (size_t)W * 8);
+    }
+    uint64_t *t = cur;
+    cur = nxt, nxt = t;
+    memcpy(inv, next, (size_t)n * 8);
+  }
+  rc = 0;
+out:
+  free(cur), free(nxt), free(seen), free(next), free(env), free(all), free(dead);
+  return rc;
+}
+
 int sp_morgan_fp(int n, const uint8_t *z, const int8_t *charge, int nb, const int32_t *a1, const int32_t *a2,
                  const uint8_t *order, const uint8_t *arom, int radius, uint64_t *fp) {
   memset(fp, 0, SP_FP_WORDS * sizeof *fp);
@@ -172,35 +248,18 @@ int sp_morgan_fp(int n, const uint8_t *z, const int8_t *charge, int nb, const in
   fp_graph g;
   memset(&g, 0, sizeof g);
   int *map = malloc((size_t)n * sizeof *map), *heavy = malloc((size_t)n * sizeof *heavy);
-  uint64_t *inv = NULL, *next = NULL, *env = NULL;
+  uint64_t *inv = NULL;
   int nbonds = 0, rc = SP_E_NOMEM;
   if (!map || !heavy || build_graph(&g, n, z, nb, a1, a2, order, arom, map, heavy, &nbonds) ||
       find_ring_bonds(&g, nbonds))
     goto done;
   inv = malloc(((size_t)g.n + 1) * sizeof *inv);
-  next = malloc(((size_t)g.n + 1) * sizeof *next);
-  int maxdeg = 0;
-  for (int a = 0; a < g.n; a++)
-    if (g.ptr[a + 1] - g.ptr[a] > maxdeg) maxdeg = g.ptr[a + 1] - g.ptr[a];
-  env = malloc(((size_t)maxdeg + 1) * sizeof *env);
-  if (!inv || !next || !env) goto done;
+  if (!inv) goto done;
   atom_invariants(&g, z, charge, heavy, inv);
-  for (int r = 0;; r++) {
-    for (int a = 0; a < g.n; a++) fp[(inv[a] % SP_FP_BITS) / 64] |= 1ULL << (inv[a] % 64);
-    if (r == radius) break;
-    for (int a = 0; a < g.n; a++) {
-      int d = 0;
-      for (int k = g.ptr[a]; k < g.ptr[a + 1]; k++) env[d++] = hcomb((uint64_t)g.btype[k], inv[g.nbr[k]]);
-      qsort(env, (size_t)d, sizeof *env, cmp_u64);
-      uint64_t h = hcomb((uint64_t)r + 1, inv[a]);
-      for (int k = 0; k < d; k++) h = hcomb(h, env[k]);
-      next[a] = h;
-    }
-    memcpy(inv, next, (size_t)g.n * sizeof *inv);
-  }
+  if (morgan_rounds(&g, nbonds, inv, radius, fp)) goto done;
   rc = 0;
 done:
-  free(map), free(heavy), free(inv), free(next), free(env);
+  free(map), free(heavy), free(inv);
   free_graph(&g);
   return rc;
 }
