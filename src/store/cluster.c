@@ -141,8 +141,10 @@ static int cl_mmseqs_run(const char *exe, const char *tmp, double id, const sp_c
   /* Linclust for the high identity (MMseqs2 wiki: linear time, as sensitive as cascaded clustering from ~50 %
    * identity; Steinegger & Soding 2018, Nat. Commun. 9:2542), cascaded clustering below */
   const char *mode = id >= 0.5 ? "easy-linclust" : "easy-cluster";
+  /* the coarse level, which the split keeps apart, as connected components (--cluster-mode 1, BLASTclust-like):
+   * every pair MMseqs2 aligns at the identity and coverage is in one cluster; the fine level greedy set cover */
   char *argv[] = {(char *)exe, (char *)mode, fasta, prefix, work, "--min-seq-id", a_id, "-c", a_cov,
-                  "--cov-mode", "0", "--threads", a_thr, "-v", "1", NULL};
+                  "--cov-mode", "0", "--cluster-mode", id >= 0.5 ? "0" : "1", "--threads", a_thr, "-v", "1", NULL};
   int st = sp_spl_spawn(exe, argv, log);
   if (st != 0) {
     char tail[400];
@@ -367,7 +369,8 @@ static int cl_attrs_protein(hid_t d, const sp_cluster_opts *o, double id, const 
                                  "sequence (other polymers)" : "mmseqs2 easy-cluster (polypeptide chains); identical sequence "
                                  "(other polymers)") < 0 ||
          sp_h5_attr_f64(d, "identity", id) < 0 || sp_h5_attr_f64(d, "coverage", o->coverage) < 0 ||
-         sp_h5_attr_str(d, "cov_mode", "0") < 0 || sp_h5_attr_str(d, "mmseqs_version", mm_version) < 0
+         sp_h5_attr_str(d, "cov_mode", "0") < 0 || sp_h5_attr_str(d, "mmseqs_version", mm_version) < 0 ||
+         sp_h5_attr_str(d, "cluster_mode", id >= 0.5 ? "0 (set cover)" : "1 (connected component)") < 0
              ? -1 : 0;
 }
 
@@ -408,6 +411,16 @@ static int cl_write(const char *path, const cl_in *in, const sp_cluster_opts *o,
   hid_t f = -1;
   hid_t g = sp_spl_open_group(path, "/clusters", o->force, &f, err);
   if (g < 0) return err->cls;
+  /* splits made from the clusters replaced here would no longer hold: they go with them */
+  sp_h5_quiet q;
+  sp_h5_quiet_begin(&q);
+  if (H5Lexists(f, "/splits", H5P_DEFAULT) > 0 && H5Ldelete(f, "/splits", H5P_DEFAULT) < 0) {
+    sp_h5_quiet_end(&q);
+    H5Gclose(g);
+    H5Fclose(f);
+    return sp_h5_fail(err, "delete /splits", path);
+  }
+  sp_h5_quiet_end(&q);
   char nm[2][32], chn[2][40];
   for (int l = 0; l < 2; l++) {
     snprintf(nm[l], sizeof nm[l], "protein_%d", (int)((l ? o->id_high : o->id_low) * 100 + 0.5));

@@ -8,3 +8,12 @@ add_test(NAME split_sample COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_
          $<TARGET_FILE:sitepack_cli> ${MPIEXEC_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/data/structures
          ${CMAKE_SOURCE_DIR}/tests/data/ccd/components_sample.cif ${CMAKE_CURRENT_BINARY_DIR}/split_sample)
 set_tests_properties(split_sample PROPERTIES LABELS "split;unit;slow" TIMEOUT 400)
+if(SP_HAVE_CORPUS)
+  # On the corpus (a copy of the py_corpus run): cluster, split --by protein and both; the rule recomputed; no
+  # val/test chain >= 30 % identical over 80 % of both sequences to a train chain by Biopython's alignments
+  # (independent of MMseqs2); the C fingerprints against RDKit's Morgan(2, 2048) of the same graphs (Tanimoto
+  # correlation, threshold and Butina agreement). Writes split_corpus/split_corpus.json (numbers in docs/usage.md).
+  add_test(NAME split_corpus COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_split_corpus.py
+           $<TARGET_FILE:sitepack_cli> ${CMAKE_BINARY_DIR}/py_test_out/corpus.h5 ${CMAKE_CURRENT_BINARY_DIR}/split_corpus)
+  set_tests_properties(split_corpus PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "split;peer;slow" TIMEOUT 400)
+endif()
