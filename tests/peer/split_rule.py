@@ -119,3 +119,56 @@ def codes_ok(d):
     c = d.attrs["codes"]
     c = c.decode() if isinstance(c, bytes) else c
     return json.loads(c) == {"-1": "dropped", "0": "train", "1": "val", "2": "test"}
+
+
+def rdkit_agreement(h5, f):
+    """The C fingerprints of /clusters against RDKit's Morgan(radius 2, 2048 bits) of the same ligand graphs
+    (Site.to_rdkit of each molecule's site: most heavy atoms, first on ties, the rule of sitepack cluster).
+    Returns (stats dict, {molecule row: RDKit-Butina cluster}). ImportError without RDKit or the package."""
+    from rdkit import Chem, DataStructs, RDLogger
+    from rdkit.Chem import AllChem
+    from rdkit.ML.Cluster import Butina
+    import sitepack
+    RDLogger.DisableLog("rdApp.*")
+    ds = sitepack.open(h5)
+    c = f["clusters"]
+    mol = c["ligand_molecule"][()]
+    fpb = c["fingerprint"][()]
+    nh = f["ligands/n_heavy_atoms"][()][f["sites/ligand_idx"][()]]
+    rep = {}
+    for s in range(len(mol)):
+        if mol[s] not in rep or nh[s] > nh[rep[mol[s]]]:
+            rep[mol[s]] = s
+    keep, rfp = [], []
+    for m in range(fpb.shape[0]):
+        try:
+            rm = Chem.RemoveHs(ds[rep[m]].to_rdkit())
+        except Exception:
+            continue
+        keep.append(m)
+        rfp.append(AllChem.GetMorganFingerprintAsBitVect(rm, 2, nBits=2048))
+    bits = np.unpackbits(fpb[keep], axis=1, bitorder="little").astype(np.int32)
+    cnt = bits.sum(1)
+    inter = bits @ bits.T
+    union = cnt[:, None] + cnt[None, :] - inter
+    tc = np.where(union > 0, inter / np.maximum(union, 1), 0.0)
+    tr = np.array([DataStructs.BulkTanimotoSimilarity(x, rfp) for x in rfp])
+    iu = np.triu_indices(len(keep), 1)
+    a, b = tc[iu], tr[iu]
+    dist = []
+    for i in range(1, len(rfp)):
+        dist.extend(1 - np.array(DataStructs.BulkTanimotoSimilarity(rfp[i], rfp[:i])))
+    rcl = Butina.ClusterData(dist, len(rfp), 0.5, isDistData=True, reordering=False)
+    rlab = np.empty(len(rfp), int)
+    for k, cc in enumerate(rcl):
+        rlab[list(cc)] = k
+    mine = c["ligand"][()]
+    clab = np.array([mine[rep[m]] for m in keep])
+    comember = ((rlab[:, None] == rlab[None, :]) == (clab[:, None] == clab[None, :]))[iu].mean()
+    stats = {"molecules": len(keep), "of": int(fpb.shape[0]), "pairs": int(len(a)),
+             "pearson": round(float(np.corrcoef(a, b)[0, 1]), 4), "mean_abs_diff": round(float(np.abs(a - b).mean()), 4),
+             "threshold_agreement": round(float(((a >= 0.5) == (b >= 0.5)).mean()), 5),
+             "equal_bit_count": round(float((cnt == np.array([x.GetNumOnBits() for x in rfp])).mean()), 3),
+             "butina_clusters_rdkit": len(rcl), "butina_clusters_c": int(len(set(clab.tolist()))),
+             "butina_comembership": round(float(comember), 5)}
+    return stats, {m: rlab[k] for k, m in enumerate(keep)}

@@ -24,6 +24,7 @@ import h5py
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 import split_rule as R  # noqa: E402
 
 SP, MPIEXEC, STRUCT, CCD, OUT = sys.argv[1:6]
@@ -147,6 +148,16 @@ check("no site on the test side" in p.stderr, f"empty side message: {p.stderr}")
 check(sha(a) == h0 and not os.path.exists(f"{OUT}/np1.split-tiny.tsv"), "empty side: something written")
 
 run([SP, "check", a, "--quiet"])
+
+# the C fingerprints against RDKit's Morgan(2, 2048) on the same graphs
+try:
+    with h5py.File(a, "r") as f:
+        st, _ = R.rdkit_agreement(a, f)
+    print("RDKit agreement:", st)
+    check(st["molecules"] >= 0.9 * st["of"] and st["pearson"] >= 0.98 and st["threshold_agreement"] >= 0.98,
+          f"fingerprints disagree with RDKit: {st}")
+except ImportError as e:
+    print("no RDKit: fingerprints not compared:", e)
 
 # Python
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
