@@ -128,6 +128,11 @@ SCALING_REPLICAS ?= 1
 bench-export: build
 	/usr/bin/python3 bench/export_bench.py --build $(BUILD) --shared $(SHARED) --out results
 
+# sitepack cluster / split on the corpus and 4 replicas (900 files), MMseqs2 scaling, PDB projection (issue 27)
+.PHONY: bench-cluster
+bench-cluster: build
+	/usr/bin/python3 bench/cluster_bench.py --build $(BUILD) --shared $(SHARED) --out results --threads $(JOBS)
+
 .PHONY: bench-scaling
 bench-scaling: build
 	NP_LIST="$(SCALING_NP)" REPLICAS=$(SCALING_REPLICAS) PY=/usr/bin/python3 bench/scaling.sh $(BUILD)
