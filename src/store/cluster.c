@@ -48,7 +48,7 @@ static void cl_in_free(cl_in *in) {
 static int cl_read(const char *path, cl_in *in, sp_err *err) {
   hid_t f = sp_spl_open_read(path, 3, "/chains and /sequences (run a sitepack of format version 3)", err);
   if (f < 0) return err->cls;
-  int64_t n1 = 0, n2 = 0, n3 = 0, n4 = 0, n5 = 0;
+  int64_t n1 = 0, n2 = 0, n3 = 0, n4 = 0, n5 = 0, nr[2] = {0, 0}, na = 0, nb[3] = {0, 0, 0};
   int bad = !(in->ctype = sp_spl_read_str(f, path, "/chains/type", &in->ctype_w, &in->n_chains, err)) ||
             RD(in->seq_ptr, "/chains/seq_ptr", H5T_NATIVE_INT64, int64_t, &n1) ||
             RD(in->code, "/sequences/code", H5T_NATIVE_UINT8, uint8_t, &in->n_code) ||
@@ -58,28 +58,31 @@ static int cl_read(const char *path, cl_in *in, sp_err *err) {
             RD(in->lig_idx, "/sites/ligand_idx", H5T_NATIVE_INT64, int64_t, &in->n_sites) ||
             RD(in->n_ligand, "/sites/n_ligand", H5T_NATIVE_INT32, int32_t, &n5) ||
             RD(in->kind, "/residues/kind", H5T_NATIVE_UINT8, uint8_t, &in->n_res) ||
-            RD(in->contact, "/residues/contact", H5T_NATIVE_UINT8, uint8_t, &n1) ||
-            RD(in->res_chain, "/residues/chain_idx", H5T_NATIVE_INT64, int64_t, &n1) ||
+            RD(in->contact, "/residues/contact", H5T_NATIVE_UINT8, uint8_t, &nr[0]) ||
+            RD(in->res_chain, "/residues/chain_idx", H5T_NATIVE_INT64, int64_t, &nr[1]) ||
             !(in->mkey = sp_spl_read_str(f, path, "/ligands/molecule_key", &in->mkey_w, &in->n_lig, err)) ||
             RD(in->elem, "/atoms/element", H5T_NATIVE_UINT8, uint8_t, &in->n_atoms) ||
-            RD(in->charge, "/atoms/ccd_charge", H5T_NATIVE_INT8, int8_t, &n1) ||
+            RD(in->charge, "/atoms/ccd_charge", H5T_NATIVE_INT8, int8_t, &na) ||
             RD(in->b1, "/bonds/atom1", H5T_NATIVE_INT32, int32_t, &in->n_bonds) ||
-            RD(in->b2, "/bonds/atom2", H5T_NATIVE_INT32, int32_t, &n1) ||
-            RD(in->border, "/bonds/order", H5T_NATIVE_UINT8, uint8_t, &n1) ||
-            RD(in->barom, "/bonds/aromatic", H5T_NATIVE_UINT8, uint8_t, &n1);
+            RD(in->b2, "/bonds/atom2", H5T_NATIVE_INT32, int32_t, &nb[0]) ||
+            RD(in->border, "/bonds/order", H5T_NATIVE_UINT8, uint8_t, &nb[1]) ||
+            RD(in->barom, "/bonds/aromatic", H5T_NATIVE_UINT8, uint8_t, &nb[2]);
   H5Fclose(f);
   if (bad) return err->cls;
   /* the index checks the rest relies on (sitepack check does them all; these keep us in bounds) */
   int64_t S = in->n_sites, C = in->n_chains;
-  int ok = in->seq_ptr[0] == 0 && in->seq_ptr[C] <= in->n_code && in->res_ptr[S] <= in->n_res &&
+  int ok = n1 == C + 1 && n2 == S + 1 && n3 == S + 1 && n4 == S + 1 && n5 == S && nr[0] == in->n_res &&
+           nr[1] == in->n_res && na == in->n_atoms && nb[0] == in->n_bonds && nb[1] == in->n_bonds &&
+           nb[2] == in->n_bonds;
+  ok = ok && in->seq_ptr[0] == 0 && in->seq_ptr[C] <= in->n_code && in->res_ptr[S] <= in->n_res &&
            in->atom_ptr[S] <= in->n_atoms && in->bond_ptr[S] <= in->n_bonds;
   for (int64_t c = 0; ok && c < C; c++) ok = in->seq_ptr[c] <= in->seq_ptr[c + 1];
   for (int64_t s = 0; ok && s < S; s++)
     ok = in->lig_idx[s] >= 0 && in->lig_idx[s] < in->n_lig && in->res_ptr[s] <= in->res_ptr[s + 1] &&
          in->atom_ptr[s] <= in->atom_ptr[s + 1] && in->bond_ptr[s] <= in->bond_ptr[s + 1];
   for (int64_t r = 0; ok && r < in->n_res; r++) ok = in->res_chain[r] < C;
-  if (!ok) return sp_err_set(err, SP_E_FORMAT, "%s: inconsistent /sites, /chains or /residues indices (run "
-                             "sitepack check)", path);
+  if (!ok) return sp_err_set(err, SP_E_FORMAT, "%s: inconsistent /sites, /chains, /residues, /atoms or /bonds "
+                             "rows or indices (run sitepack check)", path);
   return 0;
 }
 #undef RD

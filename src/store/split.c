@@ -59,22 +59,23 @@ static int sp_read_in(const char *path, const char *name, int *exists, sp_in *in
     return sp_err_set(err, SP_E_FORMAT, "%s: no /clusters (run sitepack cluster %s first)", path, path);
   }
   snprintf(in->pcol, sizeof in->pcol, "/clusters/%s", low);
-  int64_t n = 0;
-  int bad = RD(in->pcl, in->pcol, &in->n_sites) || RD(in->lcl, "/clusters/ligand", &n) ||
-            RD(in->sidx, "/sites/structure_idx", &n) || RD(in->lidx, "/sites/ligand_idx", &n) ||
+  int64_t n[6] = {0, 0, 0, 0, 0, 0};
+  int bad = RD(in->pcl, in->pcol, &in->n_sites) || RD(in->lcl, "/clusters/ligand", &n[0]) ||
+            RD(in->sidx, "/sites/structure_idx", &n[1]) || RD(in->lidx, "/sites/ligand_idx", &n[2]) ||
             RD(in->efirst, "/structures/entry_first", &in->n_struct) ||
             !(in->cls = sp_spl_read_str(f, path, "/ligands/class", &in->cls_w, &in->n_lig, err)) ||
-            !(in->comp = sp_spl_read_str(f, path, "/ligands/comp_id", &in->comp_w, &n, err)) ||
-            !(in->eid = sp_spl_read_str(f, path, "/structures/entry_id", &in->eid_w, &n, err)) ||
-            !(in->spath = sp_spl_read_str(f, path, "/structures/path", &in->path_w, &n, err));
+            !(in->comp = sp_spl_read_str(f, path, "/ligands/comp_id", &in->comp_w, &n[3], err)) ||
+            !(in->eid = sp_spl_read_str(f, path, "/structures/entry_id", &in->eid_w, &n[4], err)) ||
+            !(in->spath = sp_spl_read_str(f, path, "/structures/path", &in->path_w, &n[5], err));
   H5Fclose(f);
   if (bad) return err->cls;
-  int ok = 1;
+  int ok = n[0] == in->n_sites && n[1] == in->n_sites && n[2] == in->n_sites && n[3] == in->n_lig &&
+           n[4] == in->n_struct && n[5] == in->n_struct;
   for (int64_t s = 0; ok && s < in->n_sites; s++)
     ok = in->sidx[s] >= 0 && in->sidx[s] < in->n_struct && in->lidx[s] >= 0 && in->lidx[s] < in->n_lig &&
          in->pcl[s] >= -1 && in->lcl[s] >= -1 && in->lcl[s] < in->n_sites;
   for (int64_t t = 0; ok && t < in->n_struct; t++) ok = in->efirst[t] < in->n_struct;
-  if (!ok) return sp_err_set(err, SP_E_FORMAT, "%s: /sites or /clusters index out of range (run sitepack check)", path);
+  if (!ok) return sp_err_set(err, SP_E_FORMAT, "%s: /sites or /clusters rows or indices do not match the file (run sitepack check)", path);
   return 0;
 }
 #undef RD
