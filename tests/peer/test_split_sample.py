@@ -3,7 +3,8 @@
 usage: test_split_sample.py SITEPACK MPIEXEC STRUCTURES CCD OUTDIR
 
 - the sample run at -np 1 and -np 2 (mpirun), clustered with --threads 1 and 2: /clusters and /splits equal,
-  byte for byte (the answer depends neither on ranks nor on MMseqs2 threads);
+  byte for byte (the answer depends neither on ranks nor on MMseqs2 threads); a merge of 2 shards is the
+  -np 1 file (compare_h5.py), so it gets the same answer too;
 - every site assigned; the sides equal the rule of docs/usage.md recomputed in Python (split_rule.py); no
   val/test site shares an entry, a protein cluster (or, with --by both, a ligand cluster) with train;
 - units / codes / method attributes; sitepack check still accepts the file; Python ds.split and SiteDataset;
@@ -67,6 +68,13 @@ os.makedirs(OUT)
 a, b = f"{OUT}/np1.h5", f"{OUT}/np2.h5"
 run([SP, "run", "--input", STRUCT, "--ccd", CCD, "--out", a, "--quiet"])
 run(MPI + ["-np", "2", SP, "run", "--input", STRUCT, "--ccd", CCD, "--out", b, "--quiet"])
+
+# a shard merge (2 shards) is the file of one run: what cluster and split read is the same, so is their answer
+for i in (0, 1):
+    run([SP, "run", "--input", STRUCT, "--ccd", CCD, "--out", f"{OUT}/shard{i}.h5", "--shard", f"{i}/2", "--quiet"])
+run([SP, "merge", f"{OUT}/shards.h5", f"{OUT}/shard0.h5", f"{OUT}/shard1.h5", "--quiet"])
+run(["/usr/bin/python3", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration", "compare_h5.py"),
+     a, f"{OUT}/shards.h5"])
 
 # bad input before any /clusters: split without clusters; mmseqs2 missing
 h0 = sha(a)
