@@ -17,3 +17,6 @@ if(SP_HAVE_CORPUS)
            $<TARGET_FILE:sitepack_cli> ${CMAKE_BINARY_DIR}/py_test_out/corpus.h5 ${CMAKE_CURRENT_BINARY_DIR}/split_corpus)
   set_tests_properties(split_corpus PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "split;peer;slow" TIMEOUT 400)
 endif()
+# The fingerprint and Butina in C: invariance to atom order and explicit H, aromatic bonds, a similarity series,
+# the centroid rule and tie order (no file, no MMseqs2).
+sp_add_unit_test(test_split SOURCES ${SP_TEST_DIR}/unit/test_split.c LABELS "split;unit")
