@@ -61,6 +61,7 @@ typedef struct sp_cluster_opts {
   double id_high;        /**< identity of the fine protein clusters, 0..1 (0.9) */
   double coverage;       /**< alignment coverage of both sequences, 0..1 (0.8; MMseqs2 `-c` with `--cov-mode 0`) */
   double tanimoto;       /**< ligand cluster threshold, 0..1 (0.5) */
+  double sensitivity;    /**< MMseqs2 `-s` of the coarse level (cascaded clustering); 0: MMseqs2's default (4) */
   int threads;           /**< MMseqs2 `--threads` (1) */
   int force;             /**< replace an existing /clusters group */
   int keep_tmp;          /**< keep the MMseqs2 folder (debugging) */

@@ -12,12 +12,14 @@
 static void cluster_usage(FILE *f) {
   fprintf(f,
           "usage: sitepack cluster FILE.h5 [--identity 0.3,0.9] [--coverage 0.8] [--tanimoto 0.5]\n"
-          "                        [--threads N] [--mmseqs PATH] [--force] [--quiet]\n"
+          "                        [--threads N] [--sensitivity S] [--mmseqs PATH] [--force] [--quiet]\n"
           "Adds /clusters to a merged file (docs/format.md \"/clusters\"): the polymer chains' sequences clustered\n"
-          "by MMseqs2 easy-cluster at two identities (coverage of both sequences >= --coverage), each site's\n"
+          "by MMseqs2 at two identities (coverage of both sequences >= --coverage; the low one easy-cluster as\n"
+          "connected components, the high one easy-linclust), each site's\n"
           "protein cluster (the chain it contacts most), and ligand clusters (Morgan radius-2 2048-bit\n"
           "fingerprints from the stored bonds, Butina at Tanimoto >= --tanimoto, in molecule-key order).\n"
-          "MMseqs2 (Debian mmseqs2) runs in a temporary folder beside FILE.h5 with --threads threads.\n"
+          "MMseqs2 (Debian mmseqs2) runs in a temporary folder beside FILE.h5 with --threads threads;\n"
+          "--sensitivity S (1 to 7.5) is its -s for the coarse level (default: MMseqs2's, 4).\n"
           "exit status: 0 written; 1 MMseqs2 failed or the file could not be written; 2 bad command line, no\n"
           "such file, not a version-3 sitepack file (no /sequences), mmseqs2 not found, or /clusters exists\n"
           "without --force. Nothing is written on an error. Then: sitepack split (docs/usage.md \"Splits\").\n");
@@ -68,6 +70,7 @@ int sp_cmd_cluster(int argc, char **argv) {
       {"tanimoto", required_argument, NULL, 't'}, {"threads", required_argument, NULL, 'j'},
       {"mmseqs", required_argument, NULL, 'm'},   {"force", no_argument, NULL, 'F'},
       {"keep-tmp", no_argument, NULL, 'k'},       {"quiet", no_argument, NULL, 'q'},
+      {"sensitivity", required_argument, NULL, 's'},
       {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
   sp_cluster_opts o;
   sp_cluster_opts_default(&o);
@@ -81,6 +84,7 @@ int sp_cmd_cluster(int argc, char **argv) {
       case 't': bad = sp_opt_double("cluster", "--tanimoto", optarg, 0, 1, 1, &o.tanimoto) != 0; break;
       case 'j': bad = sp_opt_int("cluster", "--threads", optarg, 1, 1024, &thr) != 0; break;
       case 'm': o.mmseqs = optarg; break;
+      case 's': bad = sp_opt_double("cluster", "--sensitivity", optarg, 1, 0, 7.5, &o.sensitivity) != 0; break;
       case 'F': o.force = 1; break;
       case 'k': o.keep_tmp = 1; break;
       case 'q': quiet = 1; break;

@@ -146,8 +146,12 @@ static int cl_mmseqs_run(const char *exe, const char *tmp, double id, const sp_c
   const char *mode = id >= 0.5 ? "easy-linclust" : "easy-cluster";
   /* the coarse level, which the split keeps apart, as connected components (--cluster-mode 1, BLASTclust-like):
    * every pair MMseqs2 aligns at the identity and coverage is in one cluster; the fine level greedy set cover */
+  char a_s[32];
+  snprintf(a_s, sizeof a_s, "%.2f", o->sensitivity);
+  int with_s = id < 0.5 && o->sensitivity > 0;
   char *argv[] = {(char *)exe, (char *)mode, fasta, prefix, work, "--min-seq-id", a_id, "-c", a_cov,
-                  "--cov-mode", "0", "--cluster-mode", id >= 0.5 ? "0" : "1", "--threads", a_thr, "-v", "1", NULL};
+                  "--cov-mode", "0", "--cluster-mode", id >= 0.5 ? "0" : "1", "--threads", a_thr, "-v", "1",
+                  with_s ? "-s" : NULL, a_s, NULL};
   int st = sp_spl_spawn(exe, argv, log);
   if (st != 0) {
     char tail[400];
@@ -373,7 +377,8 @@ static int cl_attrs_protein(hid_t d, const sp_cluster_opts *o, double id, const 
                                  "(other polymers)") < 0 ||
          sp_h5_attr_f64(d, "identity", id) < 0 || sp_h5_attr_f64(d, "coverage", o->coverage) < 0 ||
          sp_h5_attr_str(d, "cov_mode", "0") < 0 || sp_h5_attr_str(d, "mmseqs_version", mm_version) < 0 ||
-         sp_h5_attr_str(d, "cluster_mode", id >= 0.5 ? "0 (set cover)" : "1 (connected component)") < 0
+         sp_h5_attr_str(d, "cluster_mode", id >= 0.5 ? "0 (set cover)" : "1 (connected component)") < 0 ||
+         (id < 0.5 && sp_h5_attr_f64(d, "sensitivity", o->sensitivity > 0 ? o->sensitivity : 4.0) < 0)
              ? -1 : 0;
 }
 
@@ -462,7 +467,7 @@ static int cl_write(const char *path, const cl_in *in, const sp_cluster_opts *o,
 
 static int cl_check_opts(const char *path, const sp_cluster_opts *o, sp_err *err) {
   if (!(o->id_low > 0 && o->id_low <= 1 && o->id_high > 0 && o->id_high <= 1 && o->coverage >= 0 &&
-        o->coverage <= 1 && o->tanimoto > 0 && o->tanimoto <= 1))
+        o->coverage <= 1 && o->tanimoto > 0 && o->tanimoto <= 1 && o->sensitivity >= 0 && o->sensitivity <= 10))
     return sp_err_set(err, SP_E_INVALID, "%s: identities must be in (0, 1], coverage in [0, 1], tanimoto in (0, 1]",
                       path);
   if ((int)(o->id_low * 100 + 0.5) == (int)(o->id_high * 100 + 0.5))
