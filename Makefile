@@ -26,7 +26,7 @@ DEB_PKGS := build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-
             python3-pip python3-venv python3-setuptools python3-wheel \
             plip python3-openbabel \
             libdeflate-dev clang libclang-rt-dev libccp4-dev libccp4-data \
-            slurm-wlm munge
+            slurm-wlm munge mmseqs2 python3-biopython
 
 # mpirun flags: root needs --allow-run-as-root; --oversubscribe lets tests use more ranks than cores;
 # osc sm: Open MPI 4.1's default osc rdma crashes on 64-bit atomics (docs/scheduling.md).
@@ -153,6 +153,11 @@ SCALING_REPLICAS ?= 1
 .PHONY: bench-export
 bench-export: build
 	/usr/bin/python3 bench/export_bench.py --build $(BUILD) --shared $(SHARED) --out results
+
+# sitepack cluster / split on the corpus and 4 replicas (900 files), MMseqs2 scaling, PDB projection (issue 27)
+.PHONY: bench-cluster
+bench-cluster: build
+	/usr/bin/python3 bench/cluster_bench.py --build $(BUILD) --shared $(SHARED) --out results --threads $(JOBS)
 
 .PHONY: bench-scaling
 bench-scaling: build

@@ -520,6 +520,45 @@ class Dataset:
         rows = _gather_rows(a0, n, offsets)
         return n, offsets, [_take_rows(c, rows) for c in columns]
 
+    SPLIT_SIDES = {"train": 0, "val": 1, "test": 2, "dropped": -1}   #: codes of a /splits column
+
+    def split_names(self):
+        """Names of the /splits columns (``sitepack split``), sorted; [] when the file has none."""
+        self._check_open()
+        import h5py
+        with h5py.File(self.path, "r") as f:
+            return sorted(f["splits"].keys()) if "splits" in f else []
+
+    def split(self, side, name=None):
+        """Sorted int64 site indices of one side (``"train"``, ``"val"``, ``"test"`` or ``"dropped"``) of the
+        split ``/splits/<name>`` written by ``sitepack split`` (docs/usage.md "Splits"). ``name=None`` takes the
+        file's only split. MissingTableError without /splits or without that name; ValueError for another side,
+        for name=None with several splits, and for a column that is not one int8 per site."""
+        self._check_open()
+        if side not in self.SPLIT_SIDES:
+            raise ValueError(f"{self.path}: split side must be one of {', '.join(self.SPLIT_SIDES)}, got {side!r}")
+        if not hasattr(self, "_splits"):
+            self._splits = {}
+        names = self.split_names()
+        if name is None:
+            if len(names) != 1:
+                if not names:
+                    raise MissingTableError(self.path, f"{self.path}: no /splits (run sitepack split)")
+                raise ValueError(f"{self.path}: several splits ({', '.join(names)}): give name=")
+            name = names[0]
+        col = self._splits.get(name)
+        if col is None:
+            if name not in names:
+                raise MissingTableError(self.path, f"{self.path}: no /splits/{name} (splits: {', '.join(names) or 'none'})")
+            import h5py
+            with h5py.File(self.path, "r") as f:
+                d = f["splits"][name]
+                if d.dtype != np.dtype("int8") or d.shape != (self._n,):
+                    raise ValueError(f"{self.path}: /splits/{name} is {d.dtype} {d.shape}, expected int8 ({self._n},)")
+                col = d[()]
+            self._splits[name] = col
+        return np.flatnonzero(col == self.SPLIT_SIDES[side]).astype(np.int64)
+
     def select(self, **filters):
         """Site indices (sorted int64 array) of the sites that pass every filter given (see sitepack._select
         and docs/python.md): ligand_class, comp_id, molecule_key, flags, not_flags, method, max_resolution,

@@ -17,4 +17,15 @@ int sp_cmd_bench(int argc, char **argv);
  * no such file, or a site that does not exist. */
 int sp_cmd_export(int argc, char **argv);
 
+/* `sitepack cluster FILE.h5 [--identity LO,HI] [--coverage C] [--tanimoto T] [--threads N] [--mmseqs PATH]
+ * [--force] [--quiet]` (argv[0] = "cluster"): /clusters of split.h sp_cluster (docs/usage.md "Splits").
+ * Returns 0; 1 MMseqs2 failed or the file could not be written; 2 bad command line, no such file, no
+ * /sequences, mmseqs2 not found, /clusters exists without --force. */
+int sp_cmd_cluster(int argc, char **argv);
+
+/* `sitepack split FILE.h5 [--test F] [--val F] [--seed S] [--by protein|ligand|both] [--name N] [--no-listing]
+ * [--force] [--quiet]` (argv[0] = "split"): /splits/NAME of split.h sp_split. Returns 0; 1 the file could not
+ * be written; 2 bad command line, no such file, no /clusters, an empty side, the split exists without --force. */
+int sp_cmd_split(int argc, char **argv);
+
 #endif

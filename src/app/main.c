@@ -30,6 +30,10 @@ static void usage(FILE *f) {
           "                                   merge the shard files of run --shard I/N (docs/slurm.md)\n"
           "  sitepack bench read [options]    read/write benchmark (docs/reading.md)\n"
           "  sitepack survey FILE.h5 [--ccd FILE] [--per-comp]  ligand survey summary (docs/ligands.md)\n"
+          "  sitepack cluster FILE.h5 [--identity 0.3,0.9] [--coverage 0.8] [--tanimoto 0.5] [--threads N] [--force]\n"
+          "                                   protein (MMseqs2) and ligand clusters into /clusters\n"
+          "  sitepack split FILE.h5 [--test 0.1] [--val 0.1] [--seed S] [--by protein|ligand|both] [--name N]\n"
+          "                                   leakage-aware train/val/test sides into /splits (docs/usage.md)\n"
           "  sitepack --help | --version | help COMMAND (the same as COMMAND --help)\n"
           "\n"
           "exit status: 0 the run completed (files that failed are listed in /structures with their\n"
@@ -48,7 +52,7 @@ static int (*command(const char *name))(int, char **) {
     int (*fn)(int, char **);
   } cmds[] = {{"run", sp_cmd_run},       {"dump", sp_cmd_dump},     {"check", sp_cmd_check},
               {"merge", sp_cmd_merge},   {"bench", sp_cmd_bench},   {"survey", sp_cmd_survey},
-              {"export", sp_cmd_export}};
+              {"export", sp_cmd_export}, {"cluster", sp_cmd_cluster}, {"split", sp_cmd_split}};
   for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
     if (!strcmp(name, cmds[i].name)) return cmds[i].fn;
   return NULL;

@@ -25,7 +25,7 @@ expect 0 "--version" -- "$SP" --version
 grep -q "^sitepack " "$WORK/out.txt" || { echo "FAIL: --version"; fail=1; }
 expect 0 "run --help" -- "$SP" run --help
 # every subcommand's help through `sitepack help CMD` is its own `CMD --help` (was the general help)
-for c in dump check export merge survey bench; do
+for c in dump check export merge survey bench cluster split; do
   "$SP" help $c > "$WORK/h1.txt" 2>&1; r1=$?; "$SP" $c --help > "$WORK/h2.txt" 2>&1; r2=$?
   { [ "$r1" = 0 ] && [ "$r1" = "$r2" ] && cmp -s "$WORK/h1.txt" "$WORK/h2.txt" && ! grep -q '^usage:$' "$WORK/h1.txt"; } \
     || { echo "FAIL: sitepack help $c (exit $r1) differs from $c --help (exit $r2)"; fail=1; }

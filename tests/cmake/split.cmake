@@ -1,0 +1,22 @@
+# Leakage-aware splits (issue 27; docs/usage.md "Splits"): sitepack cluster (MMseqs2, Morgan + Butina) and
+# sitepack split.
+# On the bundled sample (no corpus): -np 1 and -np 2 give the same /clusters and /splits; the sides equal the
+# documented rule recomputed in Python (tests/peer/split_rule.py); no val/test site shares an entry or cluster
+# with train; attributes; check accepts the file; reruns byte-identical; bad inputs exit 2 and write nothing;
+# a later entry moves no site whose component key is unchanged; ds.split and SiteDataset(split=).
+add_test(NAME split_sample COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_split_sample.py
+         $<TARGET_FILE:sitepack_cli> ${MPIEXEC_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/data/structures
+         ${CMAKE_SOURCE_DIR}/tests/data/ccd/components_sample.cif ${CMAKE_CURRENT_BINARY_DIR}/split_sample)
+set_tests_properties(split_sample PROPERTIES LABELS "split;unit;slow" TIMEOUT 400)
+if(SP_HAVE_CORPUS)
+  # On the corpus (a copy of the py_corpus run): cluster, split --by protein and both; the rule recomputed; no
+  # val/test chain >= 30 % identical over 80 % of both sequences to a train chain by Biopython's alignments
+  # (independent of MMseqs2); the C fingerprints against RDKit's Morgan(2, 2048) of the same graphs (Tanimoto
+  # correlation, threshold and Butina agreement). Writes split_corpus/split_corpus.json (numbers in docs/usage.md).
+  add_test(NAME split_corpus COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_split_corpus.py
+           $<TARGET_FILE:sitepack_cli> ${CMAKE_BINARY_DIR}/py_test_out/corpus.h5 ${CMAKE_CURRENT_BINARY_DIR}/split_corpus)
+  set_tests_properties(split_corpus PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "split;peer;slow" TIMEOUT 400)
+endif()
+# The fingerprint and Butina in C: invariance to atom order and explicit H, aromatic bonds, a similarity series,
+# the centroid rule and tie order (no file, no MMseqs2).
+sp_add_unit_test(test_split SOURCES ${SP_TEST_DIR}/unit/test_split.c LABELS "split;unit")

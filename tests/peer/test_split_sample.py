@@ -1,0 +1,242 @@
+"""sitepack cluster / split on the bundled sample (tests/data; no corpus needed): docs/usage.md "Splits".
+
+usage: test_split_sample.py SITEPACK MPIEXEC STRUCTURES CCD OUTDIR
+
+- the sample run at -np 1 and -np 2 (mpirun), clustered with --threads 1 and 2: /clusters and /splits equal,
+  byte for byte (the answer depends neither on ranks nor on MMseqs2 threads); a merge of 2 shards is the
+  -np 1 file (compare_h5.py), so it gets the same answer too;
+- every site assigned; the sides equal the rule of docs/usage.md recomputed in Python (split_rule.py); no
+  val/test site shares an entry, a protein cluster (or, with --by both, a ligand cluster) with train;
+- units / codes / method attributes; sitepack check still accepts the file; Python ds.split and SiteDataset;
+- rerun with --force gives the same bytes; without --force exit 2;
+- bad input, exit 2 and nothing written (file bytes and listings unchanged): no /clusters, mmseqs2 missing, a
+  file without /sequences, an empty side;
+- a new entry added later: the sample without its last entry, clustered and split with the same seed; every
+  site whose component key (smallest entry id) is the same in both keeps its side.
+"""
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+import split_rule as R  # noqa: E402
+
+SP, MPIEXEC, STRUCT, CCD, OUT = sys.argv[1:6]
+MPI = [MPIEXEC, "--allow-run-as-root", "--oversubscribe", "--mca", "osc", "sm"]
+SEED = 5
+fails = []
+
+
+def check(cond, msg):
+    if not cond:
+        fails.append(msg)
+        print("FAIL:", msg)
+
+
+def run(args, rc=0):
+    p = subprocess.run(args, capture_output=True, text=True)
+    if p.returncode != rc:
+        print(p.stdout, p.stderr)
+    check(p.returncode == rc, f"{' '.join(args[:3])}...: exit {p.returncode}, expected {rc}: {p.stderr.strip()[:300]}")
+    return p
+
+
+def sha(path):
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+def group_bytes(path, group):
+    out = {}
+    with h5py.File(path, "r") as f:
+        def visit(name, obj):
+            if isinstance(obj, h5py.Dataset):
+                out[name] = (obj[()].tobytes(), sorted((k, str(v)) for k, v in obj.attrs.items()))
+        f[group].visititems(visit)
+        out["@"] = sorted((k, str(v)) for k, v in f[group].attrs.items())
+    return out
+
+
+shutil.rmtree(OUT, ignore_errors=True)
+os.makedirs(OUT)
+a, b = f"{OUT}/np1.h5", f"{OUT}/np2.h5"
+run([SP, "run", "--input", STRUCT, "--ccd", CCD, "--out", a, "--quiet"])
+run(MPI + ["-np", "2", SP, "run", "--input", STRUCT, "--ccd", CCD, "--out", b, "--quiet"])
+
+# a shard merge (2 shards) is the file of one run: what cluster and split read is the same, so is their answer
+for i in (0, 1):
+    run([SP, "run", "--input", STRUCT, "--ccd", CCD, "--out", f"{OUT}/shard{i}.h5", "--shard", f"{i}/2", "--quiet"])
+run([SP, "merge", f"{OUT}/shards.h5", f"{OUT}/shard0.h5", f"{OUT}/shard1.h5", "--quiet"])
+run(["/usr/bin/python3", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration", "compare_h5.py"),
+     a, f"{OUT}/shards.h5"])
+
+# bad input before any /clusters: split without clusters; mmseqs2 missing
+h0 = sha(a)
+p = run([SP, "split", a, "--seed", str(SEED)], rc=2)
+check("sitepack cluster" in p.stderr, f"no /clusters: message names the command to run: {p.stderr}")
+p = run([SP, "cluster", a, "--mmseqs", f"{OUT}/no-such-mmseqs"], rc=2)
+check("mmseqs2 not found" in p.stderr and a in p.stderr, f"mmseqs2 missing: {p.stderr}")
+nos = f"{OUT}/noseq.h5"
+shutil.copy(a, nos)
+with h5py.File(nos, "a") as f:
+    del f["sequences"]
+h1 = sha(nos)
+p = run([SP, "cluster", nos], rc=2)
+check("/sequences" in p.stderr and nos in p.stderr, f"no /sequences: {p.stderr}")
+check(sha(nos) == h1, "no /sequences: file changed")
+check(sha(a) == h0, "bad input changed the file")
+check(not [x for x in os.listdir(OUT) if x.startswith(".sitepack-cluster")], "temporary folder left behind")
+
+# cluster both runs (threads 1 and 2): same /clusters
+run([SP, "cluster", a, "--threads", "1", "--quiet"])
+run([SP, "cluster", b, "--threads", "2", "--quiet"])
+ga, gb = group_bytes(a, "clusters"), group_bytes(b, "clusters")
+check(ga == gb, f"/clusters differ between -np 1/--threads 1 and -np 2/--threads 2: "
+      f"{[k for k in ga if ga.get(k) != gb.get(k)]}")
+p = run([SP, "cluster", a], rc=2)
+check("--force" in p.stderr, "cluster again without --force: exit 2 naming --force")
+
+with h5py.File(a, "r") as f:
+    c = f["clusters"]
+    for name in ("protein_30", "protein_90", "chain_protein_30", "chain_protein_90", "ligand", "site_chain",
+                 "ligand_molecule"):
+        check(name in c and c[name].attrs.get("units") in ("1", b"1"), f"/clusters/{name}: units 1")
+        check(c[name].id.get_create_plist().get_layout() == h5py.h5d.CONTIGUOUS, f"/clusters/{name} contiguous")
+    check(abs(c["protein_30"].attrs["identity"] - 0.3) < 1e-12 and abs(c["protein_30"].attrs["coverage"] - 0.8) < 1e-12,
+          "protein_30: identity / coverage attributes")
+    check(abs(c["ligand"].attrs["threshold"] - 0.5) < 1e-12, "ligand: threshold attribute")
+    n = len(f["sites/structure_idx"])
+    check(c["fingerprint"].shape == (len(np.unique(c["ligand_molecule"][()])), 256), "fingerprint shape")
+    # the site's chain: the cluster of the chosen chain
+    sc = c["site_chain"][()]
+    for lv in ("30", "90"):
+        exp = np.where(sc >= 0, c["chain_protein_" + lv][()][np.maximum(sc, 0)], -1)
+        check((c["protein_" + lv][()] == exp).all(), f"protein_{lv} is the cluster of site_chain")
+
+# splits: every side rule, P-independence, apartness, rerun bytes
+for by in ("protein", "ligand", "both"):
+    for path in (a, b):
+        run([SP, "split", path, "--seed", str(SEED), "--by", by, "--quiet"])
+    ha = group_bytes(a, "splits")
+    hb = group_bytes(b, "splits")
+    check(ha == hb, f"--by {by}: /splits differ between -np 1 and -np 2")
+    with h5py.File(a, "r") as f:
+        side = f["splits/by_" + by][()]
+        check(R.codes_ok(f["splits/by_" + by]), f"--by {by}: codes attribute")
+        check(np.isin(side, [-1, 0, 1, 2]).all() and len(side) == n, f"--by {by}: every site assigned")
+        exp = R.expected_split(f, SEED, 0.1, 0.1, by)
+        check((side == exp).all(), f"--by {by}: sides differ from the documented rule at {np.flatnonzero(side != exp)[:10]}")
+        bad = R.check_apart(f, side, by)
+        check(not bad, f"--by {by}: {bad[:5]}")
+        if by != "both":
+            check((side >= 0).all(), f"--by {by}: dropped sites")
+        print(f"--by {by}: sites train/val/test/dropped {[(side == k).sum() for k in (0, 1, 2, -1)]}")
+    tsv = f"{OUT}/np1.split-by_{by}.tsv"
+    js = json.load(open(f"{OUT}/np1.split-by_{by}.json"))
+    check(js["sites"]["test"] == int((side == 2).sum()) and js["sites"]["dropped"] == int((side == -1).sum()),
+          f"--by {by}: JSON counts")
+    lines = open(tsv).read().splitlines()
+    check(len(lines) == n + 1 and all(R.SIDES[ln.split("\t")[-1]] == side[i] for i, ln in enumerate(lines[1:])),
+          f"--by {by}: TSV sides")
+    before, tb = group_bytes(a, "splits"), open(tsv, "rb").read()
+    run([SP, "split", a, "--seed", str(SEED), "--by", by], rc=2)
+    run([SP, "split", a, "--seed", str(SEED), "--by", by, "--force", "--quiet"])
+    check(group_bytes(a, "splits") == before and open(tsv, "rb").read() == tb, f"--by {by}: rerun not byte-identical")
+
+# an empty side: exit 2, nothing written
+h0 = sha(a)
+p = run([SP, "split", a, "--seed", str(SEED), "--test", "0.000001", "--name", "tiny"], rc=2)
+check("no site on the test side" in p.stderr, f"empty side message: {p.stderr}")
+check(sha(a) == h0 and not os.path.exists(f"{OUT}/np1.split-tiny.tsv"), "empty side: something written")
+
+run([SP, "check", a, "--quiet"])
+
+# the C fingerprints against RDKit's Morgan(2, 2048) on the same graphs
+try:
+    with h5py.File(a, "r") as f:
+        st, _ = R.rdkit_agreement(a, f)
+    print("RDKit agreement:", st)
+    check(st["molecules"] >= 0.9 * st["of"] and st["pearson"] >= 0.98 and st["threshold_agreement"] >= 0.98,
+          f"fingerprints disagree with RDKit: {st}")
+except ImportError as e:
+    print("no RDKit: fingerprints not compared:", e)
+
+# Python
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+import sitepack  # noqa: E402
+ds = sitepack.open(a)
+with h5py.File(a, "r") as f:
+    side = f["splits/by_both"][()]
+for s, code in R.SIDES.items():
+    check((ds.split(s, name="by_both") == np.flatnonzero(side == code)).all(), f"ds.split({s})")
+try:
+    ds.split("train")
+    check(False, "ds.split without name among several splits: no error")
+except ValueError:
+    pass
+try:
+    from sitepack.torch import SiteDataset
+    sd = SiteDataset(ds, split="test", split_name="by_both")
+    check(len(sd) == (side == 2).sum() and sd[0]["site"] == np.flatnonzero(side == 2)[0], "SiteDataset(split=)")
+except ImportError:
+    print("no torch: SiteDataset(split=) not checked")
+
+# a new entry added later: the sample without its last entry
+with h5py.File(a, "r") as f:
+    paths = [x.decode() for x in f["structures/path"][()]]
+    eids = f["structures/entry_id"][()]
+last = paths[-1]
+sub = f"{OUT}/sub_in"
+os.makedirs(sub)
+for p_ in paths:
+    if p_ != last:
+        os.makedirs(os.path.dirname(f"{sub}/{p_}"), exist_ok=True)
+        os.symlink(os.path.abspath(f"{STRUCT}/{p_}"), f"{sub}/{p_}")
+c = f"{OUT}/sub.h5"
+run([SP, "run", "--input", sub, "--ccd", CCD, "--out", c, "--quiet"])
+run([SP, "cluster", c, "--quiet"])
+run([SP, "split", c, "--seed", str(SEED), "--quiet"])
+
+
+def comp_keys(path):
+    """(path, ligand residues) -> (side, component key) of every site, by the rule's components."""
+    with h5py.File(path, "r") as f:
+        ent, keys, follows = R.site_tables(f)
+        pcl = f["clusters/protein_30"][()]
+        uf = R.UF(len(ent))
+        first = {}
+        for tag, col in (("e", ent), ("p", pcl)):
+            for s in range(len(ent)):
+                if tag == "p" and col[s] < 0:
+                    continue
+                k = (tag, int(col[s]))
+                if k in first:
+                    uf.union(first[k], s)
+                else:
+                    first[k] = s
+        kmin = {}
+        for s in range(len(ent)):
+            r = uf.find(s)
+            kmin[r] = min(kmin.get(r, keys[s]), keys[s])
+        side = f["splits/by_protein"][()]
+        sp_ = f["structures/path"][()][f["sites/structure_idx"][()]]
+        res = f["ligands/residues"][()][f["sites/ligand_idx"][()]]
+        return {(sp_[s], res[s]): (int(side[s]), kmin[uf.find(s)]) for s in range(len(ent))}
+
+
+full, part = comp_keys(a), comp_keys(c)
+same_key = [k for k in part if full[k][1] == part[k][1]]
+moved = [k for k in same_key if full[k][0] != part[k][0]]
+check(len(part) > 0 and not moved, f"sites with an unchanged component key moved side: {moved[:5]}")
+print(f"entry added: {len(part)} sites before, {len(same_key)} with the same component key, {len(moved)} moved")
+
+if fails:
+    print(f"{len(fails)} failures")
+    sys.exit(1)
+print("ok")
