@@ -236,6 +236,13 @@ moved = [k for k in same_key if full[k][0] != part[k][0]]
 check(len(part) > 0 and not moved, f"sites with an unchanged component key moved side: {moved[:5]}")
 print(f"entry added: {len(part)} sites before, {len(same_key)} with the same component key, {len(moved)} moved")
 
+# issue 26: /clusters and /splits describe themselves as the rest of the file (units, codes, missing), and
+# docs/format.md "Units and codes" lists them
+doc = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "format.md")
+p = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "test_format_attrs.py"),
+                    a, doc], capture_output=True, text=True)
+check(p.returncode == 0, f"test_format_attrs.py on the clustered and split file: {p.stdout}{p.stderr}")
+
 if fails:
     print(f"{len(fails)} failures")
     sys.exit(1)
