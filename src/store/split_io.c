@@ -34,17 +34,21 @@ hid_t sp_spl_open_read(const char *path, int min_version, const char *why, sp_er
   return f;
 }
 
-void *sp_spl_read(hid_t file, const char *path, const char *name, hid_t mtype, size_t elsize, int64_t *n,
-                  sp_err *err) {
+/* Dataset @p name of @p file, opened quietly; -1 with SP_E_FORMAT "PATH: missing dataset NAME" when absent. */
+static hid_t open_dataset(hid_t file, const char *path, const char *name, sp_err *err) {
   sp_h5_quiet q;
   sp_h5_quiet_begin(&q);
   int there = H5Lexists(file, name, H5P_DEFAULT) > 0;
   hid_t d = there ? H5Dopen2(file, name, H5P_DEFAULT) : -1;
   sp_h5_quiet_end(&q);
-  if (d < 0) {
-    sp_err_set(err, SP_E_FORMAT, "%s: missing dataset %s", path, name);
-    return NULL;
-  }
+  if (d < 0) sp_err_set(err, SP_E_FORMAT, "%s: missing dataset %s", path, name);
+  return d;
+}
+
+void *sp_spl_read(hid_t file, const char *path, const char *name, hid_t mtype, size_t elsize, int64_t *n,
+                  sp_err *err) {
+  hid_t d = open_dataset(file, path, name, err);
+  if (d < 0) return NULL;
   hid_t sp = H5Dget_space(d);
   int rank = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
   hsize_t dims[2] = {0, 0};
@@ -73,15 +77,8 @@ void *sp_spl_read(hid_t file, const char *path, const char *name, hid_t mtype, s
 }
 
 char *sp_spl_read_str(hid_t file, const char *path, const char *name, size_t *width, int64_t *n, sp_err *err) {
-  sp_h5_quiet q;
-  sp_h5_quiet_begin(&q);
-  int there = H5Lexists(file, name, H5P_DEFAULT) > 0;
-  hid_t d = there ? H5Dopen2(file, name, H5P_DEFAULT) : -1;
-  sp_h5_quiet_end(&q);
-  if (d < 0) {
-    sp_err_set(err, SP_E_FORMAT, "%s: missing dataset %s", path, name);
-    return NULL;
-  }
+  hid_t d = open_dataset(file, path, name, err);
+  if (d < 0) return NULL;
   hid_t ft = H5Dget_type(d);
   size_t w = ft >= 0 && H5Tget_class(ft) == H5T_STRING && !H5Tis_variable_str(ft) ? H5Tget_size(ft) : 0;
   hid_t mt = w ? sp_h5_str_type_of(ft, w) : -1;
