@@ -372,19 +372,19 @@ typedef struct cl_out {
 } cl_out;
 
 static int cl_attrs_protein(hid_t d, const sp_cluster_opts *o, double id, const char *mm_version) {
-  return d < 0 || sp_spl_attr(d, "method", id >= 0.5 ? "mmseqs2 easy-linclust (polypeptide chains); identical "
+  return d < 0 || sp_h5_attr_vstr(d, "method", id >= 0.5 ? "mmseqs2 easy-linclust (polypeptide chains); identical "
                                  "sequence (other polymers)" : "mmseqs2 easy-cluster (polypeptide chains); identical sequence "
                                  "(other polymers)") < 0 ||
          sp_h5_attr_f64(d, "identity", id) < 0 || sp_h5_attr_f64(d, "coverage", o->coverage) < 0 ||
-         sp_spl_attr(d, "cov_mode", "0") < 0 || sp_spl_attr(d, "mmseqs_version", mm_version) < 0 ||
-         sp_spl_attr(d, "cluster_mode", id >= 0.5 ? "0 (set cover)" : "1 (connected component)") < 0 ||
+         sp_h5_attr_vstr(d, "cov_mode", "0") < 0 || sp_h5_attr_vstr(d, "mmseqs_version", mm_version) < 0 ||
+         sp_h5_attr_vstr(d, "cluster_mode", id >= 0.5 ? "0 (set cover)" : "1 (connected component)") < 0 ||
          (id < 0.5 && sp_h5_attr_f64(d, "sensitivity", o->sensitivity > 0 ? o->sensitivity : 4.0) < 0)
              ? -1 : 0;
 }
 
 static int cl_attrs_ligand(hid_t d, const sp_cluster_opts *o) {
-  return d < 0 || sp_spl_attr(d, "method", "butina") < 0 ||
-         sp_spl_attr(d, "fingerprint", "morgan-style radius 2, 2048 bits (sitepack, split.h sp_morgan_fp)") < 0 ||
+  return d < 0 || sp_h5_attr_vstr(d, "method", "butina") < 0 ||
+         sp_h5_attr_vstr(d, "fingerprint", "morgan-style radius 2, 2048 bits (sitepack, split.h sp_morgan_fp)") < 0 ||
          sp_h5_attr_f64(d, "threshold", o->tanimoto) < 0 || sp_h5_attr_i64(d, "radius", 2) < 0 ||
          sp_h5_attr_i64(d, "n_bits", SP_FP_BITS) < 0
              ? -1 : 0;
@@ -404,8 +404,8 @@ static int cl_write_fps(hid_t g, const cl_out *co) {
       H5Pset_obj_track_times(dcpl, 0) >= 0)
     d = H5Dcreate2(g, "fingerprint", H5T_STD_U8LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   int rc = d >= 0 && (!co->n_mol || H5Dwrite(d, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, b) >= 0) &&
-                   sp_spl_attr(d, "units", "1") >= 0 &&
-                   sp_spl_attr(d, "bit_order", "bit i is bit i % 8 of byte i / 8") >= 0
+                   sp_h5_attr_vstr(d, "units", "1") >= 0 &&
+                   sp_h5_attr_vstr(d, "bit_order", "bit i is bit i % 8 of byte i / 8") >= 0
                ? 0 : -1;
   if (d >= 0) H5Dclose(d);
   if (sp >= 0) H5Sclose(sp);
@@ -434,30 +434,30 @@ static int cl_write(const char *path, const cl_in *in, const sp_cluster_opts *o,
     snprintf(nm[l], sizeof nm[l], "protein_%d", (int)((l ? o->id_high : o->id_low) * 100 + 0.5));
     snprintf(chn[l], sizeof chn[l], "chain_%s", nm[l]);
   }
-  int bad = sp_spl_attr(g, "protein_low", nm[0]) < 0 || sp_spl_attr(g, "protein_high", nm[1]) < 0 ||
-            sp_spl_attr(g, "tool_version", SP_VERSION) < 0 || sp_spl_attr(g, "git_sha", SP_GIT_SHA) < 0 ||
-            sp_spl_attr(g, "mmseqs_version", sum->mmseqs_version) < 0;
+  int bad = sp_h5_attr_vstr(g, "protein_low", nm[0]) < 0 || sp_h5_attr_vstr(g, "protein_high", nm[1]) < 0 ||
+            sp_h5_attr_vstr(g, "tool_version", SP_VERSION) < 0 || sp_h5_attr_vstr(g, "git_sha", SP_GIT_SHA) < 0 ||
+            sp_h5_attr_vstr(g, "mmseqs_version", sum->mmseqs_version) < 0;
   for (int l = 0; l < 2 && !bad; l++) {
     double id = l ? o->id_high : o->id_low;
     hid_t d = sp_spl_write(g, chn[l], H5T_STD_I64LE, H5T_NATIVE_INT64, in->n_chains, co->ccl[l], "1", NULL);
-    bad = cl_attrs_protein(d, o, id, sum->mmseqs_version) < 0 || sp_spl_attr(d, "missing", "-1: no sequence") < 0;
+    bad = cl_attrs_protein(d, o, id, sum->mmseqs_version) < 0 || sp_h5_attr_vstr(d, "missing", "-1: no sequence") < 0;
     if (d >= 0) H5Dclose(d);
     d = bad ? -1 : sp_spl_write(g, nm[l], H5T_STD_I64LE, H5T_NATIVE_INT64, in->n_sites, co->scl[l], "1", NULL);
     bad = bad || cl_attrs_protein(d, o, id, sum->mmseqs_version) < 0 ||
-          sp_spl_attr(d, "site_rule", "the cluster of /clusters/site_chain") < 0 ||
-          sp_spl_attr(d, "missing", "-1: the site touches no polymer chain with a sequence") < 0;
+          sp_h5_attr_vstr(d, "site_rule", "the cluster of /clusters/site_chain") < 0 ||
+          sp_h5_attr_vstr(d, "missing", "-1: the site touches no polymer chain with a sequence") < 0;
     if (d >= 0) H5Dclose(d);
   }
   hid_t d = bad ? -1 : sp_spl_write(g, "site_chain", H5T_STD_I64LE, H5T_NATIVE_INT64, in->n_sites, co->site_chain, "1", NULL);
-  bad = bad || d < 0 || sp_spl_attr(d, "rule", "the /chains row with most contact residues of the site, else most "
+  bad = bad || d < 0 || sp_h5_attr_vstr(d, "rule", "the /chains row with most contact residues of the site, else most "
                                        "polymer residues, ties to the lower row; -1 none") < 0 ||
-                sp_spl_attr(d, "missing", "-1: the site touches no polymer chain with a sequence") < 0;
+                sp_h5_attr_vstr(d, "missing", "-1: the site touches no polymer chain with a sequence") < 0;
   if (d >= 0) H5Dclose(d);
   d = bad ? -1 : sp_spl_write(g, "ligand", H5T_STD_I64LE, H5T_NATIVE_INT64, in->n_sites, co->site_lcl, "1", NULL);
   bad = bad || cl_attrs_ligand(d, o) < 0;
   if (d >= 0) H5Dclose(d);
   d = bad ? -1 : sp_spl_write(g, "ligand_molecule", H5T_STD_I64LE, H5T_NATIVE_INT64, in->n_sites, co->site_mol, "1", NULL);
-  bad = bad || d < 0 || sp_spl_attr(d, "rule", "row of /clusters/fingerprint: the distinct molecule key, in byte "
+  bad = bad || d < 0 || sp_h5_attr_vstr(d, "rule", "row of /clusters/fingerprint: the distinct molecule key, in byte "
                                        "order, sites without a key last, each its own") < 0;
   if (d >= 0) H5Dclose(d);
   bad = bad || cl_write_fps(g, co) < 0;

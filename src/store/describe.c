@@ -85,16 +85,19 @@ typedef struct desc {
   const char *(*name_fn)(int);     /* ... or this function of codes lo..n-1 */
   int lo;
   const char *note;                /* an attribute `note` when the units need a word */
+  const char *missing;             /* an attribute `missing`: the value a column holds where it has none */
 } desc;
 
-#define PLAIN(t, c, u) {t, c, u, D_NONE, NULL, 0, NULL, 0, NULL}
-#define CODES(t, c, l) {t, c, U_ONE, D_CODES, LIST(l), NULL, 0, NULL}
-#define CODESF(t, c, f, lo, n) {t, c, U_ONE, D_CODES, NULL, n, f, lo, NULL}
-#define FLAGS(t, c, l) {t, c, U_ONE, D_FLAGS, LIST(l), NULL, 0, NULL}
-#define FLAGSF(t, c, f, n) {t, c, U_ONE, D_FLAGS, NULL, n, f, 0, NULL}
-#define VALUES(t, c, l) {t, c, NULL, D_VALUES, LIST(l), NULL, 0, NULL}
-#define VALUESF(t, c, f, lo, n) {t, c, NULL, D_VALUES, NULL, n, f, lo, NULL}
-#define TEXT(t, c) {t, c, NULL, D_NONE, NULL, 0, NULL, 0, NULL}
+#define PLAIN(t, c, u) {t, c, u, D_NONE, NULL, 0, NULL, 0, NULL, NULL}
+#define MISS(t, c, u, m) {t, c, u, D_NONE, NULL, 0, NULL, 0, NULL, m}   /* with its `missing` value */
+#define CODES(t, c, l) {t, c, U_ONE, D_CODES, LIST(l), NULL, 0, NULL, NULL}
+#define CODESF(t, c, f, lo, n) {t, c, U_ONE, D_CODES, NULL, n, f, lo, NULL, NULL}
+#define FLAGS(t, c, l) {t, c, U_ONE, D_FLAGS, LIST(l), NULL, 0, NULL, NULL}
+#define FLAGSF(t, c, f, n) {t, c, U_ONE, D_FLAGS, NULL, n, f, 0, NULL, NULL}
+#define VALUES(t, c, l) {t, c, NULL, D_VALUES, LIST(l), NULL, 0, NULL, NULL}
+#define VALUESF(t, c, f, lo, n) {t, c, NULL, D_VALUES, NULL, n, f, lo, NULL, NULL}
+#define TEXT(t, c) {t, c, NULL, D_NONE, NULL, 0, NULL, 0, NULL, NULL}
+#define NO_SEQ "-2147483648 (INT32_MIN): absent"
 
 static const desc descs[] = {
     /* /structures */
@@ -106,28 +109,34 @@ static const desc descs[] = {
     PLAIN("structures", "n_atoms_model1", U_ONE), PLAIN("structures", "n_models", U_ONE),
     PLAIN("structures", "n_ligands", U_ONE), PLAIN("structures", "n_sites", U_ONE),
     PLAIN("structures", "n_warnings", U_ONE), TEXT("structures", "entry_id"), TEXT("structures", "method"),
-    PLAIN("structures", "entry_first", U_ONE), PLAIN("structures", "resolution", U_ANG),
-    TEXT("structures", "method_file"), PLAIN("structures", "r_work", U_ONE), PLAIN("structures", "r_free", U_ONE),
+    MISS("structures", "entry_first", U_ONE, "-1: the file's head names no entry"),
+    MISS("structures", "resolution", U_ANG, "NaN: none"),
+    TEXT("structures", "method_file"), MISS("structures", "r_work", U_ONE, "NaN: none"),
+    MISS("structures", "r_free", U_ONE, "NaN: none"),
     TEXT("structures", "deposition_date"), TEXT("structures", "release_date"), PLAIN("structures", "n_chains", U_ONE),
     PLAIN("structures", "t_read", U_S), PLAIN("structures", "t_parse", U_S), PLAIN("structures", "t_survey", U_S),
     PLAIN("structures", "t_site", U_S), PLAIN("structures", "ligand_ptr", U_ONE),
     PLAIN("structures", "site_ptr", U_ONE),
     /* /ligands */
     PLAIN("ligands", "structure_idx", U_ONE), PLAIN("ligands", "model_num", U_ONE), TEXT("ligands", "comp_id"),
-    TEXT("ligands", "label_asym_id"), TEXT("ligands", "auth_asym_id"), PLAIN("ligands", "auth_seq_id", U_ONE),
-    PLAIN("ligands", "label_seq_id", U_ONE), TEXT("ligands", "ins_code"), TEXT("ligands", "altloc"),
+    TEXT("ligands", "label_asym_id"), TEXT("ligands", "auth_asym_id"), MISS("ligands", "auth_seq_id", U_ONE, NO_SEQ),
+    MISS("ligands", "label_seq_id", U_ONE, NO_SEQ), TEXT("ligands", "ins_code"), TEXT("ligands", "altloc"),
     VALUESF("ligands", "class", lig_class, 0, SP_CLASS_COUNT), FLAGSF("ligands", "flags", lig_flag, 8),
     PLAIN("ligands", "n_residues", U_ONE), PLAIN("ligands", "n_atoms", U_ONE), PLAIN("ligands", "n_heavy_atoms", U_ONE),
-    PLAIN("ligands", "n_ccd_heavy_atoms", U_ONE), TEXT("ligands", "molecule_key"),
-    VALUES("ligands", "key_source", key_sources), TEXT("ligands", "residues"), PLAIN("ligands", "site_idx", U_ONE),
-    PLAIN("ligands", "b_mean", U_ANG2), PLAIN("ligands", "b_max", U_ANG2), PLAIN("ligands", "site_b_mean", U_ANG2),
-    PLAIN("ligands", "site_b_max", U_ANG2), PLAIN("ligands", "occupancy_mean", U_ONE),
+    MISS("ligands", "n_ccd_heavy_atoms", U_ONE, "-1: unknown (no CCD definition)"), TEXT("ligands", "molecule_key"),
+    VALUES("ligands", "key_source", key_sources), TEXT("ligands", "residues"),
+    MISS("ligands", "site_idx", U_ONE, "-1: no site"),
+    MISS("ligands", "b_mean", U_ANG2, "NaN: no readable B"), MISS("ligands", "b_max", U_ANG2, "NaN: no readable B"),
+    MISS("ligands", "site_b_mean", U_ANG2, "NaN: no polymer heavy atom within 4 \xc3\x85"),
+    MISS("ligands", "site_b_max", U_ANG2, "NaN: no polymer heavy atom within 4 \xc3\x85"),
+    PLAIN("ligands", "occupancy_mean", U_ONE),
     PLAIN("ligands", "system_id", U_ONE), PLAIN("ligands", "system_size", U_ONE),
     /* /components */
     TEXT("components", "comp_id"), CODES("components", "in_ccd", no_yes), TEXT("components", "molecule_key"),
     VALUES("components", "key_source", key_sources), TEXT("components", "formula"), TEXT("components", "name"),
-    TEXT("components", "type"), PLAIN("components", "n_heavy_atoms", U_ONE), TEXT("components", "smiles"),
-    TEXT("components", "inchi"), TEXT("components", "inchikey"), FLAGS("components", "descriptor_flags", descriptor_flags),
+    TEXT("components", "type"), MISS("components", "n_heavy_atoms", U_ONE, "-1: unknown"), TEXT("components", "smiles"),
+    TEXT("components", "inchi"), TEXT("components", "inchikey"),
+    FLAGS("components", "descriptor_flags", descriptor_flags),
     /* /sites */
     PLAIN("sites", "structure_idx", U_ONE), PLAIN("sites", "ligand_idx", U_ONE), PLAIN("sites", "n_ligand", U_ONE),
     PLAIN("sites", "n_atoms", U_ONE), PLAIN("sites", "n_residues", U_ONE), FLAGS("sites", "flags", site_flags),
@@ -138,28 +147,35 @@ static const desc descs[] = {
     PLAIN("sites", "residue_ptr", U_ONE), PLAIN("sites", "interaction_ptr", U_ONE), PLAIN("sites", "bond_ptr", U_ONE),
     /* /residues */
     PLAIN("residues", "site_idx", U_ONE), TEXT("residues", "label_asym_id"), TEXT("residues", "auth_asym_id"),
-    TEXT("residues", "comp_id"), PLAIN("residues", "auth_seq_id", U_ONE), PLAIN("residues", "label_seq_id", U_ONE),
+    TEXT("residues", "comp_id"), MISS("residues", "auth_seq_id", U_ONE, NO_SEQ),
+    MISS("residues", "label_seq_id", U_ONE, NO_SEQ),
     TEXT("residues", "ins_code"), CODES("residues", "kind", res_kind), PLAIN("residues", "min_distance", U_ANG),
-    CODES("residues", "contact", no_yes), TEXT("residues", "symop"), PLAIN("residues", "chain_idx", U_ONE),
+    CODES("residues", "contact", no_yes), TEXT("residues", "symop"),
+    MISS("residues", "chain_idx", U_ONE, "-1: not a polymer chain (ligand, ion, water)"),
     TEXT("residues", "assembly_op"),
     /* /atoms */
     PLAIN("atoms", "position", U_ANG), CODESF("atoms", "element", element, 0, SP_ELEMENT_MAX + 1),
     FLAGS("atoms", "flags", atom_flags), PLAIN("atoms", "residue_idx", U_ONE), PLAIN("atoms", "occupancy", U_ONE),
-    PLAIN("atoms", "b_iso", U_ANG2), PLAIN("atoms", "charge", U_E), TEXT("atoms", "altloc"), TEXT("atoms", "atom_name"),
-    FLAGS("atoms", "chem", atom_chem), PLAIN("atoms", "charge_ph", U_E), PLAIN("atoms", "pka", U_PH),
-    PLAIN("atoms", "frac_protonated", U_ONE), PLAIN("atoms", "sasa_free", U_ANG2), PLAIN("atoms", "sasa_complex", U_ANG2),
+    MISS("atoms", "b_iso", U_ANG2, "NaN: unreadable in the file"), PLAIN("atoms", "charge", U_E),
+    TEXT("atoms", "altloc"), TEXT("atoms", "atom_name"),
+    FLAGS("atoms", "chem", atom_chem), PLAIN("atoms", "charge_ph", U_E),
+    MISS("atoms", "pka", U_PH, "NaN: not the head atom of a titratable group"),
+    MISS("atoms", "frac_protonated", U_ONE, "NaN: as pka"),
+    MISS("atoms", "sasa_free", U_ANG2, "NaN: not a ligand heavy atom"),
+    MISS("atoms", "sasa_complex", U_ANG2, "NaN: not a ligand heavy atom"),
     PLAIN("atoms", "ccd_charge", U_E), FLAGS("atoms", "ccd_atom", ccd_atom_bits),
     /* /interactions */
     PLAIN("interactions", "site_idx", U_ONE), CODESF("interactions", "type", sp_ix_type_name, 1, SP_IX_COUNT),
     FLAGS("interactions", "flags", ix_flags), CODESF("interactions", "geometry", geometry, 0, SP_GEOM_COUNT),
     PLAIN("interactions", "coordination", U_ONE), PLAIN("interactions", "lig_atom", U_ONE),
-    PLAIN("interactions", "site_atom", U_ONE), PLAIN("interactions", "water_atom", U_ONE),
+    PLAIN("interactions", "site_atom", U_ONE), MISS("interactions", "water_atom", U_ONE, "-1: not a water bridge"),
     PLAIN("interactions", "distance", U_ANG),
     {"interactions", "angle", U_DEG, D_NONE, NULL, 0, NULL, 0,
-     "metal rows: RMS deviation from the ideal geometry's angles, degree"},
+     "metal rows: RMS deviation from the ideal geometry's angles, degree", "NaN: not defined for the type"},
     {"interactions", "angle2", U_DEG, D_NONE, NULL, 0, NULL, 0,
-     "water_bridge rows: the water O - site atom distance, in \xc3\x85 (docs/format.md /interactions)"},
-    PLAIN("interactions", "offset", U_ANG),
+     "water_bridge rows: the water O - site atom distance, in \xc3\x85 (docs/format.md /interactions)",
+     "NaN: not defined for the type"},
+    MISS("interactions", "offset", U_ANG, "NaN: not a pi interaction"),
     /* /bonds */
     PLAIN("bonds", "site_idx", U_ONE), PLAIN("bonds", "atom1", U_ONE), PLAIN("bonds", "atom2", U_ONE),
     CODES("bonds", "order", bond_order), CODES("bonds", "aromatic", no_yes),
@@ -172,54 +188,14 @@ static const desc descs[] = {
     PLAIN("chains", "seq_ptr", U_ONE), PLAIN("chains", "segment_ptr", U_ONE),
     /* /segments */
     PLAIN("segments", "chain_idx", U_ONE), TEXT("segments", "db_name"), TEXT("segments", "db_accession"),
-    TEXT("segments", "db_code"), PLAIN("segments", "auth_begin", U_ONE), TEXT("segments", "ins_begin"),
-    PLAIN("segments", "auth_end", U_ONE), TEXT("segments", "ins_end"), PLAIN("segments", "seq_begin", U_ONE),
-    PLAIN("segments", "seq_end", U_ONE), PLAIN("segments", "db_begin", U_ONE), PLAIN("segments", "db_end", U_ONE),
+    TEXT("segments", "db_code"), MISS("segments", "auth_begin", U_ONE, NO_SEQ), TEXT("segments", "ins_begin"),
+    MISS("segments", "auth_end", U_ONE, NO_SEQ), TEXT("segments", "ins_end"),
+    MISS("segments", "seq_begin", U_ONE, NO_SEQ),
+    MISS("segments", "seq_end", U_ONE, NO_SEQ), PLAIN("segments", "db_begin", U_ONE),
+    PLAIN("segments", "db_end", U_ONE),
     /* /sequences */
-    {"sequences", "code", U_ONE, D_NONE, NULL, 0, NULL, 0, "ASCII code of a one-letter residue code"},
+    {"sequences", "code", U_ONE, D_NONE, NULL, 0, NULL, 0, "ASCII code of a one-letter residue code", NULL},
 };
-
-/* A variable-length UTF-8 string attribute (h5py returns it as str). 0 or -1. */
-static int attr_vstr(hid_t obj, const char *name, const char *value) {
-  hid_t t = H5Tcopy(H5T_C_S1);
-  int ok = t >= 0 && H5Tset_size(t, H5T_VARIABLE) >= 0 && H5Tset_cset(t, H5T_CSET_UTF8) >= 0;
-  hid_t sp = ok ? H5Screate(H5S_SCALAR) : -1;
-  hid_t a = sp >= 0 ? H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT) : -1;
-  const char *v = value ? value : "";
-  ok = a >= 0 && H5Awrite(a, t, &v) >= 0;
-  if (a >= 0) H5Aclose(a);
-  if (sp >= 0) H5Sclose(sp);
-  if (t >= 0) H5Tclose(t);
-  return ok ? 0 : -1;
-}
-
-/* The value a column holds where it has none (docs/format.md), as the attribute `missing`. */
-#define NO_SEQ "-2147483648 (INT32_MIN): absent"
-static const char *const missing[][3] = {
-    {"structures", "entry_first", "-1: the file's head names no entry"}, {"structures", "resolution", "NaN: none"},
-    {"structures", "r_work", "NaN: none"}, {"structures", "r_free", "NaN: none"},
-    {"ligands", "auth_seq_id", NO_SEQ}, {"ligands", "label_seq_id", NO_SEQ},
-    {"ligands", "n_ccd_heavy_atoms", "-1: unknown (no CCD definition)"}, {"ligands", "site_idx", "-1: no site"},
-    {"ligands", "b_mean", "NaN: no readable B"}, {"ligands", "b_max", "NaN: no readable B"},
-    {"ligands", "site_b_mean", "NaN: no polymer heavy atom within 4 \xc3\x85"},
-    {"ligands", "site_b_max", "NaN: no polymer heavy atom within 4 \xc3\x85"},
-    {"components", "n_heavy_atoms", "-1: unknown"},
-    {"residues", "auth_seq_id", NO_SEQ}, {"residues", "label_seq_id", NO_SEQ},
-    {"residues", "chain_idx", "-1: not a polymer chain (ligand, ion, water)"},
-    {"atoms", "b_iso", "NaN: unreadable in the file"}, {"atoms", "pka", "NaN: not the head atom of a titratable group"},
-    {"atoms", "frac_protonated", "NaN: as pka"}, {"atoms", "sasa_free", "NaN: not a ligand heavy atom"},
-    {"atoms", "sasa_complex", "NaN: not a ligand heavy atom"},
-    {"interactions", "water_atom", "-1: not a water bridge"}, {"interactions", "angle", "NaN: not defined for the type"},
-    {"interactions", "angle2", "NaN: not defined for the type"}, {"interactions", "offset", "NaN: not a pi interaction"},
-    {"segments", "auth_begin", NO_SEQ}, {"segments", "auth_end", NO_SEQ}, {"segments", "seq_begin", NO_SEQ},
-    {"segments", "seq_end", NO_SEQ},
-};
-
-static const char *missing_of(const char *table, const char *column) {
-  for (size_t i = 0; i < sizeof missing / sizeof missing[0]; i++)
-    if (!strcmp(missing[i][0], table) && !strcmp(missing[i][1], column)) return missing[i][2];
-  return NULL;
-}
 
 static const desc *find(const char *table, const char *column) {
   for (size_t i = 0; i < sizeof descs / sizeof descs[0]; i++)
@@ -262,13 +238,12 @@ int sp_describe_dataset(hid_t dset, const char *table, const char *column, sp_er
   if (!d)
     return sp_err_set(err, SP_E_INTERNAL, "/%s/%s has no description (src/store/describe.c: every dataset of the "
                       "merged file carries its units and codes)", table, column);
-  int bad = d->units && attr_vstr(dset, "units", d->units) < 0;
-  if (!bad && d->note) bad = attr_vstr(dset, "note", d->note) < 0;
-  const char *miss = missing_of(table, column);
-  if (!bad && miss) bad = attr_vstr(dset, "missing", miss) < 0;
+  int bad = d->units && sp_h5_attr_vstr(dset, "units", d->units) < 0;
+  if (!bad && d->note) bad = sp_h5_attr_vstr(dset, "note", d->note) < 0;
+  if (!bad && d->missing) bad = sp_h5_attr_vstr(dset, "missing", d->missing) < 0;
   if (!bad && d->kind != D_NONE) {
     char *js = names_json(d);
-    bad = !js || attr_vstr(dset, attr_name(d->kind), js) < 0;
+    bad = !js || sp_h5_attr_vstr(dset, attr_name(d->kind), js) < 0;
     free(js);
   }
   if (bad) {
@@ -280,8 +255,8 @@ int sp_describe_dataset(hid_t dset, const char *table, const char *column, sp_er
 }
 
 int sp_describe_root(hid_t file, const char *tool_version, const char *created, const char *job_json, sp_err *err) {
-  if (attr_vstr(file, "sitepack_version", tool_version) < 0 || attr_vstr(file, "created", created) < 0 ||
-      attr_vstr(file, "job_json", job_json) < 0)
+  if (sp_h5_attr_vstr(file, "sitepack_version", tool_version) < 0 || sp_h5_attr_vstr(file, "created", created) < 0 ||
+      sp_h5_attr_vstr(file, "job_json", job_json) < 0)
     return sp_h5_fail(err, "cannot write the root attributes sitepack_version, created, job_json", NULL);
   return 0;
 }
@@ -313,7 +288,7 @@ int sp_check_describe(hid_t file, const char *path, sp_err *err) {
     const char *absent = d->units && !has_str_attr(ds, "units")                        ? "units"
                          : d->note && !has_str_attr(ds, "note")                         ? "note"
                          : d->kind != D_NONE && !has_str_attr(ds, attr_name(d->kind)) ? attr_name(d->kind)
-                         : missing_of(d->table, d->column) && !has_str_attr(ds, "missing") ? "missing"
+                         : d->missing && !has_str_attr(ds, "missing") ? "missing"
                                                                                           : NULL;
     H5Dclose(ds);
     if (absent)

@@ -507,6 +507,19 @@ int sp_h5_attr_str(hid_t obj, const char *name, const char *value) {
   return rc;
 }
 
+int sp_h5_attr_vstr(hid_t obj, const char *name, const char *value) {
+  hid_t t = H5Tcopy(H5T_C_S1);
+  int ok = t >= 0 && H5Tset_size(t, H5T_VARIABLE) >= 0 && H5Tset_cset(t, H5T_CSET_UTF8) >= 0;
+  hid_t sp = ok ? H5Screate(H5S_SCALAR) : -1;
+  hid_t a = sp >= 0 ? H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT) : -1;
+  const char *v = value ? value : "";
+  int rc = a >= 0 && H5Awrite(a, t, &v) >= 0 ? 0 : -1;
+  if (a >= 0) H5Aclose(a);
+  if (sp >= 0) H5Sclose(sp);
+  if (t >= 0) H5Tclose(t);
+  return rc;
+}
+
 static int attr_num(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *v) {
   hid_t sp = H5Screate(H5S_SCALAR);
   hid_t a = sp >= 0 ? H5Acreate2(obj, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT) : -1;

@@ -255,11 +255,11 @@ static int write_column(const char *path, const sp_in *in, const sp_datasplit_op
   sp_h5_quiet_end(&q);
   hid_t d = sp_spl_write(g, s->name, H5T_STD_I8LE, H5T_NATIVE_INT8, in->n_sites, side, "1",
                          "{\"-1\":\"dropped\",\"0\":\"train\",\"1\":\"val\",\"2\":\"test\"}");
-  int bad = d < 0 || sp_spl_attr(d, "by", by_name(o->by)) < 0 || sp_h5_attr_i64(d, "seed", (int64_t)o->seed) < 0 ||
+  int bad = d < 0 || sp_h5_attr_vstr(d, "by", by_name(o->by)) < 0 || sp_h5_attr_i64(d, "seed", (int64_t)o->seed) < 0 ||
             sp_h5_attr_f64(d, "test", o->test) < 0 || sp_h5_attr_f64(d, "val", o->val) < 0 ||
-            sp_spl_attr(d, "protein_clusters", in->pcol) < 0 ||
-            sp_spl_attr(d, "ligand_clusters", "/clusters/ligand") < 0 ||
-            sp_spl_attr(d, "rule", "docs/usage.md Splits: components of entry + cluster, side by hash of seed and "
+            sp_h5_attr_vstr(d, "protein_clusters", in->pcol) < 0 ||
+            sp_h5_attr_vstr(d, "ligand_clusters", "/clusters/ligand") < 0 ||
+            sp_h5_attr_vstr(d, "rule", "docs/usage.md Splits: components of entry + cluster, side by hash of seed and "
                            "the smallest entry id; by both: val/test sites of a train ligand cluster dropped") < 0 ||
             sp_h5_attr_i64(d, "dropped", s->dropped) < 0;
   if (d >= 0) H5Dclose(d);

@@ -38,9 +38,6 @@ hid_t sp_spl_write(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int64_
  *  with @p err set. */
 hid_t sp_spl_open_group(const char *path, const char *group, int replace, hid_t *file, sp_err *err);
 
-/** A string attribute as a variable-length UTF-8 string (the merged file's convention for `units`, `codes`,
- *  `missing` and every text attribute, docs/format.md "Units and codes"). 0 or -1. */
-int sp_spl_attr(hid_t obj, const char *name, const char *value);
 
 /** FNV-1a 64 of @p n bytes: the stable key hash of the split (docs/usage.md "Splits"). */
 uint64_t sp_spl_fnv(const void *p, size_t n);

@@ -98,8 +98,8 @@ hid_t sp_spl_write(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int64_
                    const char *units, const char *codes) {
   hid_t d = sp_h5_create_final(loc, name, ftype, n, 0);
   if (d < 0) return -1;
-  if (sp_h5_write_slab(d, mtype, 0, (size_t)n, 0, buf) < 0 || sp_spl_attr(d, "units", units) < 0 ||
-      (codes && sp_spl_attr(d, "codes", codes) < 0)) {
+  if (sp_h5_write_slab(d, mtype, 0, (size_t)n, 0, buf) < 0 || sp_h5_attr_vstr(d, "units", units) < 0 ||
+      (codes && sp_h5_attr_vstr(d, "codes", codes) < 0)) {
     H5Dclose(d);
     return -1;
   }
@@ -132,19 +132,6 @@ hid_t sp_spl_open_group(const char *path, const char *group, int replace, hid_t 
   }
   *file = f;
   return g;
-}
-
-int sp_spl_attr(hid_t obj, const char *name, const char *value) {
-  hid_t t = H5Tcopy(H5T_C_S1);
-  int ok = t >= 0 && H5Tset_size(t, H5T_VARIABLE) >= 0 && H5Tset_cset(t, H5T_CSET_UTF8) >= 0;
-  hid_t sp = ok ? H5Screate(H5S_SCALAR) : -1;
-  hid_t a = sp >= 0 ? H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT) : -1;
-  const char *v = value ? value : "";
-  int rc = a >= 0 && H5Awrite(a, t, &v) >= 0 ? 0 : -1;
-  if (a >= 0) H5Aclose(a);
-  if (sp >= 0) H5Sclose(sp);
-  if (t >= 0) H5Tclose(t);
-  return rc;
 }
 
 uint64_t sp_spl_fnv(const void *p, size_t n) {

@@ -167,6 +167,9 @@ int sp_describe_root(hid_t file, const char *tool_version, const char *created, 
 int sp_check_describe(hid_t file, const char *path, sp_err *err);
 
 int sp_h5_attr_str(hid_t obj, const char *name, const char *value);   /**< fixed-size string; 0 or -1 */
+/** A variable-length UTF-8 string attribute, h5py reads it as str: the merged file's convention for `units`, `codes`,
+ *  `missing` and the other text attributes of docs/format.md "Units and codes" (NULL value: ""). 0 or -1. */
+int sp_h5_attr_vstr(hid_t obj, const char *name, const char *value);
 int sp_h5_attr_i64(hid_t obj, const char *name, int64_t value);
 int sp_h5_attr_f64(hid_t obj, const char *name, double value);
 /** Read a string attribute (fixed or variable) into buf (NUL-terminated). 0 or -1 (absent/other type). */
