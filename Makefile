@@ -32,6 +32,10 @@ DEB_PKGS := build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-
 # osc sm: Open MPI 4.1's default osc rdma crashes on 64-bit atomics (docs/scheduling.md).
 MPIRUN_FLAGS := --oversubscribe --mca osc sm $(if $(filter 0,$(shell id -u)),--allow-run-as-root,)
 export OMPI_MCA_rmaps_base_oversubscribe := 1
+# pml ob1 (shared memory and TCP): Open MPI 4.1 otherwise probes its cm/ofi (libfabric) and ucx layers at every
+# start, 0.37 s of each MPI_Init + Finalize here against 0.15 s (a 1-rank hello, 3 runs each; docs/usage.md).
+# Every mpirun and sitepack make starts (demo, tests, benches) is on one node; set OMPI_MCA_pml to change it.
+export OMPI_MCA_pml ?= ob1
 
 .PHONY: all deps build demo test test-full sanitize fuzz bench-parse clean bench-read bench-sched bench-read-py mutate mutate-check bench-archive
 

@@ -34,7 +34,7 @@ MPIRUN=${MPIRUN:-mpirun}
 PY=${PY:-python3}
 RESULTS=${RESULTS:-$SRC/results}
 if [ -z "${MPIRUN_FLAGS:-}" ]; then
-  MPIRUN_FLAGS="--oversubscribe --mca osc sm"
+  MPIRUN_FLAGS="--oversubscribe --mca osc sm --mca pml ob1"
   [ "$(id -u)" = 0 ] && MPIRUN_FLAGS="$MPIRUN_FLAGS --allow-run-as-root"
 fi
 [ -x "$SP" ] || { echo "no $SP: build first (make build)"; exit 2; }
