@@ -16,7 +16,9 @@ struct sp_rank_writer {
   char *path;
 };
 
-/* Chunk of about 256 KiB, at least 16 rows. */
+/* Chunk of about 32 KiB, at least 16 rows: a per-task append rewrites at most the last partial chunk of each
+   table, and the per-task flush writes it (16626ad: 256 KiB chunks made that flush dearer). The merge writes
+   the final file in its own layout, so these chunks live only in the per-rank files. */
 static hsize_t chunk_rows(size_t row_size) {
   size_t n = (32u * 1024u) / row_size;
   return n < 16 ? 16 : (hsize_t)n;
