@@ -29,7 +29,8 @@ DEB_PKGS := build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-
             slurm-wlm munge mmseqs2 python3-biopython
 
 # mpirun flags: root needs --allow-run-as-root; --oversubscribe lets tests use more ranks than cores;
-# osc sm: Open MPI 4.1's default osc rdma crashes on 64-bit atomics (docs/scheduling.md).
+# osc sm: the work-stealing window on shared memory, so a thief never waits for its victim's task to end
+# (docs/scheduling.md "Why fetch-and-op only"; the protocol also runs on osc rdma, ucx and pt2pt).
 MPIRUN_FLAGS := --oversubscribe --mca osc sm $(if $(filter 0,$(shell id -u)),--allow-run-as-root,)
 export OMPI_MCA_rmaps_base_oversubscribe := 1
 # pml ob1 (shared memory and TCP): Open MPI 4.1 otherwise probes its cm/ofi (libfabric) and ucx layers at every
