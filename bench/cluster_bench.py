@@ -49,13 +49,14 @@ def sitepack_set(exe, h5, threads):
     for by in ("protein", "ligand", "both"):
         t, line = timed([exe, "split", h5, "--seed", "1", "--by", by, "--force"])
         r[f"split_{by}_s"], r[f"split_{by}_line"] = t, line.splitlines()[0]
-    m = re.search(r"(\d+) sites, (\d+) chains .*?(\d+) distinct sequences\): (\d+) clusters at .*?, (\d+) at .*?"
+    m = re.search(r"(\d+) sites, (\d+) chains .*?(\d+) distinct protein sequences\): (\d+) chain clusters at "
+                  r".*?\((\d+) of protein chains.*?, (\d+) at .*?\((\d+) of protein chains.*?"
                   r"(\d+) molecules in (\d+) ligand clusters.*?mmseqs ([0-9.]+)", r["cluster_line"])
     if m:
-        keys = ("sites", "chains", "distinct_sequences", "clusters_low", "clusters_high", "molecules",
-                "ligand_clusters")
-        r.update({k: int(v) for k, v in zip(keys, m.groups()[:7])})
-        r["mmseqs_s"] = float(m.group(8))
+        keys = ("sites", "chains", "distinct_sequences", "clusters_low", "protein_clusters_low", "clusters_high",
+                "protein_clusters_high", "molecules", "ligand_clusters")
+        r.update({k: int(v) for k, v in zip(keys, m.groups()[:9])})
+        r["mmseqs_s"] = float(m.group(10))
     return r
 
 

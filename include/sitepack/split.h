@@ -75,6 +75,8 @@ typedef struct sp_cluster_summary {
   int64_t n_protein_chains;       /**< chains sent to MMseqs2 (polypeptide chains with a sequence) */
   int64_t n_sequences;            /**< distinct protein sequences sent to MMseqs2 */
   int64_t n_clusters_low, n_clusters_high; /**< chain clusters at id_low, id_high (every polymer chain) */
+  int64_t n_protein_clusters_low, n_protein_clusters_high; /**< of those, the clusters of protein chains (the
+                                                               rest: other polymers, by identical sequence) */
   int64_t n_sites_no_chain;       /**< sites that touch no polymer chain with a sequence (cluster -1) */
   int64_t n_molecules;            /**< distinct ligand molecules fingerprinted (molecule keys; sites without one) */
   int64_t n_ligand_clusters;

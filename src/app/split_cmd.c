@@ -109,11 +109,14 @@ int sp_cmd_cluster(int argc, char **argv) {
     return exit_of(rc);
   }
   if (!quiet)
-    printf("sitepack cluster: %lld sites, %lld chains (%lld protein chains, %lld distinct sequences): %lld clusters at "
-           "%.0f %%, %lld at %.0f %% identity (coverage %.2f, %s); %lld sites touch no chain; %lld molecules in %lld "
-           "ligand clusters (Tanimoto >= %.2f); %.2f s (read %.2f, mmseqs %.2f, ligands %.2f, write %.2f)\n",
+    printf("sitepack cluster: %lld sites, %lld chains (%lld protein chains, %lld distinct protein sequences): "
+           "%lld chain clusters at %.0f %% (%lld of protein chains, the rest other polymers by identical sequence), "
+           "%lld at %.0f %% identity (%lld of protein chains; coverage %.2f, %s); %lld sites touch no chain; "
+           "%lld molecules in %lld ligand clusters (Tanimoto >= %.2f); %.2f s (read %.2f, mmseqs %.2f, ligands "
+           "%.2f, write %.2f)\n",
            (long long)s.n_sites, (long long)s.n_chains, (long long)s.n_protein_chains, (long long)s.n_sequences,
-           (long long)s.n_clusters_low, o.id_low * 100, (long long)s.n_clusters_high, o.id_high * 100, o.coverage,
+           (long long)s.n_clusters_low, o.id_low * 100, (long long)s.n_protein_clusters_low,
+           (long long)s.n_clusters_high, o.id_high * 100, (long long)s.n_protein_clusters_high, o.coverage,
            s.mmseqs_version[0] ? s.mmseqs_version : "mmseqs", (long long)s.n_sites_no_chain, (long long)s.n_molecules,
            (long long)s.n_ligand_clusters, o.tanimoto, s.seconds_total, s.seconds_read, s.seconds_mmseqs,
            s.seconds_ligand, s.seconds_write);

@@ -197,8 +197,11 @@ static int cl_protein(const char *path, const cl_in *in, const sp_cluster_opts *
   sum->n_sequences = np;
   rc = 0;
   if (sp_spl_find_exe(o->mmseqs, exe, sizeof exe)) {
-    rc = sp_err_set(err, SP_E_NOT_FOUND, "%s: mmseqs2 not found ('%s' in PATH): apt-get install mmseqs2, or "
-                    "--mmseqs PATH", path, o->mmseqs);
+    if (strchr(o->mmseqs, '/'))
+      rc = sp_err_set(err, SP_E_NOT_FOUND, "%s: --mmseqs %s is not an executable file", path, o->mmseqs);
+    else
+      rc = sp_err_set(err, SP_E_NOT_FOUND, "%s: mmseqs2 not found ('%s' in PATH): apt-get install mmseqs2, or "
+                      "--mmseqs PATH", path, o->mmseqs);
     goto done;
   }
   snprintf(dir, sizeof dir, "%s", path);
@@ -229,18 +232,18 @@ static int cl_protein(const char *path, const cl_in *in, const sp_cluster_opts *
     if (np && (rc = cl_mmseqs_run(exe, tmp, id, o, np, rep, path, err))) goto done;
     for (int64_t u = np; u < nu; u++) rep[u] = u; /* other polymers: identical sequences */
     for (int64_t u = 0; u < nu; u++) canon[u] = -1;
-    int64_t next = 0;
+    int64_t next = 0, n_prot = 0;
     for (int64_t c = 0; c < C; c++) {
       if (uniq[c] < 0) {
         ccl[lvl][c] = -1;
         continue;
       }
       int64_t r = rep[uniq[c]];
-      if (canon[r] < 0) canon[r] = next++;
+      if (canon[r] < 0) canon[r] = next++, n_prot += r < np; /* a protein's representative is a protein */
       ccl[lvl][c] = canon[r];
     }
-    if (lvl) sum->n_clusters_high = next;
-    else sum->n_clusters_low = next;
+    if (lvl) sum->n_clusters_high = next, sum->n_protein_clusters_high = n_prot;
+    else sum->n_clusters_low = next, sum->n_protein_clusters_low = n_prot;
   }
 done:
   if (tmp[0] && !o->keep_tmp) sp_spl_rmtree(tmp);

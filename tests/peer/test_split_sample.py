@@ -81,7 +81,9 @@ h0 = sha(a)
 p = run([SP, "split", a, "--seed", str(SEED)], rc=2)
 check("sitepack cluster" in p.stderr, f"no /clusters: message names the command to run: {p.stderr}")
 p = run([SP, "cluster", a, "--mmseqs", f"{OUT}/no-such-mmseqs"], rc=2)
-check("mmseqs2 not found" in p.stderr and a in p.stderr, f"mmseqs2 missing: {p.stderr}")
+check("is not an executable file" in p.stderr and a in p.stderr, f"mmseqs2 missing: {p.stderr}")
+p = run([SP, "cluster", a, "--mmseqs", "no-such-mmseqs"], rc=2)
+check("mmseqs2 not found" in p.stderr and "in PATH" in p.stderr, f"mmseqs2 not in PATH: {p.stderr}")
 nos = f"{OUT}/noseq.h5"
 shutil.copy(a, nos)
 with h5py.File(nos, "a") as f:
