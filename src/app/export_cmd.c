@@ -122,11 +122,10 @@ int sp_cmd_export(int argc, char **argv) {
   }
   o.sites = sites;
   if (!bad && (optind != argc - 1 || !out || !out[0])) {
-    fprintf(stderr, "sitepack export: need exactly one FILE.h5 and --out DIR|-\n");
+    fprintf(stderr, "sitepack export: need exactly one FILE.h5 and --out DIR|- (try: sitepack export --help)\n");
     bad = 1;
   }
-  if (bad) {
-    export_usage(stderr);
+  if (bad) { /* one line said why (docs/usage.md: one format for command-line errors) */
     free(sites);
     return SP_EXIT_USAGE;
   }

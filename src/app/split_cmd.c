@@ -94,13 +94,11 @@ int sp_cmd_cluster(int argc, char **argv) {
   }
   o.threads = (int)thr;
   if (!bad && optind != argc - 1) {
-    fprintf(stderr, "sitepack cluster: need exactly one FILE.h5\n");
+    fprintf(stderr, "sitepack cluster: need exactly one FILE.h5 (try: sitepack cluster --help)\n");
     bad = 1;
   }
-  if (bad) {
-    cluster_usage(stderr);
+  if (bad) /* one line said why (docs/usage.md: one format for command-line errors) */
     return SP_EXIT_USAGE;
-  }
   sp_err err = {0};
   sp_cluster_summary s;
   int rc = sp_cluster(argv[optind], &o, &s, &err);
@@ -164,13 +162,11 @@ int sp_cmd_split(int argc, char **argv) {
     bad = 1;
   }
   if (!bad && optind != argc - 1) {
-    fprintf(stderr, "sitepack split: need exactly one FILE.h5\n");
+    fprintf(stderr, "sitepack split: need exactly one FILE.h5 (try: sitepack split --help)\n");
     bad = 1;
   }
-  if (bad) {
-    split_usage(stderr);
+  if (bad) /* one line said why (docs/usage.md: one format for command-line errors) */
     return SP_EXIT_USAGE;
-  }
   sp_err err = {0};
   sp_datasplit_summary s;
   int rc = sp_split(argv[optind], &o, &s, &err);
