@@ -36,10 +36,12 @@ static void usage(FILE *f) {
           "                                   leakage-aware train/val/test sides into /splits (docs/usage.md)\n"
           "  sitepack --help | --version | help COMMAND (the same as COMMAND --help)\n"
           "\n"
-          "exit status: 0 the run completed (files that failed are listed in /structures with their\n"
-          "error class), 1 the run could not complete (output not writable, MPI or internal error),\n"
+          "exit status of run: 0 the run completed (files that failed are listed in /structures with\n"
+          "their error class), 1 the run could not complete (output not writable, MPI or internal error),\n"
           "2 bad command line or job file, unreadable CCD, input missing or without structure files,\n"
-          "or output exists without --force.\n"
+          "or output exists without --force. Every command: 2 for a bad command line or a missing file;\n"
+          "check, dump, export, survey: 1 for a file that is not a valid sitepack file; each command's\n"
+          "--help gives the rest.\n"
           "\n"
           "docs: README.md, docs/usage.md, docs/format.md\n",
           SP_VERSION);

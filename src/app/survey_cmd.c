@@ -124,7 +124,9 @@ static void usage(FILE *f) {
              "  the ligand survey of a merged file: instances by class, distinct molecules, comp ids not\n"
              "  in the CCD, per comp id instances and molecules, comp ids sharing a molecule key (confirmed\n"
              "  by exact graph isomorphism of their CCD definitions; --ccd, default the run's CCD).\n"
-             "  The per-comp-id table is printed when there are at most 50 comp ids, or always with --per-comp.\n");
+             "  The per-comp-id table is printed when there are at most 50 comp ids, or always with --per-comp.\n"
+             "exit status: 0 printed; 1 FILE.h5 is not a valid sitepack file (sitepack check's checks run\n"
+             "first); 2 bad command line, no such file, a --ccd that cannot be opened.\n");
 }
 
 /* One survey: the options, the three tables, and what is counted from them. */
