@@ -132,10 +132,10 @@ typedef struct sp_datasplit_summary {
  *  u < test, val when u < test + val, else train. With SP_BY_BOTH the components are the protein ones, and
  *  then every val or test site (not ion, not artifact) whose ligand cluster has a train site is dropped
  *  (SP_SIDE_DROPPED). Writes /splits/NAME (int8 per site) and, with write_listing, the TSV and JSON
- *  listing (temporary names, renamed when complete). @return 0; SP_E_NOT_FOUND (no file); SP_E_FORMAT (not
- *  a sitepack file; no /clusters: "run sitepack cluster first"); SP_E_INVALID (bad option; the column or a
- *  listing exists without force; a side with a fraction > 0 gets no site, or train gets none: "try another
- *  seed or larger fractions"); SP_E_IO; SP_E_NOMEM; SP_E_HDF5. On error nothing is written. */
+ *  listing (temporary names, renamed when complete). @return 0; SP_E_NOT_FOUND (no file; no /clusters: "run
+ *  sitepack cluster first"); SP_E_FORMAT (not a sitepack file); SP_E_INVALID (bad option; the column or a
+ *  listing exists without force; a file without sites; a side with a fraction > 0 gets no site, or train gets
+ *  none: "try another seed or larger fractions"); SP_E_IO; SP_E_NOMEM; SP_E_HDF5. On error nothing is written. */
 int sp_split(const char *path, const sp_datasplit_opts *o, sp_datasplit_summary *sum, sp_err *err);
 
 /** Name of side @p s ("train", "val", "test", "dropped"), NULL for another value. */

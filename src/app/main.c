@@ -93,6 +93,9 @@ int main(int argc, char **argv) {
   }
   int (*fn)(int, char **) = command(cmd);
   if (fn) return fn(argc - 1, argv + 1);
-  fprintf(stderr, "sitepack: unknown command '%s' (try: sitepack --help)\n", cmd);
+  if (cmd[0] == '-')
+    fprintf(stderr, "sitepack: unknown option '%s' (try: sitepack --help)\n", cmd);
+  else
+    fprintf(stderr, "sitepack: unknown command '%s' (try: sitepack --help)\n", cmd);
   return SP_EXIT_USAGE;
 }

@@ -56,7 +56,7 @@ static int sp_read_in(const char *path, const char *name, int *exists, sp_in *in
   sp_h5_quiet_end(&q);
   if (!have || !low[0]) {
     H5Fclose(f);
-    return sp_err_set(err, SP_E_FORMAT, "%s: no /clusters (run sitepack cluster %s first)", path, path);
+    return sp_err_set(err, SP_E_NOT_FOUND, "%s: no /clusters (run sitepack cluster %s first)", path, path);
   }
   snprintf(in->pcol, sizeof in->pcol, "/clusters/%s", low);
   int64_t n[6] = {0, 0, 0, 0, 0, 0};
@@ -279,6 +279,8 @@ static int check_opts(const char *path, const sp_datasplit_opts *o, sp_err *err)
 /* An empty side: the error of sp_split (nothing written). */
 static int check_sides(const char *path, const sp_datasplit_opts *o, const sp_datasplit_summary *s, sp_err *err) {
   const double frac[3] = {1 - o->test - o->val, o->val, o->test};
+  if (s->n_sites == 0)
+    return sp_err_set(err, SP_E_INVALID, "%s: the file has no sites: nothing to split; nothing written", path);
   for (int k = 0; k < 3; k++)
     if (frac[k] > 0 && s->sites[k] == 0)
       return sp_err_set(err, SP_E_INVALID, "%s: split '%s' puts no site on the %s side (%lld sites in %lld components, "
