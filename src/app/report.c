@@ -407,8 +407,8 @@ void run_summary_print(const struct run_ctx *c) {
   int P = c->n_ranks;
   size_t n_run_files = run_files(c);
   double wall = c->wall, lb = c->lower_bound;
-  printf("sitepack: %zu files in %.2f s (%.1f files/s, %.1f MB/s) on %d ranks\n", n_run_files, wall,
-         (double)n_run_files / wall, c->bytes_total / 1e6 / wall, P);
+  printf("sitepack: %zu files in %.2f s (%.1f files/s, %.1f MB/s) on %d rank%s\n", n_run_files, wall,
+         (double)n_run_files / wall, c->bytes_total / 1e6 / wall, P, P == 1 ? "" : "s");
   printf("  files ok %lld, failed %lld", (long long)counts[C_FILES_OK], (long long)counts[C_FILES_FAILED]);
   int first = 1;
   for (int k = 1; k < SP_ERRCLASS_COUNT; ++k)
@@ -429,8 +429,8 @@ void run_summary_print(const struct run_ctx *c) {
     printf("  entries in more than one file: %zu; their %lld later files not processed (entries: first; status "
            "repeated_entry)\n", c->n_entries_repeated, (long long)by_class[SP_E_REPEATED_ENTRY]);
   else if (c->n_entries_repeated)
-    printf("  entries in more than one file: %zu; their %zu later files kept (processed unless a duplicate; "
-           "/structures/entry_first names each entry's first file; entries: first keeps only that one)\n",
+    printf("  entries in more than one file: %zu; their %zu later files kept (processed unless a duplicate;\n"
+           "    /structures/entry_first names each entry's first file; entries: first keeps only that one)\n",
            c->n_entries_repeated, c->n_files_repeated);
   int64_t steals = 0;
   for (int i = 0; i < P; ++i) steals += all[i].steals;

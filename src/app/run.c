@@ -322,7 +322,8 @@ static int phase_scan(struct run_ctx *c) {
     c->bytes[i] = c->scan.files[i].bytes;
   }
   if (!job->quiet)
-    fprintf(stderr, "sitepack %s: %zu files under %s, %d ranks\n", SP_VERSION, c->n, job->input, c->n_ranks);
+    fprintf(stderr, "sitepack %s: %zu files under %s, %d rank%s\n", SP_VERSION, c->n, job->input, c->n_ranks,
+            c->n_ranks == 1 ? "" : "s");
   return 0;
 }
 
@@ -353,6 +354,22 @@ static int phase_ccd_check(struct run_ctx *c) {
             ix->n ? ix->ids[0] : "", first ? "_chem_comp.id differs from the block name" : e2.msg);
     return SP_EXIT_USAGE;
   }
+  return 0;
+}
+
+/* Rank 0, before the scan: a CCD that cannot be opened is refused at once, with the words the CCD step
+ * would use, instead of after a scan of the whole input (minutes on the archive). The CCD step opens it
+ * again and checks what it holds. Returns 0 or SP_EXIT_USAGE (printed). */
+static int phase_ccd_exists(struct run_ctx *c) {
+  if (c->rank != 0 || !c->job.ccd) return 0;
+  int fd = open(c->job.ccd, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    char msg[300];
+    snprintf(msg, sizeof msg, "cannot open: %s", strerror(errno));
+    sp_opt_file_error("run", "CCD", c->job.ccd, msg, NULL);
+    return SP_EXIT_USAGE;
+  }
+  close(fd);
   return 0;
 }
 
@@ -867,6 +884,7 @@ static const struct run_phase {
   {"check output", phase_check_output}, /* rank 0: output, report paths: before any work */
   {"lock", phase_lock},                 /* rank 0: OUT.lock, one run per output */
   {"earlier parts", run_phase_check_parts}, /* rank 0: finished tasks in OUT.parts need --resume or --force */
+  {"CCD exists", phase_ccd_exists},     /* rank 0: a CCD that cannot be opened, before the scan */
   {"scan", phase_scan},                 /* rank 0: input files, sizes */
   {"share files", run_phase_share_files},   /* all: the file list */
   {"file heads", run_phase_file_heads},   /* all: gzip flag, entry id of every P-th file */
