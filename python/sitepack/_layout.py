@@ -136,6 +136,9 @@ def _check_tables(lay, f):
 
 def _read_attrs(lay, f):
     fmt = _attr_str(f.attrs, "format")
+    if fmt == "sitepack-rank":   # a shard (run --shard) or a per-rank file: merge makes the file
+        _fail(lay, 'a shard or per-rank file (root attribute format "sitepack-rank"), not a merged file: '
+                   'sitepack merge OUT.h5 SHARD... makes one')
     if fmt != FORMAT_NAME:
         _fail(lay, f'root attribute format is not "{FORMAT_NAME}" (not a complete merged file)')
     ver = _attr_int(f.attrs, "format_version")

@@ -29,7 +29,7 @@ class SiteDataset(torch.utils.data.Dataset):
         self.fields = tuple(fields)
         if split is not None:
             if indices is not None:
-                raise ValueError("SiteDataset: give indices or split, not both")
+                raise ValueError(f"{self.ds.path}: SiteDataset: give indices or split, not both")
             indices = self.ds.split(split, name=split_name)
         self.indices = None if indices is None else np.asarray(indices, dtype=np.int64)
         self.transform = transform

@@ -255,11 +255,15 @@ int sp_col_since(int t, const sp_col *c) {
 }
 
 int sp_h5_read_format(hid_t file, const char *path, int64_t *ver, sp_err *err) {
-  char fmt[32];
+  char fmt[32] = {0};
   *ver = 0;
-  if (sp_h5_read_attr_str(file, "format", fmt, sizeof fmt) < 0 || strcmp(fmt, SP_FORMAT_NAME) != 0)
+  if (sp_h5_read_attr_str(file, "format", fmt, sizeof fmt) < 0 || strcmp(fmt, SP_FORMAT_NAME) != 0) {
+    if (!strcmp(fmt, "sitepack-rank")) /* a shard (run --shard) or a per-rank file: merge makes the file */
+      return sp_err_set(err, SP_E_FORMAT, "%s: a shard or per-rank file (root attribute format \"sitepack-rank\"), "
+                        "not a merged file: sitepack merge OUT.h5 SHARD... makes one", path);
     return sp_err_set(err, SP_E_FORMAT, "%s: root attribute format is not \"%s\" (not a complete merged file)", path,
                       SP_FORMAT_NAME);
+  }
   if (sp_h5_read_attr_i64(file, "format_version", ver) < 0)
     return sp_err_set(err, SP_E_FORMAT, "%s: no integer root attribute format_version (not a complete merged file)",
                       path);

@@ -257,6 +257,10 @@ def check_bad_input(path, cli, work):
     with h5py.File(other, "w") as f:
         f["x"] = np.arange(10)
     expect_error("other HDF5 file", lambda: sitepack.open(other), FE, other, 'format is not "sitepack"')
+    shard = os.path.join(work, "shard.h5")   # a shard / per-rank file: the message says what makes a merged one
+    with h5py.File(shard, "w") as f:
+        f.attrs["format"] = np.bytes_(b"sitepack-rank")
+    expect_error("shard file", lambda: sitepack.open(shard), FE, shard, "sitepack merge")
 
     def set_version(p):
         with h5py.File(p, "r+") as f:
