@@ -57,8 +57,9 @@ int sp_cmd_check(int argc, char **argv) {
   sp_check_summary s;
   int rc = sp_check(path, spot, (uint64_t)seed, &s, &err);
   if (rc) {
-    fprintf(stderr, "sitepack check: INVALID: %s: %s\n", sp_errclass_name(rc), err.msg);
-    return rc == SP_E_NOT_FOUND || rc == SP_E_INVALID ? 2 : 1;
+    int usage = rc == SP_E_NOT_FOUND || rc == SP_E_INVALID; /* nothing was checked: no "INVALID" verdict */
+    fprintf(stderr, "sitepack check: %s%s: %s\n", usage ? "" : "INVALID: ", sp_errclass_name(rc), err.msg);
+    return usage ? 2 : 1;
   }
   if (!quiet) {
     printf("%s: valid sitepack file (format version %lld)\n", path, (long long)s.format_version);
