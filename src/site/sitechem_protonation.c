@@ -3,6 +3,7 @@
  * phosphodiester), each with its model pKa, fraction protonated (Henderson–Hasselbalch) and most
  * probable charge; the aromatic rings of the residues. See sitechem.h and docs/sites.md ("Ligand groups"). */
 #include "site/sitechem_internal.h"
+#include "sitepack/elements.h"
 
 static int add_group_pka(ctx *c, int kind, int ligand, int8_t qp, int8_t qd, int32_t head, const int32_t *atoms, int na,
                          double pka) {
@@ -153,6 +154,16 @@ int sp_chem_ligand_groups(ctx *c, uint8_t *used) {
   for (size_t i = 0; i < nl; i++) {
     lnode *n = &ln[i];
     if (n->el != 7 || used[i]) continue;
+    /* an N bonded to a metal (an ammine or amine ligand, a porphyrin N) gives its lone pair to the metal:
+       it takes no proton and is no base (IUPAC Gold Book, "ligand"; PLIP 2.2.2 finds no salt bridge of the
+       six ammine N of iridium hexammine, IRI in 4GXY). Only the bond graph says it: the CCD's and
+       _chem_comp_bond's metal bonds, not the distance rule, which bonds no metal */
+    int metal = 0;
+    for (int k = 0; k < n->deg; k++) metal |= sp_element_is_metal(ln[n->nb[k]].el);
+    if (metal) {
+      used[i] = 1;
+      continue;
+    }
     int32_t at[1] = {w->nsite[i]};
     int rc = 0;
     if (n->arom) {

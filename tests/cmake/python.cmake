@@ -35,6 +35,10 @@ set_tests_properties(test_install PROPERTIES FIXTURES_REQUIRED py_corpus LABELS 
 add_test(NAME peer_chains_gemmi COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_chains_gemmi.py
   ${SP_PY_OUT}/corpus.h5 ${SP_SHARED_DIR}/data/structures)
 set_tests_properties(peer_chains_gemmi PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;survey" TIMEOUT 300)
+# The same ligand instance from an entry's .cif and .pdb: the same charge at pH; 4GXY IRI without salt bridges (PLIP).
+add_test(NAME peer_format_agree COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_format_agree.py ${SP_PY_OUT}/corpus.h5)
+set_tests_properties(peer_format_agree PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;site"
+  ENVIRONMENT "PYTHONPATH=${SP_PY_FAST_DIR}:${CMAKE_SOURCE_DIR}/python" TIMEOUT 300)
 # Ligand systems (PLINDER, 4 A) and the ligand fit columns against a brute force over the file's site blocks.
 add_test(NAME peer_systems COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_systems.py ${SP_PY_OUT}/corpus.h5)
 set_tests_properties(peer_systems PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;survey" TIMEOUT 300)
