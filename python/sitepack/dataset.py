@@ -544,7 +544,8 @@ class Dataset:
             if len(names) != 1:
                 if not names:
                     raise MissingTableError(self.path, f"{self.path}: no /splits (run sitepack split)")
-                raise ValueError(f"{self.path}: several splits ({', '.join(names)}): give name=")
+                raise ValueError(f"{self.path}: several splits ({', '.join(names)}): give name= "
+                                 "(SiteDataset: split_name=)")
             name = names[0]
         col = self._splits.get(name)
         if col is None:

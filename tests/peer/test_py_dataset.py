@@ -536,6 +536,25 @@ def check_doc_flags():
             check(f"`{name}`" in doc, f"docs/python.md does not name flag {name} ({bit})")
 
 
+def check_interaction_residues(ds):
+    """docs/python.md's recipe for the residue of each interaction: every site atom of an interaction row has its
+    residue in the site's /residues block, and the recipe gives the same record as the global /residues row."""
+    res_all, n = ds.table("residues"), 0
+    for i in range(len(ds)):
+        s = ds[i]
+        ix = s.interactions
+        if not len(ix):
+            continue
+        g = s.atoms("residue_idx")[ix["site_atom"]]
+        loc = g - s.site_value("residue_ptr")
+        if (loc < 0).any() or (loc >= len(s.residues)).any():
+            check(False, f"site {i}: an interaction's residue outside the site's block")
+            continue
+        check(np.array_equal(s.residues[loc], res_all[g]), f"site {i}: recipe record != /residues row")
+        n += len(ix)
+    check(n > 1000, f"interaction residues mapped: {n}")
+
+
 def main():
     path, dump, cli, work = sys.argv[1:5]
     check_doc_flags()
@@ -561,6 +580,7 @@ def main():
     check_select(ds, lig, st, sites, cli)
     check_bad_input(path, cli, work)
     check_bonds(path, work)
+    check_interaction_residues(ds)
     if failures:
         print(f"test_py_dataset: {len(failures)} failure(s)", file=sys.stderr)
         sys.exit(1)
