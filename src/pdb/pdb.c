@@ -274,6 +274,7 @@ typedef struct {
   int32_t model_num;
   int32_t last_serial;
   bool serial_warned;
+  bool ended;         /* an END record was read (its absence: the file may be cut) */
   bool element_warned;
   bool right_justified;  /* a 1-2 character atom name in columns 15-16 (13-14 blank) */
   size_t n_element_from_name;
@@ -764,7 +765,10 @@ int sp_pdb_read(const char *text, size_t len, sp_structure *s, sp_err *err) {
         }
         break;
       case 'E':
-        if (rec(&l, "END")) goto done;
+        if (rec(&l, "END")) {
+          r.ended = true;
+          goto done;
+        }
         if (rec(&l, "ENDMDL")) r.model_closed = true;
         if (rec(&l, "EXPDTA")) add_method(&r, &l);
         break;
@@ -804,6 +808,8 @@ done:
   if (rc) return rc;
   unreadable_summary(&r);
   model_summary(&r);
+  if (!r.ended) /* a file cut at a line end parses; only the missing last record tells (issue: trial 3) */
+    sp_structure_warn(s, "no END record (the last record of a PDB file, PDB format 3.3): the file may be cut short");
   elements_from_names(&r);
   sp_text_fit(s->method, sizeof s->method, r.method); /* a cut method ends with "..." */
   if (!r.n_atom_records) return sp_err_set(err, SP_E_NO_ATOMS, "no atoms (no ATOM/HETATM records)");
