@@ -11,6 +11,8 @@
 #   --sitepack PATH     the sitepack binary (default: sitepack on PATH)
 #   --run-args "A"      extra `sitepack run` options for every shard (e.g. "--ph 6.5")
 #   --rerun I[,J,...]   resubmit only these shards (--array=I,J,...) and a new merge after them
+#   --force             let the merge job replace an existing MERGED.h5 (without it: refused, exit 2, as
+#                       `sitepack run` refuses an existing output)
 #   -- SBATCH_ARGS      given to both sbatch calls (e.g. --partition=big --time=02:00:00 --exclusive)
 #
 # Prints "array JOBID" and "merge JOBID". The merge job is submitted with
@@ -18,7 +20,7 @@
 # cancelled when one fails; then rerun that shard with --rerun I (same --shards N, --dir, --out).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-job="" shards="" dir="" out="" np=1 merge_ranks=${SITEPACK_MERGE_RANKS:-1} launcher=srun mpirun_args="--mca osc sm" sitepack=sitepack run_args="" rerun=""
+job="" shards="" dir="" out="" force=0 np=1 merge_ranks=${SITEPACK_MERGE_RANKS:-1} launcher=srun mpirun_args="--mca osc sm" sitepack=sitepack run_args="" rerun=""
 # usage: the comment block above (line 2 up to the first line that is not a comment), to stdout
 # for --help, to stderr after an error
 usage() {
@@ -43,6 +45,7 @@ while [ $# -gt 0 ]; do
     --sitepack) sitepack=$2; shift 2 ;;
     --run-args) run_args=$2; shift 2 ;;
     --rerun) rerun=$2; shift 2 ;;
+    --force) force=1; shift ;;
     -h|--help) usage 0 ;;
     --) shift; break ;;
     *) echo "submit.sh: unknown argument $1" >&2; usage ;;
@@ -53,6 +56,11 @@ case "$shards" in ''|*[!0-9]*) echo "submit.sh: --shards must be a positive inte
 [ "$shards" -ge 1 ] || { echo "submit.sh: --shards must be >= 1" >&2; exit 2; }
 case "$merge_ranks" in ''|*[!0-9]*|0) echo "submit.sh: --merge-ranks must be a positive integer" >&2; exit 2 ;; esac
 case "$launcher" in srun|mpirun) ;; *) echo "submit.sh: --launcher must be srun or mpirun" >&2; exit 2 ;; esac
+# the merge job writes MERGED.h5 with --force (it cannot ask): the question is asked here, at submission
+if [ -e "$out" ] && [ "$force" = 0 ]; then
+  echo "submit.sh: $out exists (use --force to overwrite: the merge job would replace it)" >&2
+  exit 2
+fi
 if [ -n "$rerun" ]; then
   case "$rerun" in *[!0-9,]*) echo "submit.sh: --rerun takes shard indices I[,J...]" >&2; exit 2 ;; esac
   for i in ${rerun//,/ }; do

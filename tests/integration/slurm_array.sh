@@ -49,4 +49,11 @@ assert int(f["run"].attrs["n_ranks"]) == 4, f["run"].attrs["n_ranks"]  # 4 shard
 print("merged /run n_ranks = 4 (sum over the shards)")
 PYEOF
 python3 -c "import sys; a,b,c=map(float,sys.argv[1:]); print(f'TIMING single run (mpirun -np 2): {b-a:.2f} s; SLURM path (submit -> 4 shards -> merge done): {c-b:.2f} s; overhead {c-b-(b-a):.2f} s')" "$t0" "$t1" "$t2"
+# a second submission onto the merged file is refused before any sbatch (exit 2), as `sitepack run` refuses
+rc=0
+slurm/submit.sh --job jobs/demo.json --shards 4 --dir "$T/shards2" --out "$T/merged.h5" --sitepack "$BIN" \
+  >"$T/again.out" 2>"$T/again.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "exists (use --force" "$T/again.err" && [ ! -d "$T/shards2" ] \
+  || { echo "FAIL: resubmission onto an existing merged file: rc $rc, $(cat "$T/again.err")"; exit 1; }
+echo "resubmission onto $T/merged.h5 without --force: refused (exit 2), nothing submitted"
 echo "PASS: SLURM array + dependent merge equal the single run"
