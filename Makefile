@@ -49,7 +49,7 @@ deps:
 	    echo "installing Debian packages:" $$missing; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
 	  else \
-	    echo "missing Debian packages; run:"; echo "  sudo apt-get install -y $$missing"; exit 1; \
+	    echo "missing Debian packages; run:"; echo "  sudo apt-get install -y" $$missing; exit 1; \
 	  fi; \
 	fi
 
