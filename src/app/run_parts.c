@@ -40,8 +40,10 @@ void run_kept_words(const struct run_ctx *c, const char *fix, char *buf, size_t 
     snprintf(buf, cap, "%s are kept in %s: %s%s", what, where, fix, hint);
     return;
   }
-  const char *why = h.n_failed_files > 1 ? "the per-rank files whose write failed are not trusted"
-                    : h.n_failed_files ? "the per-rank file whose write failed is not trusted"
+  const char *why = h.n_failed_files > 1 ? "the per-rank files whose write failed are not trusted; they stay there as "
+                                           "rank-*.h5.failed for a look, and take disk space until deleted"
+                    : h.n_failed_files ? "the per-rank file whose write failed is not trusted; it stays there as "
+                                         "rank-*.h5.failed for a look, and takes disk space until deleted"
                     : h.n_unreadable   ? "its per-rank files cannot be read"
                                        : "no task had finished";
   snprintf(buf, cap, "nothing was kept in %s (%s): %s%s", c->parts_dir, why, fix,
