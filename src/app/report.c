@@ -222,8 +222,14 @@ static void add_steps_json(cJSON *r, const struct run_ctx *c) {
   cJSON *st = cJSON_AddObjectToObject(r, "steps_seconds");
   for (size_t i = 0; i < c->n_steps; i++) cJSON_AddNumberToObject(st, c->steps[i].name, c->steps[i].seconds);
   cJSON *mo = cJSON_AddObjectToObject(r, "merge");
-  merge_json(mo, &c->merge_st);
+  merge_json(mo, &c->merge_st); /* rank 0's share; the whole merge's rows and bytes follow */
   cJSON_AddNumberToObject(mo, "read_back_seconds", c->readback_s);
+  if (c->merge_all) {
+    double tasks = 0, bytes = 0;
+    for (int i = 0; i < c->n_ranks; i++) tasks += (double)c->merge_all[i].tasks, bytes += (double)c->merge_all[i].bytes_written;
+    cJSON_AddNumberToObject(mo, "tasks_all_ranks", tasks);
+    cJSON_AddNumberToObject(mo, "bytes_written_all_ranks", bytes);
+  }
   static const char *const wname[W_N] = {"read", "sha256", "parse", "survey", "site", "chemistry", "write"};
   cJSON *wo = cJSON_AddObjectToObject(r, "work_seconds"); /* the tasks' seconds by phase, all ranks summed */
   for (int k = 0; k < W_N; k++) cJSON_AddNumberToObject(wo, wname[k], c->g.work[k]);
