@@ -58,13 +58,19 @@ def site_tables(f):
     return ent, keys, follows
 
 
-def expected_split(f, seed, test, val, by):
-    """The sides the documented rule gives, recomputed from /clusters and the tables."""
-    ent, keys, follows = site_tables(f)
+def cluster_columns(f):
+    """Per-site coarse protein cluster (the column /clusters@protein_low names) and ligand cluster."""
     low = f["clusters"].attrs["protein_low"]
     low = low.decode() if isinstance(low, bytes) else low
-    pcl = f["clusters"][low][()]
-    lcl = f["clusters/ligand"][()]
+    return f["clusters"][low][()], f["clusters/ligand"][()]
+
+
+def component_keys(f, by):
+    """Per site, the key of its component: the smallest entry key among the sites joined with it (by entry
+    always; by coarse protein cluster for "protein" / "both"; by ligand cluster, ions and artifacts apart,
+    for "ligand")."""
+    ent, keys, follows = site_tables(f)
+    pcl, lcl = cluster_columns(f)
     n = len(ent)
     uf = UF(n)
     first = {}
@@ -87,7 +93,14 @@ def expected_split(f, seed, test, val, by):
         r = uf.find(s)
         if r not in kmin or keys[s] < kmin[r]:
             kmin[r] = keys[s]
-    side = np.array([side_of_key(kmin[uf.find(s)], seed, test, val) for s in range(n)], dtype=np.int8)
+    return [kmin[uf.find(s)] for s in range(n)]
+
+
+def expected_split(f, seed, test, val, by):
+    """The sides the documented rule gives, recomputed from /clusters and the tables."""
+    _, _, follows = site_tables(f)
+    _, lcl = cluster_columns(f)
+    side = np.array([side_of_key(k, seed, test, val) for k in component_keys(f, by)], dtype=np.int8)
     if by == "both":
         train_l = set(lcl[(side == 0) & ~follows & (lcl >= 0)].tolist())
         drop = (side != 0) & ~follows & (lcl >= 0) & np.isin(lcl, list(train_l))
@@ -98,10 +111,7 @@ def expected_split(f, seed, test, val, by):
 def check_apart(f, side, by):
     """No val/test site shares an entry or (by) a cluster with a train site; returns the list of problems."""
     ent, keys, follows = site_tables(f)
-    low = f["clusters"].attrs["protein_low"]
-    low = low.decode() if isinstance(low, bytes) else low
-    pcl = f["clusters"][low][()]
-    lcl = f["clusters/ligand"][()]
+    pcl, lcl = cluster_columns(f)
     bad = []
     tr = side == 0
     for name, col, use in (("entry", ent, np.ones(len(side), bool)), ("protein", pcl, pcl >= 0),

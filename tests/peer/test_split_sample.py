@@ -209,27 +209,11 @@ run([SP, "split", c, "--seed", str(SEED), "--quiet"])
 def comp_keys(path):
     """(path, ligand residues) -> (side, component key) of every site, by the rule's components."""
     with h5py.File(path, "r") as f:
-        ent, keys, follows = R.site_tables(f)
-        pcl = f["clusters/protein_30"][()]
-        uf = R.UF(len(ent))
-        first = {}
-        for tag, col in (("e", ent), ("p", pcl)):
-            for s in range(len(ent)):
-                if tag == "p" and col[s] < 0:
-                    continue
-                k = (tag, int(col[s]))
-                if k in first:
-                    uf.union(first[k], s)
-                else:
-                    first[k] = s
-        kmin = {}
-        for s in range(len(ent)):
-            r = uf.find(s)
-            kmin[r] = min(kmin.get(r, keys[s]), keys[s])
+        key = R.component_keys(f, "protein")
         side = f["splits/by_protein"][()]
         sp_ = f["structures/path"][()][f["sites/structure_idx"][()]]
         res = f["ligands/residues"][()][f["sites/ligand_idx"][()]]
-        return {(sp_[s], res[s]): (int(side[s]), kmin[uf.find(s)]) for s in range(len(ent))}
+        return {(sp_[s], res[s]): (int(side[s]), key[s]) for s in range(len(key))}
 
 
 full, part = comp_keys(a), comp_keys(c)
