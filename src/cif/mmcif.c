@@ -715,6 +715,19 @@ static void restore_counts(sp_structure *s, const sp_structure *n0) {
   s->resolution = n0->resolution;
 }
 
+/* The last non-blank line of @p text is an _atom_site row as wwPDB writes them (first value ATOM or HETATM):
+ * a loop may end at the end of a CIF file, but a wwPDB file closes every category with '#' and has more
+ * after _atom_site, so a file that ends there was most likely cut at a line end (which parses). */
+static int ends_in_atom_row(const char *text, size_t len) {
+  size_t e = len;
+  while (e > 0 && (text[e - 1] == '\n' || text[e - 1] == '\r' || text[e - 1] == ' ' || text[e - 1] == '\t')) --e;
+  size_t b = e;
+  while (b > 0 && text[b - 1] != '\n') --b;
+  size_t n = e - b;
+  return (n > 5 && !memcmp(text + b, "ATOM", 4) && (text[b + 4] == ' ' || text[b + 4] == '\t')) ||
+         (n > 7 && !memcmp(text + b, "HETATM", 6) && (text[b + 6] == ' ' || text[b + 6] == '\t'));
+}
+
 _Static_assert(SP_MMCIF_NUL_CHECKED == SP_CIF_NUL_CHECKED, "the flag is handed on to the CIF parser");
 
 int sp_mmcif_read_ex(const char *text, size_t len, sp_structure *s, unsigned flags, sp_err *err) {
@@ -789,6 +802,9 @@ int sp_mmcif_read_ex(const char *text, size_t len, sp_structure *s, unsigned fla
   if ((rc = sp_mmcif_read_context(&doc, b, s, err))) goto done;
   if ((rc = read_symmetry(&doc, b, s, err))) goto done;
   rc = sp_structure_finish(s, err);
+  if (!rc && ends_in_atom_row(text, len)) /* a cut at a line end parses; only the end of the text tells */
+    sp_structure_warn(s, "the file ends in an _atom_site row, without the '#' that closes the category in wwPDB "
+                         "files (and the categories after it): the file may be cut short");
 done:
   free(R);
   sp_cif_doc_free(&doc);

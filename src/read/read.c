@@ -92,19 +92,6 @@ static bool all_blank(const char *t, size_t n) {
   return true;
 }
 
-/* The last non-blank line of @p text is an _atom_site row as wwPDB writes them (first value ATOM or HETATM):
- * a loop may end at the end of a CIF file, but a wwPDB file closes every category with '#' and has more
- * after _atom_site, so a file that ends there was most likely cut at a line end (which parses). */
-static int ends_in_atom_row(const char *text, size_t len) {
-  size_t e = len;
-  while (e > 0 && (text[e - 1] == '\n' || text[e - 1] == '\r' || text[e - 1] == ' ' || text[e - 1] == '\t')) --e;
-  size_t b = e;
-  while (b > 0 && text[b - 1] != '\n') --b;
-  size_t n = e - b;
-  return (n > 5 && !memcmp(text + b, "ATOM", 4) && (text[b + 4] == ' ' || text[b + 4] == '\t')) ||
-         (n > 7 && !memcmp(text + b, "HETATM", 6) && (text[b + 6] == ' ' || text[b + 6] == '\t'));
-}
-
 int sp_read_structure_text(const char *text, size_t len, sp_structure *s, int *fmt, sp_err *err) {
   if (fmt) *fmt = SP_FMT_UNKNOWN;
   /* a UTF-8 byte order mark (EF BB BF), written by some Windows editors, is skipped */
@@ -121,9 +108,6 @@ int sp_read_structure_text(const char *text, size_t len, sp_structure *s, int *f
     int rc = sp_mmcif_read_ex(text, len, s, SP_MMCIF_NUL_CHECKED | SP_MMCIF_NUL_AFTER, err);
     if (rc == SP_E_BINARY) return sp_err_set(err, SP_E_BINARY, "binary content (NUL bytes), not a structure file");
     if (fmt) *fmt = f;
-    if (!rc && ends_in_atom_row(text, len))
-      sp_structure_warn(s, "the file ends in an _atom_site row, without the '#' that closes the category in wwPDB "
-                           "files (and the categories after it): the file may be cut short");
     return rc;
   }
   if (memchr(text, '\0', len)) return sp_err_set(err, SP_E_BINARY, "binary content (NUL bytes), not a structure file");
