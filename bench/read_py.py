@@ -19,6 +19,9 @@ C, ..., A, B, C, ...: a busy shared host slows them alike). Backends:
   hdf5_soa        atompack's atom_hdf5_soa.py get_payloads: indices grouped by chunk, each chunk's fields
                   read once with h5py, molecules taken from it
   flat_3fields    get_sites_flat with positions, elements, flags: the fields of the C reader's batch
+  floor_flat_copy no gather: get_sites_flat's arrays filled by one contiguous copy of as many rows. Every
+                  reader that returns copies of the sites' rows copies at least these bytes, so no such
+                  reader, ds[i] or get_sites_flat, is faster: their ratios to hdf5_soa are at most its
 The C reader's rates on the same files and indices come from `sitepack bench read --real` (its
 sitepack_mmap batch of position, element, flags). Writes --out (JSON) and the .md next to it.
 """
@@ -313,11 +316,20 @@ def backends(ds, soa, idx, pure):
         pl = soa.get_payloads(idx)
         return [x["positions"] for x in pl], [x["atomic_numbers"] for x in pl], [x["n_ligand"] for x in pl]
 
+    # the floor (not data-checked): the least any reader returning copies of the same rows does
+    nl_list = [int(x) for x in np.asarray(mnl)[idx]]
+    n_rows = int(len(rows))
+
+    def floor_flat_copy():   # get_sites_flat's arrays, filled by one contiguous copy of as many rows (no gather)
+        return np.array(mpos[:n_rows]), np.array(mel[:n_rows]), np.array(nl_list)
+
     fns = {"ds_getitem": getitem_of(ds), "get_sites_flat": flat_of(ds), "numpy_fancy": fancy,
            "h5py_slicing": h5slice, "hdf5_soa": hdf5_soa, "flat_3fields": flat3_of(ds)}
     if ds.compiled:   # the pure-Python path of the same calls, same run
         fns.update({"ds_getitem_pure": getitem_of(pure), "get_sites_flat_pure": flat_of(pure),
                     "flat_3fields_pure": flat3_of(pure)})
+    if n_rows <= len(mel):
+        fns.update({"floor_flat_copy": floor_flat_copy})
     return fns, f
 
 
@@ -336,6 +348,8 @@ def measure(label, ds, pure, soa, idx, reps):
         if ref is None:
             ref = (p, e, n)
         same = np.array_equal(p, ref[0]) and np.array_equal(e, ref[1]) and np.array_equal(n, ref[2])
+        if name.startswith("floor_"):   # no gather: only the shapes are the backends'
+            same = p.shape == ref[0].shape and e.shape == ref[1].shape and np.array_equal(n, ref[2])
         if not same:
             raise SystemExit(f"bench-read-py: {label} {name} read different data than ds_getitem")
         res.append({"data": label, "backend": name, "sites": len(idx), "atoms": int(len(e)), "median_s": med,
@@ -368,6 +382,7 @@ def ratios(rows, c):
             "get_sites_flat_vs_hdf5_soa": r["get_sites_flat"] / r["hdf5_soa"],
             "numpy_fancy_over_get_sites_flat": r["numpy_fancy"] / r["get_sites_flat"],
             "ds_getitem_vs_h5py_slicing": r["ds_getitem"] / r["h5py_slicing"],
+            "floor_flat_copy_vs_hdf5_soa": r["floor_flat_copy"] / r["hdf5_soa"] if "floor_flat_copy" in r else None,
             "c_batch_over_flat_3fields": c["sitepack_mmap_sites_per_s"] / r["flat_3fields"] if c else None,
             "c_batch_over_ds_getitem": c["sitepack_mmap_sites_per_s"] / r["ds_getitem"] if c else None}
 
@@ -406,8 +421,9 @@ def write_md(j, path):
             L.append(f"| {d['label']} | C reader batch (sitepack bench read, 3 fields) | {c['sites']} | | "
                      f"{c['sitepack_mmap_sites_per_s']:,.0f} | | {c['sitepack_mmap_sites_per_s'] / soa:.1f}x |")
     L += ["", "| data | ds[i] / hdf5_soa (target >= 40) | flat / hdf5_soa (>= 150) | pure-Python ds[i] / hdf5_soa | "
-          "pure-Python flat / hdf5_soa | numpy fancy / flat (<= 3) | C batch / flat (3 fields) | C batch / ds[i] |",
-          "|---|---|---|---|---|---|---|---|"]
+          "pure-Python flat / hdf5_soa | numpy fancy / flat (<= 3) | C batch / flat (3 fields) | C batch / ds[i] | "
+          "floor_flat_copy / hdf5_soa (ceiling of ds[i] and flat) |",
+          "|---|---|---|---|---|---|---|---|---|"]
     for d in j["datasets"]:
         r = d["ratios"]
         fmt = (lambda v: f"{v:.2f}" if v is not None else "n/a")
@@ -415,7 +431,7 @@ def write_md(j, path):
         L.append(f"| {d['label']} | {r['ds_getitem_vs_hdf5_soa']:.1f} | {r['get_sites_flat_vs_hdf5_soa']:.1f} | "
                  f"{fmt1(r['ds_getitem_pure_vs_hdf5_soa'])} | {fmt1(r['get_sites_flat_pure_vs_hdf5_soa'])} | "
                  f"{r['numpy_fancy_over_get_sites_flat']:.2f} | {fmt(r['c_batch_over_flat_3fields'])} | "
-                 f"{fmt(r['c_batch_over_ds_getitem'])} |")
+                 f"{fmt(r['c_batch_over_ds_getitem'])} | {fmt1(r.get('floor_flat_copy_vs_hdf5_soa'))} |")
     for d in j["datasets"]:
         if d.get("hdf5_soa_bytes", 0) < 128 * 1024 * 1024:
             L.append(f"Note: the {d['label']} hdf5_soa copy ({d['hdf5_soa_bytes'] / 1e6:.0f} MB) fits in HDF5's chunk "
@@ -493,7 +509,11 @@ def main():
                                     "sitepack_mmap batch (position, element, flags). ds_getitem, "
                                     "get_sites_flat, flat_3fields: the default Dataset (the compiled reader "
                                     "sitepack._fast when built); *_pure: Dataset(path, compiled=False), the "
-                                    "pure-Python path, same indices, same run.")},
+                                    "pure-Python path, same indices, same run. floor_flat_copy (shapes checked, "
+                                    "not data): get_sites_flat's arrays made by one contiguous copy of as many "
+                                    "rows, no gather; every reader returning copies of the sites' rows copies at "
+                                    "least these bytes, so its ratio to hdf5_soa bounds ds[i]'s and "
+                                    "get_sites_flat's.")},
          "datasets": datasets}
     with open(a.out, "w") as fh:
         json.dump(j, fh, indent=1)
