@@ -645,7 +645,7 @@ static int add_copy(const sp_structure *s, const sp_survey *sv, sp_site_ws *ws, 
   if (asm_tag) snprintf(im->tag, sizeof im->tag, "%s", asm_tag);
   else sp_symop_tag(k, n, im->tag, sizeof im->tag);
   uint16_t img = (uint16_t)out->n_images;
-  qsort(ws->hits, ws->n_hits, sizeof *ws->hits, cmp_u32);
+  if (ws->n_hits) qsort(ws->hits, ws->n_hits, sizeof *ws->hits, cmp_u32); /* hits is NULL before the first hit (C11 7.22.5: qsort needs a valid pointer even for 0) */
   size_t r0 = out->n_res;
   for (size_t h = 0; h < ws->n_hits; h++) {
     uint32_t r = ws->hits[h];
@@ -879,7 +879,7 @@ static int neighbour_scan(const sp_structure *s, sp_site_ws *ws, size_t n_heavy,
 static int site_residues_atoms(const sp_structure *s, const sp_survey *sv, size_t lig, sp_site_ws *ws, size_t m_lo,
                                size_t m_hi, uint32_t st, sp_site *out, sp_err *err) {
   const sp_ligand *L = &sv->ligands[lig];
-  qsort(ws->hits, ws->n_hits, sizeof *ws->hits, cmp_u32);
+  if (ws->n_hits) qsort(ws->hits, ws->n_hits, sizeof *ws->hits, cmp_u32); /* hits is NULL before the first hit (C11 7.22.5: qsort needs a valid pointer even for 0) */
   size_t first_site_res = out->n_res;
   for (size_t k = 0; k < ws->n_hits; k++) {
     uint32_t r = ws->hits[k];

@@ -55,7 +55,7 @@ static void xfree(xfile *x) {
                   &x->c_comp, &x->c_inchikey, &x->s_aptr, &x->s_rptr, &x->s_bptr, &x->s_nlig, &x->s_lig,
                   &x->s_st, &x->r_label, &x->r_auth, &x->r_comp, &x->r_seq, &x->r_lseq, &x->r_ins, &x->r_kind,
                   &x->r_symop, &x->a_pos, &x->a_el, &x->a_name, &x->a_alt, &x->a_res, &x->a_occ, &x->a_b,
-                  &x->a_charge, &x->a_ccdc, &x->a_ccda, &x->a_flags, &x->b_a1, &x->b_a2, &x->b_order, &x->b_src};
+                  &x->a_charge, &x->a_ccdc, &x->a_ccda, &x->a_flags, &x->b_a1, &x->b_a2, &x->b_order, &x->b_src, &x->b_flags};
   for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) free(cols[i]->p);
 }
 
