@@ -82,7 +82,7 @@ test-full: build
 sanitize: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSP_SANITIZE=ON -DCMAKE_C_COMPILER=clang -DSP_WERROR=ON
 	cmake --build build-asan -j $(JOBS)
-	ASAN_OPTIONS=detect_leaks=0 tests/run_ctest.sh --test-dir build-asan --output-on-failure -j $(JOBS) -L 'parser|fuzz'
+	ASAN_OPTIONS=detect_leaks=0 tests/run_ctest.sh --test-dir build-asan --output-on-failure -j $(JOBS) -L 'parser|fuzz|sanitize'
 
 
 SHARED ?= ../shared

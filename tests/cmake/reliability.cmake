@@ -13,3 +13,13 @@ add_test(NAME reliability_merged_inputs
   COMMAND bash ${CMAKE_SOURCE_DIR}/tests/integration/reliability_merged_inputs.sh $<TARGET_FILE:sitepack_cli>
           ${MPIEXEC_EXECUTABLE} ${CMAKE_BINARY_DIR}/it_reliability_merged_inputs ${CMAKE_SOURCE_DIR})
 set_tests_properties(reliability_merged_inputs PROPERTIES TIMEOUT 300 LABELS "integration;parser")
+
+# The whole pipeline under ASan + UBSan (make sanitize runs the label `sanitize`): run, check, dump, survey,
+# export, cluster, split on the bundled sample and tests/data/sanitize; leak detection on for every command but
+# run (tests/sanitize/pipeline.sh says why). Registered only in a sanitizer build.
+if(SP_SANITIZE)
+  add_test(NAME sanitize_pipeline
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/sanitize/pipeline.sh $<TARGET_FILE:sitepack_cli> ${CMAKE_SOURCE_DIR}
+                   ${CMAKE_CURRENT_BINARY_DIR}/sanitize_pipeline_out)
+  set_tests_properties(sanitize_pipeline PROPERTIES LABELS "sanitize" TIMEOUT 600)
+endif()
