@@ -109,6 +109,21 @@ static void put_str(FILE *out, const char *s, size_t max) {
   }
 }
 
+/* A column of the user's text (sp_col.utf8): escaped by the one rule of io.h sp_path_escape, so it holds no raw
+ * control byte but /structures/warnings' "\n" between messages; a newline, tab or CR is printed as the two
+ * characters \n, \t, \r (unambiguous: a backslash of the text itself is always the start of "\xNN"). */
+static void put_text(FILE *out, const char *s, size_t max) {
+  for (size_t i = 0; i < max && s[i]; i++) {
+    char ch = s[i];
+    if (ch == '\n' || ch == '\t' || ch == '\r') {
+      fputc('\\', out);
+      fputc(ch == '\n' ? 'n' : ch == '\t' ? 't' : 'r', out);
+    } else {
+      fputc(ch, out);
+    }
+  }
+}
+
 static void put_f32(FILE *out, float v) {
   if (isnan(v)) fputs("nan", out);
   else fprintf(out, "%.6g", (double)v);
@@ -147,7 +162,7 @@ static void put_value(FILE *out, const sp_col *c, const void *row) {
       }
       break;
     }
-    case SP_COL_STR: put_str(out, p, c->msize); break;
+    case SP_COL_STR: c->utf8 ? put_text(out, p, c->msize) : put_str(out, p, c->msize); break;
     case SP_COL_CHAR: if (*p && *p != '\t' && *p != '\n' && *p != '\r') fputc(*p, out); break;
     default: break;
   }
