@@ -35,3 +35,5 @@ endif()
 add_test(NAME format_self_describing COMMAND bash ${SP_TEST_DIR}/integration/self_describing.sh
   $<TARGET_FILE:sitepack_cli> ${SP_DEBIAN_PYTHON} ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/self_describing)
 set_tests_properties(format_self_describing PROPERTIES LABELS "peer;store;integration" TIMEOUT 120)
+# Format version 4: sp_warnings_fit (result.h), the /structures/warnings text: order, escapes, the "... N more" tail.
+sp_add_unit_test(test_warnings_fit SOURCES ${SP_TEST_DIR}/unit/test_warnings_fit.c LABELS "unit;store")
