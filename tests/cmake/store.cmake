@@ -21,8 +21,8 @@ add_test(NAME test_check_symmetry COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/pee
   $<TARGET_FILE:sitepack_cli> ${SP_SHARED_DIR} ${CMAKE_CURRENT_BINARY_DIR}/check_symmetry_out)
 set_tests_properties(test_check_symmetry PROPERTIES LABELS "peer;store" TIMEOUT 120)
 endif()
-# Format versions 2 and 3 (docs/format.md "Versions"): check, dump, export and the C reader on a version-2 file
-# of the last version-2 build (tests/data/format_v2) and on an h5py version-2 copy of the corpus output; the
+# Format versions 2, 3 and 4 (docs/format.md "Versions"): check, dump, export and the C reader on a version-2 file
+# of the last version-2 build (tests/data/format_v2) and on h5py version-2 and version-3 copies of the corpus output; the
 # value checks of `sitepack check` (bad_value) on damaged copies of it.
 if(SP_HAVE_CORPUS) # needs the corpus (SITEPACK_CORPUS)
 add_test(NAME test_check_versions COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_check_versions.py
