@@ -191,7 +191,8 @@ int sp_check_components(hid_t file, const char *path, const int64_t rows[SP_T_CO
 static int cw_why(const char *t, size_t w, int32_t n, char *why, size_t cap) {
   size_t len = strnlen(t, w), lines = 1, last = 0;
   if (n == 0 && len == 0) return 0;
-  if (n <= 0) return snprintf(why, cap, "is not empty but n_warnings is %d", n), 1;
+  if (n < 0) return snprintf(why, cap, "goes with a negative n_warnings (%d)", n), 1;
+  if (n == 0) return snprintf(why, cap, "is not empty but n_warnings is 0"), 1;
   if (len == 0) return snprintf(why, cap, "is empty but n_warnings is %d", n), 1;
   for (size_t i = 0; i < len; i++) {
     unsigned char b = (unsigned char)t[i];
@@ -210,10 +211,10 @@ static int cw_why(const char *t, size_t w, int32_t n, char *why, size_t cap) {
   }
   if (more >= 1 && (long long)lines - 1 + more == (long long)n) return 0;
   if (more >= 1)
-    return snprintf(why, cap, "holds %zu messages and \"... %lld more\" (%lld), but n_warnings is %d", lines - 1, more,
-                    (long long)lines - 1 + more, n), 1;
-  return snprintf(why, cap, "holds %zu messages (lines) and no last line \"... N more\", but n_warnings is %d", lines,
-                  n), 1;
+    return snprintf(why, cap, "holds %zu message%s and \"... %lld more\" (%lld), but n_warnings is %d", lines - 1,
+                    lines == 2 ? "" : "s", more, (long long)lines - 1 + more, n), 1;
+  return snprintf(why, cap, "holds %zu message%s (lines) and no last line \"... N more\", but n_warnings is %d", lines,
+                  lines == 1 ? "" : "s", n), 1;
 }
 
 int sp_check_warnings(hid_t file, const char *path, int64_t n_rows, sp_err *err) {

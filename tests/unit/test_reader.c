@@ -286,7 +286,7 @@ static void check_warnings(const char *good) {
         "3 counted, 2 written: %s", e.msg);
   CHECK(warn_copy(good, "warn_more.h5", 5, 9, "x\n... 7 more", 0, p, sizeof p) == 0 &&
             sp_check(p, 10, 1, &s, &e) == SP_E_FORMAT &&
-            strstr(e.msg, "/structures/warnings[5] holds 1 messages and \"... 7 more\" (8), but n_warnings is 9"),
+            strstr(e.msg, "/structures/warnings[5] holds 1 message and \"... 7 more\" (8), but n_warnings is 9"),
         "a tail that does not add up: %s", e.msg);
   CHECK(warn_copy(good, "warn_more_ok.h5", 5, 8, "x\n... 7 more", 0, p, sizeof p) == 0 &&
             sp_check(p, 10, 1, &s, &e) == 0, "1 message and '... 7 more' for 8: %s", e.msg);
