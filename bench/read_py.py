@@ -56,7 +56,8 @@ import sitepack  # noqa: E402
 from sitepack import _schema  # noqa: E402
 
 M64 = (1 << 64) - 1
-GEN_VERSION = "read_py-3"   # bump when the synthetic file changes (2: format version 2, with /bonds; 3: format version 3)
+GEN_VERSION = "read_py-4"   # bump when the synthetic file changes (2: format version 2, with /bonds; 3: format version 3;
+                            # 4: format version 4, with /structures/warnings)
 
 
 def mix64_int(z):
@@ -101,8 +102,9 @@ BOND_DTYPES = {"site_idx": "<i8", "atom1": "<i4", "atom2": "<i4", "order": "u1",
 
 
 def create_layout(path, rows):
-    """Every dataset of docs/format.md (format version 3: the version-2 columns, /bonds with /sites/bond_ptr,
-    the version-3 quality columns and the /chains, /segments, /sequences tables with their pointers; no
+    """Every dataset of docs/format.md (format version 4: the version-2 columns, /bonds with /sites/bond_ptr,
+    the version-3 quality columns and the /chains, /segments, /sequences tables with their pointers, the
+    version-4 /structures/warnings (all "", as n_warnings is 0: the file is never filled); no
     /residues/symop or /residues/assembly_op, as a run without symmetry mates or assembly copies), contiguous,
     allocated at creation, never filled (a sparse file)."""
     f = h5py.File(path, "w", alignment_threshold=65536, alignment_interval=4096)
@@ -133,7 +135,7 @@ def create_layout(path, rows):
     run.attrs["tool_version"] = np.bytes_(sitepack.__version__)
     run.attrs["bench_generator"] = np.bytes_(GEN_VERSION)
     f.attrs["format"] = np.bytes_("sitepack")
-    f.attrs["format_version"] = np.int64(3)
+    f.attrs["format_version"] = np.int64(4)
     f.close()
 
 

@@ -27,6 +27,9 @@ extern "C" {
 
 #define SP_PATH_LEN 512
 #define SP_CLASS_LEN 16
+/** Bytes of /structures/warnings (format version 4; docs/format.md "/structures"): the file's warning texts,
+ *  at most SP_WARNINGS_LEN - 1 bytes of them and a NUL (sp_warnings_fit). */
+#define SP_WARNINGS_LEN 1024
 
 /** /structures row: one per input file (split files: one per file, from part 0). */
 typedef struct sp_structure_row {
@@ -43,7 +46,12 @@ typedef struct sp_structure_row {
   int32_t n_models;
   int32_t n_ligands;
   int32_t n_sites;
-  int32_t n_warnings;
+  int32_t n_warnings;        /**< warnings the reader recorded (sp_structure.n_warnings; at most 1000) */
+  /** format version 4: the first n_warnings of the file's warning messages in the order recorded, each escaped
+   *  (io.h sp_path_escape: valid UTF-8, no control byte), joined by "\n"; when they do not all fit, the whole
+   *  messages that do, then a last line "... N more" (N >= 1 not shown); "" when n_warnings is 0
+   *  (sp_warnings_fit) */
+  char warnings[SP_WARNINGS_LEN];
   char entry_id[32];
   char method[48];           /**< the method in the mmCIF enumeration (entry.h sp_method_normalise) */
   int64_t entry_first;       /**< issue 16 item 12: file_idx (= /structures row) of the first file in path order of
@@ -226,6 +234,20 @@ sp_bond_row *sp_result_add_bond(sp_result *r);
 sp_chain_row *sp_result_add_chain(sp_result *r);
 sp_segment_row *sp_result_add_segment(sp_result *r);
 sp_sequence_row *sp_result_add_sequence(sp_result *r);
+
+/**
+ * /structures/warnings (format version 4): the first @p n messages of @p msgs (n NUL-terminated messages one
+ * after the other, as sp_structure.warnings holds them; read only) into the fixed-size text column @p dst
+ * [cap >= 64 bytes], zero-padded to @p cap. Each message is escaped as io.h sp_path_escape() does (valid
+ * UTF-8; a control byte or backslash becomes `\xNN`, so a raw newline in the result is always a separator;
+ * an empty message is written "(empty)"); the messages are joined by "\n". When the whole does not fit in
+ * cap - 1 bytes: the first k messages (the most that fit, each followed by "\n"), then "... N more" with
+ * N = n - k; when not even the first fits beside that line, the first is cut after a whole unit and ends
+ * with "..." (sp_text_escape_fit) and counts as shown. @p n = 0: "". Deterministic: the bytes depend on
+ * the messages alone.
+ * @return N, the messages not shown (0 when all are).
+ */
+size_t sp_warnings_fit(char *dst, size_t cap, const char *msgs, size_t n);
 
 #ifdef __cplusplus
 }

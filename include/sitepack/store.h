@@ -38,10 +38,10 @@ extern "C" {
 /** Value of the root and /run attribute "format". */
 #define SP_FORMAT_NAME "sitepack"
 /** Value of the root and /run attribute "format_version" (int64). */
-#define SP_FORMAT_VERSION 3
+#define SP_FORMAT_VERSION 4
 /** The oldest "format_version" the C commands read (check, dump, export, survey and the reader, reader.h): a
- *  version-2 file lacks what version 3 added (docs/format.md "Versions"); version 1 is read by the Python
- *  package only. */
+ *  version-2 file lacks what versions 3 and 4 added, a version-3 file what version 4 added (/structures/warnings;
+ *  docs/format.md "Versions"); version 1 is read by the Python package only. */
 #define SP_FORMAT_VERSION_MIN 2
 
 /** An open per-rank file. Opaque. */
@@ -228,9 +228,10 @@ typedef struct sp_check_summary {
  * Validate a merged file against docs/format.md ("sitepack check"). Stops at the first problem.
  *
  * Checks, in order: the file exists and opens (HDF5 refuses a truncated file); root attributes
- * format = "sitepack", format_version 2 or 3 (SP_FORMAT_VERSION_MIN .. SP_FORMAT_VERSION; a version-2 file by
- * the version-2 layout: what version 3 added may be absent, is checked when present, and the /chains content
- * checks are skipped; docs/format.md "Versions"); every dataset of docs/format.md exists with its exact
+ * format = "sitepack", format_version 2, 3 or 4 (SP_FORMAT_VERSION_MIN .. SP_FORMAT_VERSION; a file by the layout
+ * of its version: what a later version added may be absent, is checked when present; version 2: the /chains
+ * content checks are skipped; versions 2 and 3: the /structures/warnings check is skipped; docs/format.md
+ * "Versions"); every dataset of docs/format.md exists with its exact
  * file type (little-endian, fixed-size NUL-padded strings), shape ((n,) or (n,3); all columns of a
  * table with the same rows; CSR pointers n+1), contiguous, unfiltered, with a file offset
  * (H5Dget_offset) when non-empty, lying inside the file, and 4096-aligned when 64 KiB or larger;
@@ -249,14 +250,17 @@ typedef struct sp_check_summary {
  * that status read again through a hyperslab of the site's own (a second read path). Then /components/comp_id sorted and unique, with a row for every
  * /ligands/comp_id (SP_E_FORMAT). Then the values (sp_check_values, class SP_E_BAD_VALUE): /atoms/element in
  * 0..118, /atoms/position finite, /ligands/class a class name, /interactions/type 1..9, /residues/kind 0..4,
- * /sites/cutoff finite and > 0, each streamed in blocks of 262,144 rows.
+ * /sites/cutoff finite and > 0, each streamed in blocks of 262,144 rows. In a version-4 file,
+ * /structures/warnings against n_warnings (sp_check_warnings, SP_E_FORMAT): "" exactly when n_warnings is 0;
+ * otherwise its lines (split at "\n") are n_warnings messages, or k messages and a last line "... N more" with
+ * k + N = n_warnings; no control byte but the "\n" separators.
  *
  * Memory: O(sites + ligands + residues + structures) plus 10 MiB for scanning atoms (4 MiB for the values).
  * @param sum  filled with counts (may be NULL)
  * @return 0 (valid); SP_E_INVALID (NULL path); SP_E_NOT_FOUND (no such file); SP_E_IO (stat failed);
  *         SP_E_FORMAT (any layout, index or version check failed, or HDF5 cannot open the file: damaged or
  *         truncated; the message names the dataset and row; an unknown format_version: "unknown format version
- *         N (this sitepack reads 2 and 3 ...)"); SP_E_BAD_VALUE (a value check failed: "FILE: /atoms/element[ROW] =
+ *         N (this sitepack reads 2 to 4 ...)"); SP_E_BAD_VALUE (a value check failed: "FILE: /atoms/element[ROW] =
  *         200: not ..."); SP_E_NOMEM; SP_E_HDF5 (a read failed).
  */
 int sp_check(const char *path, size_t n_spot, uint64_t seed, sp_check_summary *sum, sp_err *err);

@@ -66,7 +66,9 @@ OPTIONAL = {("residues", "symop"): ("S16",),
             ("ligands", "b_mean"): ("<f4",), ("ligands", "b_max"): ("<f4",), ("ligands", "site_b_mean"): ("<f4",),
             ("ligands", "site_b_max"): ("<f4",), ("ligands", "occupancy_mean"): ("<f4",),
             ("ligands", "system_id"): ("<i4",), ("ligands", "system_size"): ("<i4",),
-            ("residues", "chain_idx"): ("<i8",), ("residues", "assembly_op"): ("S16",)}
+            ("residues", "chain_idx"): ("<i8",), ("residues", "assembly_op"): ("S16",),
+            # format version 4 (docs/format.md "/structures"): the warning texts, UTF-8, one message per line
+            ("structures", "warnings"): ("S1024",)}
 
 #: The format_version from which an OPTIONAL column is required (docs/format.md "Versions"; the C schema's
 #: sp_col_since): a file of that version or later without it is refused, as `sitepack check` refuses it. The
@@ -77,7 +79,8 @@ REQUIRED_SINCE = {("components", "smiles"): 2, ("components", "inchi"): 2, ("com
                   # added within version 2 (files of early version 2 lack it), required from version 3
                   ("structures", "entry_first"): 3,
                   **{k: 3 for k in OPTIONAL if k[0] in ("structures", "ligands") and k != ("structures", "entry_first")},
-                  ("residues", "chain_idx"): 3}
+                  ("residues", "chain_idx"): 3,
+                  ("structures", "warnings"): 4}   # after the version-3 entries: it replaces their 3
 
 #: tables of format version 3 (docs/format.md "/chains", "/segments", "/sequences"): required from version 3,
 #: checked like the others

@@ -406,6 +406,21 @@ class Dataset:
         """Record array of /structures: one row per input file (path, status, method, resolution Å, ...)."""
         return self.table("structures")
 
+    def warnings(self, structure):
+        """The warning messages of /structures row ``structure`` (an int in [-S, S); format version 4): a list of
+        str, one per message in the order the reader recorded them, escaped as the file holds them (docs/format.md
+        "File-level rules"); when they did not all fit the column, the last item is ``"... N more"`` (N messages
+        not shown). ``[]`` when ``n_warnings`` is 0. A file of format version 1 to 3 has no texts:
+        ``MissingTableError``. The whole text, a str: ``site.structure["warnings"]``."""
+        col = self._column("structures", "warnings")
+        n = len(col)
+        if isinstance(structure, (bool, np.bool_)) or not isinstance(structure, (int, np.integer)):
+            raise TypeError(f"{self.path}: structure index {structure!r} is not an integer")
+        if not -n <= structure < n:
+            raise IndexError(f"{self.path}: structure {structure} out of range [-{n}, {n})")
+        text = _decode(col[int(structure)])
+        return text.split("\n") if text else []
+
     @property
     def ligands(self):
         """Record array of /ligands: one row per ligand instance (comp_id, class, flags, molecule_key, site_idx)."""

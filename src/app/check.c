@@ -13,7 +13,8 @@ static void check_usage(FILE *f) {
              "type, shape and layout (contiguous, unfiltered, allocated, aligned), the CSR pointers, every\n"
              "index, N random sites (default 100, seed 1) against /atoms/flags and /structures, and the values\n"
              "of /atoms/element and position, /ligands/class, /interactions/type, /residues/kind, /sites/cutoff.\n"
-             "Reads format versions 2 and 3 (a version-2 file by the version-2 layout; docs/format.md \"Versions\").\n"
+             "Reads format versions 2, 3 and 4 (a file by the layout of its version; docs/format.md \"Versions\");\n"
+             "in version 4 also /structures/warnings against n_warnings.\n"
              "exit status: 0 valid, 1 invalid or damaged (the message says what: unknown_format for the layout, indices\n"
              "and versions, bad_value for a value), 2 bad command line or no such file\n");
 }

@@ -339,6 +339,14 @@ int sp_worker_process(sp_worker *w, const char *root, const char *relpath, int64
   return sp_worker_process_part(w, root, relpath, file_idx, 0, 1, ccd, opts, out, err);
 }
 
+/* /structures/warnings (format version 4): the texts of the st->n_warnings warnings that n_warnings counts, the
+   first ones @p s recorded (result.h sp_warnings_fit); "" when n_warnings is 0 (s may then be another file's) */
+static void fill_warnings(sp_structure_row *st, const sp_structure *s) {
+  size_t n = st->n_warnings > 0 ? (size_t)st->n_warnings : 0;
+  if (n > s->n_warnings) n = s->n_warnings;
+  sp_warnings_fit(st->warnings, sizeof st->warnings, s->warnings, n);
+}
+
 /* One task; with @p split, part must be 0 and n_parts is decided after the survey. */
 static int process(sp_worker *w, const char *root, const char *relpath, int64_t file_idx, int part, int n_parts,
                    const sp_split_opts *split, const sp_cost_model *model, sp_ccd *ccd, const sp_task_opts *opts,
@@ -571,6 +579,7 @@ static int process(sp_worker *w, const char *root, const char *relpath, int64_t 
   sp_entry_chains_free(&ec);
   free(sys);
   copy_str(st->status, sizeof st->status, "ok");
+  fill_warnings(st, &w->s);
   return 0;
 
 failed:
@@ -582,5 +591,6 @@ failed:
   copy_str(st->status, sizeof st->status, sp_errclass_name(ferr.cls));
   /* issue 16 item 6: the message names the file: escaped like the path (valid UTF-8), a cut one ends "..." */
   sp_text_escape_fit(st->error, sizeof st->error, ferr.msg);
+  fill_warnings(st, &w->s); /* the warnings n_warnings counts (0 when the read itself failed) */
   return 0;
 }

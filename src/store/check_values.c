@@ -185,3 +185,70 @@ int sp_check_components(hid_t file, const char *path, const int64_t rows[SP_T_CO
   H5Eclear2(H5E_DEFAULT);
   return rc;
 }
+
+/* Why row text @p t [@p w bytes, NUL-padded or full] is no /structures/warnings value for @p n warnings
+ * (store.h sp_check; result.h sp_warnings_fit) into @p why; 0 when it is one. */
+static int cw_why(const char *t, size_t w, int32_t n, char *why, size_t cap) {
+  size_t len = strnlen(t, w), lines = 1, last = 0;
+  if (n == 0 && len == 0) return 0;
+  if (n < 0) return snprintf(why, cap, "goes with a negative n_warnings (%d)", n), 1;
+  if (n == 0) return snprintf(why, cap, "is not empty but n_warnings is 0"), 1;
+  if (len == 0) return snprintf(why, cap, "is empty but n_warnings is %d", n), 1;
+  for (size_t i = 0; i < len; i++) {
+    unsigned char b = (unsigned char)t[i];
+    if (b == '\n') lines++, last = i + 1;
+    else if (b < 0x20 || b == 0x7f)
+      return snprintf(why, cap, "has the control byte 0x%02x at byte %zu (only \"\\n\" separates messages)", b, i), 1;
+  }
+  if (lines == (size_t)n) return 0;
+  /* k messages and a last line "... N more" (N: decimal, no leading zero) with k + N = n */
+  const char *l = t + last, *e = t + len;
+  long long more = -1;
+  if (e - l > 9 && !memcmp(l, "... ", 4) && l[4] >= '1' && l[4] <= '9' && !memcmp(e - 5, " more", 5)) {
+    more = 0;
+    for (const char *q = l + 4; q < e - 5 && more >= 0; q++)
+      more = *q >= '0' && *q <= '9' && more < 100000000 ? more * 10 + (*q - '0') : -1;
+  }
+  if (more >= 1 && (long long)lines - 1 + more == (long long)n) return 0;
+  if (more >= 1)
+    return snprintf(why, cap, "holds %zu message%s and \"... %lld more\" (%lld), but n_warnings is %d", lines - 1,
+                    lines == 2 ? "" : "s", more, (long long)lines - 1 + more, n), 1;
+  return snprintf(why, cap, "holds %zu message%s (lines) and no last line \"... N more\", but n_warnings is %d", lines,
+                  lines == 1 ? "" : "s", n), 1;
+}
+
+int sp_check_warnings(hid_t file, const char *path, int64_t n_rows, sp_err *err) {
+  const char *full = "/structures/warnings";
+  hid_t d = H5Dopen2(file, full, H5P_DEFAULT), dn = H5Dopen2(file, "/structures/n_warnings", H5P_DEFAULT);
+  hid_t ft = d >= 0 ? H5Dget_type(d) : -1;
+  size_t w = ft >= 0 ? H5Tget_size(ft) : 0;
+  hid_t mt = w ? sp_h5_str_type_of(ft, w) : -1; /* the file's cset (UTF-8): HDF5 converts none */
+  size_t blk = SP_CHECK_BLOCK / 64;               /* 4096 rows: 4 MiB of 1024-byte texts */
+  char *buf = w ? malloc(blk * w) : NULL;
+  int32_t *nw = malloc(blk * sizeof *nw);
+  int rc = d < 0 || dn < 0 || mt < 0 ? sp_h5_fail(err, "cannot open", full) : 0;
+  if (!rc && (!buf || !nw)) rc = sp_err_set(err, SP_E_NOMEM, "out of memory for the check of %s", full);
+  for (int64_t r0 = 0; !rc && r0 < n_rows; r0 += (int64_t)blk) {
+    size_t m = (size_t)(n_rows - r0) < blk ? (size_t)(n_rows - r0) : blk;
+    if (cv_read(d, mt, 0, r0, m, buf) < 0 || cv_read(dn, H5T_NATIVE_INT32, 0, r0, m, nw) < 0) {
+      rc = sp_h5_fail(err, "cannot read", full);
+      break;
+    }
+    for (size_t i = 0; i < m; i++) {
+      char why[160];
+      if (cw_why(buf + i * w, w, nw[i], why, sizeof why)) {
+        rc = sp_err_set(err, SP_E_FORMAT, "%s: %s[%lld] %s (docs/format.md \"/structures\")", path, full,
+                        (long long)(r0 + (int64_t)i), why);
+        break;
+      }
+    }
+  }
+  free(buf);
+  free(nw);
+  if (mt >= 0) H5Tclose(mt);
+  if (ft >= 0) H5Tclose(ft);
+  if (dn >= 0) H5Dclose(dn);
+  if (d >= 0) H5Dclose(d);
+  H5Eclear2(H5E_DEFAULT);
+  return rc;
+}

@@ -97,6 +97,7 @@ typedef struct desc {
 #define VALUES(t, c, l) {t, c, NULL, D_VALUES, LIST(l), NULL, 0, NULL, NULL}
 #define VALUESF(t, c, f, lo, n) {t, c, NULL, D_VALUES, NULL, n, f, lo, NULL, NULL}
 #define TEXT(t, c) {t, c, NULL, D_NONE, NULL, 0, NULL, 0, NULL, NULL}
+#define TEXTN(t, c, n) {t, c, NULL, D_NONE, NULL, 0, NULL, 0, n, NULL}  /* a text column with its `note` */
 #define NO_SEQ "-2147483648 (INT32_MIN): absent"
 
 static const desc descs[] = {
@@ -108,7 +109,10 @@ static const desc descs[] = {
     PLAIN("structures", "text_bytes", U_BYTES), PLAIN("structures", "n_atoms", U_ONE),
     PLAIN("structures", "n_atoms_model1", U_ONE), PLAIN("structures", "n_models", U_ONE),
     PLAIN("structures", "n_ligands", U_ONE), PLAIN("structures", "n_sites", U_ONE),
-    PLAIN("structures", "n_warnings", U_ONE), TEXT("structures", "entry_id"), TEXT("structures", "method"),
+    PLAIN("structures", "n_warnings", U_ONE),
+    TEXTN("structures", "warnings", "the first n_warnings warning messages, one per line (separator \"\\n\"), each escaped "
+          "like error; when they do not all fit, a last line \"... N more\" counts the rest (docs/format.md)"),
+    TEXT("structures", "entry_id"), TEXT("structures", "method"),
     MISS("structures", "entry_first", U_ONE, "-1: the file's head names no entry"),
     MISS("structures", "resolution", U_ANG, "NaN: none"),
     TEXT("structures", "method_file"), MISS("structures", "r_work", U_ONE, "NaN: none"),

@@ -446,7 +446,7 @@ static int open_merged(xfile *x, const char *path) {
   int rc = x->f < 0 ? sp_h5_fail(x->err, "cannot open", path) : 0;
   if (fapl >= 0) H5Pclose(fapl);
   if (rc) return rc;
-  int64_t ver = 0; /* versions 2 and 3: export reads only version-2 datasets (/bonds came with version 2) */
+  int64_t ver = 0; /* versions 2 to 4: export reads only version-2 datasets (/bonds came with version 2) */
   return sp_h5_read_format(x->f, path, &ver, x->err);
 }
 

@@ -173,7 +173,7 @@ static int open_body(sp_reader *r, sp_err *err) {
   int rc = r->file < 0 ? sp_h5_fail(err, "cannot open", r->path) : 0;
   if (fapl >= 0) H5Pclose(fapl);
   if (rc) return rc;
-  int64_t ver = 0; /* versions 2 and 3: the datasets read here are the same in both */
+  int64_t ver = 0; /* versions 2 to 4: the datasets read here are the same in all */
   if ((rc = sp_h5_read_format(r->file, r->path, &ver, err))) return rc;
   if (!(r->flags & SP_READER_HDF5) && r->file_size > 0 && r->file_size <= (uint64_t)SIZE_MAX) {
     r->fd = open(r->path, O_RDONLY | O_CLOEXEC);

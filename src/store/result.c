@@ -2,7 +2,9 @@
 #include "sitepack/result.h"
 
 #include "sitepack/base.h"
+#include "sitepack/io.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,3 +60,43 @@ SP_PUSH(sp_result_add_bond, sp_bond_row, bonds)
 SP_PUSH(sp_result_add_chain, sp_chain_row, chains)
 SP_PUSH(sp_result_add_segment, sp_segment_row, segments)
 SP_PUSH(sp_result_add_sequence, sp_sequence_row, sequences)
+
+/* One message as written (an empty one would be an empty line, or an empty column for n_warnings 1). */
+static const char *warning_text(const char *m) { return *m ? m : "(empty)"; }
+
+size_t sp_warnings_fit(char *dst, size_t cap, const char *msgs, size_t n) {
+  if (!dst || cap == 0) return n;
+  memset(dst, 0, cap);
+  if (n == 0 || !msgs || cap < 64) return n;
+  size_t room = cap - 1, total = 0;
+  const char *m = msgs;
+  for (size_t i = 0; i < n; i++, m += strlen(m) + 1) total += (i ? 1 : 0) + sp_path_escape(warning_text(m), NULL, 0);
+  size_t k = n, len = 0;
+  if (total > room) {
+    /* the most whole messages that fit with the line "... N more" after them: prefix(k) + tail(n - k) never
+       decreases with k (a message adds at least its "\n", the tail loses at most one digit) */
+    size_t pre = 0;
+    k = 0;
+    m = msgs;
+    for (size_t i = 0; i + 1 < n; i++, m += strlen(m) + 1) {
+      size_t next = pre + sp_path_escape(warning_text(m), NULL, 0) + 1;
+      if (next + (size_t)snprintf(NULL, 0, "... %zu more", n - i - 1) > room) break;
+      pre = next;
+      k = i + 1;
+    }
+    if (k == 0) { /* not even the first whole: it is cut (and ends "..."), the rest counted */
+      char tail[32] = "";
+      if (n > 1) snprintf(tail, sizeof tail, "\n... %zu more", n - 1);
+      sp_text_escape_fit(dst, room + 1 - strlen(tail), warning_text(msgs));
+      memcpy(dst + strlen(dst), tail, strlen(tail));
+      return n - 1;
+    }
+  }
+  m = msgs;
+  for (size_t i = 0; i < k; i++, m += strlen(m) + 1) {
+    if (i) dst[len++] = '\n';
+    len += sp_path_escape(warning_text(m), dst + len, cap - len);
+  }
+  if (k < n) snprintf(dst + len, cap - len, "\n... %zu more", n - k);
+  return n - k;
+}

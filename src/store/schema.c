@@ -36,6 +36,8 @@ static const sp_col cols_structures[] = {
     COL(sp_structure_row, n_ligands, SP_COL_I32),
     COL(sp_structure_row, n_sites, SP_COL_I32),
     COL(sp_structure_row, n_warnings, SP_COL_I32),
+    /* the warning texts (format version 4): UTF-8, messages joined by "\n" (result.h sp_warnings_fit) */
+    STRU(sp_structure_row, warnings),
     STRU(sp_structure_row, entry_id),
     STRU(sp_structure_row, method),
     COL(sp_structure_row, entry_first, SP_COL_I64),
@@ -246,9 +248,16 @@ static const char *const v3_columns[][2] = {
     {"ligands", "system_size"},  {"residues", "chain_idx"},   {"residues", "assembly_op"},
 };
 
+/* The columns format version 4 added (docs/format.md "File-level rules"): the warning texts. */
+static const char *const v4_columns[][2] = {
+    {"structures", "warnings"},
+};
+
 int sp_col_since(int t, const sp_col *c) {
   if (t < 0 || t >= SP_T_COUNT) return SP_FORMAT_VERSION;
   if (sp_tables[t].since > 2) return sp_tables[t].since;
+  for (size_t i = 0; i < NCOLS(v4_columns); i++)
+    if (!strcmp(v4_columns[i][0], sp_tables[t].name) && !strcmp(v4_columns[i][1], c->name)) return 4;
   for (size_t i = 0; i < NCOLS(v3_columns); i++)
     if (!strcmp(v3_columns[i][0], sp_tables[t].name) && !strcmp(v3_columns[i][1], c->name)) return 3;
   return 2;
@@ -269,10 +278,10 @@ int sp_h5_read_format(hid_t file, const char *path, int64_t *ver, sp_err *err) {
                       path);
   if (*ver >= 1 && *ver < SP_FORMAT_VERSION_MIN)
     return sp_err_set(err, SP_E_FORMAT, "%s: format version %lld is read by the Python package only (this sitepack "
-                      "reads %d and %d; docs/format.md \"Versions\")", path, (long long)*ver, SP_FORMAT_VERSION_MIN,
+                      "reads %d to %d; docs/format.md \"Versions\")", path, (long long)*ver, SP_FORMAT_VERSION_MIN,
                       SP_FORMAT_VERSION);
   if (*ver < SP_FORMAT_VERSION_MIN || *ver > SP_FORMAT_VERSION)
-    return sp_err_set(err, SP_E_FORMAT, "%s: unknown format version %lld (this sitepack reads %d and %d; version 1 "
+    return sp_err_set(err, SP_E_FORMAT, "%s: unknown format version %lld (this sitepack reads %d to %d; version 1 "
                       "is read by the Python package only)", path, (long long)*ver, SP_FORMAT_VERSION_MIN,
                       SP_FORMAT_VERSION);
   return 0;

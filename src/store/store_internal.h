@@ -75,15 +75,16 @@ typedef struct sp_table {
 
 extern const sp_table sp_tables[SP_T_COUNT];
 
-/** The format_version that added column @p c of table @p t (docs/format.md "File-level rules": what version 3
- *  added): 3 for the version-3 columns and every column of a version-3 table, else 2. A file of version v has
+/** The format_version that added column @p c of table @p t (docs/format.md "File-level rules": what versions 3
+ *  and 4 added): 4 for /structures/warnings, 3 for the version-3 columns and every column of a version-3
+ *  table, else 2. A file of version v has
  *  exactly the columns with sp_col_since() <= v (optional columns aside). */
 int sp_col_since(int t, const sp_col *c);
 
 /** Read the root attributes of a merged file: format = SP_FORMAT_NAME and a format_version in
  *  [SP_FORMAT_VERSION_MIN, SP_FORMAT_VERSION] (store.h), stored in *ver. One rule and one message for check,
  *  dump, export and the reader. @return 0; SP_E_FORMAT ("PATH: root attribute format is not ..." or
- *  "PATH: unknown format version N (this sitepack reads 2 and 3; ...)"). */
+ *  "PATH: unknown format version N (this sitepack reads 2 to 4; ...)"). */
 int sp_h5_read_format(hid_t file, const char *path, int64_t *ver, sp_err *err);
 
 /** One /tasks row of a per-rank file (native layout). */
@@ -96,8 +97,9 @@ typedef struct sp_task_rec {
 
 /** Root attribute "format" of a per-rank file. */
 #define SP_RANK_FORMAT_NAME "sitepack-rank"
-#define SP_RANK_FORMAT_VERSION 5  /* 2: /interactions table; 3: residues' symop; 4: component descriptors, /bonds, atoms' ccd_charge/ccd_atom;
-                                     5: /chains, /segments, /sequences, residues' chain_idx, structure quality and ligand fit columns */
+#define SP_RANK_FORMAT_VERSION 6  /* 2: /interactions table; 3: residues' symop; 4: component descriptors, /bonds, atoms' ccd_charge/ccd_atom;
+                                     5: /chains, /segments, /sequences, residues' chain_idx, structure quality and ligand fit columns;
+                                     6: structures' warnings */
 
 /* HDF5 types (caller closes with H5Tclose). 0 > value on failure. */
 hid_t sp_h5_col_memtype(const sp_col *c);   /**< native type of one element of the column buffer */
@@ -193,6 +195,13 @@ int sp_check_values(hid_t file, const char *path, const int64_t rows[SP_T_COUNT]
  *  @return 0; SP_E_FORMAT ("PATH: /components/comp_id[ROW] 'B' after 'A': not sorted ..." or "PATH:
  *  /ligands/comp_id[ROW] 'X' has no /components row"); SP_E_NOMEM; SP_E_HDF5 (a read failed). */
 int sp_check_components(hid_t file, const char *path, const int64_t rows[SP_T_COUNT], sp_err *err);
+/** The /structures/warnings rule of sp_check() for a format-version-4 file (docs/format.md "/structures"; result.h
+ *  sp_warnings_fit), row by row against /structures/n_warnings, in blocks of 4096 rows (4 MiB): "" exactly when
+ *  n_warnings is 0; else no control byte but "\n", and its lines (split at "\n") are n_warnings messages, or k
+ *  messages and a last line "... N more" (N >= 1) with k + N = n_warnings. @p n_rows: the /structures rows.
+ *  @return 0; SP_E_FORMAT ("PATH: /structures/warnings[ROW] is empty but n_warnings is 3 ..."); SP_E_NOMEM;
+ *  SP_E_HDF5 (a read failed). */
+int sp_check_warnings(hid_t file, const char *path, int64_t n_rows, sp_err *err);
 /** Rows per block of sp_check_values(): 262,144 (3 MiB of positions). */
 #define SP_CHECK_BLOCK ((size_t)1 << 18)
 

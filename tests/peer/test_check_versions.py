@@ -1,20 +1,25 @@
 #!/usr/bin/env python3
-"""Format versions 2 and 3 in the C commands, and the value checks of `sitepack check` (docs/format.md "Versions").
+"""Format versions 2, 3 and 4 in the C commands, and the value checks of `sitepack check` (docs/format.md "Versions").
 
 usage: test_check_versions.py SITEPACK READER_DUMP CORPUS.h5 V2_FIXTURE.h5 WORKDIR
 
-CORPUS.h5 is the merged output of shared/data/structures (fixture py_corpus, format version 3); V2_FIXTURE.h5
+CORPUS.h5 is the merged output of shared/data/structures (fixture py_corpus, format version 4); V2_FIXTURE.h5
 (tests/data/format_v2/small_v2.h5) was written by the last version-2 build (git 453e8fe) from 1cbn.pdb, 1rmd.pdb
 and 1tqh.cif.gz of tests/data. A version-2 copy of CORPUS.h5 is made with h5py by deleting what version 3
-added (docs/format.md "File-level rules"); it must hold exactly the datasets (names, dtypes) of the real
-version-2 file. Then:
-  - check passes both version-2 files and says "format version 2"; version 4 and 0 fail (unknown_format, the
-    version named); a version-3 file without a version-3 column fails, a version-2 file with a version-3
-    column of the wrong type fails (absence is accepted in a version-2 file only);
-  - dump of every version-2 table equals the version-3 dump without the version-3 columns; dump chains of a
-    version-2 file exits 2 naming the version; survey prints the same without the protein-context lines;
-    `bench read --real` reads the same sites (checksums of its sitepack rows) from both; export --all (sdf, pdb) is byte-identical; the C reader
-    (test_reader_dump, mmap and HDF5 paths) gives h5py's slices of the version-2 files;
+and 4 added (docs/format.md "File-level rules"); it must hold exactly the datasets (names, dtypes) of the real
+version-2 file. A version-3 copy is made the same way by deleting what version 4 added (/structures/warnings).
+Then:
+  - check passes both version-2 files and says "format version 2", the version-3 copy "format version 3";
+    version 5 and 0 fail (unknown_format, the version named); a version-3 file without a version-3 column
+    fails, a version-2 file with a version-3 column of the wrong type fails (absence is accepted in a version-2
+    file only); a version-4 file without /structures/warnings fails, a version-3 file with it of the wrong type
+    fails, a version-3 file whose n_warnings has no texts passes (the warnings check is version 4's);
+  - dump of every version-2 and version-3 table equals the version-4 dump without the columns of the later
+    versions; dump chains of a
+    version-2 file exits 2 naming the version; survey prints the same without the protein-context lines
+    (version 3: the same lines); `bench read --real` reads the same sites (checksums of its sitepack rows) from
+    all three; export --all (sdf, pdb) is byte-identical; the C reader (test_reader_dump, mmap and HDF5 paths)
+    gives h5py's slices of the version-2 and version-3 files;
   - each damaged copy (element 200, a NaN position, class "nonsense", interaction type 99, residue kind 7,
     cutoff 0 and a NaN cutoff) fails check with class bad_value, the file, the dataset and the row.
 """
@@ -37,6 +42,8 @@ V3_COLUMNS = ("structures/method_file", "structures/r_work", "structures/r_free"
               "structures/release_date", "structures/n_chains", "ligands/b_mean", "ligands/b_max",
               "ligands/site_b_mean", "ligands/site_b_max", "ligands/occupancy_mean", "ligands/system_id",
               "ligands/system_size", "residues/chain_idx", "residues/assembly_op")
+# what format version 4 added
+V4_COLUMNS = ("structures/warnings",)
 
 
 def check(cond, msg):
@@ -62,10 +69,19 @@ def make_v2(src, dst):
     with h5py.File(dst, "r+") as f:
         for t in V3_TABLES:
             del f[t]
-        for c in V3_COLUMNS:
+        for c in V3_COLUMNS + V4_COLUMNS:
             if c in f:
                 del f[c]
         f.attrs["format_version"] = np.int64(2)
+    return dst
+
+
+def make_v3(src, dst):
+    shutil.copy(src, dst)
+    with h5py.File(dst, "r+") as f:
+        for c in V4_COLUMNS:
+            del f[c]
+        f.attrs["format_version"] = np.int64(3)
     return dst
 
 
@@ -128,8 +144,12 @@ def tsv_without(data, drop):
 
 def versions():
     rc, out, err = run("check", corpus)
-    check(rc == 0 and b"valid sitepack file (format version 3)" in out, f"corpus: check {rc} {out} {err}")
+    check(rc == 0 and b"valid sitepack file (format version 4)" in out, f"corpus: check {rc} {out} {err}")
     v2 = make_v2(corpus, os.path.join(work, "corpus_v2.h5"))
+    v3 = make_v3(corpus, os.path.join(work, "corpus_v3.h5"))
+    rc, out, err = run("check", v3)
+    check(rc == 0 and b"valid sitepack file (format version 3)" in out, f"{v3}: check {rc} {out} {err}")
+    reader_equals_h5py(v3)
     real = datasets(fixture)
     check(datasets(v2) == real, f"the h5py version-2 copy and the 453e8fe file differ: "
           f"{sorted(set(datasets(v2).items()) ^ set(real.items()))}")
@@ -137,9 +157,9 @@ def versions():
         rc, out, err = run("check", p)
         check(rc == 0 and b"valid sitepack file (format version 2)" in out, f"{p}: check {rc} {out} {err}")
         reader_equals_h5py(p)
-    for ver in (4, 0):
+    for ver in (5, 0):
         p = copy_edit(f"version{ver}", corpus, lambda f: f.attrs.__setitem__("format_version", np.int64(ver)))
-        expect_invalid(p, "unknown_format", f"unknown format version {ver} (this sitepack reads 2 and 3")
+        expect_invalid(p, "unknown_format", f"unknown format version {ver} (this sitepack reads 2 to 4")
         for cmd in (["dump", p, "sites"], ["export", p, "--all", "--out", "-"]):
             rc, _, err = run(*cmd)
             check(rc != 0 and f"unknown format version {ver}" in err, f"{cmd[0]} of version {ver}: {rc} {err}")
@@ -154,22 +174,56 @@ def versions():
     expect_invalid(p2, "unknown_format", "/ligands/b_mean has the wrong type")
     for p in (p, p2):
         os.remove(p)
-    return v2
+    # version 4: /structures/warnings required, and checked against n_warnings; version 3: neither
+    p = copy_edit("v4_without_warnings", corpus, lambda f: f.__delitem__("structures/warnings"))
+    expect_invalid(p, "unknown_format", "missing dataset /structures/warnings")
+
+    def wrong_warnings(f):
+        n = f["structures/path"].shape[0]
+        f.create_dataset("structures/warnings", data=np.zeros(n, "S64"))
+    p2 = copy_edit("v3_bad_warnings", v3, wrong_warnings)
+    expect_invalid(p2, "unknown_format", "/structures/warnings has the wrong type")
+
+    def more_warnings(f):
+        d = f["structures/n_warnings"][...]
+        d[0] += 2
+        f["structures/n_warnings"][...] = d
+    p3 = copy_edit("v4_n_warnings", corpus, more_warnings)
+    with h5py.File(corpus, "r") as f:
+        n0 = int(f["structures/n_warnings"][0])
+    expect_invalid(p3, "unknown_format", "/structures/warnings[0] ", f"n_warnings is {n0 + 2}")
+    p4 = copy_edit("v3_n_warnings", v3, more_warnings)
+    rc, out, err = run("check", p4)
+    check(rc == 0 and b"format version 3" in out, f"version 3 with n_warnings and no texts: check {rc} {err}")
+    for p in (p, p2, p3, p4):
+        os.remove(p)
+    return v2, v3
 
 
-def dump_export(v2):
-    v3_names = {c.split("/")[1] for c in V3_COLUMNS}
+def dump_export(v2, v3):
+    v3_names = {c.split("/")[1] for c in V3_COLUMNS + V4_COLUMNS}
+    v4_names = {c.split("/")[1] for c in V4_COLUMNS}
     for t in ("structures", "ligands", "components", "sites", "residues", "interactions", "bonds"):
-        rc3, d3, e3 = run("dump", corpus, t)
+        rc4, d4, e4 = run("dump", corpus, t)
+        rc3, d3, e3 = run("dump", v3, t)
         rc2, d2, e2 = run("dump", v2, t)
-        check(rc3 == 0 and rc2 == 0, f"dump {t}: {rc3} {rc2} {e3} {e2}")
-        check(tsv_without(d2, v3_names) == tsv_without(d3, v3_names), f"dump {t}: version 2 differs from version 3")
+        check(rc4 == 0 and rc3 == 0 and rc2 == 0, f"dump {t}: {rc4} {rc3} {rc2} {e4} {e3} {e2}")
+        check(tsv_without(d2, v3_names) == tsv_without(d4, v3_names), f"dump {t}: version 2 differs from version 4")
+        check(tsv_without(d3, v4_names) == tsv_without(d4, v4_names), f"dump {t}: version 3 differs from version 4")
+        h3, h4 = d3.decode().split("\n", 1)[0].split("\t"), d4.decode().split("\n", 1)[0].split("\t")
+        if t == "structures":
+            check("warnings" in h4 and "warnings" not in h3 and len(h4) == len(h3) + 1,
+                  f"dump structures: the warnings column in version 4 only ({len(h3)} / {len(h4)} columns)")
     rc, _, err = run("dump", fixture, "sites")
     check(rc == 0, f"dump sites of the 453e8fe file: {rc} {err}")
     for t in ("chains", "segments"):
         rc, _, err = run("dump", v2, t)
         check(rc == 2 and f"format version 2 has no table /{t}" in err, f"dump {t} of version 2: {rc} {err}")
     rc3, s3, e3 = run("survey", corpus)
+    rc33, s33, e33 = run("survey", v3)
+    body = lambda out: [ln for ln in out.decode().splitlines() if not ln.startswith("survey of ")]  # noqa: E731
+    check(rc33 == 0 and len(body(s3)) > 10 and body(s33) == body(s3),
+          f"survey: version 3 differs from version 4 ({rc33} {e33})")
     rc2, s2, e2 = run("survey", v2)
     context = ("survey of ", "polymer chains:", "chains by type:", "systems (")  # version 3's protein context
     s3 = [ln for ln in s3.decode().splitlines() if not ln.startswith(context)]
@@ -178,8 +232,10 @@ def dump_export(v2):
     rc3, x3, e3 = run("export", corpus, "--all", "--format", "sdf,pdb", "--out", "-", "--quiet")
     rc2, x2, e2 = run("export", v2, "--all", "--format", "sdf,pdb", "--out", "-", "--quiet")
     check(rc3 == 0 and rc2 == 0 and len(x3) > 1000000 and x2 == x3, f"export: {rc3} {rc2} {len(x3)} {len(x2)} {e2}")
+    rc33, x33, e33 = run("export", v3, "--all", "--format", "sdf,pdb", "--out", "-", "--quiet")
+    check(rc33 == 0 and x33 == x3, f"export: version 3 differs from version 4 ({rc33} {e33})")
     sums = []
-    for p in (corpus, v2):  # sitepack bench read --real: the C reader's mmap and HDF5 paths, checksums of the reads
+    for p in (corpus, v2, v3):  # sitepack bench read --real: the C reader's mmap and HDF5 paths, checksums of the reads
         js = os.path.join(work, "bench.json")
         rc, _, err = run("bench", "read", "--real", p, "--n", "512", "--atoms", "16", "--count", "200", "--reps", "1",
                          "--dir", os.path.join(work, "bench"), "--out", js)
@@ -188,7 +244,8 @@ def dump_export(v2):
         sums.append(sorted((r["backend"], r["pattern"], r["checksum"]) for r in reads if r["data"] == "real" and
                            r["backend"].startswith("sitepack")))
     shutil.rmtree(os.path.join(work, "bench"), ignore_errors=True)
-    check(len(sums[0]) >= 2 and sums[0] == sums[1], f"bench read --real: version 3 {sums[0]}, version 2 {sums[1]}")
+    check(len(sums[0]) >= 2 and sums[0] == sums[1] == sums[2],
+          f"bench read --real: version 4 {sums[0]}, version 2 {sums[1]}, version 3 {sums[2]}")
     rc, x, err = run("export", fixture, "--all", "--format", "sdf", "--out", "-", "--quiet")
     with h5py.File(fixture, "r") as f:
         n_sites = f["sites/atom_ptr"].shape[0] - 1
@@ -228,11 +285,12 @@ def values():
     os.remove(p)
 
 
-v2 = versions()
-dump_export(v2)
+v2, v3 = versions()
+dump_export(v2, v3)
 values()
 os.remove(v2)
+os.remove(v3)
 if failures:
     print(f"{len(failures)} failure(s)", file=sys.stderr)
     sys.exit(1)
-print("format versions 2 and 3 (check, dump, export, reader) and the value checks: ok")
+print("format versions 2, 3 and 4 (check, dump, export, survey, reader) and the value checks: ok")

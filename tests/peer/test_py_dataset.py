@@ -555,6 +555,49 @@ def check_interaction_residues(ds):
     check(n > 1000, f"interaction residues mapped: {n}")
 
 
+def check_warnings(ds, path, work):
+    """Format version 4: ds.warnings(s) is /structures/warnings split into messages, as many as n_warnings (or k and
+    "... N more" with k + N = n_warnings), [] for none; the structure row of a Site has it as a str; the corpus's
+    one file with a warning (1osm.pdb.gz: no END record) says so. A version-3 copy opens and has no texts
+    (MissingTableError); a version-4 copy without the column is refused, as `sitepack check` refuses it."""
+    st = ds.structures
+    seen = 0
+    for s in range(len(st)):
+        got, n = ds.warnings(s), int(st.n_warnings[s])
+        text = st.warnings[s].decode("utf-8")
+        tail = got and got[-1].startswith("... ") and got[-1].endswith(" more")
+        ok = len(got) == n or (tail and len(got) - 1 + int(got[-1][4:-5]) == n)
+        check(ok and got == (text.split("\n") if text else []), f"structure {s}: warnings {got} for n_warnings {n}")
+        seen += n > 0
+    paths = [p.decode() for p in st.path]
+    i = paths.index("1osm.pdb.gz")
+    check(ds.warnings(i) == ["no END record (the last record of a PDB file, PDB format 3.3): the file may be cut short"]
+          and ds.warnings(i - len(st)) == ds.warnings(i), f"1osm.pdb.gz: {ds.warnings(i)}")
+    check(seen >= 1, f"{seen} structures with warnings")
+    site = ds[0]
+    check(isinstance(site.structure["warnings"], str) and
+          site.structure["warnings"] == st.warnings[site.structure_index].decode(), "site.structure['warnings']")
+    expect_error("warnings of a row out of range", lambda: ds.warnings(len(st)), IndexError, path, "out of range")
+    expect_error("warnings of a float", lambda: ds.warnings(1.0), TypeError, path)
+
+    def to_v3(p, version=3):
+        with h5py.File(p, "r+") as f:
+            del f["structures/warnings"]
+            f.attrs["format_version"] = np.int64(version)
+    v3 = damaged(path, work, "v3_no_warnings.h5", to_v3)
+    old = sitepack.open(v3)
+    check(old.format_version == 3 and "warnings" not in old.structures.dtype.names and
+          "warnings" not in old[0].structure, "version-3 copy: no warnings column")
+    expect_error("warnings of version 3", lambda: old.warnings(0), sitepack.MissingTableError, v3,
+                 "/structures/warnings")
+    old.close()
+    v4 = damaged(path, work, "v4_no_warnings.h5", lambda p: to_v3(p, 4))
+    expect_error("version 4 without warnings", lambda: sitepack.open(v4), sitepack.FormatError, v4,
+                 "missing dataset /structures/warnings")
+    for p in (v3, v4):
+        os.remove(p)
+
+
 def main():
     path, dump, cli, work = sys.argv[1:5]
     check_doc_flags()
@@ -562,9 +605,9 @@ def main():
     check("torch" not in sys.modules, "import sitepack imported torch")
     ver = subprocess.run([cli, "--version"], capture_output=True, text=True).stdout.split()[1]
     check(sitepack.__version__ == ver, f"package version {sitepack.__version__}, sitepack --version {ver}")
-    check(sitepack.FORMAT_VERSIONS == (1, 2, 3), f"FORMAT_VERSIONS {sitepack.FORMAT_VERSIONS}")
+    check(sitepack.FORMAT_VERSIONS == (1, 2, 3, 4), f"FORMAT_VERSIONS {sitepack.FORMAT_VERSIONS}")
     ds = sitepack.open(path)
-    check(ds.run["tool_version"] == ver and ds.format_version == 3, f"run attrs {ds.run.get('tool_version')}")
+    check(ds.run["tool_version"] == ver and ds.format_version == 4, f"run attrs {ds.run.get('tool_version')}")
     d2 = pickle.loads(pickle.dumps(ds))
     check(d2.path == path and len(d2) == len(ds) and np.array_equal(d2[5].positions, ds[5].positions),
           "pickle round trip")
@@ -581,6 +624,7 @@ def main():
     check_bad_input(path, cli, work)
     check_bonds(path, work)
     check_interaction_residues(ds)
+    check_warnings(ds, path, work)
     if failures:
         print(f"test_py_dataset: {len(failures)} failure(s)", file=sys.stderr)
         sys.exit(1)

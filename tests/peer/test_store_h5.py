@@ -36,7 +36,7 @@ def datasets(f):
 def check_layout(path):
     with h5py.File(path, "r") as f:
         check(f.attrs["format"] == b"sitepack", f"{path}: root format {f.attrs.get('format')!r}")
-        check(int(f.attrs["format_version"]) == 3, f"{path}: format_version")
+        check(int(f.attrs["format_version"]) == 4, f"{path}: format_version")
         check(f["run"].attrs["format"] == b"sitepack", f"{path}: /run format")
         for name, ds in datasets(f).items():
             check(ds.chunks is None, f"{path}:{name} is chunked {ds.chunks}")
@@ -92,6 +92,15 @@ def check_content(path):
         check(st["status"][1] == b"syntax_error", "failed file status")
         check(st["sha256"].dtype.itemsize == 64, "sha256 is S64")
         check(np.isnan(st["resolution"][3]), "resolution NaN")
+        # format version 4: the warning texts, UTF-8, one message per line (test_store.c fills n_warnings of them)
+        w = st["warnings"]
+        check(w.dtype == np.dtype("S1024") and w.id.get_type().get_cset() == h5py.h5t.CSET_UTF8, "warnings S1024 UTF-8")
+        want = ["", "line 7: occupancy 'x' is not readable",
+                "line 7: occupancy 'x' is not readable\na warning with a\\x09tab"]
+        got = [v.decode("utf-8") for v in w[:]]
+        check(got == [want[i % 3] for i in range(6)], f"/structures/warnings {got}")
+        check(all((len(t.split("\n")) if t else 0) == n for t, n in zip(got, st["n_warnings"][:])),
+              "warnings lines == n_warnings")
         lig = f["ligands"]
         sites = f["sites"]
         ap = sites["atom_ptr"][:]

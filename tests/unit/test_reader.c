@@ -248,6 +248,62 @@ static void check_check(const char *good) {
   CHECK(!sp_reader_open(good, 4, &e) && e.cls == SP_E_INVALID, "bad flags");
 }
 
+/* A copy of @p good named @p name in DIR_ with n_warnings[row] set to @p n (-1: unchanged) and, when @p text,
+   warnings[row] starting with it (and its NUL); @p version > 0: /structures/warnings deleted and the root
+   format_version set to it. The copy's path in @p p [cap]. */
+static int warn_copy(const char *good, const char *name, int row, int32_t n, const char *text, int version, char *p,
+                     size_t cap) {
+  pathf(p, cap, name);
+  if (copy_file(good, p)) return -1;
+  long long on = ds_offset(p, "/structures/n_warnings"), ow = ds_offset(p, "/structures/warnings");
+  unsigned char le[4] = {(unsigned char)n, (unsigned char)(n >> 8), (unsigned char)(n >> 16), (unsigned char)(n >> 24)};
+  if (n >= 0 && (on < 0 || patch(p, on + 4 * row, le, 4))) return -1;
+  if (text && (ow < 0 || patch(p, ow + (long long)SP_WARNINGS_LEN * row, text, strlen(text) + 1))) return -1;
+  if (version <= 0) return 0;
+  hid_t f = H5Fopen(p, H5F_ACC_RDWR, H5P_DEFAULT);
+  int bad = f < 0 || H5Ldelete(f, "/structures/warnings", H5P_DEFAULT) < 0 || H5Adelete(f, "format_version") < 0 ||
+            sp_h5_attr_i64(f, "format_version", version) < 0;
+  if (f >= 0) H5Fclose(f);
+  return bad ? -1 : 0;
+}
+
+/* Format version 4: /structures/warnings against n_warnings (test_store's rows: file f has f % 3 warnings, 0, 1, 2,
+   0, 1, 2); a version-3 copy without the column is valid, whatever its n_warnings; a version-4 one is not. */
+static void check_warnings(const char *good) {
+  sp_err e = {0};
+  sp_check_summary s;
+  char p[1200];
+  CHECK(warn_copy(good, "warn_n0.h5", 1, 0, NULL, 0, p, sizeof p) == 0 &&
+            sp_check(p, 10, 1, &s, &e) == SP_E_FORMAT &&
+            strstr(e.msg, "/structures/warnings[1] is not empty but n_warnings is 0"),
+        "text without n_warnings: %s", e.msg);
+  CHECK(warn_copy(good, "warn_empty.h5", 3, 3, NULL, 0, p, sizeof p) == 0 &&
+            sp_check(p, 10, 1, &s, &e) == SP_E_FORMAT && strstr(e.msg, "/structures/warnings[3] is empty but n_warnings is 3"),
+        "n_warnings without text: %s", e.msg);
+  CHECK(warn_copy(good, "warn_count.h5", 2, 3, NULL, 0, p, sizeof p) == 0 &&
+            sp_check(p, 10, 1, &s, &e) == SP_E_FORMAT && strstr(e.msg, "/structures/warnings[2] holds 2 messages") &&
+            strstr(e.msg, "but n_warnings is 3"),
+        "3 counted, 2 written: %s", e.msg);
+  CHECK(warn_copy(good, "warn_more.h5", 5, 9, "x\n... 7 more", 0, p, sizeof p) == 0 &&
+            sp_check(p, 10, 1, &s, &e) == SP_E_FORMAT &&
+            strstr(e.msg, "/structures/warnings[5] holds 1 message and \"... 7 more\" (8), but n_warnings is 9"),
+        "a tail that does not add up: %s", e.msg);
+  CHECK(warn_copy(good, "warn_more_ok.h5", 5, 8, "x\n... 7 more", 0, p, sizeof p) == 0 &&
+            sp_check(p, 10, 1, &s, &e) == 0, "1 message and '... 7 more' for 8: %s", e.msg);
+  CHECK(warn_copy(good, "warn_zero_more.h5", 5, 1, "x\n... 0 more", 0, p, sizeof p) == 0 &&
+            sp_check(p, 10, 1, &s, &e) == SP_E_FORMAT && strstr(e.msg, "holds 2 messages (lines)"),
+        "'... 0 more' is no tail: %s", e.msg);
+  CHECK(warn_copy(good, "warn_tab.h5", 1, -1, "a\tb", 0, p, sizeof p) == 0 && sp_check(p, 10, 1, &s, &e) == SP_E_FORMAT &&
+            strstr(e.msg, "/structures/warnings[1] has the control byte 0x09 at byte 1"),
+        "a raw tab: %s", e.msg);
+  CHECK(warn_copy(good, "warn_v3.h5", 3, 3, NULL, 3, p, sizeof p) == 0 && sp_check(p, 10, 1, &s, &e) == 0 &&
+            s.format_version == 3,
+        "version 3 without warnings (n_warnings 3 unchecked): %s", e.msg);
+  CHECK(warn_copy(good, "warn_v4_missing.h5", 0, -1, NULL, 4, p, sizeof p) == 0 &&
+            sp_check(p, 10, 1, &s, &e) == SP_E_FORMAT && strstr(e.msg, "missing dataset /structures/warnings"),
+        "version 4 without warnings: %s", e.msg);
+}
+
 int main(int argc, char **argv) {
   snprintf(DIR_, sizeof DIR_, "%s", argc > 1 ? argv[1] : "store_test_out");
   char good[1200], empty[1200];
@@ -255,6 +311,7 @@ int main(int argc, char **argv) {
   check_reader(good, SP_READER_AUTO, 1);
   check_reader(good, SP_READER_HDF5, 0);
   check_check(good);
+  check_warnings(good);
   /* the empty merged file: valid, no sites */
   pathf(empty, sizeof empty, "merged_empty.h5");
   sp_err e = {0};

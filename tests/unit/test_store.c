@@ -92,6 +92,9 @@ static void make_result(const task_spec *ts, double timing, sp_result *r) {
   st->n_models = 1;
   st->n_ligands = ts->file_idx == 2 ? 3 : ts->n_lig;
   st->n_warnings = ts->file_idx % 3;
+  /* format version 4: the texts of those warnings (two messages at most), as the worker fills them */
+  static const char msgs[] = "line 7: occupancy 'x' is not readable\0a warning with a\ttab\0";
+  sp_warnings_fit(st->warnings, sizeof st->warnings, msgs, (size_t)st->n_warnings);
   snprintf(st->entry_id, sizeof st->entry_id, "%dABC", ts->file_idx + 1);
   snprintf(st->method, sizeof st->method, "X-RAY DIFFRACTION");
   st->resolution = ts->file_idx == 3 ? NAN : 1.5f + 0.25f * (float)ts->file_idx;
@@ -568,6 +571,11 @@ static void check_dumps(const char *a, const char *b) {
   s = dump_str(a, "structures", &rc, &e);
   CHECK(strstr(s, "\n1\t1\t1\tsub/f1.cif\t") != NULL, "structure 1 row:\n%.600s", s);
   CHECK(strstr(s, "syntax_error\tline 3: unexpected token\t1\t1001\t") != NULL, "error column (tab -> space)");
+  /* /structures/warnings (format version 4): the separator printed as the two characters \n, a tab inside a
+     message as the escape rule writes it (\x09), so no raw tab or newline in the field */
+  CHECK(strstr(s, "\t1\tline 7: occupancy 'x' is not readable\t2ABC\t") != NULL, "warnings of structure 0 (1):\n%.900s", s);
+  CHECK(strstr(s, "\t2\tline 7: occupancy 'x' is not readable\\na warning with a\\x09tab\t") != NULL,
+        "warnings of a structure with 2 (separator \\n, tab \\x09):\n%.2000s", s);
   free(s);
   s = dump_str(a, "residues", &rc, &e);
   CHECK(strncmp(s, "residue_idx\tsite_idx\tlabel_asym_id\tauth_asym_id\tcomp_id\tauth_seq_id\t", 68) == 0,
