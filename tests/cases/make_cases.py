@@ -139,6 +139,59 @@ def r04():
     write(d, "one_number_twice.pdb", t + "END\n")
 
 
+# ---- mmCIF writer for the cases R07-R11 (PDBx/mmCIF item names; one row per atom)
+CIF_COLS = ["group_PDB", "id", "type_symbol", "label_atom_id", "label_alt_id", "label_comp_id", "label_asym_id",
+            "label_entity_id", "label_seq_id", "pdbx_PDB_ins_code", "Cartn_x", "Cartn_y", "Cartn_z", "occupancy",
+            "B_iso_or_equiv", "auth_seq_id", "auth_asym_id", "pdbx_PDB_model_num"]
+SO4 = [("S", "S", (0.0, 0.0, 0.0)), ("O1", "O", (1.45, 0.0, 0.0)), ("O2", "O", (-0.48, 1.37, 0.0)),
+       ("O3", "O", (-0.48, -0.68, 1.19)), ("O4", "O", (-0.48, -0.68, -1.19))]
+
+
+def cif_row(i, rec, el, name, alt, comp, lasym, ent, lseq, icode, xyz, occ, aseq, aasym, model=1):
+    x, y, z = xyz
+    return (f"{rec} {i} {el} {name} {alt or '.'} {comp} {lasym} {ent} {lseq} {icode or '?'} "
+            f"{x:.3f} {y:.3f} {z:.3f} {occ:.2f} 20.00 {aseq} {aasym} {model}\n")
+
+
+def cif_block(name, rows, entities=(("1", "polymer"), ("2", "non-polymer"), ("3", "water"))):
+    t = f"data_{name}\n#\n_entry.id {name}\n#\nloop_\n_entity.id\n_entity.type\n"
+    t += "".join(f"{i} {ty}\n" for i, ty in entities) + "#\n"
+    if rows:
+        t += "loop_\n" + "".join(f"_atom_site.{c}\n" for c in CIF_COLS) + "".join(rows) + "#\n"
+    return t
+
+
+def ca_rows(chain="A", n=12, first=1, ent="1"):
+    """n CA atoms of chain `chain` (entity `ent`), the helix of ca_xyz."""
+    return [cif_row(first + i, "ATOM", "C", "CA", "", AA[i % 10], chain, ent, i + 1, "", ca_xyz(i), 1.0, i + 1, chain)
+            for i in range(n)]
+
+
+def so4_rows(first, lasym, ent, seq, aasym, shift=(6.0, 0.0, 8.0), alt="", occ=1.0, icode="", lseq="."):
+    return [cif_row(first + k, "HETATM", el, nm, alt, "SO4", lasym, ent, lseq, icode,
+                    tuple(a + b for a, b in zip(xyz, shift)), occ, seq, aasym) for k, (nm, el, xyz) in enumerate(SO4)]
+
+
+def r07():
+    d = "R07_cr_line_ends"
+    names = [AA[i % 10] for i in range(12)]
+    pdb = seqres("A", names) + frame("A", names, 0.0, 1) + "END\n"
+    write(d, "cr_only.pdb", pdb.replace("\n", "\r"))
+    write(d, "cr_then_final_lf.pdb", pdb.replace("\n", "\r")[:-1] + "\n")
+    write(d, "crlf.pdb", pdb.replace("\n", "\r\n"))
+    rows = ca_rows() + [cif_row(13, "HETATM", "ZN", "ZN", "", "ZN", "B", "2", ".", "", (6.0, 0.0, 8.0), 1.0, 101, "A")]
+    write(d, "cr_only.cif", cif_block("R07", rows).replace("\n", "\r"))
+
+
+def r08():
+    d = "R08_cif_reserved_word_first"
+    body = cif_block("R08", ca_rows())
+    write(d, "global_first.cif", "global_\n_x.y 1\n" + body)
+    write(d, "tag_first.cif", "_x.y 1\n" + body)
+    write(d, "loop_first.cif", "# a comment\n\nloop_\n_x.y\n1\n" + body)
+    write(d, "upper_case_data.cif", body.replace("data_R08", "DATA_R08"))
+
+
 if __name__ == "__main__":
     r01()
     r02()
@@ -146,3 +199,5 @@ if __name__ == "__main__":
     r04()
     r05()
     r06()
+    r07()
+    r08()
