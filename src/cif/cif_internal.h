@@ -129,9 +129,10 @@ static inline bool sp_cif_float(const sp_cif_value *v, const char *end, float *o
 
 /**
  * A loop that sp_cif_parse_stream() hands to its reader row by row instead of storing its values
- * in the document: the first category named @p category of the first data block, when that
- * category is a loop outside save frames (if its first occurrence is a run of pair items, nothing
- * is streamed and the document holds it as usual). The category and its columns are in the
+ * in the document: the first category named @p category of the text (in whichever data block
+ * holds it first; sp_cif_stream.block says which), when that category is a loop outside save frames
+ * (if its first occurrence is a run of pair items, nothing is streamed and the document holds it as
+ * usual). A later loop of that name (another block's) is stored in the document as any loop. The category and its columns are in the
  * document, but with n_rows 0 and no values (the rows went to @p row); the values of a row point
  * into the text (or into the document's arena for text fields with CR LF) and stay valid as long
  * as the document. Errors of the reader are kept in @p rc: the first non-zero return of begin or
@@ -145,12 +146,13 @@ typedef struct sp_cif_stream {
   int (*row)(void *ctx, const sp_cif_value *vals);
   void *ctx;
   /** NULL, or the NULL-terminated names (no leading '_') of the other categories whose loops the
-   *  reader looks up: loops of the first block named by neither are checked and counted but not
+   *  reader looks up: loops of any block named by neither are checked and counted but not
    *  stored (zero rows in the document) */
   const char *const *keep;
   int state;       /**< out: SP_CIF_STREAM_ARMED (no such category), _DONE (streamed), _OFF (pairs: not streamed) */
   int rc;          /**< out: first non-zero return of begin/row, 0 if none */
   uint64_t n_rows; /**< out: rows of the streamed loop */
+  size_t block;    /**< out: _DONE: index of the data block of the streamed loop */
 } sp_cif_stream;
 
 enum { SP_CIF_STREAM_ARMED = 0, SP_CIF_STREAM_DONE = 1, SP_CIF_STREAM_OFF = 2 };

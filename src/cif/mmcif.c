@@ -728,6 +728,40 @@ static int ends_in_atom_row(const char *text, size_t len) {
          (n > 7 && !memcmp(text + b, "HETATM", 6) && (text[b + 6] == ' ' || text[b + 6] == '\t'));
 }
 
+/* Rows of _atom_site in block @p i: streamed (the stream's block) or stored in the document. */
+static uint64_t block_atom_rows(const sp_cif_doc *d, const sp_cif_stream *st, size_t i) {
+  if (st->state == SP_CIF_STREAM_DONE && st->block == i && st->n_rows) return st->n_rows;
+  const sp_cif_category *cat = sp_cif_find_category(d, &d->blocks[i], "_atom_site");
+  return cat ? cat->n_rows : 0;
+}
+
+/* The data block whose atoms are the structure (issue: adversarial trial, finding 6): the first
+ * block with _atom_site rows, or the first block when none has any (its no_atoms message). A file
+ * with _atom_site rows in two or more blocks holds several structures, of which sitepack would keep
+ * one and drop the other's atoms without a word: it fails (SP_E_MULTIPLE_BLOCKS, naming the blocks),
+ * as gemmi refuses it ("2+ blocks are ok if only the first one has coordinates", read_structure). A
+ * block without atoms before or after it (a dictionary block of the file's components) is allowed. */
+static int atoms_block(const sp_cif_doc *d, const sp_cif_stream *st, size_t *out, sp_err *err) {
+  size_t first = SIZE_MAX, n_with = 0;
+  char names[160] = "";
+  size_t used = 0;
+  for (size_t i = 0; i < d->n_blocks; ++i) {
+    if (!block_atom_rows(d, st, i)) continue;
+    if (first == SIZE_MAX) first = i;
+    if (n_with++ < 4 && used < sizeof names) {
+      const sp_cif_block *b = &d->blocks[i];
+      int w = snprintf(names + used, sizeof names - used, "%s'%.*s'", used ? ", " : "", (int)(b->name.n > 24 ? 24 : b->name.n),
+                       b->name.p);
+      used += w > 0 ? (size_t)w : 0;
+    }
+  }
+  *out = first == SIZE_MAX ? 0 : first;
+  if (n_with < 2) return 0;
+  return sp_err_set(err, SP_E_MULTIPLE_BLOCKS,
+                    "_atom_site rows in %zu data blocks (%s%s): several structures in one file; sitepack reads one "
+                    "structure per file (split the blocks into files)", n_with, names, n_with > 4 ? ", ..." : "");
+}
+
 _Static_assert(SP_MMCIF_NUL_CHECKED == SP_CIF_NUL_CHECKED, "the flag is handed on to the CIF parser");
 
 int sp_mmcif_read_ex(const char *text, size_t len, sp_structure *s, unsigned flags, sp_err *err) {
@@ -748,9 +782,9 @@ int sp_mmcif_read_ex(const char *text, size_t len, sp_structure *s, unsigned fla
                                      "pdbx_database_status", "pdbx_audit_revision_history", "database_PDB_rev",
                                      "pdbx_struct_assembly", "pdbx_struct_assembly_gen", "pdbx_struct_oper_list",
                                      NULL};
-  sp_cif_stream st = {"atom_site", atoms_begin, atoms_row, R, keep, 0, 0, 0};
+  sp_cif_stream st = {"atom_site", atoms_begin, atoms_row, R, keep, 0, 0, 0, 0};
   R->st = &st;
-  int rc = sp_cif_parse_stream(text, len, 1, &doc, &st, flags, err);
+  int rc = sp_cif_parse_stream(text, len, 0, &doc, &st, flags, err); /* every block: which holds the atoms? */
   if (rc) { /* a CIF error: leave the structure as the parse found it (no atoms of this text) */
     restore_counts(s, &n0);
     goto done;
@@ -759,7 +793,12 @@ int sp_mmcif_read_ex(const char *text, size_t len, sp_structure *s, unsigned fla
     rc = sp_err_set(err, SP_E_NO_ATOMS, len ? "no data_ block" : "empty file");
     goto done;
   }
-  const sp_cif_block *b = &doc.blocks[0];
+  size_t bi = 0;
+  if ((rc = atoms_block(&doc, &st, &bi, err))) {
+    restore_counts(s, &n0);
+    goto done;
+  }
+  const sp_cif_block *b = &doc.blocks[bi];
   /* the CIF warnings come first, then those of the atoms (added while streaming) */
   if (doc.n_warnings && s->warnings_len > wl0) {
     size_t n = s->warnings_len - wl0;
@@ -779,14 +818,26 @@ int sp_mmcif_read_ex(const char *text, size_t len, sp_structure *s, unsigned fla
   }
   uint64_t n_rows = st.n_rows;
   int arc = st.rc;
-  if (st.state != SP_CIF_STREAM_DONE) { /* not streamed: pairs, or no _atom_site */
+  if (st.state != SP_CIF_STREAM_DONE || st.block != bi || !st.n_rows) {
+    /* not streamed (pairs, or no _atom_site), or the streamed loop had no rows and a later block's
+     * loop (stored) has them: that one, from the document */
     R->st = NULL;
+    R->col_rc = 0;
+    memset(&R->err, 0, sizeof R->err);
     const sp_cif_category *cat = sp_cif_find_category(&doc, b, "_atom_site");
     n_rows = cat ? cat->n_rows : 0;
     arc = n_rows ? read_atoms_doc(R, &doc, cat) : 0;
   }
+  if (bi > 0 && n_rows)
+    sp_structure_warn(s, "the atoms are read from data block '%.*s' (block %zu of %zu): the block%s before it %s no "
+                      "_atom_site rows", SHOWN(b->name.n), b->name.p, bi + 1, doc.n_blocks, bi > 1 ? "s" : "",
+                      bi > 1 ? "have" : "has");
   if (n_rows == 0) {
-    rc = sp_err_set(err, SP_E_NO_ATOMS, "no _atom_site rows in data block '%.*s'", SHOWN(b->name.n), b->name.p);
+    if (doc.n_blocks > 1)
+      rc = sp_err_set(err, SP_E_NO_ATOMS, "no _atom_site rows in any of the %zu data blocks (the first is '%.*s')",
+                      doc.n_blocks, SHOWN(b->name.n), b->name.p);
+    else
+      rc = sp_err_set(err, SP_E_NO_ATOMS, "no _atom_site rows in data block '%.*s'", SHOWN(b->name.n), b->name.p);
     goto done;
   }
   if (arc) {

@@ -192,6 +192,20 @@ def r08():
     write(d, "upper_case_data.cif", body.replace("data_R08", "DATA_R08"))
 
 
+def r09():
+    d = "R09_multiple_data_blocks"
+    atoms = ca_rows() + so4_rows(13, "B", "2", 101, "A")
+    write(d, "two_blocks_with_atoms.cif", cif_block("FIRST", atoms) + cif_block("SECOND", atoms))
+    write(d, "first_block_empty.cif", cif_block("FIRST", []) + cif_block("SECOND", atoms))
+    empty_loop = "loop_\n" + "".join(f"_atom_site.{c}\n" for c in CIF_COLS) + "#\n"
+    write(d, "first_block_empty_loop.cif", cif_block("FIRST", []) + empty_loop + cif_block("SECOND", atoms))
+    dictionary = ("data_SO4_dictionary\n_chem_comp.id SO4\n_chem_comp.type NON-POLYMER\nloop_\n"
+                  "_chem_comp_atom.comp_id\n_chem_comp_atom.atom_id\n_chem_comp_atom.type_symbol\n"
+                  + "".join(f"SO4 {nm} {el}\n" for nm, el, _ in SO4) + "#\n")
+    write(d, "dictionary_block_after.cif", cif_block("STRUCTURE", atoms) + dictionary)
+    write(d, "no_block_with_atoms.cif", cif_block("FIRST", []) + dictionary)
+
+
 if __name__ == "__main__":
     r01()
     r02()
@@ -201,3 +215,4 @@ if __name__ == "__main__":
     r06()
     r07()
     r08()
+    r09()
