@@ -206,6 +206,26 @@ def r09():
     write(d, "no_block_with_atoms.cif", cif_block("FIRST", []) + dictionary)
 
 
+def r10():
+    d = "R10_ligand_entity_per_row"
+    ents = (("1", "polymer"), ("2", "non-polymer"), ("3", "water"), ("4", "non-polymer"))
+    hoh = lambda i, lasym, seq, xyz, alt="", occ=1.0: cif_row(i, "HETATM", "O", "O", alt, "HOH", lasym, "3", ".", "", xyz,
+                                                           occ, seq, "A")
+    # the SO4 shares label_asym_id A with the polymer (entity 1)
+    write(d, "shares_polymer_chain.cif", cif_block("R10A", ca_rows() + so4_rows(13, "A", "2", 101, "A"), ents))
+    # the SO4 shares label_asym_id W with the waters (entity 3), after them
+    rows = ca_rows() + [hoh(13, "W", 201, (12.0, 0.0, 0.0)), hoh(14, "W", 202, (12.0, 3.0, 0.0))]
+    write(d, "shares_water_chain.cif", cif_block("R10B", rows + so4_rows(15, "W", "2", 101, "A"), ents))
+    # label_asym_id '.' on every row; label_entity_id on each row says what it is
+    rows = [r.replace(" A 1 ", " . 1 ", 1) for r in ca_rows()] + so4_rows(13, ".", "2", 101, "A")
+    rows += [hoh(18, ".", 201, (12.0, 0.0, 0.0))]
+    write(d, "label_asym_dot.cif", cif_block("R10C", rows, ents))
+    # a water (altloc A, 0.7) and an MG ion (altloc B, 0.3, entity 4) at one position, label_asym_id W
+    rows = ca_rows() + [hoh(13, "W", 301, (7.8, 0.0, 10.5), "A", 0.7),
+                        cif_row(14, "HETATM", "MG", "MG", "B", "MG", "W", "4", ".", "", (8.2, 0.0, 10.5), 0.3, 301, "A")]
+    write(d, "water_ion_microhet.cif", cif_block("R10D", rows, ents))
+
+
 if __name__ == "__main__":
     r01()
     r02()
@@ -216,3 +236,4 @@ if __name__ == "__main__":
     r07()
     r08()
     r09()
+    r10()
