@@ -164,6 +164,40 @@ enum { SP_CIF_STREAM_ARMED = 0, SP_CIF_STREAM_DONE = 1, SP_CIF_STREAM_OFF = 2 };
 int sp_cif_parse_stream(const char *text, size_t len, size_t max_blocks, sp_cif_doc *doc, sp_cif_stream *st,
                         unsigned flags, sp_err *err);
 
+/**
+ * Alt ids and insertion codes of more than one character (PDBx/mmCIF allows any code in
+ * _atom_site.label_alt_id and pdbx_PDB_ins_code; the PDB format, and sitepack's one-byte
+ * sp_structure.altloc / sp_residue.ins_code, hold one): each distinct such value of a column
+ * gets its own character, so that two of them (A1 and A2, or AA and AB) never become one altloc
+ * or one residue (adversarial trial, finding 10; gemmi refuses such files: "Not a single
+ * character"). While the rows are read, sp_cif_char_map_code gives each distinct value a
+ * temporary code 0x80 | k (k in order of appearance); one-byte non-ASCII values go through the
+ * map too (kept as they are), so that no other byte is in that range. sp_cif_char_map_finish then
+ * chooses the characters: the value's first character when no one-character value of the column
+ * and no earlier value took it, else the first free one of A-Z, a-z, 0-9; one warning per value
+ * names it and what it was read as.
+ */
+typedef struct sp_cif_char_map {
+  uint32_t n;          /**< distinct values seen */
+  int overflow;        /**< more than 128 distinct values: the file fails (finish) */
+  sp_sv val[128];      /**< the values (views into the text: valid while the document is) */
+  char final[128];     /**< their characters, after sp_cif_char_map_finish */
+} sp_cif_char_map;
+
+/** The temporary code of @p v (a value that is not one ASCII character), out of line (rare). */
+char sp_cif_char_map_code(sp_cif_char_map *m, sp_sv v);
+/**
+ * Choose the characters and rewrite the temporary codes of @p m in the atoms from @p atom0
+ * (@p altloc true: sp_structure.altloc) or in the residues from @p res0 (false: ins_code) of
+ * @p s, with one warning per multi-character value naming @p item. Nothing when m->n is 0.
+ * @return 0; SP_E_BAD_VALUE (more than 128 distinct values, or no free character left).
+ */
+int sp_cif_char_map_finish(sp_cif_char_map *m, struct sp_structure *s, size_t atom0, size_t res0, bool altloc,
+                           const char *item, sp_err *err);
+/** The character @p v (a _struct_conn partner's alt id or insertion code) was read as in the
+ *  atoms: its map entry's, else its first character; '\0' for an empty value. */
+char sp_cif_char_map_lookup(const sp_cif_char_map *m, sp_sv v);
+
 /* sp_mmcif_read_ex and its flags are public: mmcif.h (SP_MMCIF_NUL_CHECKED == SP_CIF_NUL_CHECKED). */
 
 #endif

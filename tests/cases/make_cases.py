@@ -226,6 +226,23 @@ def r10():
     write(d, "water_ion_microhet.cif", cif_block("R10D", rows, ents))
 
 
+def r11():
+    d = "R11_multichar_altloc_icode"
+    # an SO4 in two conformers whose alt ids have two characters (A1 0.4, A2 0.6)
+    rows = ca_rows() + so4_rows(13, "B", "2", 101, "A", alt="A1", occ=0.4)
+    rows += so4_rows(18, "B", "2", 101, "A", shift=(6.5, 0.3, 8.0), alt="A2", occ=0.6)
+    write(d, "altloc_two_chars.cif", cif_block("R11A", rows))
+    # the same, and a polymer residue with the one-character alt ids A and B: A1, A2 take C and D
+    ca = ca_rows()
+    ca[0] = ca[0].replace("ATOM 1 C CA . ", "ATOM 1 C CA A ").replace(" 1.00 20.00", " 0.50 20.00")
+    ca.insert(1, ca[0].replace("ATOM 1 C CA A ", "ATOM 23 C CA B "))
+    write(d, "altloc_first_char_taken.cif", cif_block("R11B", ca + rows[12:]))
+    # two SO4 at residue 101 with the insertion codes AA and AB
+    rows = ca_rows() + so4_rows(13, "B", "2", 101, "A", icode="AA")
+    rows += so4_rows(18, "C", "2", 101, "A", shift=(-6.0, 0.0, 8.0), icode="AB")
+    write(d, "icode_two_chars.cif", cif_block("R11C", rows))
+
+
 if __name__ == "__main__":
     r01()
     r02()
@@ -237,3 +254,4 @@ if __name__ == "__main__":
     r08()
     r09()
     r10()
+    r11()
