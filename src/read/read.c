@@ -8,6 +8,7 @@
 
 #include "sitepack/mmcif.h"
 #include "sitepack/pdb.h"
+#include "cr_lines.h"
 
 /* PDB record names, wwPDB format v3.3 (ORIGXn, SCALEn, MTRIXn by their stem), then records
  * of format v2.3 that old files still carry (FTNOTE HYDBND SLTBRG TURN SIGATM SIGUIJ) and
@@ -104,27 +105,13 @@ static bool all_blank(const char *t, size_t n) {
   return true;
 }
 
-/* Classic Mac OS line ends (a lone CR, no LF): the first line of the text holds a CR that is followed
- * by a byte other than CR or LF, or ends the text. Only the first line is looked at (normal files: the
- * first 80 bytes, twice), so a file with LF or CR LF line ends pays nothing more; a CR CR LF line end
- * (a file converted twice) does not count. */
-static bool cr_line_ends(const char *t, size_t n) {
-  const char *nl = memchr(t, '\n', n);
-  size_t m = nl ? (size_t)(nl - t) : n;
-  for (const char *cr = memchr(t, '\r', m); cr; cr = memchr(cr + 1, '\r', m - (size_t)(cr + 1 - t))) {
-    size_t k = (size_t)(cr - t) + 1;
-    if (k == n || (t[k] != '\r' && t[k] != '\n')) return true;
-    if (k >= m) break;
-  }
-  return false;
-}
-
 /* A copy of @p t with every lone CR (not followed by LF) made a LF; CR LF pairs are kept (both
  * readers take them). NULL when out of memory. */
 static char *cr_to_lf(const char *t, size_t n) {
   char *c = malloc(n ? n : 1);
   if (!c) return NULL;
-  for (size_t i = 0; i < n; ++i) c[i] = (t[i] == '\r' && (i + 1 == n || t[i + 1] != '\n')) ? '\n' : t[i];
+  memcpy(c, t, n);
+  sp_cr_to_lf(c, n);
   return c;
 }
 
@@ -135,7 +122,7 @@ int sp_read_structure_text(const char *text, size_t len, sp_structure *s, int *f
    * names LF, CR and CR LF; the wwPDB PDB format guide defines records as 80-column lines. Both readers
    * split lines at LF, so the text is read from a copy with LF line ends: the same lines, the same
    * line numbers in messages, all atoms (never one "line" with one atom). */
-  if (text && len && cr_line_ends(text, len)) {
+  if (text && len && sp_cr_line_ends(text, len)) {
     char *c = cr_to_lf(text, len);
     if (!c) return sp_err_set(err, SP_E_NOMEM, "out of memory (a copy of a text with CR line ends)");
     int rc = read_text(c, len, s, fmt, err);

@@ -175,7 +175,8 @@ def so4_rows(first, lasym, ent, seq, aasym, shift=(6.0, 0.0, 8.0), alt="", occ=1
 def r07():
     d = "R07_cr_line_ends"
     names = [AA[i % 10] for i in range(12)]
-    pdb = seqres("A", names) + frame("A", names, 0.0, 1) + "END\n"
+    header = f"{'HEADER    LINE ENDS':<50}02-DEC-26   7CRL\n"
+    pdb = header + seqres("A", names) + frame("A", names, 0.0, 1) + "END\n"
     write(d, "cr_only.pdb", pdb.replace("\n", "\r"))
     write(d, "cr_then_final_lf.pdb", pdb.replace("\n", "\r")[:-1] + "\n")
     write(d, "crlf.pdb", pdb.replace("\n", "\r\n"))
