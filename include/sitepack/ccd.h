@@ -29,6 +29,8 @@ extern "C" {
  *         block has no _chem_comp.id (nor _chem_comp_atom.comp_id, as in monomer-library
  *         files); SP_E_BAD_VALUE when a bond names an atom absent from the block;
  *         SP_E_TOO_LARGE above 65,535 atoms; SP_E_NOMEM.
+ * A bond listed twice (either atom order) is one bond (the first row, with a later row's
+ * order when the first has none); a bond of an atom to itself is left out.
  */
 int sp_component_parse(const char *text, size_t len, sp_component *out, sp_err *err);
 
@@ -42,8 +44,10 @@ typedef struct sp_ccd_index {
 
 /**
  * Build the index of a CCD text (components.cif). Finds every line that starts with
- * "data_"; duplicate ids keep the last block (with a warning count in *n_duplicates
- * when not NULL). Does not parse blocks.
+ * "data_" (the first block also after a UTF-8 byte order mark; LF or CR LF line ends);
+ * duplicate ids keep the last block, the one with the largest offset (a CCD with a local
+ * file of components appended: its blocks replace the CCD's), with the number of blocks
+ * left out in *n_duplicates when not NULL. Does not parse blocks.
  * @return 0, SP_E_NOMEM, SP_E_FORMAT (no data_ block at all).
  */
 int sp_ccd_index_build(const char *text, size_t len, sp_ccd_index *idx, size_t *n_duplicates, sp_err *err);
@@ -98,6 +102,13 @@ int sp_ccd_open_mapped(const char *path, sp_ccd **out, sp_err *err);
 void sp_ccd_close(sp_ccd *ccd);
 /** The index (valid until sp_ccd_close). */
 const sp_ccd_index *sp_ccd_get_index(const sp_ccd *ccd);
+/**
+ * Block ids that occur more than once in the CCD text (the last block of each is used, see
+ * sp_ccd_index_build): the number of blocks left out, and the smallest such id into
+ * @p first_id (may be NULL; "" when none). Known where this process built the index
+ * (sp_ccd_open*, not sp_ccd_open_text_borrowed_indexed: 0 there).
+ */
+size_t sp_ccd_duplicates(const sp_ccd *ccd, char first_id[SP_ID_LEN]);
 /** Bytes of CCD text held. */
 size_t sp_ccd_text_bytes(const sp_ccd *ccd);
 /** The CCD text (sp_ccd_text_bytes() bytes, read-only; valid until sp_ccd_close()). */

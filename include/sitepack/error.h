@@ -44,6 +44,8 @@ typedef enum sp_errclass {
   SP_E_INTERRUPTED = 21,   /**< "interrupted": the run was stopped by SIGINT or SIGTERM (issue 16); never a file's status */
   SP_E_REPEATED_ENTRY = 22,/**< "repeated_entry": with `entries: first`, a later file of an entry an earlier file
                                 (path order) has; not processed (issue 16 item 12) */
+  SP_E_MULTIPLE_BLOCKS = 23, /**< "multiple_blocks": an mmCIF file with _atom_site rows in more than one data
+                                  block (several structures in one file; gemmi refuses them too) */
   SP_ERRCLASS_COUNT
 } sp_errclass;
 

@@ -1,7 +1,7 @@
 /**
  * @file mmcif.h
- * @brief PDBx/mmCIF structure reader: fills an sp_structure (model.h) from the first
- *        data block of an mmCIF text.
+ * @brief PDBx/mmCIF structure reader: fills an sp_structure (model.h) from the data block
+ *        of an mmCIF text that holds its `_atom_site` rows.
  *
  * Item names are those of the PDBx/mmCIF dictionary (https://mmcif.wwpdb.org/).
  * What is read:
@@ -36,7 +36,11 @@
  * - has_label_ids (label_asym_id or label_seq_id column present), has_auth_ids (auth_asym_id
  *   or auth_seq_id column present); CIF warnings (e.g. "empty loop") are copied to the
  *   structure's warnings. Finally sp_structure_finish() is called.
- * Only the first data block is read; later blocks are ignored (not even tokenised).
+ * Every data block is tokenised (a syntax error anywhere fails the file, as in gemmi); the
+ * structure is read from the one block with `_atom_site` rows, wherever it is (blocks without
+ * them, a header or a dictionary block of the file's components, are allowed; a warning says
+ * when it is not the first block). `_atom_site` rows in two or more blocks: SP_E_MULTIPLE_BLOCKS,
+ * naming the blocks (several structures in one file; gemmi refuses such files too).
  */
 #ifndef SITEPACK_MMCIF_H
 #define SITEPACK_MMCIF_H
@@ -56,7 +60,7 @@ extern "C" {
  * @param s an sp_structure_init()ed structure, possibly re-used after sp_structure_clear()
  * @return 0; the sp_cif_parse() errors (SP_E_BINARY, SP_E_SYNTAX, SP_E_ROW_COUNT,
  *         SP_E_TOO_LARGE, SP_E_NOMEM); SP_E_NO_ATOMS (no data block, no _atom_site or zero
- *         rows); SP_E_MISSING_ITEM (no Cartn_x/y/z column, or no atom name / comp id column);
+ *         rows in every block); SP_E_MULTIPLE_BLOCKS (_atom_site rows in more than one block); SP_E_MISSING_ITEM (no Cartn_x/y/z column, or no atom name / comp id column);
  *         SP_E_BAD_VALUE (a coordinate or model number that is not a number,
  *         or a residue number that is not an integer; the message names the row, the atom id
  *         and the line); SP_E_TOO_LARGE (more atoms than model.h allows).

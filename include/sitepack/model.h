@@ -83,11 +83,14 @@ typedef struct sp_residue {
   int32_t label_seq_id;     /**< SP_SEQ_NONE if '.', '?' or absent */
   char ins_code;            /**< pdbx_PDB_ins_code, '\0' if none */
   uint8_t all_hetatm;       /**< 1 if every atom of the residue is HETATM */
-  uint8_t entity_type;      /**< sp_entity_type of its entity (SP_ENT_UNKNOWN if no entity info) */
+  uint8_t entity_type;      /**< sp_entity_type of its entity (SP_ENT_UNKNOWN if no entity info): the entity
+                                 of its own first row (entity_id), not its chain's (sp_structure_finish) */
   uint8_t pad_;
   uint32_t chain;           /**< index into sp_structure.chains */
   uint32_t first_atom;      /**< atoms [first_atom, first_atom + n_atoms) */
   uint32_t n_atoms;
+  char entity_id[SP_ID_LEN]; /**< label_entity_id of its first row, "" if none (PDB): a label_asym_id may be
+                                  shared by a polymer and a ligand, or be '.' on every row (non-wwPDB writers) */
 } sp_residue;
 
 /** One chain instance in one model: a contiguous run of residues with the same

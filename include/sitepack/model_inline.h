@@ -150,6 +150,8 @@ static inline __attribute__((always_inline)) int sp_structure_add_atom_inline(sp
     r->label_seq_id = a->label_seq_id;
     r->auth_seq_id = a->auth_seq_id;
     r->ins_code = a->ins_code;
+    uint64_t ent = pack_sv(a->entity_id); /* the row's entity (at most 7 characters, as the chain's) */
+    memcpy(r->entity_id, &ent, sizeof ent);
     r->all_hetatm = 1;
     r->chain = (uint32_t)(s->n_chains - 1);
     r->first_atom = (uint32_t)i;

@@ -22,8 +22,10 @@ enum { SP_FMT_UNKNOWN = 0, SP_FMT_MMCIF = 1, SP_FMT_PDB = 2 };
 /**
  * Format of a structure text, by content (never by file name):
  *  - any NUL byte in the text -> SP_FMT_UNKNOWN (binary);
- *  - first line that is neither blank nor a '#' comment starts with `data_`
- *    (case-insensitive, the CIF 1.1 data block header) -> SP_FMT_MMCIF;
+ *  - first line that is neither blank nor a '#' comment starts with a CIF 1.1 reserved word
+ *    (`data_`, the data block header, or `global_`, `loop_`, `save_`, `stop_`; case-insensitive)
+ *    or a data name (`_`) -> SP_FMT_MMCIF (the CIF reader then reports what is wrong with a text
+ *    that does not start with `data_`: syntax_error);
  *  - it starts with a PDB record name of the wwPDB format v3.3 (HEADER, OBSLTE, TITLE,
  *    SPLIT, CAVEAT, COMPND, SOURCE, KEYWDS, EXPDTA, NUMMDL, MDLTYP, AUTHOR, REVDAT,
  *    SPRSDE, JRNL, REMARK, DBREF, DBREF1, DBREF2, SEQADV, SEQRES, MODRES, HET, HETNAM,
@@ -50,7 +52,9 @@ const char *sp_format_name(int fmt);
 /**
  * Detect the format of @p text and read it into @p s (initialised, normally empty; see
  * sp_pdb_read / sp_mmcif_read). @p fmt (may be NULL) receives the detected format.
- * A leading UTF-8 byte order mark (EF BB BF) is skipped. Other bytes are taken as they are:
+ * A leading UTF-8 byte order mark (EF BB BF) is skipped. A text with classic Mac OS line ends (its
+ * first line holds a CR followed by anything but CR or LF, or a CR ends the text) is read from a
+ * copy in which every lone CR is a LF (CR LF pairs stay). Other bytes are taken as they are:
  * no encoding is assumed (non-UTF-8 bytes in values and names are kept byte for byte).
  * @return 0; SP_E_NO_ATOMS (empty or all-blank text, or no atom records), SP_E_BINARY
  *         (NUL bytes), SP_E_FORMAT (neither mmCIF nor PDB), or any error of the format's

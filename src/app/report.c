@@ -253,6 +253,7 @@ static int write_report(const struct run_ctx *c, cJSON *sched, cJSON **per_rank)
   cJSON_AddStringToObject(r, "output", job->output);
   if (c->ccd_sha[0]) cJSON_AddStringToObject(r, "ccd_sha256", c->ccd_sha);
   if (c->ccd) cJSON_AddNumberToObject(r, "ccd_blocks", (double)c->ccd_blocks); /* issue 16 item 3 */
+  if (c->ccd) cJSON_AddNumberToObject(r, "ccd_duplicate_blocks", (double)c->ccd_duplicates);
   add_scan_json(r, c);
   cJSON_AddNumberToObject(r, "n_ranks", c->n_ranks);
   cJSON_AddNumberToObject(r, "wall_seconds", wall);
@@ -447,7 +448,8 @@ void run_summary_print(const struct run_ctx *c) {
   printf("\n  output %s\n  report %s\n", lexical_path(job->output, out_n, sizeof out_n),
          lexical_path(job->report, rep_n, sizeof rep_n));
   if (c->ccd) /* issue 16 item 3 */
-    printf("  CCD %s: %zu blocks indexed\n", lexical_path(job->ccd, ccd_n, sizeof ccd_n), c->ccd_blocks);
+    printf("  CCD %s: %zu blocks indexed%s\n", lexical_path(job->ccd, ccd_n, sizeof ccd_n), c->ccd_blocks,
+           c->ccd_duplicates ? " (some ids twice: the last block of each used, see the warning)" : "");
   if (c->scan.n_problems) print_scan_problems(c);
   if (counts[C_FILES_FAILED] && c->g.fails) print_failures(c);
 }

@@ -347,6 +347,12 @@ static int phase_ccd_check(struct run_ctx *c) {
   if (c->rank != 0 || !c->ccd) return 0;
   const sp_ccd_index *ix = sp_ccd_get_index(c->ccd);
   c->ccd_blocks = ix->n; /* issue 16: said in the summary, the report and /run@ccd_blocks */
+  char dup[SP_ID_LEN];
+  c->ccd_duplicates = sp_ccd_duplicates(c->ccd, dup);
+  if (c->ccd_duplicates) /* the CCD's warning, with its other messages (stderr), the summary and the report */
+    fprintf(stderr, "sitepack run: warning: CCD %s: %zu data block%s repeat%s the id of a later block (first: data_%s); "
+            "the last block of each id is used\n", c->job.ccd, c->ccd_duplicates, c->ccd_duplicates == 1 ? "" : "s",
+            c->ccd_duplicates == 1 ? "s" : "", dup);
   sp_err e2 = {0};
   const sp_component *first = ix->n ? sp_ccd_get(c->ccd, ix->ids[0], &e2) : NULL;
   if (!first || strcmp(first->id, ix->ids[0])) {

@@ -67,6 +67,7 @@ struct run_ctx {
   sp_ccd *ccd;           /* NULL: run without a CCD */
   char ccd_sha[65];      /* SHA-256 of the CCD file as stored; "" without one */
   size_t ccd_blocks;     /* rank 0: data blocks the CCD index holds (summary, report, /run) */
+  size_t ccd_duplicates; /* rank 0: blocks left out for a later block of the same id (warning, summary, report) */
 
   /* -- resume, duplicates, shard (rank 0) -- */
   sp_prepare_out prep;   /* what sp_run_prepare() decided (skip[], counts); owned */

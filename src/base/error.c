@@ -29,6 +29,7 @@ static const char *const k_names[SP_ERRCLASS_COUNT] = {
     [SP_E_TIMEOUT] = "timeout",
     [SP_E_INTERRUPTED] = "interrupted",
     [SP_E_REPEATED_ENTRY] = "repeated_entry",
+    [SP_E_MULTIPLE_BLOCKS] = "multiple_blocks",
 };
 
 const char *sp_errclass_name(int cls) {

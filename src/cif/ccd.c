@@ -29,6 +29,14 @@ static int atom_index_sv(const sp_component *c, sp_sv name) {
   return -1;
 }
 
+/* the bond between atoms a and b (either order) already read, or NULL: a linear scan, components
+ * have tens of bonds, and it runs once per component (cached) */
+static sp_comp_bond *find_bond(sp_component *c, int a, int b) {
+  for (size_t k = 0; k < c->n_bonds; ++k)
+    if ((c->bonds[k].a == a && c->bonds[k].b == b) || (c->bonds[k].a == b && c->bonds[k].b == a)) return &c->bonds[k];
+  return NULL;
+}
+
 static const sp_cif_value *cellv(const sp_cif_doc *d, const sp_cif_category *cat, int col, uint32_t row) {
   return col < 0 ? NULL : sp_cif_cell(d, cat, (uint32_t)col, row);
 }
@@ -169,13 +177,25 @@ static int parse_block(const sp_cif_doc *d, const sp_cif_block *b, sp_component 
         return sp_err_set(err, SP_E_BAD_VALUE, "component %s: bond %u names atom '%.*s' that is not in _chem_comp_atom",
                           out->id, r + 1, SHOWN(miss.n), miss.p);
       }
-      sp_comp_bond *cb = &out->bonds[out->n_bonds++];
+      uint8_t arom = 0;
+      const sp_cif_value *ov = cellv(d, bonds, b_ord, r);
+      uint8_t order = ov ? sp_cif_bond_order(ov, &arom) : 4;
+      if (is_yes(cellv(d, bonds, b_arom, r))) arom = 1;
+      /* A pair listed twice (in either order) is one bond: the first row is kept, with the order of a
+       * later row when the first has none ('?', '.': 4 and not aromatic), so that no bond is written
+       * twice to /bonds. A bond of an atom to itself is no bond. PDBx/mmCIF: _chem_comp_bond's key is
+       * (comp_id, atom_id_1, atom_id_2), and a bond is between two atoms. */
+      if (i1 == i2) continue;
+      sp_comp_bond *cb = find_bond(out, i1, i2);
+      if (cb) {
+        if (cb->order == 4 && !cb->aromatic) cb->order = order, cb->aromatic = arom;
+        continue;
+      }
+      cb = &out->bonds[out->n_bonds++];
       cb->a = (uint16_t)i1;
       cb->b = (uint16_t)i2;
-      cb->aromatic = 0;
-      const sp_cif_value *ov = cellv(d, bonds, b_ord, r);
-      cb->order = ov ? sp_cif_bond_order(ov, &cb->aromatic) : 4;
-      if (is_yes(cellv(d, bonds, b_arom, r))) cb->aromatic = 1;
+      cb->order = order;
+      cb->aromatic = arom;
     }
   }
   return 0;
@@ -239,14 +259,20 @@ static int cmp_raw(const void *a, const void *b) {
   return x->off < y->off ? -1 : x->off > y->off;
 }
 
-int sp_ccd_index_build(const char *text, size_t len, sp_ccd_index *idx, size_t *n_duplicates, sp_err *err) {
+static int index_build(const char *text, size_t len, sp_ccd_index *idx, size_t *n_duplicates, char *first_duplicate,
+                       sp_err *err) {
   memset(idx, 0, sizeof *idx);
   if (n_duplicates) *n_duplicates = 0;
+  if (first_duplicate) first_duplicate[0] = 0;
   size_t n = 0, cap = 1024;
   raw_block *rb = malloc(cap * sizeof *rb);
   if (!rb) return sp_err_set(err, SP_E_NOMEM, "out of memory (CCD index)");
   const char *p = text, *end = text + len;
-  bool at_start = len >= 5 && !memcmp(text, "data_", 5);
+  /* a UTF-8 byte order mark (EF BB BF, written by Windows editors) before the first block: the
+   * block starts after it (before, it was no line start, and the first block was lost) */
+  if (len >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB && (unsigned char)text[2] == 0xBF)
+    p += 3;
+  bool at_start = end - p >= 5 && !memcmp(p, "data_", 5);
   for (;;) {
     const char *hit;
     if (at_start) {
@@ -276,11 +302,17 @@ int sp_ccd_index_build(const char *text, size_t len, sp_ccd_index *idx, size_t *
   }
   rb[n - 1].len = (uint64_t)len - rb[n - 1].off;
   qsort(rb, n, sizeof *rb, cmp_raw);
-  /* duplicates: keep the last block (largest offset) of each id */
+  /* duplicates: keep the last block (largest offset) of each id. CIF 1.1 (paragraph 7 of the IUCr
+   * syntax specification) wants block codes unique in a file, and the wwPDB CCD has each id once; a
+   * file with an id twice is most likely a CCD with a local file of corrected or private components
+   * appended (cat components.cif local.cif), whose later block is meant to replace the first. The
+   * choice depends only on the text (sorted by id, then offset), so it is the same on every rank;
+   * *n_duplicates counts the blocks left out (the run warns: sp_ccd_duplicates). */
   size_t m = 0;
   for (size_t i = 0; i < n; ++i) {
     if (i + 1 < n && !strcmp(rb[i].id, rb[i + 1].id)) {
       if (n_duplicates) ++*n_duplicates;
+      if (first_duplicate && !first_duplicate[0]) memcpy(first_duplicate, rb[i].id, SP_ID_LEN);
       continue;
     }
     rb[m++] = rb[i];
@@ -301,6 +333,10 @@ int sp_ccd_index_build(const char *text, size_t len, sp_ccd_index *idx, size_t *
   idx->n = m;
   free(rb);
   return 0;
+}
+
+int sp_ccd_index_build(const char *text, size_t len, sp_ccd_index *idx, size_t *n_duplicates, sp_err *err) {
+  return index_build(text, len, idx, n_duplicates, NULL, err);
 }
 
 long sp_ccd_index_find(const sp_ccd_index *idx, const char *id) {
@@ -327,6 +363,8 @@ struct sp_ccd {
   uint32_t *slots;         /* open-addressing hash: block number + 1, 0 = empty */
   size_t n_slots;          /* power of two */
   sp_component **cache;    /* per block, NULL until parsed */
+  size_t n_dup;            /* blocks left out for a later block of the same id (this process's index) */
+  char first_dup[SP_ID_LEN]; /* the smallest such id, "" if none */
 };
 
 static uint64_t hash_id(const char *s) {
@@ -414,7 +452,7 @@ static int ccd_check_complete(const char *text, size_t len, const sp_ccd_index *
 }
 
 static int ccd_finish(sp_ccd *c, sp_err *err) {
-  int rc = sp_ccd_index_build(c->buf.data, c->buf.len, &c->idx, NULL, err);
+  int rc = index_build(c->buf.data, c->buf.len, &c->idx, &c->n_dup, c->first_dup, err);
   if (!rc) rc = ccd_check_complete(c->buf.data, c->buf.len, &c->idx, err);
   return rc ? rc : ccd_tables(c, err);
 }
@@ -579,6 +617,11 @@ void sp_ccd_close(sp_ccd *ccd) {
 }
 
 const sp_ccd_index *sp_ccd_get_index(const sp_ccd *ccd) { return &ccd->idx; }
+
+size_t sp_ccd_duplicates(const sp_ccd *ccd, char first_id[SP_ID_LEN]) {
+  if (first_id) memcpy(first_id, ccd->first_dup, SP_ID_LEN);
+  return ccd->n_dup;
+}
 
 size_t sp_ccd_text_bytes(const sp_ccd *ccd) { return ccd->buf.len; }
 

@@ -427,15 +427,15 @@ static int sink_room(parser *P, vsink *k, size_t need) {
 
 static bool stream_wants(const parser *P, sp_sv cat) {
   sp_cif_stream *st = P->st;
-  if (!st || st->state != SP_CIF_STREAM_ARMED || P->in_save || P->d->n_blocks != 1) return false;
+  if (!st || st->state != SP_CIF_STREAM_ARMED || P->in_save) return false;
   if (cat.n && *cat.p == '_') cat.p++, cat.n--;
   return cat.n == strlen(st->category) && !strncasecmp(cat.p, st->category, cat.n);
 }
 
-/* true for a loop of the first block that neither the stream nor sp_cif_stream.keep names */
+/* true for a loop (of any block) that neither the stream nor sp_cif_stream.keep names */
 static bool stream_discards(const parser *P, sp_sv cat) {
   sp_cif_stream *st = P->st;
-  if (!st || !st->keep || P->in_save || P->d->n_blocks != 1) return false;
+  if (!st || !st->keep || P->in_save) return false;
   if (cat.n && *cat.p == '_') cat.p++, cat.n--;
   if (cat.n == strlen(st->category) && !strncasecmp(cat.p, st->category, cat.n)) return false;
   for (const char *const *kp = st->keep; *kp; ++kp)
@@ -491,6 +491,7 @@ static int parse_loop(parser *P, const tok *loop_tok, bool allow_discard) {
   if (stream_wants(P, cat)) {
     sp_cif_stream *st = P->st;
     st->state = SP_CIF_STREAM_DONE;
+    st->block = d->n_blocks - 1;
     sk.st = st;
     sk.cap = (size_t)ncols * 8 + 130;
     sk.vals = malloc(sk.cap * sizeof *sk.vals);
@@ -721,6 +722,7 @@ int sp_cif_parse_stream(const char *text, size_t len, size_t max_blocks, sp_cif_
     st->state = SP_CIF_STREAM_ARMED;
     st->rc = 0;
     st->n_rows = 0;
+    st->block = 0;
   }
   if (!(flags & SP_CIF_NUL_CHECKED) && len && memchr(text, '\0', len)) {
     const char *z = memchr(text, '\0', len);

@@ -129,9 +129,10 @@ static inline bool sp_cif_float(const sp_cif_value *v, const char *end, float *o
 
 /**
  * A loop that sp_cif_parse_stream() hands to its reader row by row instead of storing its values
- * in the document: the first category named @p category of the first data block, when that
- * category is a loop outside save frames (if its first occurrence is a run of pair items, nothing
- * is streamed and the document holds it as usual). The category and its columns are in the
+ * in the document: the first category named @p category of the text (in whichever data block
+ * holds it first; sp_cif_stream.block says which), when that category is a loop outside save frames
+ * (if its first occurrence is a run of pair items, nothing is streamed and the document holds it as
+ * usual). A later loop of that name (another block's) is stored in the document as any loop. The category and its columns are in the
  * document, but with n_rows 0 and no values (the rows went to @p row); the values of a row point
  * into the text (or into the document's arena for text fields with CR LF) and stay valid as long
  * as the document. Errors of the reader are kept in @p rc: the first non-zero return of begin or
@@ -145,12 +146,13 @@ typedef struct sp_cif_stream {
   int (*row)(void *ctx, const sp_cif_value *vals);
   void *ctx;
   /** NULL, or the NULL-terminated names (no leading '_') of the other categories whose loops the
-   *  reader looks up: loops of the first block named by neither are checked and counted but not
+   *  reader looks up: loops of any block named by neither are checked and counted but not
    *  stored (zero rows in the document) */
   const char *const *keep;
   int state;       /**< out: SP_CIF_STREAM_ARMED (no such category), _DONE (streamed), _OFF (pairs: not streamed) */
   int rc;          /**< out: first non-zero return of begin/row, 0 if none */
   uint64_t n_rows; /**< out: rows of the streamed loop */
+  size_t block;    /**< out: _DONE: index of the data block of the streamed loop */
 } sp_cif_stream;
 
 enum { SP_CIF_STREAM_ARMED = 0, SP_CIF_STREAM_DONE = 1, SP_CIF_STREAM_OFF = 2 };
@@ -161,6 +163,40 @@ enum { SP_CIF_STREAM_ARMED = 0, SP_CIF_STREAM_DONE = 1, SP_CIF_STREAM_OFF = 2 };
 /** sp_cif_parse() with an optional streamed loop (@p st may be NULL) and flags. */
 int sp_cif_parse_stream(const char *text, size_t len, size_t max_blocks, sp_cif_doc *doc, sp_cif_stream *st,
                         unsigned flags, sp_err *err);
+
+/**
+ * Alt ids and insertion codes of more than one character (PDBx/mmCIF allows any code in
+ * _atom_site.label_alt_id and pdbx_PDB_ins_code; the PDB format, and sitepack's one-byte
+ * sp_structure.altloc / sp_residue.ins_code, hold one): each distinct such value of a column
+ * gets its own character, so that two of them (A1 and A2, or AA and AB) never become one altloc
+ * or one residue (adversarial trial, finding 10; gemmi refuses such files: "Not a single
+ * character"). While the rows are read, sp_cif_char_map_code gives each distinct value a
+ * temporary code 0x80 | k (k in order of appearance); one-byte non-ASCII values go through the
+ * map too (kept as they are), so that no other byte is in that range. sp_cif_char_map_finish then
+ * chooses the characters: the value's first character when no one-character value of the column
+ * and no earlier value took it, else the first free one of A-Z, a-z, 0-9; one warning per value
+ * names it and what it was read as.
+ */
+typedef struct sp_cif_char_map {
+  uint32_t n;          /**< distinct values seen */
+  int overflow;        /**< more than 128 distinct values: the file fails (finish) */
+  sp_sv val[128];      /**< the values (views into the text: valid while the document is) */
+  char final[128];     /**< their characters, after sp_cif_char_map_finish */
+} sp_cif_char_map;
+
+/** The temporary code of @p v (a value that is not one ASCII character), out of line (rare). */
+char sp_cif_char_map_code(sp_cif_char_map *m, sp_sv v);
+/**
+ * Choose the characters and rewrite the temporary codes of @p m in the atoms from @p atom0
+ * (@p altloc true: sp_structure.altloc) or in the residues from @p res0 (false: ins_code) of
+ * @p s, with one warning per multi-character value naming @p item. Nothing when m->n is 0.
+ * @return 0; SP_E_BAD_VALUE (more than 128 distinct values, or no free character left).
+ */
+int sp_cif_char_map_finish(sp_cif_char_map *m, struct sp_structure *s, size_t atom0, size_t res0, bool altloc,
+                           const char *item, sp_err *err);
+/** The character @p v (a _struct_conn partner's alt id or insertion code) was read as in the
+ *  atoms: its map entry's, else its first character; '\0' for an empty value. */
+char sp_cif_char_map_lookup(const sp_cif_char_map *m, sp_sv v);
 
 /* sp_mmcif_read_ex and its flags are public: mmcif.h (SP_MMCIF_NUL_CHECKED == SP_CIF_NUL_CHECKED). */
 

@@ -87,7 +87,7 @@ static inline bool cell_seq(const rowctx *r, int ci, int32_t *out) {
   return parse_int_fast(v->p, v->n, out);
 }
 
-/* cell_seq / cell_char on a value (absent columns: k_absent, a null) */
+/* cell_seq on a value (absent columns: k_absent, a null) */
 static inline bool seq_of(const sp_cif_value *v, int32_t *out) {
   if (sp_cif_is_null(v)) {
     *out = SP_SEQ_NONE;
@@ -96,15 +96,12 @@ static inline bool seq_of(const sp_cif_value *v, int32_t *out) {
   return parse_int_fast(v->p, v->n, out);
 }
 
-static inline char char_of(const sp_cif_value *v) {
+/* The alt id or insertion code of an _atom_site row (null, empty or blank: none); a value that is not one ASCII character goes
+ * to the column's map (cif_internal.h sp_cif_char_map: its own character, chosen after the rows) */
+static inline char char_id(sp_cif_char_map *m, const sp_cif_value *v) {
   if (sp_cif_is_null(v) || v->n == 0 || v->p[0] == ' ') return '\0';
-  return v->p[0];
-}
-
-static inline char cell_char(const rowctx *r, int ci) {
-  const sp_cif_value *v = cell(r, ci);
-  if (!v || sp_cif_is_null(v) || v->n == 0 || v->p[0] == ' ') return '\0';
-  return v->p[0];
+  if (v->n == 1 && (unsigned char)v->p[0] < 0x80) return v->p[0];
+  return sp_cif_char_map_code(m, sp_cif_sv(v));
 }
 
 /* Element by symbol with a small cache keyed on two letters. */
@@ -211,6 +208,7 @@ typedef struct atom_reader {
   int32_t last_model;
   sp_atom_in a;
   elem_cache ec;
+  sp_cif_char_map alt_map, ins_map; /* alt ids and insertion codes of more than one character */
 } atom_reader;
 
 /* An unreadable value of a column the row can do without: the first one of the file is a
@@ -337,8 +335,8 @@ static inline __attribute__((always_inline)) int atoms_row_body(atom_reader *R, 
   if (!a->comp_id.n && R->c_acomp >= 0) a->comp_id = sp_cif_sv(row + R->c_acomp);
   a->atom_name = sp_cif_sv(col_of(row, R->c_latom));
   if (!a->atom_name.n && R->c_aatom >= 0) a->atom_name = sp_cif_sv(row + R->c_aatom);
-  a->ins_code = char_of(col_of(row, R->c_ins));
-  a->altloc = char_of(col_of(row, R->c_alt));
+  a->ins_code = char_id(&R->ins_map, col_of(row, R->c_ins));
+  a->altloc = char_id(&R->alt_map, col_of(row, R->c_alt));
   a->element = 0;
   if (R->c_type >= 0) {
     sp_sv t = sp_cif_sv(row + R->c_type);
@@ -520,7 +518,7 @@ static void conn_cols_of(const sp_cif_doc *d, const sp_cif_category *cat, int k,
 #undef COL
 }
 
-static void conn_end(const conn_cols *cc, const rowctx *r, sp_conn_end *e) {
+static void conn_end(const conn_cols *cc, const rowctx *r, const atom_reader *R, sp_conn_end *e) {
   memset(e, 0, sizeof *e);
   copy_cell(e->label_asym_id, sizeof e->label_asym_id, r, cc->lasym);
   copy_cell(e->auth_asym_id, sizeof e->auth_asym_id, r, cc->aasym);
@@ -533,13 +531,13 @@ static void conn_end(const conn_cols *cc, const rowctx *r, sp_conn_end *e) {
   sp_sv_copy(e->atom_name, sizeof e->atom_name, atom);
   if (!cell_seq(r, cc->lseq, &e->label_seq_id)) e->label_seq_id = SP_SEQ_NONE;
   if (!cell_seq(r, cc->aseq, &e->auth_seq_id)) e->auth_seq_id = SP_SEQ_NONE;
-  e->ins_code = cell_char(r, cc->ins);
-  e->altloc = cell_char(r, cc->alt);
+  e->ins_code = sp_cif_char_map_lookup(&R->ins_map, cell_sv(r, cc->ins)); /* as the atoms read it */
+  e->altloc = sp_cif_char_map_lookup(&R->alt_map, cell_sv(r, cc->alt));
   copy_cell(e->symmetry, sizeof e->symmetry, r, cc->sym);
   e->atom = -1;
 }
 
-static int read_conns(const sp_cif_doc *d, const sp_cif_block *b, sp_structure *s, sp_err *err) {
+static int read_conns(const sp_cif_doc *d, const sp_cif_block *b, sp_structure *s, const atom_reader *R, sp_err *err) {
   const sp_cif_category *cat = sp_cif_find_category(d, b, "_struct_conn");
   if (!cat) return 0;
   int c_id = sp_cif_col(d, cat, "id"), c_type = sp_cif_col(d, cat, "conn_type_id");
@@ -558,8 +556,8 @@ static int read_conns(const sp_cif_doc *d, const sp_cif_block *b, sp_structure *
     const sp_cif_value *v = cell(&r, c_dist);
     double x;
     if (v && !sp_cif_is_null(v) && sp_cif_parse_double(v->p, v->n, &x)) c.distance = (float)x;
-    conn_end(&c1, &r, &c.a);
-    conn_end(&c2, &r, &c.b);
+    conn_end(&c1, &r, R, &c.a);
+    conn_end(&c2, &r, R, &c.b);
     int rc = sp_structure_add_conn(s, &c, err);
     if (rc) return rc;
   }
@@ -728,6 +726,40 @@ static int ends_in_atom_row(const char *text, size_t len) {
          (n > 7 && !memcmp(text + b, "HETATM", 6) && (text[b + 6] == ' ' || text[b + 6] == '\t'));
 }
 
+/* Rows of _atom_site in block @p i: streamed (the stream's block) or stored in the document. */
+static uint64_t block_atom_rows(const sp_cif_doc *d, const sp_cif_stream *st, size_t i) {
+  if (st->state == SP_CIF_STREAM_DONE && st->block == i && st->n_rows) return st->n_rows;
+  const sp_cif_category *cat = sp_cif_find_category(d, &d->blocks[i], "_atom_site");
+  return cat ? cat->n_rows : 0;
+}
+
+/* The data block whose atoms are the structure (issue: adversarial trial, finding 6): the first
+ * block with _atom_site rows, or the first block when none has any (its no_atoms message). A file
+ * with _atom_site rows in two or more blocks holds several structures, of which sitepack would keep
+ * one and drop the other's atoms without a word: it fails (SP_E_MULTIPLE_BLOCKS, naming the blocks),
+ * as gemmi refuses it ("2+ blocks are ok if only the first one has coordinates", read_structure). A
+ * block without atoms before or after it (a dictionary block of the file's components) is allowed. */
+static int atoms_block(const sp_cif_doc *d, const sp_cif_stream *st, size_t *out, sp_err *err) {
+  size_t first = SIZE_MAX, n_with = 0;
+  char names[160] = "";
+  size_t used = 0;
+  for (size_t i = 0; i < d->n_blocks; ++i) {
+    if (!block_atom_rows(d, st, i)) continue;
+    if (first == SIZE_MAX) first = i;
+    if (n_with++ < 4 && used < sizeof names) {
+      const sp_cif_block *b = &d->blocks[i];
+      int w = snprintf(names + used, sizeof names - used, "%s'%.*s'", used ? ", " : "", (int)(b->name.n > 24 ? 24 : b->name.n),
+                       b->name.p);
+      used += w > 0 ? (size_t)w : 0;
+    }
+  }
+  *out = first == SIZE_MAX ? 0 : first;
+  if (n_with < 2) return 0;
+  return sp_err_set(err, SP_E_MULTIPLE_BLOCKS,
+                    "_atom_site rows in %zu data blocks (%s%s): several structures in one file; sitepack reads one "
+                    "structure per file (split the blocks into files)", n_with, names, n_with > 4 ? ", ..." : "");
+}
+
 _Static_assert(SP_MMCIF_NUL_CHECKED == SP_CIF_NUL_CHECKED, "the flag is handed on to the CIF parser");
 
 int sp_mmcif_read_ex(const char *text, size_t len, sp_structure *s, unsigned flags, sp_err *err) {
@@ -748,9 +780,9 @@ int sp_mmcif_read_ex(const char *text, size_t len, sp_structure *s, unsigned fla
                                      "pdbx_database_status", "pdbx_audit_revision_history", "database_PDB_rev",
                                      "pdbx_struct_assembly", "pdbx_struct_assembly_gen", "pdbx_struct_oper_list",
                                      NULL};
-  sp_cif_stream st = {"atom_site", atoms_begin, atoms_row, R, keep, 0, 0, 0};
+  sp_cif_stream st = {"atom_site", atoms_begin, atoms_row, R, keep, 0, 0, 0, 0};
   R->st = &st;
-  int rc = sp_cif_parse_stream(text, len, 1, &doc, &st, flags, err);
+  int rc = sp_cif_parse_stream(text, len, 0, &doc, &st, flags, err); /* every block: which holds the atoms? */
   if (rc) { /* a CIF error: leave the structure as the parse found it (no atoms of this text) */
     restore_counts(s, &n0);
     goto done;
@@ -759,7 +791,12 @@ int sp_mmcif_read_ex(const char *text, size_t len, sp_structure *s, unsigned fla
     rc = sp_err_set(err, SP_E_NO_ATOMS, len ? "no data_ block" : "empty file");
     goto done;
   }
-  const sp_cif_block *b = &doc.blocks[0];
+  size_t bi = 0;
+  if ((rc = atoms_block(&doc, &st, &bi, err))) {
+    restore_counts(s, &n0);
+    goto done;
+  }
+  const sp_cif_block *b = &doc.blocks[bi];
   /* the CIF warnings come first, then those of the atoms (added while streaming) */
   if (doc.n_warnings && s->warnings_len > wl0) {
     size_t n = s->warnings_len - wl0;
@@ -779,14 +816,26 @@ int sp_mmcif_read_ex(const char *text, size_t len, sp_structure *s, unsigned fla
   }
   uint64_t n_rows = st.n_rows;
   int arc = st.rc;
-  if (st.state != SP_CIF_STREAM_DONE) { /* not streamed: pairs, or no _atom_site */
+  if (st.state != SP_CIF_STREAM_DONE || st.block != bi || !st.n_rows) {
+    /* not streamed (pairs, or no _atom_site), or the streamed loop had no rows and a later block's
+     * loop (stored) has them: that one, from the document */
     R->st = NULL;
+    R->col_rc = 0;
+    memset(&R->err, 0, sizeof R->err);
     const sp_cif_category *cat = sp_cif_find_category(&doc, b, "_atom_site");
     n_rows = cat ? cat->n_rows : 0;
     arc = n_rows ? read_atoms_doc(R, &doc, cat) : 0;
   }
+  if (bi > 0 && n_rows)
+    sp_structure_warn(s, "the atoms are read from data block '%.*s' (block %zu of %zu): the block%s before it %s no "
+                      "_atom_site rows", SHOWN(b->name.n), b->name.p, bi + 1, doc.n_blocks, bi > 1 ? "s" : "",
+                      bi > 1 ? "have" : "has");
   if (n_rows == 0) {
-    rc = sp_err_set(err, SP_E_NO_ATOMS, "no _atom_site rows in data block '%.*s'", SHOWN(b->name.n), b->name.p);
+    if (doc.n_blocks > 1)
+      rc = sp_err_set(err, SP_E_NO_ATOMS, "no _atom_site rows in any of the %zu data blocks (the first is '%.*s')",
+                      doc.n_blocks, SHOWN(b->name.n), b->name.p);
+    else
+      rc = sp_err_set(err, SP_E_NO_ATOMS, "no _atom_site rows in data block '%.*s'", SHOWN(b->name.n), b->name.p);
     goto done;
   }
   if (arc) {
@@ -795,8 +844,11 @@ int sp_mmcif_read_ex(const char *text, size_t len, sp_structure *s, unsigned fla
     goto done;
   }
   unreadable_summary(R);
+  if ((rc = sp_cif_char_map_finish(&R->alt_map, s, n0.n_atoms, n0.n_residues, true, "label_alt_id", err)) ||
+      (rc = sp_cif_char_map_finish(&R->ins_map, s, n0.n_atoms, n0.n_residues, false, "pdbx_PDB_ins_code", err)))
+    goto done;
   if ((rc = read_entities(&doc, b, s, err))) goto done;
-  if ((rc = read_conns(&doc, b, s, err))) goto done;
+  if ((rc = read_conns(&doc, b, s, R, err))) goto done;
   if ((rc = read_comps(&doc, b, s, err))) goto done;
   read_meta(&doc, b, s);
   if ((rc = sp_mmcif_read_context(&doc, b, s, err))) goto done;

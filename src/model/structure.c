@@ -226,6 +226,19 @@ static int64_t resolve_end(const sp_structure *s, const sp_conn_end *e) {
   return -1;
 }
 
+/* The entity type of residue @p r from its own label_entity_id (PDBx/mmCIF: _atom_site.label_entity_id
+ * names the row's entity, and _entity.type says what it is), not from its chain's first row: a
+ * label_asym_id shared by a polymer and a ligand, or '.' on every row as some non-wwPDB writers leave
+ * it, would make the ligand a polymer or water residue and drop it (adversarial trial, finding 4;
+ * gemmi keeps each residue's entity_id too). @p t_chain: the type of the chain's entity, taken when
+ * the residue names no entity (PDB files) or the chain's. An entity id not in _entity: unknown. */
+static uint8_t residue_entity_type(const sp_structure *s, const sp_residue *r, const sp_chain *c, uint8_t t_chain) {
+  if (!r->entity_id[0] || !strcmp(r->entity_id, c->entity_id)) return t_chain;
+  for (size_t e = 0; e < s->n_entities; ++e)
+    if (!strcmp(s->entities[e].id, r->entity_id)) return s->entities[e].type;
+  return SP_ENT_UNKNOWN;
+}
+
 int sp_structure_finish(sp_structure *s, sp_err *err) {
   if (!s->n_atoms) return sp_err_set(err, SP_E_NO_ATOMS, "no atom records");
   sp_structure_join_repeats_(s);
@@ -239,7 +252,8 @@ int sp_structure_finish(sp_structure *s, sp_err *err) {
           break;
         }
     uint8_t t = c->entity >= 0 ? s->entities[c->entity].type : SP_ENT_UNKNOWN;
-    for (uint32_t ri = c->first_residue; ri < c->first_residue + c->n_residues; ++ri) s->residues[ri].entity_type = t;
+    for (uint32_t ri = c->first_residue; ri < c->first_residue + c->n_residues; ++ri)
+      s->residues[ri].entity_type = residue_entity_type(s, &s->residues[ri], c, t);
   }
   for (size_t i = 0; i < s->n_conns; ++i) {
     s->conns[i].a.atom = resolve_end(s, &s->conns[i].a);

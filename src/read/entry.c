@@ -1,6 +1,7 @@
 /* The entry id of a structure file from its head, before any task (issue 16 item 12): see
  * include/sitepack/read.h sp_read_entry_peek(). */
 #include "sitepack/read.h"
+#include "cr_lines.h"
 
 #include <ctype.h>
 #include <fcntl.h>
@@ -73,6 +74,7 @@ int sp_read_entry_peek(const char *path, char *id, size_t cap, int *gzip) {
   char text[PEEK_TEXT];
   size_t tn = gz ? inflate_head(raw, (size_t)n, text, sizeof text) : (size_t)n;
   if (!gz) memcpy(text, raw, (size_t)n);
+  if (tn && sp_cr_line_ends(text, tn)) sp_cr_to_lf(text, tn); /* CR-only line ends, as the readers take them */
   if (cap) find_id(text, tn, id, cap);
   return 0;
 }

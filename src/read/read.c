@@ -2,10 +2,13 @@
 #include "sitepack/read.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sitepack/mmcif.h"
 #include "sitepack/pdb.h"
+#include "cr_lines.h"
 
 /* PDB record names, wwPDB format v3.3 (ORIGXn, SCALEn, MTRIXn by their stem), then records
  * of format v2.3 that old files still carry (FTNOTE HYDBND SLTBRG TURN SIGATM SIGUIJ) and
@@ -29,9 +32,19 @@ static bool is_pdb_record(const char *p, size_t n) {
   return false;
 }
 
-static bool is_data_header(const char *q, size_t n) {
-  return n >= 5 && (q[0] == 'd' || q[0] == 'D') && (q[1] == 'a' || q[1] == 'A') && (q[2] == 't' || q[2] == 'T') &&
-         (q[3] == 'a' || q[3] == 'A') && q[4] == '_';
+/* A CIF 1.1 reserved word (data_, global_, loop_, save_, stop_, case-insensitive: the IUCr CIF 1.1
+ * syntax specification, paragraphs 6 (data_, save_ headers) and 55-57 (global_, loop_, stop_)) or a
+ * data name ('_' first, paragraph 2.4): only CIF text starts so, no PDB record does. A text whose first line is one of them
+ * is CIF, so that the CIF reader says what is wrong with it ('global_' is STAR syntax, a tag before
+ * the first data_ block: syntax_error) instead of the PDB reader misreading its ATOM rows. */
+static bool is_cif_start(const char *q, size_t n) {
+  static const char *const k_words[] = {"data_", "global_", "loop_", "save_", "stop_"};
+  if (n && q[0] == '_') return true;
+  for (size_t i = 0; i < sizeof k_words / sizeof *k_words; ++i) {
+    size_t k = strlen(k_words[i]);
+    if (n >= k && !strncasecmp(q, k_words[i], k)) return true;
+  }
+  return false;
 }
 
 /* An ATOM or HETATM record in column 1 (the coordinate records of the PDB format). */
@@ -60,7 +73,7 @@ static int detect_text(const char *text, size_t len) {
       const char *q = p;
       while (q < e && (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\f' || *q == '\v')) ++q;
       if (q < e && *q != '#') {
-        if (is_data_header(q, (size_t)(e - q))) return SP_FMT_MMCIF;
+        if (is_cif_start(q, (size_t)(e - q))) return SP_FMT_MMCIF;
         /* PDB records start in column 1 */
         if (q == p && is_pdb_record(p, (size_t)(e - p))) return SP_FMT_PDB;
         first = false;
@@ -92,7 +105,34 @@ static bool all_blank(const char *t, size_t n) {
   return true;
 }
 
+/* A copy of @p t with every lone CR (not followed by LF) made a LF; CR LF pairs are kept (both
+ * readers take them). NULL when out of memory. */
+static char *cr_to_lf(const char *t, size_t n) {
+  char *c = malloc(n ? n : 1);
+  if (!c) return NULL;
+  memcpy(c, t, n);
+  sp_cr_to_lf(c, n);
+  return c;
+}
+
+static int read_text(const char *text, size_t len, sp_structure *s, int *fmt, sp_err *err);
+
 int sp_read_structure_text(const char *text, size_t len, sp_structure *s, int *fmt, sp_err *err) {
+  /* CR-only line ends (classic Mac OS): CIF 1.1 leaves the line terminator to the platform and CIF 2.0
+   * names LF, CR and CR LF; the wwPDB PDB format guide defines records as 80-column lines. Both readers
+   * split lines at LF, so the text is read from a copy with LF line ends: the same lines, the same
+   * line numbers in messages, all atoms (never one "line" with one atom). */
+  if (text && len && sp_cr_line_ends(text, len)) {
+    char *c = cr_to_lf(text, len);
+    if (!c) return sp_err_set(err, SP_E_NOMEM, "out of memory (a copy of a text with CR line ends)");
+    int rc = read_text(c, len, s, fmt, err);
+    free(c); /* the structure holds copies of its strings (read.h) */
+    return rc;
+  }
+  return read_text(text, len, s, fmt, err);
+}
+
+static int read_text(const char *text, size_t len, sp_structure *s, int *fmt, sp_err *err) {
   if (fmt) *fmt = SP_FMT_UNKNOWN;
   /* a UTF-8 byte order mark (EF BB BF), written by some Windows editors, is skipped */
   if (text && len >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&

@@ -139,6 +139,111 @@ def r04():
     write(d, "one_number_twice.pdb", t + "END\n")
 
 
+# ---- mmCIF writer for the cases R07-R11 (PDBx/mmCIF item names; one row per atom)
+CIF_COLS = ["group_PDB", "id", "type_symbol", "label_atom_id", "label_alt_id", "label_comp_id", "label_asym_id",
+            "label_entity_id", "label_seq_id", "pdbx_PDB_ins_code", "Cartn_x", "Cartn_y", "Cartn_z", "occupancy",
+            "B_iso_or_equiv", "auth_seq_id", "auth_asym_id", "pdbx_PDB_model_num"]
+SO4 = [("S", "S", (0.0, 0.0, 0.0)), ("O1", "O", (1.45, 0.0, 0.0)), ("O2", "O", (-0.48, 1.37, 0.0)),
+       ("O3", "O", (-0.48, -0.68, 1.19)), ("O4", "O", (-0.48, -0.68, -1.19))]
+
+
+def cif_row(i, rec, el, name, alt, comp, lasym, ent, lseq, icode, xyz, occ, aseq, aasym, model=1):
+    x, y, z = xyz
+    return (f"{rec} {i} {el} {name} {alt or '.'} {comp} {lasym} {ent} {lseq} {icode or '?'} "
+            f"{x:.3f} {y:.3f} {z:.3f} {occ:.2f} 20.00 {aseq} {aasym} {model}\n")
+
+
+def cif_block(name, rows, entities=(("1", "polymer"), ("2", "non-polymer"), ("3", "water"))):
+    t = f"data_{name}\n#\n_entry.id {name}\n#\nloop_\n_entity.id\n_entity.type\n"
+    t += "".join(f"{i} {ty}\n" for i, ty in entities) + "#\n"
+    if rows:
+        t += "loop_\n" + "".join(f"_atom_site.{c}\n" for c in CIF_COLS) + "".join(rows) + "#\n"
+    return t
+
+
+def ca_rows(chain="A", n=12, first=1, ent="1"):
+    """n CA atoms of chain `chain` (entity `ent`), the helix of ca_xyz."""
+    return [cif_row(first + i, "ATOM", "C", "CA", "", AA[i % 10], chain, ent, i + 1, "", ca_xyz(i), 1.0, i + 1, chain)
+            for i in range(n)]
+
+
+def so4_rows(first, lasym, ent, seq, aasym, shift=(6.0, 0.0, 8.0), alt="", occ=1.0, icode="", lseq="."):
+    return [cif_row(first + k, "HETATM", el, nm, alt, "SO4", lasym, ent, lseq, icode,
+                    tuple(a + b for a, b in zip(xyz, shift)), occ, seq, aasym) for k, (nm, el, xyz) in enumerate(SO4)]
+
+
+def r07():
+    d = "R07_cr_line_ends"
+    names = [AA[i % 10] for i in range(12)]
+    header = f"{'HEADER    LINE ENDS':<50}02-DEC-26   7CRL\n"
+    pdb = header + seqres("A", names) + frame("A", names, 0.0, 1) + "END\n"
+    write(d, "cr_only.pdb", pdb.replace("\n", "\r"))
+    write(d, "cr_then_final_lf.pdb", pdb.replace("\n", "\r")[:-1] + "\n")
+    write(d, "crlf.pdb", pdb.replace("\n", "\r\n"))
+    rows = ca_rows() + [cif_row(13, "HETATM", "ZN", "ZN", "", "ZN", "B", "2", ".", "", (6.0, 0.0, 8.0), 1.0, 101, "A")]
+    write(d, "cr_only.cif", cif_block("R07", rows).replace("\n", "\r"))
+
+
+def r08():
+    d = "R08_cif_reserved_word_first"
+    body = cif_block("R08", ca_rows())
+    write(d, "global_first.cif", "global_\n_x.y 1\n" + body)
+    write(d, "tag_first.cif", "_x.y 1\n" + body)
+    write(d, "loop_first.cif", "# a comment\n\nloop_\n_x.y\n1\n" + body)
+    write(d, "upper_case_data.cif", body.replace("data_R08", "DATA_R08"))
+
+
+def r09():
+    d = "R09_multiple_data_blocks"
+    atoms = ca_rows() + so4_rows(13, "B", "2", 101, "A")
+    write(d, "two_blocks_with_atoms.cif", cif_block("FIRST", atoms) + cif_block("SECOND", atoms))
+    write(d, "first_block_empty.cif", cif_block("FIRST", []) + cif_block("SECOND", atoms))
+    empty_loop = "loop_\n" + "".join(f"_atom_site.{c}\n" for c in CIF_COLS) + "#\n"
+    write(d, "first_block_empty_loop.cif", cif_block("FIRST", []) + empty_loop + cif_block("SECOND", atoms))
+    dictionary = ("data_SO4_dictionary\n_chem_comp.id SO4\n_chem_comp.type NON-POLYMER\nloop_\n"
+                  "_chem_comp_atom.comp_id\n_chem_comp_atom.atom_id\n_chem_comp_atom.type_symbol\n"
+                  + "".join(f"SO4 {nm} {el}\n" for nm, el, _ in SO4) + "#\n")
+    write(d, "dictionary_block_after.cif", cif_block("STRUCTURE", atoms) + dictionary)
+    write(d, "no_block_with_atoms.cif", cif_block("FIRST", []) + dictionary)
+
+
+def r10():
+    d = "R10_ligand_entity_per_row"
+    ents = (("1", "polymer"), ("2", "non-polymer"), ("3", "water"), ("4", "non-polymer"))
+    hoh = lambda i, lasym, seq, xyz, alt="", occ=1.0: cif_row(i, "HETATM", "O", "O", alt, "HOH", lasym, "3", ".", "", xyz,
+                                                           occ, seq, "A")
+    # the SO4 shares label_asym_id A with the polymer (entity 1)
+    write(d, "shares_polymer_chain.cif", cif_block("R10A", ca_rows() + so4_rows(13, "A", "2", 101, "A"), ents))
+    # the SO4 shares label_asym_id W with the waters (entity 3), after them
+    rows = ca_rows() + [hoh(13, "W", 201, (12.0, 0.0, 0.0)), hoh(14, "W", 202, (12.0, 3.0, 0.0))]
+    write(d, "shares_water_chain.cif", cif_block("R10B", rows + so4_rows(15, "W", "2", 101, "A"), ents))
+    # label_asym_id '.' on every row; label_entity_id on each row says what it is
+    rows = [r.replace(" A 1 ", " . 1 ", 1) for r in ca_rows()] + so4_rows(13, ".", "2", 101, "A")
+    rows += [hoh(18, ".", 201, (12.0, 0.0, 0.0))]
+    write(d, "label_asym_dot.cif", cif_block("R10C", rows, ents))
+    # a water (altloc A, 0.7) and an MG ion (altloc B, 0.3, entity 4) at one position, label_asym_id W
+    rows = ca_rows() + [hoh(13, "W", 301, (7.8, 0.0, 10.5), "A", 0.7),
+                        cif_row(14, "HETATM", "MG", "MG", "B", "MG", "W", "4", ".", "", (8.2, 0.0, 10.5), 0.3, 301, "A")]
+    write(d, "water_ion_microhet.cif", cif_block("R10D", rows, ents))
+
+
+def r11():
+    d = "R11_multichar_altloc_icode"
+    # an SO4 in two conformers whose alt ids have two characters (A1 0.4, A2 0.6)
+    rows = ca_rows() + so4_rows(13, "B", "2", 101, "A", alt="A1", occ=0.4)
+    rows += so4_rows(18, "B", "2", 101, "A", shift=(6.5, 0.3, 8.0), alt="A2", occ=0.6)
+    write(d, "altloc_two_chars.cif", cif_block("R11A", rows))
+    # the same, and a polymer residue with the one-character alt ids A and B: A1, A2 take C and D
+    ca = ca_rows()
+    ca[0] = ca[0].replace("ATOM 1 C CA . ", "ATOM 1 C CA A ").replace(" 1.00 20.00", " 0.50 20.00")
+    ca.insert(1, ca[0].replace("ATOM 1 C CA A ", "ATOM 23 C CA B "))
+    write(d, "altloc_first_char_taken.cif", cif_block("R11B", ca + rows[12:]))
+    # two SO4 at residue 101 with the insertion codes AA and AB
+    rows = ca_rows() + so4_rows(13, "B", "2", 101, "A", icode="AA")
+    rows += so4_rows(18, "C", "2", 101, "A", shift=(-6.0, 0.0, 8.0), icode="AB")
+    write(d, "icode_two_chars.cif", cif_block("R11C", rows))
+
+
 if __name__ == "__main__":
     r01()
     r02()
@@ -146,3 +251,8 @@ if __name__ == "__main__":
     r04()
     r05()
     r06()
+    r07()
+    r08()
+    r09()
+    r10()
+    r11()

@@ -3,6 +3,15 @@
 # Lexical rules on inline texts.
 sp_add_unit_test(test_cif_tokenizer SOURCES ${SP_TEST_DIR}/unit/test_cif_tokenizer.c LABELS "cif;parser")
 
+# CCD texts with a UTF-8 BOM, CR LF line ends, both, plain / gzip / mapped; a block id twice, a bond twice
+# (inline; with the corpus, the excerpt's 131 blocks in each form too).
+set(_sp_ccd_variants_args "")
+if(SP_HAVE_CORPUS)
+  set(_sp_ccd_variants_args ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif)
+endif()
+sp_add_unit_test(test_ccd_text_variants SOURCES ${SP_TEST_DIR}/unit/test_ccd_text_variants.c
+  ARGS ${_sp_ccd_variants_args} LABELS "cif;parser;ccd")
+
 if(SP_HAVE_CORPUS) # needs the corpus (SITEPACK_CORPUS)
 # The SWAR number path of the mmCIF reader against the scalar one, on generated strings and on
 # every token of the plain mmCIF files of shared/data/structures.

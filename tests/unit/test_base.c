@@ -56,6 +56,7 @@ static void test_errclass_names(void) {
   CHECK(sp_errclass_from_name("ok") == SP_OK, "ok is SP_OK");
   CHECK(sp_errclass_from_name("truncated_gzip") == SP_E_TRUNCATED_GZIP, "truncated_gzip");
   CHECK(sp_errclass_from_name("repeated_entry") == SP_E_REPEATED_ENTRY, "repeated_entry");
+  CHECK(sp_errclass_from_name("multiple_blocks") == SP_E_MULTIPLE_BLOCKS && SP_E_MULTIPLE_BLOCKS == 23, "multiple_blocks");
   CHECK(sp_errclass_from_name("unknown_error") == -1, "unknown_error names no class");
   CHECK(sp_errclass_from_name("") == -1 && sp_errclass_from_name(NULL) == -1, "empty and NULL name no class");
   CHECK(sp_errclass_from_name("OK") == -1 && sp_errclass_from_name("ok ") == -1, "names are exact");

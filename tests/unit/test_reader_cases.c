@@ -13,6 +13,7 @@
  *                     may be "nan"; element_from_name true/false: SP_ATOM_ELEMENT_FROM_NAME set
  *   n_element_from_name  atoms whose element came from their name
  *   warnings_contain  substrings (case-insensitive) that some warning must contain
+ *   entry_id          the entry id sp_read_entry_peek finds in the file's head (upper-case)
  * usage: test_reader_cases CASE_DIR */
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -79,7 +80,8 @@ static void check_models(const char *tag, const sp_structure *s, const cJSON *li
   }
 }
 
-static void check_read(const char *tag, const cJSON *exp, const char *file, const sp_structure *s, int fmt) {
+static void check_read(const char *tag, const cJSON *exp, const char *file, const char *path, const sp_structure *s,
+                       int fmt) {
   const cJSON *v;
   const char *f = (v = case_key(exp, file, "format")) && cJSON_IsString(v) ? v->valuestring : NULL;
   if (f) CHECK(!strcmp(sp_format_name(fmt), f), "%s: format %s, want %s", tag, sp_format_name(fmt), f);
@@ -91,6 +93,11 @@ static void check_read(const char *tag, const cJSON *exp, const char *file, cons
     int n = 0;
     for (size_t i = 0; i < s->n_atoms; ++i) n += !!(s->atom_flags[i] & SP_ATOM_ELEMENT_FROM_NAME);
     CHECK(n == v->valueint, "%s: %d atoms with the element from the name, want %d", tag, n, v->valueint);
+  }
+  if ((v = case_key(exp, file, "entry_id")) && cJSON_IsString(v)) {
+    char id[64];
+    CHECK(sp_read_entry_peek(path, id, sizeof id, NULL) == 0 && !strcmp(id, v->valuestring),
+          "%s: entry id from the head '%s', want '%s'", tag, id, v->valuestring);
   }
   if ((v = case_key(exp, file, "warnings_contain"))) {
     const cJSON *w;
@@ -121,7 +128,7 @@ static void check_file(const char *dir, const cJSON *exp, const char *file) {
     if (mc) CHECK(ci_contains(err.msg, mc), "%s: message '%s' lacks '%s'", tag, err.msg, mc);
   } else {
     CHECK(rc == 0, "%s: %s: %s", tag, sp_errclass_name(rc), err.msg);
-    if (!rc) check_read(tag, exp, file, &s, fmt);
+    if (!rc) check_read(tag, exp, file, path, &s, fmt);
   }
   printf("%s: %s, %zu atoms, %zu models, %zu warnings\n", tag, sp_errclass_name(rc), s.n_atoms, s.n_models,
          s.n_warnings);
