@@ -228,6 +228,8 @@ static int64_t resolve_end(const sp_structure *s, const sp_conn_end *e) {
 
 int sp_structure_finish(sp_structure *s, sp_err *err) {
   if (!s->n_atoms) return sp_err_set(err, SP_E_NO_ATOMS, "no atom records");
+  int rc = sp_structure_regroup_(s, err);
+  if (rc) return rc;
   sp_structure_join_repeats_(s);
   for (size_t ci = 0; ci < s->n_chains; ++ci) {
     sp_chain *c = &s->chains[ci];
