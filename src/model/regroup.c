@@ -24,11 +24,13 @@
  * joins adjacent pieces with identical identifiers that are no second copy). Nothing that refers to
  * atom rows exists yet: CONECT serials and connection ends are resolved after this step.
  *
- * Cost: a file whose models come in increasing numbers and whose chain runs each have distinct ids
- * with residue numbers (label_seq_id, auth_seq_id, insertion code) increasing cannot hold a piece
- * to move; that check is one comparison per residue. Other files (PDB files whose HETATM records of
- * a chain come after the other chains) take one hash lookup per residue; only files with pieces to
- * move are reordered. */
+ * Cost: a file whose models come in increasing numbers and whose residue numbers (label_seq_id,
+ * auth_seq_id, insertion code) increase along each chain's ids, over all runs of those ids, cannot
+ * hold a piece to move; that check is one comparison per residue (and one per pair of chain runs of
+ * a model, up to 64 runs). Other files take one hash lookup per residue (40 of the 225 files of
+ * shared/data/structures, thrombin's reverse-coded insertion codes among them); check and lookups
+ * together are 0.13 % of sp_read_structure_file's time there. Only files with pieces to move are
+ * reordered. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,20 +49,28 @@ static bool same_chain_ids(const sp_chain *a, const sp_chain *b) {
          pack_fixed(a->auth_asym_id) == pack_fixed(b->auth_asym_id);
 }
 
-/* The quick test: nothing can need moving (see the file comment). */
+/* The quick test: nothing can need moving (see the file comment). Runs of one chain's ids (PDB files
+ * put a chain's HETATM records and waters after the other chains) pass when each run starts above
+ * the end of the run before it with the same ids. */
 static bool plainly_ordered(const sp_structure *s) {
   for (size_t m = 1; m < s->n_models; m++)
     if (s->models[m].model_num <= s->models[m - 1].model_num) return false;
-  for (size_t m = 0; m < s->n_models; m++) {
-    const sp_model *M = &s->models[m];
-    if (M->n_chains > 16) return false; /* the pairwise test below stays small */
-    for (uint32_t a = M->first_chain; a < M->first_chain + M->n_chains; a++)
-      for (uint32_t b = a + 1; b < M->first_chain + M->n_chains; b++)
-        if (same_chain_ids(&s->chains[a], &s->chains[b])) return false;
-  }
   for (size_t r = 1; r < s->n_residues; r++)
     if (s->residues[r].chain == s->residues[r - 1].chain && !seq_after(&s->residues[r - 1], &s->residues[r]))
       return false;
+  for (size_t m = 0; m < s->n_models; m++) {
+    const sp_model *M = &s->models[m];
+    if (M->n_chains > 64) return false; /* the pairwise test below stays small */
+    for (uint32_t b = M->first_chain + 1; b < M->first_chain + M->n_chains; b++)
+      for (uint32_t a = b; a-- > M->first_chain;) {
+        const sp_chain *A = &s->chains[a], *B = &s->chains[b];
+        if (!same_chain_ids(A, B)) continue;
+        if (!A->n_residues || !B->n_residues ||
+            !seq_after(&s->residues[A->first_residue + A->n_residues - 1], &s->residues[B->first_residue]))
+          return false;
+        break; /* the latest run before b with its ids */
+      }
+  }
   return true;
 }
 
