@@ -345,8 +345,11 @@ void sp_structure_clear(sp_structure *s);
  * (comp_id, label_seq_id, auth_seq_id, ins_code) differ, or when an atom with the
  * same (atom_name, altloc) already exists in the current residue (two adjacent
  * residues with identical identifiers, case B16; checked in residues of up to 512 atoms,
- * which bounds the work per atom — no CCD component is that large).
- * Identifiers longer than SP_ID_LEN-1 are truncated with a warning.
+ * which bounds the work per atom — no CCD component is that large). An atom whose name is
+ * longer than SP_ID_LEN-1 never starts a residue (cut names may become equal: case R24).
+ * Identifiers longer than SP_ID_LEN-1 are truncated with a warning. sp_structure_finish joins
+ * the residues and models that the file gives in pieces (atoms of one residue apart, models
+ * interleaved).
  * @return 0, or SP_E_NOMEM, SP_E_TOO_LARGE (more than UINT32_MAX-1 atoms).
  */
 int sp_structure_add_atom(sp_structure *s, const sp_atom_in *a, sp_err *err);
@@ -413,10 +416,18 @@ int sp_structure_can_from_seq(sp_structure *s, const char (*mod)[2][SP_ID_LEN], 
 int sp_structure_add_symop(sp_structure *s, const sp_symop *op, sp_err *err);
 
 /**
- * Finish reading: join the residues that sp_structure_add_atom split at a repeated (atom name,
+ * Finish reading: join model entries of one model number (mmCIF rows of models interleaved) and
+ * residue pieces with the identifiers of an earlier, not adjacent residue of the same model (atoms of
+ * one residue apart in the file; a piece that names an atom of it again at other coordinates stays
+ * apart, with a warning), moving atoms so that each residue is contiguous (src/model/regroup.c);
+ * join the residues that sp_structure_add_atom split at a repeated (atom name,
  * altloc) where the second part is no copy of the first (fewer than half of its atoms repeat a
  * name of the first, or they are fewer than half of the first's atoms, or only one atom repeats
- * where the two are not single atoms: a ligand whose H are all "H", a second "C1"; two whole copies with identical ids stay two, case B16); flag the atoms of
+ * where the two are not single atoms: a ligand whose H are all "H", a second "C1"; or it holds an
+ * exact duplicate of an atom of the first; or it is bonded to the first and has at most two atoms
+ * or repeats only element-like names: C, O, C, O as Open Babel names atoms; two whole copies with
+ * identical ids stay two, case B16); drop exact duplicate atom records (same residue, name, altloc
+ * and coordinates) with a "duplicate atom records" warning; flag the atoms of
  * such a repeated pair SP_ATOM_REPEATED_NAME, with one warning "repeated_atom_name: residue ..."
  * per repeated name of model 1 (later models: one warning with the count); link chains to
  * entities by entity_id (mmCIF) and set each residue's entity_type; resolve every connection end to an atom of model 1 (by label ids when

@@ -128,7 +128,11 @@ static inline __attribute__((always_inline)) int sp_structure_add_atom_inline(sp
   uint64_t name = pack_sv(a->atom_name);
   /* the pair's bit in the residue's Bloom filter (rb_bits_) */
   uint64_t bit = 1ull << (((name ^ (uint64_t)(unsigned char)a->altloc << 56) * 0x9E3779B97F4A7C15ull) >> 58);
-  if (!new_res && r->n_atoms <= SP_RESIDUE_REPEAT_SCAN) {
+  /* a name longer than the column is cut (copy_id, with a warning): names that the cut makes equal
+   * (LONGNAME0 ... LONGNAME5) are no evidence of a second copy, so such an atom never starts a
+   * residue; sp_structure_finish flags the repeats of the residue it marks (pad_) */
+  bool cut = a->atom_name.n >= SP_ID_LEN;
+  if (!new_res && r->n_atoms <= SP_RESIDUE_REPEAT_SCAN && !cut) {
     /* identical identifiers: a repeated (atom name, altloc) starts the next residue (B16).
      * Only residues of up to SP_RESIDUE_REPEAT_SCAN atoms are scanned, which bounds the cost
      * per atom; larger residues (no CCD component has that many atoms) are kept whole. The
@@ -178,6 +182,7 @@ static inline __attribute__((always_inline)) int sp_structure_add_atom_inline(sp
     memcpy(s->atom_name[i], &name, sizeof name);
   } else {
     copy_id(s, s->atom_name[i], a->atom_name, "atom name");
+    r->pad_ = 1;
   }
   s->serial[i] = a->serial;
   s->atom_residue[i] = (uint32_t)(s->n_residues - 1);

@@ -9,6 +9,13 @@
  * the entries that give no bond (src/model/conect.c). @return 0 or SP_E_NOMEM. */
 int sp_structure_resolve_conects_(sp_structure *s, sp_err *err);
 
+/* Join the pieces of residues and models that the file does not give contiguously (atoms of one
+ * residue apart in the file, mmCIF rows of one model number apart): model entries of one number become
+ * one model, and a residue piece moves to follow an earlier residue with the same identifiers in the
+ * same model, unless it names one of its atoms again at other coordinates (src/model/regroup.c). Runs
+ * before sp_structure_join_repeats_, which joins the now adjacent pieces. @return 0 or SP_E_NOMEM. */
+int sp_structure_regroup_(sp_structure *s, sp_err *err);
+
 /* Undo the residue splits of sp_structure_add_atom that are no second copy (a repeated atom name
  * inside one residue, issue 13): join such neighbours, flag their repeated-name atoms
  * SP_ATOM_REPEATED_NAME and warn (class repeated_atom_name) once per repeated name of model 1

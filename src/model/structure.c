@@ -241,6 +241,8 @@ static uint8_t residue_entity_type(const sp_structure *s, const sp_residue *r, c
 
 int sp_structure_finish(sp_structure *s, sp_err *err) {
   if (!s->n_atoms) return sp_err_set(err, SP_E_NO_ATOMS, "no atom records");
+  int rc = sp_structure_regroup_(s, err);
+  if (rc) return rc;
   sp_structure_join_repeats_(s);
   for (size_t ci = 0; ci < s->n_chains; ++ci) {
     sp_chain *c = &s->chains[ci];

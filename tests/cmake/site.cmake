@@ -8,7 +8,7 @@ sp_add_unit_test(test_site
   LABELS unit site)
 
 # Real pipeline (reader + survey + site) on every case with site expectations: one ctest per case.
-file(GLOB SP_SITE_CASE_JSON ${SP_SHARED_DIR}/cases/*/expected.json)
+file(GLOB SP_SITE_CASE_JSON ${SP_SHARED_DIR}/cases/*/expected.json ${SP_TEST_DIR}/cases/R[0-9][0-9]_*/expected.json)
 set(SP_SITE_CASE_DIRS "")
 foreach(j ${SP_SITE_CASE_JSON})
   file(READ ${j} SP_SITE_J)
@@ -23,9 +23,11 @@ if(SP_SITE_CASE_DIRS)
   target_link_libraries(test_site_cases PRIVATE sitepack)
   foreach(d ${SP_SITE_CASE_DIRS})
     get_filename_component(n ${d} NAME)
-    string(REGEX MATCH "^B[0-9]+" id ${n})
+    string(REGEX MATCH "^[BR][0-9]+" id ${n})
     add_test(NAME site_case_${id} COMMAND test_site_cases ${SP_SITE_DATA}/ccd/components_excerpt.cif ${d})
-    sp_case_read(${id})
+    if(id MATCHES "^B") # the reader cases of tests/cases are no shared case
+      sp_case_read(${id})
+    endif()
     set_tests_properties(site_case_${id} PROPERTIES LABELS "case;site")
   endforeach()
 endif()
