@@ -8,12 +8,16 @@
 # the reader sources with -fsanitize=fuzzer,address,undefined, and ctests fuzz_run_* (label
 # fuzz, SP_FUZZ_SECONDS each, default 60) that fuzz from a copy of the corpus.
 set(SP_FUZZ_DIR ${CMAKE_SOURCE_DIR}/tests/fuzz)
-# The model and PDB modules whole, from their lists in CMakeLists.txt, so that a new file there (CONECT,
-# repeated names) is in the harnesses too; the mmCIF files without the CCD reader.
+# The model, PDB and CIF modules whole, from their lists in CMakeLists.txt, so that a new file there (CONECT,
+# repeated names, regroup.c, mmcif_ids.c) is in the harnesses too (mmcif_ids.c, missing here, once broke the
+# link of make fuzz); the CIF module without the CCD reader.
 list(TRANSFORM SP_MODEL_SOURCES PREPEND ${CMAKE_SOURCE_DIR}/ OUTPUT_VARIABLE SP_FUZZ_MODEL_SOURCES)
 list(TRANSFORM SP_PDB_SOURCES PREPEND ${CMAKE_SOURCE_DIR}/ OUTPUT_VARIABLE SP_FUZZ_PDB_SOURCES)
+set(SP_FUZZ_CIF_SOURCES ${SP_CIF_SOURCES})
+list(REMOVE_ITEM SP_FUZZ_CIF_SOURCES src/cif/ccd.c)
+list(TRANSFORM SP_FUZZ_CIF_SOURCES PREPEND ${CMAKE_SOURCE_DIR}/)
 set(SP_FUZZ_READER_SOURCES
-  ${CMAKE_SOURCE_DIR}/src/cif/cif.c ${CMAKE_SOURCE_DIR}/src/cif/mmcif.c ${CMAKE_SOURCE_DIR}/src/cif/mmcif_meta.c
+  ${SP_FUZZ_CIF_SOURCES}
   ${SP_FUZZ_PDB_SOURCES} ${SP_FUZZ_MODEL_SOURCES} ${CMAKE_SOURCE_DIR}/src/base/error.c ${CMAKE_SOURCE_DIR}/src/base/grow.c
   ${CMAKE_SOURCE_DIR}/src/read/read.c ${CMAKE_SOURCE_DIR}/src/chem/elements.c
   # crystal symmetry (cell, SCALE, operators); spacegroup.c without CCP4 here: names are not looked up
