@@ -272,6 +272,7 @@ typedef struct sp_output_totals {
   int64_t n_repeated_entries; /**< rows "repeated_entry" (entries: first; issue 16): like duplicates, not failed */
   int64_t by_class[SP_ERRCLASS_COUNT];                 /**< rows per error class (duplicate included) */
   int64_t n_ligands, n_sites, n_site_atoms, n_interactions;  /**< table rows */
+  int64_t n_with_warnings;  /**< /structures rows with n_warnings > 0 (their texts: /structures/warnings) */
   char *failures;           /**< "path\tclass\tmessage\n" per failed row (not duplicates or repeated entries), in
                                  file order; owned */
   size_t failures_len, failures_cap;

@@ -146,6 +146,8 @@ static void add_files_json(cJSON *r, const struct run_ctx *c, size_t n_files) {
   cJSON_AddNumberToObject(files, "total", (double)n_files);
   cJSON_AddNumberToObject(files, "ok", (double)counts[C_FILES_OK]);
   cJSON_AddNumberToObject(files, "failed", (double)counts[C_FILES_FAILED]);
+  /* files (ok or failed) whose readers recorded warnings: the texts are /structures/warnings */
+  cJSON_AddNumberToObject(files, "with_warnings", (double)counts[C_FILES_WARNED]);
   /* duplicates are neither ok nor failed (docs/reliability.md): counted on their own */
   cJSON_AddNumberToObject(files, "duplicates", (double)by_class[SP_E_DUPLICATE]);
   /* issue 16 item 12: files of an entry an earlier file has (entries: all: processed; first: repeated_entry) */
@@ -424,6 +426,9 @@ void run_summary_print(const struct run_ctx *c) {
       first = 0;
     }
   printf("%s\n", first ? "" : ")");
+  if (counts[C_FILES_WARNED])
+    printf("  files with warnings %lld: their texts in /structures/warnings (sitepack dump %s structures)\n",
+           (long long)counts[C_FILES_WARNED], job->output);
   printf("  ligands %lld, sites %lld, site atoms %lld\n", (long long)counts[C_LIGANDS], (long long)counts[C_SITES],
          (long long)counts[C_SITE_ATOMS]);
   if (c->n_split) printf("  split %zu large files into %zu extra tasks\n", c->n_split, c->n_parts_added);

@@ -738,6 +738,7 @@ static int read_back_totals(struct run_ctx *c) {
   if (sp_output_totals_read(c->job.output, &tot, &err) == 0) {
     c->g.counts[C_FILES_OK] = tot.n_ok;
     c->g.counts[C_FILES_FAILED] = tot.n_failed;
+    c->g.counts[C_FILES_WARNED] = tot.n_with_warnings;
     c->g.counts[C_LIGANDS] = tot.n_ligands;
     c->g.counts[C_SITES] = tot.n_sites;
     c->g.counts[C_SITE_ATOMS] = tot.n_site_atoms;

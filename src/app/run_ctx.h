@@ -23,7 +23,7 @@
 #include "sitepack/task.h"
 
 /* Per-rank counters reduced to rank 0 for the summary and the report. */
-enum { C_FILES_OK, C_FILES_FAILED, C_LIGANDS, C_SITES, C_SITE_ATOMS, C_ATOMS, C_BYTES, C_TEXT_BYTES, C_N };
+enum { C_FILES_OK, C_FILES_FAILED, C_FILES_WARNED, C_LIGANDS, C_SITES, C_SITE_ATOMS, C_ATOMS, C_BYTES, C_TEXT_BYTES, C_N };
 /* The tasks' seconds by phase (the report's "work_seconds", docs/usage.md): read (file read + inflate), SHA-256,
    parse, survey, site (search and the site's tables), chemistry (bonds, protonation, interactions, SASA), write
    (append to the rank's HDF5 file). */

@@ -292,8 +292,9 @@ int sp_structure_regroup_(sp_structure *s, sp_err *err) {
   if (moved < 0) goto out;
   rc = 0;
   if (n_apart)
-    sp_structure_warn(s, "%zu residue pieces repeat the identifiers of an earlier, not adjacent residue and name one "
-                      "of its atoms again at other coordinates: read as separate residues", n_apart);
+    sp_structure_warn(s, "%zu residue piece%s repeat%s the identifiers of an earlier, not adjacent residue and name%s "
+                      "one of its atoms again at other coordinates: read as separate residues", n_apart,
+                      n_apart == 1 ? "" : "s", n_apart == 1 ? "s" : "", n_apart == 1 ? "s" : "");
   if (!moved && !models_joined) goto out;
   make_order(s, &p);
   for (size_t i = 0; i < nr; i++) res[i] = s->residues[p.order[i]];
@@ -301,8 +302,8 @@ int sp_structure_regroup_(sp_structure *s, sp_err *err) {
   memcpy(s->residues, res, nr * sizeof *res);
   s->rb_residue_ = SIZE_MAX;
   if (moved)
-    sp_structure_warn(s, "%ld residue pieces joined to an earlier residue with the same identifiers (atoms of one "
-                      "residue not contiguous in the file)", moved);
+    sp_structure_warn(s, "%ld residue piece%s joined to an earlier residue with the same identifiers (atoms of one "
+                      "residue not contiguous in the file)", moved, moved == 1 ? "" : "s");
   if (models_joined)
     sp_structure_warn(s, "atom records of one model number not contiguous in the file: read as one model");
 out:

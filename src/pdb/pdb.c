@@ -274,6 +274,8 @@ typedef struct {
   int32_t model_num;
   int32_t last_serial;
   bool serial_warned;
+  uint32_t n_serial_more; /* serials that did not increase after the warned one (one warning gives the count) */
+  uint32_t n_inner_cr;    /* lone CRs read as line ends inside LF-terminated text (one warning gives the count) */
   bool ended;         /* an END record was read (its absence: the file may be cut) */
   bool element_warned;
   bool right_justified;  /* a 1-2 character atom name in columns 15-16 (13-14 blank) */
@@ -349,8 +351,7 @@ static void start_model(reader *r, const line_t *l, int32_t v, bool implicit) {
   r->max_model = r->any_model && r->max_model > v ? r->max_model : v;
   r->any_model = true;
   r->model_closed = false;
-  r->last_serial = 0;
-  r->serial_warned = false;
+  r->last_serial = 0; /* each model's serials may start again; one that does not increase within it is warned */
 }
 
 /* Before an ATOM/HETATM record: the model it belongs to. */
@@ -420,9 +421,12 @@ static int read_atom(reader *r, const line_t *l, bool het) {
     a.serial = 0;
     if (memcmp(sf, "*****", 5)) unreadable(r, l, COL_SERIAL, fld(l, 7, 11)); /* ***** : MD tools' overflow */
   }
-  if (a.serial && a.serial <= r->last_serial && !r->serial_warned) {
-    sp_structure_warn(s, "line %zu: atom serial %d does not increase (previous %d): serials restart or repeat",
-                      l->no, a.serial, r->last_serial);
+  if (a.serial && a.serial <= r->last_serial) { /* once a file, then counted (as unreadable values) */
+    if (!r->serial_warned)
+      sp_structure_warn(s, "line %zu: atom serial %d does not increase (previous %d): serials restart or repeat",
+                        l->no, a.serial, r->last_serial);
+    else
+      r->n_serial_more++;
     r->serial_warned = true;
   }
   if (a.serial) r->last_serial = a.serial;
@@ -724,6 +728,12 @@ int sp_pdb_read(const char *text, size_t len, sp_structure *s, sp_err *err) {
   while (p < end && !rc) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     const char *e = nl ? nl : end;
+    /* a lone CR inside an LF-terminated line (mixed line ends: records joined by CR) ends the record, as
+     * in a CR-only file (src/read/cr_lines.h); only lines longer than a record are searched */
+    if (e - p > 81) {
+      const char *cr = memchr(p, '\r', (size_t)(e - p) - 1);
+      if (cr) e = nl = cr, r.n_inner_cr++;
+    }
     line_t l = {p, (size_t)(e - p), ++line_no};
     p = nl ? nl + 1 : end;
     while (l.n && (l.p[l.n - 1] == '\r')) --l.n;
@@ -807,6 +817,11 @@ done:
   else free(meta.mod);
   if (rc) return rc;
   unreadable_summary(&r);
+  if (r.n_inner_cr)
+    sp_structure_warn(s, "%u lone CR characters inside LF-terminated lines (mixed line ends) read as line ends",
+                      r.n_inner_cr);
+  if (r.n_serial_more)
+    sp_structure_warn(s, "atom serial does not increase at %u more records after the one above", r.n_serial_more);
   model_summary(&r);
   if (!r.ended) /* a file cut at a line end parses; only the missing last record tells (issue: trial 3) */
     sp_structure_warn(s, "no END record (the last record of a PDB file, PDB format 3.3): the file may be cut short");

@@ -40,6 +40,19 @@ static char *read_strings(hid_t f, const char *name, int64_t n, size_t *width) {
   return buf;
 }
 
+/* Rows of /structures/n_warnings above 0; 0 when the column cannot be read. */
+static int64_t rows_with_warnings(hid_t f, int64_t n) {
+  hid_t ds = H5Dopen2(f, "/structures/n_warnings", H5P_DEFAULT);
+  if (ds < 0) return 0;
+  int32_t *v = calloc((size_t)(n ? n : 1), sizeof *v);
+  int64_t k = 0;
+  if (v && (n == 0 || H5Dread(ds, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0))
+    for (int64_t i = 0; i < n; ++i) k += v[i] > 0;
+  free(v);
+  H5Dclose(ds);
+  return k;
+}
+
 static void append(sp_output_totals *t, const char *s, size_t n) {
   if (SP_GROW(t->failures, t->failures_cap, t->failures_len + n + 1)) return; /* out of memory: the line is dropped */
   memcpy(t->failures + t->failures_len, s, n);
@@ -70,6 +83,7 @@ int sp_output_totals_read(const char *h5_path, sp_output_totals *t, sp_err *err)
       rc = sp_err_set(err, SP_E_HDF5, "%s: cannot read /structures", h5_path);
     } else {
       if (t->n_interactions < 0) t->n_interactions = 0;
+      t->n_with_warnings = rows_with_warnings(f, t->n_structures);
       for (int64_t i = 0; i < t->n_structures; ++i) {
         char s[64];
         size_t n = ws < sizeof s - 1 ? ws : sizeof s - 1;

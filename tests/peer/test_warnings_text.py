@@ -98,6 +98,12 @@ def main():
                           st["status"][:].tolist()))
     check(texts[0] == texts[1], "/structures path, n_warnings, warnings or status differ between -np 1 and -np 3")
     paths, nw, ws, status = texts[0]
+    # the run's report and summary say how many files have warnings (a fresh-user trial found no hint of them)
+    for out in outs:
+        with open(os.path.splitext(out)[0] + ".report.json") as fh:
+            got = json.load(fh)["files"].get("with_warnings")
+        check(got == sum(1 for n in nw if n > 0), f"{out}: report files.with_warnings {got}, rows with warnings "
+              f"{sum(1 for n in nw if n > 0)}")
     rows = {p.decode(): (n, w.decode("utf-8"), s.decode()) for p, n, w, s in zip(paths, nw, ws, status)}
     check(set(rows) == set(expected) | {"many.pdb", "escape.pdb"}, f"rows {sorted(rows)}")
     n_contained = 0

@@ -470,6 +470,43 @@ static void test_real_files(void) {
   sp_structure_free(&s);
 }
 
+/* Mixed line ends (records joined by a lone CR inside LF-terminated text: a fresh-user trial's 1HVI with its
+ * ligand block so) are read as line ends with one warning counting them; a serial that does not increase is
+ * one warning for the file and one more with the count (before: one per model, which pushed the other
+ * warnings out of /structures/warnings). */
+static void test_line_ends_and_serials(void) {
+  sp_structure s;
+  sp_structure_init(&s);
+  sp_err err = {0};
+  const char *t =
+      "MODEL        1\n"
+      "ATOM      1  CA  GLY A   1       1.000   2.000   3.000  1.00  0.00           C\n"
+      "HETATM    2  C1  LIG A 101       4.000   5.000   6.000  1.00  0.00           C\r"
+      "HETATM    3  C2  LIG A 101       5.000   5.000   6.000  1.00  0.00           C\r"
+      "HETATM    4  O1  LIG A 101       6.000   5.000   6.000  1.00  0.00           O\n"
+      "HETATM    2  C1  LIG A 102       9.000   5.000   6.000  1.00  0.00           C\n"
+      "ENDMDL\n"
+      "MODEL        2\n"
+      "ATOM      5  CA  GLY A   1       1.000   2.000   3.000  1.00  0.00           C\n"
+      "ATOM      5  CB  GLY A   1       1.000   3.000   3.000  1.00  0.00           C\n"
+      "ATOM      5  N   GLY A   1       1.000   4.000   3.000  1.00  0.00           N\n"
+      "ENDMDL\n"
+      "END\n";
+  CHECK(sp_pdb_read(t, strlen(t), &s, &err) == 0, "line ends: %s", err.msg);
+  CHECK(s.n_atoms == 8 && s.n_models == 2 && s.models[0].n_atoms == 5, "line ends: %zu atoms, %zu models (want 8, 2)",
+        s.n_atoms, s.n_models);
+  size_t n_cr = 0, n_serial = 0, n_more = 0;
+  for (size_t i = 0; i < s.n_warnings; ++i) {
+    const char *w = sp_structure_warning(&s, i);
+    n_cr += strstr(w, "2 lone CR characters inside LF-terminated lines") != NULL;
+    n_serial += strstr(w, "does not increase (previous 4)") != NULL;
+    n_more += strstr(w, "atom serial does not increase at 2 more records") != NULL;
+  }
+  CHECK(n_cr == 1 && n_serial == 1 && n_more == 1 && s.n_warnings == 3,
+        "warnings: CR %zu, serial %zu, count %zu of %zu (want 1, 1, 1 of 3)", n_cr, n_serial, n_more, s.n_warnings);
+  sp_structure_free(&s);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2 || (strcmp(argv[1], "--rules") && argc < 3)) {
     fprintf(stderr, "usage: %s --rules | --case CASE_DIR | --real SHARED_DIR\n", argv[0]);
@@ -478,6 +515,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "--rules")) {
     test_hy36_and_elements();
     test_inline();
+    test_line_ends_and_serials();
   } else if (!strcmp(argv[1], "--case")) {
     run_case(argv[2]);
   } else if (!strcmp(argv[1], "--real")) {

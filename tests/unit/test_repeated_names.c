@@ -139,7 +139,7 @@ static void test_regroup(void) {
     CHECK(s.n_residues == 4 && s.residues[0].n_atoms == 6 && s.residues[2].n_atoms == 7 && s.n_chains == 4 &&
               !strcmp(s.atom_name[s.residues[2].first_atom + 6], "H1") && s.residues[3].n_atoms == 1,
           "GOL apart with the same names: %zu residues (want GOL 6, ZN, GOL 7 with its H, ZN)", s.n_residues);
-    CHECK(n_warned(&s, "read as separate residues") == 1 && n_warned(&s, "1 residue pieces joined") == 1,
+    CHECK(n_warned(&s, "read as separate residues") == 1 && n_warned(&s, "1 residue piece joined") == 1,
           "GOL apart: one warning for the piece kept apart, one for the H joined");
   }
   sp_structure_free(&s);
