@@ -307,6 +307,8 @@ typedef struct sp_structure {
   /* warnings: NUL-separated messages, n_warnings of them */
   char *warnings;
   size_t warnings_len, warnings_cap, n_warnings;
+  size_t n_cut_ids; /* identifiers cut to SP_ID_LEN-1 (copy_id): the first is a warning, sp_structure_finish
+                       adds one with the count of the others */
 
   /* private to sp_structure_add_atom: a 64-bit Bloom filter of the (atom name, altloc) pairs of
    * the last residue, valid while rb_residue_ == n_residues and rb_atoms_ == its n_atoms */

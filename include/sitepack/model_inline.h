@@ -79,7 +79,7 @@ static inline uint64_t pack_fixed(const char *fixed) {
 static inline bool id_eq(const char *fixed, sp_sv v) { return pack_fixed(fixed) == pack_sv(v); }
 
 static inline void copy_id(sp_structure *s, char *dst, sp_sv v, const char *what) {
-  if (sp_sv_copy(dst, SP_ID_LEN, v))
+  if (sp_sv_copy(dst, SP_ID_LEN, v) && !s->n_cut_ids++) /* once a file; the count: sp_structure_finish */
     sp_structure_warn(s, "%s '%.*s' longer than %d characters, truncated", what, (int)(v.n > 64 ? 64 : v.n),
                       v.p, SP_ID_LEN - 1);
 }

@@ -62,6 +62,7 @@ void sp_structure_clear(sp_structure *s) {
   s->n_atoms = s->n_residues = s->n_chains = s->n_models = s->n_entities = 0;
   s->n_seq = s->n_conns = s->n_file_bonds = s->n_file_comps = s->n_conects = s->n_conect_raw_ = 0;
   s->warnings_len = s->n_warnings = 0;
+  s->n_cut_ids = 0;
   s->entry_id[0] = s->method[0] = 0;
   s->resolution = s->r_work = s->r_free = NAN;
   memset(s->deposition_date, 0, sizeof s->deposition_date);
@@ -241,6 +242,8 @@ static uint8_t residue_entity_type(const sp_structure *s, const sp_residue *r, c
 
 int sp_structure_finish(sp_structure *s, sp_err *err) {
   if (!s->n_atoms) return sp_err_set(err, SP_E_NO_ATOMS, "no atom records");
+  if (s->n_cut_ids > 1)
+    sp_structure_warn(s, "%zu more identifiers longer than %d characters truncated", s->n_cut_ids - 1, SP_ID_LEN - 1);
   int rc = sp_structure_regroup_(s, err);
   if (rc) return rc;
   sp_structure_join_repeats_(s);
