@@ -102,24 +102,19 @@ static size_t max_elsize(int t) {
   return m;
 }
 
-static void put_str(FILE *out, const char *s, size_t max) {
+/* A string field as one TSV field: a tab, newline or CR prints as a space. With @p newline_escaped (a column
+ * of the user's text, sp_col.utf8: escaped by the one rule of io.h sp_path_escape, so the only raw control
+ * byte it holds is /structures/warnings' "\n" between messages) a newline prints as the two characters \n
+ * instead (unambiguous: a backslash of the text itself is always the start of "\xNN"). */
+static void put_str_as(FILE *out, const char *s, size_t max, bool newline_escaped) {
   for (size_t i = 0; i < max && s[i]; i++) {
     char ch = s[i];
-    fputc(ch == '\t' || ch == '\n' || ch == '\r' ? ' ' : ch, out);
+    if (ch == '\n' && newline_escaped) fputs("\\n", out);
+    else fputc(ch == '\t' || ch == '\n' || ch == '\r' ? ' ' : ch, out);
   }
 }
 
-/* A column of the user's text (sp_col.utf8): escaped by the one rule of io.h sp_path_escape, so the only raw
- * control byte it holds is /structures/warnings' "\n" between messages: printed as the two characters \n
- * (unambiguous: a backslash of the text itself is always the start of "\xNN"); a tab or CR (in no column
- * sitepack writes) as a space, as put_str does. */
-static void put_text(FILE *out, const char *s, size_t max) {
-  for (size_t i = 0; i < max && s[i]; i++) {
-    char ch = s[i];
-    if (ch == '\n') fputs("\\n", out);
-    else fputc(ch == '\t' || ch == '\r' ? ' ' : ch, out);
-  }
-}
+static void put_str(FILE *out, const char *s, size_t max) { put_str_as(out, s, max, false); }
 
 static void put_f32(FILE *out, float v) {
   if (isnan(v)) fputs("nan", out);
@@ -159,10 +154,7 @@ static void put_value(FILE *out, const sp_col *c, const void *row) {
       }
       break;
     }
-    case SP_COL_STR:
-      if (c->utf8) put_text(out, p, c->msize);
-      else put_str(out, p, c->msize);
-      break;
+    case SP_COL_STR: put_str_as(out, p, c->msize, c->utf8); break;
     case SP_COL_CHAR: if (*p && *p != '\t' && *p != '\n' && *p != '\r') fputc(*p, out); break;
     default: break;
   }
