@@ -234,9 +234,15 @@ typedef struct sp_symop {
   double trn[3];
 } sp_symop;
 
+/** Every per-atom array of sp_structure (the parallel arrays of length n_atoms, capacity cap_atoms), as
+ *  X(field) for each: the one list that the code which grows, frees, sizes, permutes or compacts them
+ *  expands, so that a new per-atom array is added here and in the struct, nowhere else. */
+#define SP_ATOM_ARRAYS(X) \
+  X(xyz) X(occupancy) X(b_iso) X(atom_name) X(serial) X(atom_residue) X(element) X(charge) X(altloc) X(atom_flags)
+
 /** The whole structure of one input file. Zero-initialise then sp_structure_init(). */
 typedef struct sp_structure {
-  /* atoms: parallel arrays of length n_atoms */
+  /* atoms: parallel arrays of length n_atoms (all of them listed in SP_ATOM_ARRAYS) */
   size_t n_atoms, cap_atoms;
   float (*xyz)[3];          /**< Cartn_x/y/z, Å */
   float *occupancy;         /**< 1.0 when absent */

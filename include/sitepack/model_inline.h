@@ -32,9 +32,8 @@ static inline int sp_model_grow_atoms_(sp_structure *s, size_t need) {
     void *p_ = sp_realloc_array(s->f, nc, sizeof *s->f); \
     if (!p_) return SP_E_NOMEM;                          \
     s->f = p_;                                           \
-  } while (0)
-  RE(xyz); RE(occupancy); RE(b_iso); RE(atom_name); RE(serial); RE(atom_residue);
-  RE(element); RE(charge); RE(altloc); RE(atom_flags);
+  } while (0);
+  SP_ATOM_ARRAYS(RE)
 #undef RE
   s->cap_atoms = nc;
   return 0;

@@ -212,14 +212,14 @@ static void make_order(const sp_structure *s, plan *p) {
       k_ += R_->n_atoms;                                                 \
     }                                                                    \
     memcpy(s->arr, tmp, s->n_atoms * sizeof *s->arr);                    \
-  } while (0)
+  } while (0);
 
-/* Move the atoms to the residue order of `res` (the old residues, reordered), then renumber. */
+/* Move the atoms to the residue order of `res` (the old residues, reordered), then renumber (every
+ * per-atom array moves, SP_ATOM_ARRAYS; atom_residue is then written again). */
 static int move_atoms(sp_structure *s, sp_residue *res) {
-  void *tmp = malloc(s->n_atoms * sizeof *s->xyz);
+  void *tmp = malloc(s->n_atoms * sizeof *s->xyz); /* xyz: the widest per-atom element (12 bytes) */
   if (!tmp) return SP_E_NOMEM;
-  PERMUTE(xyz); PERMUTE(occupancy); PERMUTE(b_iso); PERMUTE(atom_name); PERMUTE(serial);
-  PERMUTE(element); PERMUTE(charge); PERMUTE(altloc); PERMUTE(atom_flags);
+  SP_ATOM_ARRAYS(PERMUTE)
   free(tmp);
   uint32_t k = 0;
   for (size_t r = 0; r < s->n_residues; r++) {

@@ -144,11 +144,9 @@ static void compact_atoms(sp_structure *s, const uint8_t *keep) {
   for (size_t k = 0; k < s->n_atoms; k++) {
     if (!keep[k]) continue;
     if (w != k) {
-      memcpy(s->xyz[w], s->xyz[k], sizeof s->xyz[k]);
-      s->occupancy[w] = s->occupancy[k], s->b_iso[w] = s->b_iso[k], s->serial[w] = s->serial[k];
-      memcpy(s->atom_name[w], s->atom_name[k], sizeof s->atom_name[k]);
-      s->atom_residue[w] = s->atom_residue[k], s->element[w] = s->element[k], s->charge[w] = s->charge[k];
-      s->altloc[w] = s->altloc[k], s->atom_flags[w] = s->atom_flags[k];
+#define MOVE_ROW(f) memcpy(&s->f[w], &s->f[k], sizeof s->f[k]);
+      SP_ATOM_ARRAYS(MOVE_ROW)
+#undef MOVE_ROW
     }
     w++;
   }

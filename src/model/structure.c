@@ -50,8 +50,9 @@ int sp_structure_init(sp_structure *s) {
 }
 
 void sp_structure_free(sp_structure *s) {
-  free(s->xyz); free(s->occupancy); free(s->b_iso); free(s->atom_name); free(s->serial);
-  free(s->atom_residue); free(s->element); free(s->charge); free(s->altloc); free(s->atom_flags);
+#define FREE_ATOMS(f) free(s->f);
+  SP_ATOM_ARRAYS(FREE_ATOMS)
+#undef FREE_ATOMS
   free(s->residues); free(s->chains); free(s->models); free(s->entities); free(s->seq_comp);
   free(s->conns); free(s->file_bonds); free(s->file_comps); free(s->conects); free(s->warnings);
   free(s->symops); free(s->seq_can); free(s->dbrefs); free(s->asm_gens); free(s->asm_ops);
@@ -268,9 +269,9 @@ int sp_structure_finish(sp_structure *s, sp_err *err) {
 }
 
 size_t sp_structure_bytes(const sp_structure *s) {
-  size_t per_atom = sizeof *s->xyz + sizeof *s->occupancy + sizeof *s->b_iso + sizeof *s->atom_name +
-                    sizeof *s->serial + sizeof *s->atom_residue + sizeof *s->element + sizeof *s->charge +
-                    sizeof *s->altloc + sizeof *s->atom_flags;
+#define ATOM_BYTES(f) +sizeof *s->f
+  size_t per_atom = 0 SP_ATOM_ARRAYS(ATOM_BYTES);
+#undef ATOM_BYTES
   return sizeof *s + s->cap_atoms * per_atom + s->cap_residues * sizeof *s->residues +
          s->cap_chains * sizeof *s->chains + s->cap_models * sizeof *s->models +
          s->cap_entities * sizeof *s->entities + s->cap_seq * sizeof *s->seq_comp +
