@@ -2,7 +2,19 @@
 #ifndef SITEPACK_MODEL_INTERNAL_H
 #define SITEPACK_MODEL_INTERNAL_H
 
+#include <string.h>
+
 #include "sitepack/model.h"
+
+/* Atoms i and k have the same (atom name, altloc): the pair that identifies an atom in its residue. */
+static inline bool sp_same_pair_(const sp_structure *s, uint32_t i, uint32_t k) {
+  return s->altloc[i] == s->altloc[k] && !strcmp(s->atom_name[i], s->atom_name[k]);
+}
+
+/* Atoms i and k are at the same coordinates (bit for bit: the same record written twice). */
+static inline bool sp_same_xyz_(const sp_structure *s, uint32_t i, uint32_t k) {
+  return !memcmp(s->xyz[i], s->xyz[k], sizeof s->xyz[i]);
+}
 
 /* Resolve the directed CONECT entries (sp_structure_add_conect) into sp_structure.conects:
  * serials to atoms of model 1, one bond per pair with its order, sorted by (a, b); warnings for

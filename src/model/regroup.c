@@ -138,8 +138,7 @@ static bool conflicts(const sp_structure *s, const uint32_t *next, uint32_t lead
     const sp_residue *Q = &s->residues[q];
     for (uint32_t k = R->first_atom; k < R->first_atom + R->n_atoms; k++)
       for (uint32_t j = Q->first_atom; j < Q->first_atom + Q->n_atoms; j++)
-        if (s->altloc[j] == s->altloc[k] && pack_fixed(s->atom_name[j]) == pack_fixed(s->atom_name[k]) &&
-            memcmp(s->xyz[j], s->xyz[k], sizeof s->xyz[k]))
+        if (sp_same_pair_(s, j, k) && !sp_same_xyz_(s, j, k))
           return true;
   }
   return false;

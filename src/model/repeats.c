@@ -11,19 +11,12 @@ static bool same_ids(const sp_residue *a, const sp_residue *b) {
          a->auth_seq_id == b->auth_seq_id && a->ins_code == b->ins_code;
 }
 
-static bool same_pair(const sp_structure *s, uint32_t i, uint32_t k) {
-  return s->altloc[i] == s->altloc[k] && !strcmp(s->atom_name[i], s->atom_name[k]);
-}
 
 /* Whether the (atom name, altloc) of atom k occurs among atoms [lo, hi) other than k itself. */
 static bool pair_in(const sp_structure *s, uint32_t k, uint32_t lo, uint32_t hi) {
   for (uint32_t i = lo; i < hi; i++)
-    if (i != k && same_pair(s, i, k)) return true;
+    if (i != k && sp_same_pair_(s, i, k)) return true;
   return false;
-}
-
-static bool same_xyz(const sp_structure *s, uint32_t i, uint32_t k) {
-  return !memcmp(s->xyz[i], s->xyz[k], sizeof s->xyz[i]);
 }
 
 /* Whether some atom of b repeats an atom of a exactly: same (atom name, altloc) at the same
@@ -31,7 +24,7 @@ static bool same_xyz(const sp_structure *s, uint32_t i, uint32_t k) {
 static bool has_duplicate(const sp_structure *s, const sp_residue *a, const sp_residue *b) {
   for (uint32_t k = b->first_atom; k < b->first_atom + b->n_atoms; k++)
     for (uint32_t i = a->first_atom; i < a->first_atom + a->n_atoms; i++)
-      if (same_pair(s, i, k) && same_xyz(s, i, k)) return true;
+      if (sp_same_pair_(s, i, k) && sp_same_xyz_(s, i, k)) return true;
   return false;
 }
 
@@ -105,7 +98,7 @@ static void flag_repeats(sp_structure *s, uint32_t r, size_t *n_later) {
     if ((s->atom_flags[k] & SP_ATOM_REPEATED_NAME) || !pair_in(s, k, lo, hi)) continue;
     uint32_t n = 0;
     for (uint32_t i = k; i < hi; i++)
-      if (same_pair(s, i, k)) {
+      if (sp_same_pair_(s, i, k)) {
         s->atom_flags[i] |= SP_ATOM_REPEATED_NAME;
         n++;
       }
@@ -183,7 +176,7 @@ static void drop_duplicates(sp_structure *s) {
     uint32_t lo = R->first_atom, hi = lo + R->n_atoms, n = 0;
     for (uint32_t k = lo + 1; k < hi; k++)
       for (uint32_t i = lo; i < k; i++)
-        if (same_pair(s, i, k) && same_xyz(s, i, k)) {
+        if (sp_same_pair_(s, i, k) && sp_same_xyz_(s, i, k)) {
           if (!keep) {
             if (!(keep = malloc(s->n_atoms))) return; /* no memory: kept, and flagged as repeats */
             memset(keep, 1, s->n_atoms);
