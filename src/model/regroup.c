@@ -103,20 +103,15 @@ static int model_groups(const sp_structure *s, uint32_t *mg, uint32_t *mnext, bo
   return 0;
 }
 
-static uint64_t mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-  return h * 0xFF51AFD7ED558CCDull;
-}
-
 static uint64_t res_hash(const sp_structure *s, const uint32_t *mg, uint32_t r) {
   const sp_residue *R = &s->residues[r];
   const sp_chain *C = &s->chains[R->chain];
-  uint64_t h = mix(0, mg[C->model]);
-  h = mix(h, pack_fixed(C->label_asym_id));
-  h = mix(h, pack_fixed(C->auth_asym_id));
-  h = mix(h, pack_fixed(R->comp_id));
-  h = mix(h, (uint64_t)(uint32_t)R->label_seq_id << 32 | (uint32_t)R->auth_seq_id);
-  return mix(h, (unsigned char)R->ins_code);
+  uint64_t h = sp_hash_combine(0, mg[C->model]);
+  h = sp_hash_combine(h, pack_fixed(C->label_asym_id));
+  h = sp_hash_combine(h, pack_fixed(C->auth_asym_id));
+  h = sp_hash_combine(h, pack_fixed(R->comp_id));
+  h = sp_hash_combine(h, (uint64_t)(uint32_t)R->label_seq_id << 32 | (uint32_t)R->auth_seq_id);
+  return sp_hash_combine(h, (unsigned char)R->ins_code);
 }
 
 static bool same_res(const sp_structure *s, const uint32_t *mg, uint32_t a, uint32_t b) {

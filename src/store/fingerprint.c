@@ -89,7 +89,6 @@ static int find_ring_bonds(fp_graph *g, int nbonds) {
   return 0;
 }
 
-static uint64_t hcomb(uint64_t h, uint64_t x) { return sp_mix64(h ^ (x + SP_GOLDEN_GAMMA + (h << 6) + (h >> 2))); }
 
 static int cmp_u64(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -151,11 +150,11 @@ static void atom_invariants(const fp_graph *g, const uint8_t *z, const int8_t *c
     int q = charge ? charge[heavy[a]] : 0;
     int val = valence_of(z[heavy[a]], q, used);
     int nh = val > used ? val - used : 0;
-    uint64_t h = hcomb(0, z[heavy[a]]);
-    h = hcomb(h, (uint64_t)deg);
-    h = hcomb(h, (uint64_t)nh);
-    h = hcomb(h, (uint64_t)(int64_t)q);
-    h = hcomb(h, (uint64_t)in_ring);
+    uint64_t h = sp_hash_combine(0, z[heavy[a]]);
+    h = sp_hash_combine(h, (uint64_t)deg);
+    h = sp_hash_combine(h, (uint64_t)nh);
+    h = sp_hash_combine(h, (uint64_t)(int64_t)q);
+    h = sp_hash_combine(h, (uint64_t)in_ring);
     inv[a] = h;
   }
 }
@@ -208,13 +207,13 @@ static int morgan_rounds(const fp_graph *g, int nbonds, uint64_t *inv, int radiu
       int d = 0;
       for (int k = g->ptr[a]; k < g->ptr[a + 1]; k++) {
         int v = g->nbr[k], b = g->bond_id[k];
-        env[d++] = hcomb((uint64_t)g->btype[k], inv[v]);
+        env[d++] = sp_hash_combine((uint64_t)g->btype[k], inv[v]);
         bs[b / 64] |= 1ULL << (b % 64);
         for (int w = 0; w < W; w++) bs[w] |= cur[(size_t)v * W + w];
       }
       qsort(env, (size_t)d, sizeof *env, cmp_u64);
-      uint64_t h = hcomb((uint64_t)r + 1, inv[a]);
-      for (int k = 0; k < d; k++) h = hcomb(h, env[k]);
+      uint64_t h = sp_hash_combine((uint64_t)r + 1, inv[a]);
+      for (int k = 0; k < d; k++) h = sp_hash_combine(h, env[k]);
       next[a] = h;
       all[m].bonds = bs, all[m].inv = h, all[m++].atom = a;
     }
