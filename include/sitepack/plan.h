@@ -5,7 +5,7 @@
  *
  * sp_plan_lpt() turns estimated task costs into one queue per rank, largest task first,
  * each task on the currently least-loaded rank; the MPI run of a plan is sched.h's.
- * Worker code (task.h), benchmarks and tests use this header without seeing <mpi.h>.
+ * Worker code (pipeline.h), benchmarks and tests use this header without seeing <mpi.h>.
  *
  * Costs are in arbitrary, consistent units chosen by the caller's cost model (e.g.
  * bytes of text, with gzip bytes weighted by ~4); only ratios matter.

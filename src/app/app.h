@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "sitepack/sched.h"
-#include "sitepack/task.h"
+#include "sitepack/pipeline.h"
 
 /* Exit statuses (documented in `sitepack --help` and docs/usage.md). */
 enum {

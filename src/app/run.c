@@ -8,7 +8,7 @@
  *   all     phase A: every file, each large one (>= split.min_bytes) running as part 0 of a split
  *           that its own task decides after the survey; phase B (only when some file split): the
  *           remaining parts. Each phase is one LPT plan run with work stealing (sched.h, run_task.c);
- *           every task goes through the worker stages (task.h) into this rank's file
+ *           every task goes through the worker stages (pipeline.h) into this rank's file
  *   all     gather statistics, counters, task timings and failures to rank 0
  *   all     merge the per-rank files (ordered by input path): each rank writes its share of the rows
  *           at their offsets of the merged file (store.h sp_merge_parallel(), app/merge_comm.h)
@@ -462,7 +462,7 @@ static int phase_rank_output(struct run_ctx *c) {
 /* ---- the tasks: phase A, phase B ------------------------------------------------------------ */
 
 /* Phase A: every file, as part 0 of a split that the file's own task decides after its survey
- * (task.h sp_worker_process_first(); files under the size threshold never split). Phase B: parts 1..
+ * (pipeline.h sp_worker_process_first(); files under the size threshold never split). Phase B: parts 1..
  * of the files split in phase A; skipped (no barrier) when no file split. */
 
 /* Rank 0: one part-0 task per file of the scan into c->tasks [c->n_tasks = c->n] with its bytes-only cost

@@ -20,7 +20,7 @@
 #include "sitepack/io.h"
 #include "sitepack/sched.h"
 #include "sitepack/store.h"
-#include "sitepack/task.h"
+#include "sitepack/pipeline.h"
 
 /* Per-rank counters reduced to rank 0 for the summary and the report. */
 enum { C_FILES_OK, C_FILES_FAILED, C_FILES_WARNED, C_LIGANDS, C_SITES, C_SITE_ATOMS, C_ATOMS, C_BYTES, C_TEXT_BYTES, C_N };

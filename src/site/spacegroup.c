@@ -82,7 +82,7 @@ static int load_ccp4(const char *name, sp_symop *ops, int *n_ops, char *xhm, siz
   }
   /* csymlib prints "Failed to find spacegroup in SYMINFO!" on stdout for an unknown name, with no
      way to turn it off: stdout goes to /dev/null for the call (lock held; ranks are single-threaded),
-     and the caller reports the unknown name with the file's name instead (task.c: a warning) */
+     and the caller reports the unknown name with the file's name instead (src/pipeline/stages.c: a warning) */
   fflush(stdout);
   int saved = dup(STDOUT_FILENO), devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
   if (saved >= 0 && devnull >= 0) dup2(devnull, STDOUT_FILENO);

@@ -23,7 +23,7 @@ RULES = """rules (the module table of docs/architecture.md; layer 0 lowest):
      generated header that src/*.h.in makes)
   R6 <mpi.h> is reachable (directly or through our headers) only from sources and private
      headers of src/sched, src/store/merge* and src/app, and from the public headers of sched
-     that the table marks "(MPI)"; every other public header (plan.h, task.h: the worker's) is
+     that the table marks "(MPI)"; every other public header (plan.h, pipeline.h: the worker's) is
      MPI-free
   R7 CMakeLists.txt lists the library's and the CLI's sources explicitly, per module
      (set(SP_<MODULE>_SOURCES src/<module>/...)), no glob over src/; every src/**/*.c is listed
@@ -219,7 +219,11 @@ def self_test(files):
         ("R3 same-layer include", plant(files, "src/io/scan.c", "#include", '#include "sitepack/model.h"'), "R3"),
         ("R4 private header across modules", plant(files, "src/site/site.c", "#include", '#include "store/store_internal.h"'), "R4"),
         ("R5 unknown header", plant(files, "src/chem/molkey.c", "#include", '#include "sitepack/nonesuch.h"'), "R5"),
-        ("R6 <mpi.h> through a header", plant(files, "include/sitepack/task.h", "#include", '#include "sitepack/sched.h"'), "R6"),
+        ("R6 <mpi.h> through a header", plant(files, "include/sitepack/pipeline.h", "#include", '#include "sitepack/sched.h"'), "R6"),
+        ("R6 <mpi.h> in the pipeline", plant(files, "src/pipeline/stages.c", "#include", "#include <mpi.h>"), "R6"),
+        ("R3 scheduler includes the pipeline", plant(files, "src/sched/plan.c", "#include", '#include "sitepack/pipeline.h"'), "R3"),
+        ("R3 scheduler includes a domain module", plant(files, "src/sched/cost.c", "#include", '#include "sitepack/site.h"'), "R3"),
+        ("R4 pipeline's private header outside it", plant(files, "src/app/run_task.c", "#include", '#include "pipeline/pipeline_internal.h"'), "R4"),
         ("R6 <mpi.h> directly", plant(files, "src/survey/survey.c", "#include", "#include <mpi.h>"), "R6"),
         ("R7 file missing from CMake", dict(files, **{"CMakeLists.txt": cm.replace(first_c, "", 1)}), "R7"),
         ("R7 new file not listed", dict(files, **{"src/site/new_step.c": "/* planted */\n"}), "R7"),

@@ -41,7 +41,7 @@
 #include "sitepack/site.h"
 #include "sitepack/sitechem.h"
 #include "sitepack/survey.h"
-#include "sitepack/task.h"
+#include "sitepack/pipeline.h"
 
 #include "sp_test.h"
 

@@ -9,7 +9,7 @@
 
 #include "sitepack/ccd.h"
 #include "sitepack/plan.h"
-#include "sitepack/task.h"
+#include "sitepack/pipeline.h"
 
 #include "sp_test.h"
 

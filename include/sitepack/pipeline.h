@@ -1,13 +1,13 @@
 /**
- * @file task.h
+ * @file pipeline.h
  * @brief The worker stages of one task, without MPI: read (zlib) -> parse (mmCIF / PDB)
  *        -> survey ligands (CCD) -> compute sites -> rows of an sp_result (result.h).
  *
  * A file that cannot be read or parsed is not an error of the run: its /structures row
  * gets status = the error class name and the message, and no other rows.
  */
-#ifndef SITEPACK_TASK_H
-#define SITEPACK_TASK_H
+#ifndef SITEPACK_PIPELINE_H
+#define SITEPACK_PIPELINE_H
 
 #include <stdbool.h>
 #include <stddef.h>
