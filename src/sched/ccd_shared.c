@@ -24,7 +24,8 @@ struct sp_ccd_shared {
   int node_ranks;
   MPI_Comm node;      /* MPI_COMM_NULL when not split */
   MPI_Win win;        /* MPI_WIN_NULL unless mode == SP_CCD_WINDOW */
-  void *map;          /* mapped mode, node ranks other than 0: their mapping of the file */
+  void *map;          /* mapped mode: this rank's mapping of the file (the CCD's borrowed text); window mode,
+                         node rank 0: the gzip bytes, until inflated */
   size_t map_len;
 };
 
@@ -34,16 +35,6 @@ const char *sp_ccd_shared_mode_name(int mode) {
     case SP_CCD_WINDOW: return "window";
     default: return "private";
   }
-}
-
-/* 1 gzip, 0 plain or unreadable (the open itself then reports the error) */
-static int file_is_gzip(const char *path) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  unsigned char m[2] = {0, 0};
-  ssize_t n = read(fd, m, 2);
-  close(fd);
-  return n == 2 && m[0] == 0x1f && m[1] == 0x8b;
 }
 
 /* Everyone learns the worst status of the communicator; a rank that did not fail itself gets a
@@ -56,14 +47,36 @@ static int agree(MPI_Comm comm, int rc, sp_err *err) {
   return all;
 }
 
-/* Whole file into malloc'd memory (no inflate, no hash). 0 or -1. */
-static int read_whole(const char *path, unsigned char **out, size_t *n_out) {
-  /* a non-empty regular file only: anything else takes the general path, which reports it */
+/* One open of @p path, mapped read-only: 0 with *map set (a non-empty regular file), 0 with *map NULL
+ * (empty, not a regular file: the reading path, SP_CCD_SRC_FILE, reports it), or SP_E_NOT_FOUND / SP_E_IO
+ * (cannot open or map). */
+static int map_file(const char *path, void **map, size_t *len, sp_err *err) {
+  *map = NULL;
+  *len = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    return sp_err_set(err, e == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "%s: cannot open: %s", path, strerror(e));
+  }
   struct stat st;
-  *out = NULL;
-  *n_out = 0;
-  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) return -1;
-  return sp_file_read_stored(path, 0, out, n_out, NULL) ? -1 : 0;
+  int rc = 0;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+    if (m == MAP_FAILED) {
+      rc = sp_err_set(err, SP_E_IO, "%s: cannot map: %s", path, strerror(errno));
+    } else {
+      *map = m;
+      *len = (size_t)st.st_size;
+    }
+  }
+  close(fd);
+  return rc;
+}
+
+static void unmap(sp_ccd_shared *s) {
+  if (s->map) munmap(s->map, s->map_len);
+  s->map = NULL;
+  s->map_len = 0;
 }
 
 /* MPI_Win_allocate_shared of `bytes` on node rank 0 (0 elsewhere); 1 when every rank of the
@@ -116,160 +129,185 @@ static int bcast_index(sp_ccd_shared *s, int nrank, sp_ccd_index *idx, sp_err *e
   return 0;
 }
 
-int sp_ccd_open_shared(MPI_Comm comm, const char *path, sp_ccd_shared **out, char *sha256, sp_err *err) {
-  *out = NULL;
-  if (sha256) sha256[0] = 0;
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+/* The state of one sp_ccd_open_shared call on this rank. */
+struct opening {
+  const char *path;
+  int nrank;               /* rank in the node */
+  int mode;                /* SP_CCD_* of the node */
+  int rc;                  /* this rank's status */
+  const char *text;        /* the node's shared text (window, mapping) */
+  uint64_t len;            /* its bytes */
+  sp_buf buf;              /* window slow path, node rank 0: the inflated text */
+  char *sha;               /* comm rank 0 asked for the hash: its 65 bytes, else NULL */
+};
+
+/* The node's rank 0 decides the mode for the node; it maps the file (its one open) unless private.
+ * Plain: mapped; gzip: window; empty or not a regular file: private (the reading path reports it);
+ * cannot open or map: mapped with the error, which reaches the node as a failed map. */
+static void choose_mode(sp_ccd_shared *s, struct opening *op, sp_err *err) {
+  op->mode = SP_CCD_PRIVATE;
+  if (op->nrank == 0) {
+    const char *e = getenv("SITEPACK_CCD_PRIVATE");
+    bool priv = e && *e && strcmp(e, "0") != 0;
+    if (!priv) op->rc = map_file(op->path, &s->map, &s->map_len, err);
+    const unsigned char *m = s->map;
+    bool gz = m && s->map_len >= 2 && m[0] == 0x1f && m[1] == 0x8b;
+    if (!priv && (op->rc || m)) op->mode = gz ? SP_CCD_WINDOW : SP_CCD_MAPPED;
+    if (m && op->sha) sp_sha256_hex(m, s->map_len, op->sha); /* the stored bytes, where they lie */
+  }
+  MPI_Bcast(&op->mode, 1, MPI_INT, 0, s->node);
+}
+
+/* The inflated size from the gzip trailer's ISIZE of node rank 0's mapping, 0 when implausible:
+ * only between n/2 and deflate's maximum ratio 1032:1 (as io's reader), a cut or corrupt file has
+ * arbitrary bytes there */
+static uint64_t isize_hint(const sp_ccd_shared *s) {
+  size_t n = s->map_len;
+  if (n < 18) return 0;
+  const unsigned char *t = (const unsigned char *)s->map + n - 4;
+  uint64_t hint = (uint64_t)t[0] | (uint64_t)t[1] << 8 | (uint64_t)t[2] << 16 | (uint64_t)t[3] << 24;
+  return hint < n / 2 || hint / 1032 > n ? 0 : hint;
+}
+
+/* Window fast path: inflate straight into the window, sized by ISIZE, so that rank 0 never holds a
+ * second copy. 1 when it fits exactly (then op->len is set); else 0 with no window left. */
+static int window_fast(sp_ccd_shared *s, struct opening *op) {
+  uint64_t hint = op->nrank == 0 ? isize_hint(s) : 0;
+  MPI_Bcast(&hint, 1, MPI_UINT64_T, 0, s->node);
+  char *base = NULL;
+  int fast = 0;
+  if (!hint || !alloc_window(s, op->nrank, hint + 1, &base)) return 0;
+  if (op->nrank == 0) fast = sp_gzip_inflate_exact(s->map, s->map_len, base, (size_t)hint);
+  MPI_Bcast(&fast, 1, MPI_INT, 0, s->node);
+  if (fast) op->len = hint;
+  else MPI_Win_free(&s->win);
+  return fast;
+}
+
+/* Window slow path (several members, over 4 GiB, corrupt data): rank 0 inflates the mapped bytes with
+ * io's rules and error classes (no second read), then copies them into the window; when the window
+ * cannot be allocated (e.g. /dev/shm too small) the node goes private, rank 0 keeping op->buf. */
+static void window_slow(sp_ccd_shared *s, struct opening *op, sp_err *err) {
+  if (op->nrank == 0) {
+    op->rc = sp_gunzip(s->map, s->map_len, 0, &op->buf, err);
+    if (op->rc && err) {
+      char m[SP_ERR_MSG_LEN];
+      memcpy(m, err->msg, sizeof m);
+      sp_err_set(err, op->rc, "%s: %s", op->path, m);
+    }
+    op->len = (uint64_t)op->buf.len;
+  }
+  int rc0 = op->rc;
+  MPI_Bcast(&rc0, 1, MPI_INT, 0, s->node);
+  MPI_Bcast(&op->len, 1, MPI_UINT64_T, 0, s->node);
+  if (rc0 && !op->rc)
+    op->rc = sp_err_set(err, rc0, "CCD %s: the node's rank 0 could not read it (%s)", op->path, sp_errclass_name(rc0));
+  if (op->rc) return;
+  char *base = NULL;
+  if (!alloc_window(s, op->nrank, op->len + 1, &base)) {
+    op->mode = SP_CCD_PRIVATE;
+  } else if (op->nrank == 0) {
+    memcpy(base, op->buf.data, (size_t)op->len);
+    sp_buf_free(&op->buf); /* the private copy is no longer needed */
+  }
+}
+
+/* gzip: the text inflated once per node into an MPI shared window (rank 0 from its mapping, dropped
+ * after); rank 0 indexes it */
+static void open_window(sp_ccd_shared *s, struct opening *op, sp_err *err) {
+  if (!window_fast(s, op)) window_slow(s, op, err);
+  if (op->nrank == 0) unmap(s); /* the gzip bytes: inflated */
+  if (op->rc || op->mode != SP_CCD_WINDOW) return;
+  MPI_Win_fence(0, s->win); /* rank 0's writes are visible to the node after this */
+  MPI_Aint qsize = 0;
+  int disp = 0;
+  char *q = NULL;
+  MPI_Win_shared_query(s->win, 0, &qsize, &disp, &q);
+  if (!q || (uint64_t)qsize < op->len + 1)
+    op->rc = sp_err_set(err, SP_E_MPI, "CCD: shared window of %zu bytes not visible", (size_t)op->len);
+  op->text = q;
+  sp_ccd_source src = {.kind = SP_CCD_SRC_BORROWED, .text = q, .len = (size_t)op->len};
+  if (!op->rc && op->nrank == 0) op->rc = sp_ccd_open_source(&src, &s->ccd, err);
+}
+
+/* plain: every rank maps the file (its one open), the page cache holds it once; rank 0 indexes it */
+static void open_mapped_node(sp_ccd_shared *s, struct opening *op, sp_err *err) {
+  if (op->nrank == 0 && !op->rc) {
+    sp_ccd_source src = {.kind = SP_CCD_SRC_BORROWED, .path = op->path, .text = s->map, .len = s->map_len};
+    op->rc = sp_ccd_open_source(&src, &s->ccd, err);
+    op->len = s->map_len;
+  }
+  int rc0 = op->rc;
+  MPI_Bcast(&rc0, 1, MPI_INT, 0, s->node);
+  MPI_Bcast(&op->len, 1, MPI_UINT64_T, 0, s->node);
+  if (rc0 && !op->rc)
+    op->rc = sp_err_set(err, rc0, "CCD %s: the node's rank 0 could not map it (%s)", op->path, sp_errclass_name(rc0));
+  if (!op->rc && op->nrank != 0) {
+    sp_err e2 = {0};
+    if (map_file(op->path, &s->map, &s->map_len, &e2) || s->map_len != op->len || !s->map) {
+      unmap(s);
+      op->rc = sp_err_set(err, SP_E_IO, "CCD %s: cannot map it (or it changed size since rank 0 mapped it)", op->path);
+    }
+  }
+  op->text = s->map;
+}
+
+/* private: every rank reads its own copy once (rank 0 of a window fallback already holds it) */
+static void open_private(sp_ccd_shared *s, struct opening *op, sp_err *err) {
+  unmap(s);
+  sp_ccd_source src = {.kind = SP_CCD_SRC_FILE, .path = op->path, .sha256 = op->sha};
+  if (op->nrank == 0 && op->buf.data)
+    src = (sp_ccd_source){.kind = SP_CCD_SRC_TEXT, .path = op->path, .text = op->buf.data, .len = op->buf.len};
+  op->rc = sp_ccd_open_source(&src, &s->ccd, err);
+}
+
+/* calloc'd handle with the node communicator, or NULL with the status in *rc (the same on every rank) */
+static sp_ccd_shared *shared_new(MPI_Comm comm, int rank, int *rc, sp_err *err) {
   sp_ccd_shared *s = calloc(1, sizeof *s);
-  int rc = s ? 0 : sp_err_set(err, SP_E_NOMEM, "out of memory (CCD)");
-  if (agree(comm, rc, err)) {
+  *rc = s ? 0 : sp_err_set(err, SP_E_NOMEM, "out of memory (CCD)");
+  if (agree(comm, *rc, err)) {
     free(s);
-    return SP_E_NOMEM;
+    *rc = SP_E_NOMEM;
+    return NULL;
   }
   s->node = MPI_COMM_NULL;
   s->win = MPI_WIN_NULL;
   if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &s->node) != MPI_SUCCESS) {
     free(s);
-    return sp_err_set(err, SP_E_MPI, "CCD: MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) failed");
+    *rc = sp_err_set(err, SP_E_MPI, "CCD: MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) failed");
+    return NULL;
   }
   MPI_Comm_set_errhandler(s->node, MPI_ERRORS_RETURN);
-  int nrank = 0;
-  MPI_Comm_rank(s->node, &nrank);
   MPI_Comm_size(s->node, &s->node_ranks);
+  return s;
+}
 
-  /* the node's rank 0 decides the mode for the node */
-  int mode = SP_CCD_PRIVATE;
-  if (nrank == 0) {
-    const char *e = getenv("SITEPACK_CCD_PRIVATE");
-    bool priv = e && *e && strcmp(e, "0") != 0;
-    mode = priv ? SP_CCD_PRIVATE : file_is_gzip(path) ? SP_CCD_WINDOW : SP_CCD_MAPPED;
-  }
-  MPI_Bcast(&mode, 1, MPI_INT, 0, s->node);
-
-  sp_buf buf = {0};         /* window mode, node rank 0: the inflated text */
-  char stored_sha[65] = ""; /* SHA-256 of the stored bytes, when this rank read them */
-  const char *text = NULL;  /* the node's shared text */
-  uint64_t len = 0;
-  if (mode == SP_CCD_WINDOW) {
-    /* fast path: inflate straight into the window, sized by the gzip trailer's ISIZE, so that
-     * rank 0 never holds a second copy; when that does not fit exactly (several members, over
-     * 4 GiB, corrupt data) the window is dropped and the slow path below reports or reads it */
-    unsigned char *raw = NULL;
-    size_t n_raw = 0;
-    uint64_t hint = 0;
-    if (nrank == 0 && read_whole(path, &raw, &n_raw) == 0) {
-      sp_sha256_hex(raw, n_raw, stored_sha);
-      if (n_raw >= 18) {
-        const unsigned char *t = raw + n_raw - 4;
-        hint = (uint64_t)t[0] | (uint64_t)t[1] << 8 | (uint64_t)t[2] << 16 | (uint64_t)t[3] << 24;
-        /* plausible only between n/2 and deflate's maximum ratio 1032:1 (as io's reader):
-         * a cut or corrupt file has arbitrary bytes there */
-        if (hint < n_raw / 2 || hint / 1032 > n_raw) hint = 0;
-      }
-    }
-    MPI_Bcast(&hint, 1, MPI_UINT64_T, 0, s->node);
-    int fast = 0;
-    if (hint) {
-      char *base = NULL;
-      if (alloc_window(s, nrank, hint + 1, &base)) {
-        if (nrank == 0) fast = sp_gzip_inflate_exact(raw, n_raw, base, (size_t)hint);
-        MPI_Bcast(&fast, 1, MPI_INT, 0, s->node);
-        if (fast) len = hint;
-        else MPI_Win_free(&s->win);
-      }
-    }
-    free(raw);
-    if (!fast) { /* slow path: the io reader (all gzip rules and error classes), then a copy */
-      if (nrank == 0) {
-        rc = sp_file_read(path, 0, &buf, err);
-        len = (uint64_t)buf.len;
-        if (!rc) memcpy(stored_sha, buf.sha256, sizeof stored_sha);
-      }
-      int rc0 = rc;
-      MPI_Bcast(&rc0, 1, MPI_INT, 0, s->node);
-      MPI_Bcast(&len, 1, MPI_UINT64_T, 0, s->node);
-      if (rc0 && !rc) rc = sp_err_set(err, rc0, "CCD %s: the node's rank 0 could not read it (%s)", path,
-                                      sp_errclass_name(rc0));
-      if (!rc) {
-        char *base = NULL;
-        if (!alloc_window(s, nrank, len + 1, &base)) {
-          mode = SP_CCD_PRIVATE; /* e.g. /dev/shm too small: private copies instead */
-        } else if (nrank == 0) {
-          memcpy(base, buf.data, (size_t)len);
-          sp_buf_free(&buf); /* the private copy is no longer needed */
-        }
-      }
-    }
-    if (!rc && mode == SP_CCD_WINDOW) {
-      MPI_Win_fence(0, s->win); /* rank 0's writes are visible to the node after this */
-      MPI_Aint qsize = 0;
-      int disp = 0;
-      char *q = NULL;
-      MPI_Win_shared_query(s->win, 0, &qsize, &disp, &q);
-      if (!q || (uint64_t)qsize < len + 1)
-        rc = sp_err_set(err, SP_E_MPI, "CCD: shared window of %zu bytes not visible", (size_t)len);
-      text = q;
-      if (!rc && nrank == 0) rc = sp_ccd_open_text_borrowed(text, (size_t)len, &s->ccd, err);
-    }
-  } else if (mode == SP_CCD_MAPPED) {
-    if (nrank == 0) {
-      rc = sp_ccd_open_mapped(path, &s->ccd, err);
-      if (!rc) len = sp_ccd_text_bytes(s->ccd);
-    }
-    int rc0 = rc;
-    MPI_Bcast(&rc0, 1, MPI_INT, 0, s->node);
-    MPI_Bcast(&len, 1, MPI_UINT64_T, 0, s->node);
-    if (rc0 && !rc) rc = sp_err_set(err, rc0, "CCD %s: the node's rank 0 could not map it (%s)", path,
-                                    sp_errclass_name(rc0));
-    if (!rc && nrank != 0) { /* map the same file: the page cache holds it once */
-      int fd = open(path, O_RDONLY | O_CLOEXEC);
-      struct stat st;
-      void *m = MAP_FAILED;
-      if (fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_size == len && len > 0)
-        m = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, fd, 0);
-      if (fd >= 0) close(fd);
-      if (m == MAP_FAILED) {
-        rc = sp_err_set(err, SP_E_IO, "CCD %s: cannot map it (or it changed size since rank 0 mapped it)", path);
-      } else {
-        s->map = m;
-        s->map_len = (size_t)len;
-        text = m;
-      }
-    }
-  }
+int sp_ccd_open_shared(MPI_Comm comm, const char *path, sp_ccd_shared **out, char *sha256, sp_err *err) {
+  *out = NULL;
+  if (sha256) sha256[0] = 0;
+  int rank = 0, rc = 0;
+  MPI_Comm_rank(comm, &rank);
+  sp_ccd_shared *s = shared_new(comm, rank, &rc, err);
+  if (!s) return rc;
+  char sha[65] = "";
+  struct opening op = {.path = path, .sha = rank == 0 && sha256 ? sha : NULL};
+  MPI_Comm_rank(s->node, &op.nrank);
+  choose_mode(s, &op, err);
+  if (op.mode == SP_CCD_WINDOW) open_window(s, &op, err);
+  else if (op.mode == SP_CCD_MAPPED) open_mapped_node(s, &op, err);
   /* window and mapped: rank 0's index to the node (the others never scan the text) */
-  if (mode != SP_CCD_PRIVATE && agree(s->node, rc, err) == 0) {
+  if (op.mode != SP_CCD_PRIVATE && agree(s->node, op.rc, err) == 0) {
     sp_ccd_index idx;
-    rc = bcast_index(s, nrank, &idx, err);
-    if (!rc && nrank != 0) rc = sp_ccd_open_text_borrowed_indexed(text, (size_t)len, &idx, &s->ccd, err);
+    op.rc = bcast_index(s, op.nrank, &idx, err);
+    sp_ccd_source src = {.kind = SP_CCD_SRC_BORROWED, .path = path, .text = op.text, .len = (size_t)op.len,
+                         .index = &idx};
+    if (!op.rc && op.nrank != 0) op.rc = sp_ccd_open_source(&src, &s->ccd, err);
   }
-  if (mode == SP_CCD_PRIVATE && !rc) {
-    if (nrank == 0 && buf.data) { /* window fallback: rank 0 already holds the text */
-      rc = sp_ccd_open_text(buf.data, buf.len, &s->ccd, err);
-    } else {
-      rc = sp_ccd_open(path, &s->ccd, err);
-    }
-  }
-  sp_buf_free(&buf);
-  s->mode = mode;
-  rc = agree(comm, rc, err);
-
-  /* provenance hash of the stored bytes, computed once by rank 0 of comm */
-  if (!rc && sha256) {
-    char sha[65] = "";
-    if (rank == 0) {
-      if (stored_sha[0]) {
-        memcpy(sha, stored_sha, sizeof sha);
-      } else if (mode == SP_CCD_MAPPED) { /* plain text = the stored bytes: hash them where they lie */
-        sp_sha256_hex(sp_ccd_text(s->ccd), sp_ccd_text_bytes(s->ccd), sha);
-      } else {
-        sp_buf b = {0};
-        sp_err e2 = {0};
-        if (!sp_file_read(path, 0, &b, &e2)) memcpy(sha, b.sha256, sizeof sha);
-        sp_buf_free(&b);
-      }
-    }
+  if (op.mode == SP_CCD_PRIVATE && !op.rc) open_private(s, &op, err);
+  sp_buf_free(&op.buf);
+  s->mode = op.mode;
+  rc = agree(comm, op.rc, err);
+  if (!rc && sha256) { /* provenance hash of the stored bytes, from rank 0 of comm's one read */
     MPI_Bcast(sha, 65, MPI_CHAR, 0, comm);
     memcpy(sha256, sha, 65);
   }
