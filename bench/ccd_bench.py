@@ -64,7 +64,9 @@ def main():
         if "libsitepack.a" in words:
             libs = [w for w in words[words.index("libsitepack.a") + 1:] if not w.endswith(".a") or "libdl" in w]
     for prog in ("ccd_bench", "ccd_shared_bench"):
-        sh(["mpicc", *flags, os.path.join(SRC, "bench", prog + ".c"), lib, *libs, "-o", os.path.join(bdir, prog)])
+        # the node-shared CCD is app's (src/app/ccd_shared.c, private header): compiled in with its bench
+        app = [os.path.join(SRC, "src", "app", "ccd_shared.c"), "-I" + os.path.join(SRC, "src")] if prog == "ccd_shared_bench" else []
+        sh(["mpicc", *flags, os.path.join(SRC, "bench", prog + ".c"), *app, lib, *libs, "-o", os.path.join(bdir, prog)])
     excerpt = "/work/shared/data/ccd/components_excerpt.cif"
     if not os.path.exists(excerpt):
         excerpt = os.path.join(SRC, "..", "shared", "data", "ccd", "components_excerpt.cif")

@@ -1,6 +1,6 @@
-/* One copy of the CCD text per node: see include/sitepack/ccd_shared.h. */
+/* One copy of the CCD text per node: see src/app/ccd_shared.h. */
 #define _GNU_SOURCE 1 /* O_CLOEXEC, mmap with -std=c11 */
-#include "sitepack/ccd_shared.h"
+#include "app/ccd_shared.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,10 @@
 /**
  * @file ccd_shared.h
  * @brief One copy of the CCD text per node, shared by the MPI ranks of that node
- *        (issue 4; implemented in src/sched/ccd_shared.c, the only CCD code that calls MPI).
+ *        (issue 4; src/app/ccd_shared.c, private to app: the only CCD code that calls MPI, which
+ *        the house allows in src/sched, src/store/merge* and src/app only; the MPI-free opens are
+ *        cif's sp_ccd_open_source, include/sitepack/ccd.h). Used by `sitepack run` (run.c), the
+ *        test test_ccd_shared and bench/ccd_shared_bench.c, which compile this file with theirs.
  *
  * The ranks of a node are those of MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED). The node's
  * rank 0 opens the file once (a read-only mapping) and decides the mode for the node from its
@@ -30,8 +33,8 @@
  * sp_ccd_shared_mode() says so. An empty file or one that is not a regular file (the node's
  * rank 0 cannot map it) is opened in private mode, whose read reports it.
  */
-#ifndef SITEPACK_CCD_SHARED_H
-#define SITEPACK_CCD_SHARED_H
+#ifndef SITEPACK_APP_CCD_SHARED_H
+#define SITEPACK_APP_CCD_SHARED_H
 
 #include <mpi.h>
 #include <stddef.h>
