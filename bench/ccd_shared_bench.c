@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sitepack/ccd_shared.h"
+#include "app/ccd_shared.h"
 #include "sitepack/io.h"
 
 enum { F_HWM, F_RSS, F_ANON, F_FILE, F_SHMEM, F_PSS, F_N };

@@ -32,7 +32,7 @@ install(FILES ${CMAKE_BINARY_DIR}/sitepackConfig.cmake ${CMAKE_BINARY_DIR}/sitep
   DESTINATION ${SP_CMAKE_DIR})
 
 # pkg-config: prefix relative to the .pc file (${pcfiledir}), so that any --prefix given at install time works.
-# Cflags carry the HDF5 and MPI include directories (sched.h and ccd_shared.h include mpi.h); Libs.private the
+# Cflags carry the HDF5 and MPI include directories (sched.h includes mpi.h); Libs.private the
 # libraries a static link needs (pkg-config --static).
 file(RELATIVE_PATH SP_PC_TO_PREFIX /sp_prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /sp_prefix)
 set(SP_PC_CFLAGS "")

@@ -165,7 +165,7 @@ static void run_ctx_free(struct run_ctx *c) {
 
 /* Collective, between two phases: the run's status, the largest of the ranks' statuses @p mine (exit
  * statuses: 0 go on, SP_EXIT_RUNTIME, SP_EXIT_USAGE; each phase fails with one of them). The shape of
- * sched/ccd_shared.c:agree(). */
+ * app/ccd_shared.c:agree(). */
 static int agree_status(int mine) {
   int all = mine;
   MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -16,7 +16,7 @@
 #include "app/cmd_merge.h"
 #include "app/resume.h"
 #include "sitepack/ccd.h"
-#include "sitepack/ccd_shared.h"
+#include "app/ccd_shared.h"
 #include "sitepack/io.h"
 #include "sitepack/sched.h"
 #include "sitepack/store.h"

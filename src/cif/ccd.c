@@ -477,41 +477,85 @@ static int ccd_open_fail(sp_ccd *c, const char *path, int rc, sp_err *err) {
   return rc;
 }
 
-/* Index the text of @p c and hand it to *out; on failure close @p c (a format error names
- * @p path when given) and return the class. */
-static int ccd_publish(sp_ccd *c, const char *path, sp_ccd **out, sp_err *err) {
-  int rc = ccd_finish(c, err);
-  if (rc) return path ? ccd_open_fail(c, path, rc, err) : (sp_ccd_close(c), rc);
-  *out = c;
+static bool is_gzip(const unsigned char *p, size_t n) { return n >= 2 && p[0] == 0x1f && p[1] == 0x8b; }
+
+/* gzip stored bytes inflated into c->buf; sp_gunzip hashes the stored bytes, kept into @p sha when asked */
+static int inflate_stored(sp_ccd *c, const unsigned char *raw, size_t n, char *sha, sp_err *err) {
+  int rc = sp_gunzip(raw, n, 0, &c->buf, err);
+  if (!rc && sha) memcpy(sha, c->buf.sha256, sizeof c->buf.sha256);
+  return rc;
+}
+
+/* SP_CCD_SRC_FILE: one read of the stored bytes, inflated from them when gzip */
+static int open_file(const sp_ccd_source *src, sp_ccd *c, sp_err *err) {
+  unsigned char *raw = NULL;
+  size_t n = 0;
+  /* stored bytes, hashed only when asked: the CCD does not need it and it costs as much as the index */
+  int rc = sp_file_read_stored(src->path, 0, &raw, &n, err);
+  if (rc) return rc;
+  if (is_gzip(raw, n)) {
+    rc = inflate_stored(c, raw, n, src->sha256, err);
+    free(raw);
+    return rc;
+  }
+  if (src->sha256) sp_sha256_hex(raw, n, src->sha256);
+  c->buf.data = (char *)raw;
+  c->buf.len = c->buf.stored_bytes = n;
   return 0;
 }
 
-int sp_ccd_open(const char *path, sp_ccd **out, sp_err *err) {
-  *out = NULL;
-  sp_ccd *c = calloc(1, sizeof *c);
-  if (!c) return sp_err_set(err, SP_E_NOMEM, "out of memory (CCD)");
-  unsigned char *raw = NULL;
-  size_t n = 0;
-  /* stored bytes without SHA-256: the CCD does not need it and it costs as much as the index */
-  int rc = sp_file_read_stored(path, 0, &raw, &n, err);
-  if (!rc && n >= 2 && raw[0] == 0x1f && raw[1] == 0x8b) {
-    rc = sp_gunzip(raw, n, 0, &c->buf, err);
-    free(raw);
-  } else if (!rc) {
-    c->buf.data = (char *)raw;
-    c->buf.len = c->buf.stored_bytes = n;
+/* SP_CCD_SRC_MAPPED: one open; the mapping is the text (plain) or what is inflated (gzip) */
+static int open_mapped(const sp_ccd_source *src, sp_ccd *c, sp_err *err) {
+  int fd = open(src->path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    return sp_err_set(err, e == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "%s: cannot open: %s", src->path, strerror(e));
   }
-  if (rc) return ccd_open_fail(c, path, rc, err);
-  return ccd_publish(c, path, out, err);
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) { /* empty, pipe, directory...: */
+    close(fd);
+    return open_file(src, c, err); /* the reading path decides and reports */
+  }
+  void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+  int e = errno;
+  close(fd);
+  if (m == MAP_FAILED) return sp_err_set(err, SP_E_IO, "%s: cannot map: %s", src->path, strerror(e));
+  size_t n = (size_t)st.st_size;
+  if (is_gzip(m, n)) { /* inflated from the mapping: the file is still read once */
+    int rc = inflate_stored(c, m, n, src->sha256, err);
+    munmap(m, n);
+    return rc;
+  }
+  if (src->sha256) sp_sha256_hex(m, n, src->sha256);
+  c->text_kind = TEXT_MAPPED;
+  c->map_len = n;
+  c->buf.data = m;
+  c->buf.len = c->buf.stored_bytes = n;
+  return 0;
 }
 
-int sp_ccd_open_text_borrowed_indexed(const char *text, size_t len, sp_ccd_index *idx, sp_ccd **out, sp_err *err) {
-  *out = NULL;
-  if ((!text && len) || !idx) {
-    if (idx) sp_ccd_index_free(idx);
-    return sp_err_set(err, SP_E_INVALID, "CCD text or index is NULL");
-  }
-  /* bounds and order only: checking the text at each offset would touch every page of it */
+/* SP_CCD_SRC_TEXT: a private copy of the caller's text */
+static int open_text(const sp_ccd_source *src, sp_ccd *c, sp_err *err) {
+  c->buf.data = malloc(src->len + 1);
+  if (!c->buf.data) return sp_err_set(err, SP_E_NOMEM, "out of memory (CCD text)");
+  if (src->len) memcpy(c->buf.data, src->text, src->len);
+  c->buf.data[src->len] = 0;
+  c->buf.len = c->buf.stored_bytes = src->len;
+  return 0;
+}
+
+/* SP_CCD_SRC_BORROWED: the caller's text, never written through (see text_kind) */
+static int open_borrowed(const sp_ccd_source *src, sp_ccd *c) {
+  c->text_kind = TEXT_BORROWED;
+  c->buf.data = (char *)(uintptr_t)src->text;
+  c->buf.len = c->buf.stored_bytes = src->len;
+  return 0;
+}
+
+/* A prebuilt index into @p c (taken from @p idx, zeroed): bounds and order only, checking the text at
+ * each offset would touch every page of it */
+static int take_index(sp_ccd *c, sp_ccd_index *idx, sp_err *err) {
+  size_t len = c->buf.len;
   for (size_t i = 0; i < idx->n; ++i) {
     bool ok = idx->offset[i] <= len && idx->length[i] <= len - idx->offset[i] &&
               memchr(idx->ids[i], 0, SP_ID_LEN) != NULL && (i == 0 || strcmp(idx->ids[i - 1], idx->ids[i]) < 0);
@@ -521,83 +565,55 @@ int sp_ccd_open_text_borrowed_indexed(const char *text, size_t len, sp_ccd_index
                         len);
     }
   }
-  sp_ccd *c = calloc(1, sizeof *c);
-  if (!c) {
-    sp_ccd_index_free(idx);
-    return sp_err_set(err, SP_E_NOMEM, "out of memory (CCD)");
-  }
-  c->text_kind = TEXT_BORROWED;
-  c->buf.data = (char *)(uintptr_t)text;
-  c->buf.len = c->buf.stored_bytes = len;
   c->idx = *idx;
   memset(idx, 0, sizeof *idx);
-  int rc = c->idx.n ? ccd_tables(c, err) : sp_err_set(err, SP_E_FORMAT, "no data_ block: not a CIF dictionary");
+  return c->idx.n ? ccd_tables(c, err) : sp_err_set(err, SP_E_FORMAT, "no data_ block: not a CIF dictionary");
+}
+
+static int check_source(const sp_ccd_source *src, sp_err *err) {
+  if (!src) return sp_err_set(err, SP_E_INVALID, "CCD source is NULL");
+  if (src->kind < SP_CCD_SRC_FILE || src->kind > SP_CCD_SRC_BORROWED)
+    return sp_err_set(err, SP_E_INVALID, "CCD source kind %d is unknown", src->kind);
+  if ((src->kind == SP_CCD_SRC_FILE || src->kind == SP_CCD_SRC_MAPPED) && !src->path)
+    return sp_err_set(err, SP_E_INVALID, "CCD path is NULL");
+  if ((src->kind == SP_CCD_SRC_TEXT || src->kind == SP_CCD_SRC_BORROWED) && !src->text && src->len)
+    return sp_err_set(err, SP_E_INVALID, "CCD text is NULL");
+  return 0;
+}
+
+int sp_ccd_open_source(const sp_ccd_source *src, sp_ccd **out, sp_err *err) {
+  *out = NULL;
+  if (src && src->sha256) src->sha256[0] = 0;
+  int rc = check_source(src, err);
   if (rc) {
-    sp_ccd_close(c);
+    if (src && src->index) sp_ccd_index_free(src->index);
     return rc;
+  }
+  sp_ccd *c = calloc(1, sizeof *c);
+  if (!c) {
+    if (src->index) sp_ccd_index_free(src->index);
+    return sp_err_set(err, SP_E_NOMEM, "out of memory (CCD)");
+  }
+  switch (src->kind) {
+    case SP_CCD_SRC_FILE: rc = open_file(src, c, err); break;
+    case SP_CCD_SRC_MAPPED: rc = open_mapped(src, c, err); break;
+    case SP_CCD_SRC_TEXT: rc = open_text(src, c, err); break;
+    default: rc = open_borrowed(src, c); break;
+  }
+  if (!rc && src->kind == SP_CCD_SRC_BORROWED && src->index) rc = take_index(c, src->index, err);
+  else if (!rc) rc = ccd_finish(c, err); /* index from the one buffer */
+  if (src->index) sp_ccd_index_free(src->index); /* not taken (other kinds, errors): zeroed as documented */
+  if (rc) {
+    if (src->sha256) src->sha256[0] = 0;
+    return src->path ? ccd_open_fail(c, src->path, rc, err) : (sp_ccd_close(c), rc);
   }
   *out = c;
   return 0;
 }
 
-int sp_ccd_open_mapped(const char *path, sp_ccd **out, sp_err *err) {
-  *out = NULL;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int e = errno;
-    return sp_err_set(err, e == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "%s: cannot open: %s", path, strerror(e));
-  }
-  struct stat st;
-  unsigned char magic[2] = {0, 0};
-  bool plain = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-               pread(fd, magic, 2, 0) >= 1 && !(magic[0] == 0x1f && magic[1] == 0x8b);
-  if (!plain) { /* gzip, empty, pipe, directory...: the reading path decides and reports */
-    close(fd);
-    return sp_ccd_open(path, out, err);
-  }
-  sp_ccd *c = calloc(1, sizeof *c);
-  if (!c) {
-    close(fd);
-    return sp_err_set(err, SP_E_NOMEM, "out of memory (CCD)");
-  }
-  void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-  int e = errno;
-  close(fd);
-  if (m == MAP_FAILED) {
-    free(c);
-    return sp_err_set(err, SP_E_IO, "%s: cannot map: %s", path, strerror(e));
-  }
-  c->text_kind = TEXT_MAPPED;
-  c->map_len = (size_t)st.st_size;
-  c->buf.data = m;
-  c->buf.len = c->buf.stored_bytes = (size_t)st.st_size;
-  return ccd_publish(c, path, out, err);
-}
-
-int sp_ccd_open_text_borrowed(const char *text, size_t len, sp_ccd **out, sp_err *err) {
-  *out = NULL;
-  if (!text && len) return sp_err_set(err, SP_E_INVALID, "CCD text is NULL");
-  sp_ccd *c = calloc(1, sizeof *c);
-  if (!c) return sp_err_set(err, SP_E_NOMEM, "out of memory (CCD)");
-  c->text_kind = TEXT_BORROWED;
-  c->buf.data = (char *)(uintptr_t)text; /* never written through: see text_kind */
-  c->buf.len = c->buf.stored_bytes = len;
-  return ccd_publish(c, NULL, out, err);
-}
-
-int sp_ccd_open_text(const char *text, size_t len, sp_ccd **out, sp_err *err) {
-  *out = NULL;
-  sp_ccd *c = calloc(1, sizeof *c);
-  if (!c) return sp_err_set(err, SP_E_NOMEM, "out of memory (CCD)");
-  c->buf.data = malloc(len + 1);
-  if (!c->buf.data) {
-    free(c);
-    return sp_err_set(err, SP_E_NOMEM, "out of memory (CCD text)");
-  }
-  if (len) memcpy(c->buf.data, text, len);
-  c->buf.data[len] = 0;
-  c->buf.len = c->buf.stored_bytes = len;
-  return ccd_publish(c, NULL, out, err);
+int sp_ccd_open(const char *path, sp_ccd **out, sp_err *err) {
+  sp_ccd_source src = {.kind = SP_CCD_SRC_FILE, .path = path};
+  return sp_ccd_open_source(&src, out, err);
 }
 
 void sp_ccd_close(sp_ccd *ccd) {

@@ -33,7 +33,9 @@ set_tests_properties(peer_molkey_inchikey PROPERTIES TIMEOUT 60 LABELS "survey;p
 sp_add_unit_test(test_molkey_iso SOURCES ${SP_TEST_DIR}/unit/test_molkey_iso.c
   ARGS ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif LABELS "survey;unit")
 # Node-shared CCD under mpirun (mapped plain, shared window for gzip, private copies; errors).
-add_executable(test_ccd_shared ${SP_TEST_DIR}/unit/test_ccd_shared.c)
+# ccd_shared.c is app's (MPI, private header src/app/ccd_shared.h): compiled in with the test.
+add_executable(test_ccd_shared ${SP_TEST_DIR}/unit/test_ccd_shared.c ${PROJECT_SOURCE_DIR}/src/app/ccd_shared.c)
+target_include_directories(test_ccd_shared PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_link_libraries(test_ccd_shared PRIVATE sitepack)
 foreach(np 1 3)
   add_test(NAME test_ccd_shared_np${np}

@@ -1,4 +1,4 @@
-/* Node-shared CCD (include/sitepack/ccd_shared.h) under mpirun: the plain excerpt is mapped,
+/* Node-shared CCD (src/app/ccd_shared.h) under mpirun: the plain excerpt is mapped,
  * its gzip copy is inflated once into a shared window, SITEPACK_CCD_PRIVATE=1 gives private
  * copies; in every mode each rank sees the same index and the same components as a private
  * sp_ccd_open (atom, bond and heavy-atom counts, names, coordinates of every block), the
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sitepack/ccd_shared.h"
+#include "app/ccd_shared.h"
 #include "sitepack/io.h"
 
 #define SP_TEST_PREFIX() fprintf(stderr, "rank %d ", g_rank)

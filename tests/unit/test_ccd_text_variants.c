@@ -122,7 +122,8 @@ static void check_excerpt(const char *path) {
   CHECK(sp_file_read(path, 0, &b, &err) == 0, "read %s: %s", path, err.msg);
   if (!b.data) return;
   sp_ccd *c = NULL;
-  CHECK(sp_ccd_open_text(b.data, b.len, &c, &err) == 0, "excerpt: %s", err.msg);
+  CHECK(sp_ccd_open_source(&(sp_ccd_source){.kind = SP_CCD_SRC_TEXT, .text = b.data, .len = b.len},
+      &c, &err) == 0, "excerpt: %s", err.msg);
   size_t n0 = c ? sp_ccd_get_index(c)->n : 0;
   const sp_component *k = c ? sp_ccd_get(c, sp_ccd_get_index(c)->ids[0], &err) : NULL;
   size_t atoms0 = k ? k->n_atoms : 0;
@@ -166,7 +167,8 @@ int main(int argc, char **argv) {
     char tag[96];
     snprintf(tag, sizeof tag, "text bom %d crlf %d", bom, crlf);
     sp_ccd *c = NULL;
-    CHECK(sp_ccd_open_text(t, n, &c, &err) == 0, "%s: %s", tag, err.msg);
+    CHECK(sp_ccd_open_source(&(sp_ccd_source){.kind = SP_CCD_SRC_TEXT, .text = t, .len = n},
+        &c, &err) == 0, "%s: %s", tag, err.msg);
     if (c) check_inline(c, tag);
     sp_ccd_close(c);
     sp_ccd_index idx;
@@ -185,7 +187,8 @@ int main(int argc, char **argv) {
       snprintf(tag, sizeof tag, "%s bom %d crlf %d", how == 0 ? "file" : how == 1 ? "gzip file" : "mapped file", bom,
                crlf);
       c = NULL;
-      int rc = how == 2 ? sp_ccd_open_mapped(path, &c, &err) : sp_ccd_open(path, &c, &err);
+      int rc = how == 2 ? sp_ccd_open_source(&(sp_ccd_source){.kind = SP_CCD_SRC_MAPPED, .path = path},
+          &c, &err) : sp_ccd_open(path, &c, &err);
       CHECK(rc == 0, "%s: %s", tag, err.msg);
       if (c) check_inline(c, tag);
       sp_ccd_close(c);

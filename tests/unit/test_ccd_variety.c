@@ -196,7 +196,8 @@ int main(int argc, char **argv) {
   sp_ccd_close(ccd);
 
   /* inline blocks */
-  CHECK(sp_ccd_open_text(k_five, strlen(k_five), &ccd, &err) == 0, "inline: %s", err.msg);
+  CHECK(sp_ccd_open_source(&(sp_ccd_source){.kind = SP_CCD_SRC_TEXT, .text = k_five, .len = strlen(k_five)},
+      &ccd, &err) == 0, "inline: %s", err.msg);
   if (!ccd) return 1;
   const sp_ccd_index *ix = sp_ccd_get_index(ccd);
   CHECK(ix->n == 5, "%zu inline blocks", ix->n);
@@ -251,22 +252,26 @@ int main(int argc, char **argv) {
     sp_ccd_index idx;
     CHECK(sp_ccd_index_build(k_five, len, &idx, NULL, &err) == 0 && idx.n == 5, "index");
     sp_ccd *b = NULL;
-    CHECK(sp_ccd_open_text_borrowed_indexed(k_five, len, &idx, &b, &err) == 0 && idx.n == 0 && !idx.ids, "indexed: %s",
+    CHECK(sp_ccd_open_source(&(sp_ccd_source){.kind = SP_CCD_SRC_BORROWED, .text = k_five, .len = len, .index = &idx},
+        &b, &err) == 0 && idx.n == 0 && !idx.ids, "indexed: %s",
           err.msg);
     const sp_component *a = b ? sp_ccd_get(b, "A1AA6", &err) : NULL;
     CHECK(a && a->n_atoms == 5 && sp_ccd_text(b) == k_five, "borrowed text, same component");
     sp_ccd_close(b); /* must not free k_five */
     CHECK(sp_ccd_index_build(k_five, len, &idx, NULL, &err) == 0, "index");
     idx.length[2] = len; /* past the end */
-    CHECK(sp_ccd_open_text_borrowed_indexed(k_five, len, &idx, &b, &err) == SP_E_INVALID && !b && !idx.ids,
+    CHECK(sp_ccd_open_source(&(sp_ccd_source){.kind = SP_CCD_SRC_BORROWED, .text = k_five, .len = len, .index = &idx},
+        &b, &err) == SP_E_INVALID && !b && !idx.ids,
           "row past the end: %s", err.msg);
     CHECK(sp_ccd_index_build(k_five, len, &idx, NULL, &err) == 0, "index");
     char t[SP_ID_LEN];
     memcpy(t, idx.ids[0], SP_ID_LEN);
     memcpy(idx.ids[0], idx.ids[1], SP_ID_LEN);
     memcpy(idx.ids[1], t, SP_ID_LEN);
-    CHECK(sp_ccd_open_text_borrowed_indexed(k_five, len, &idx, &b, &err) == SP_E_INVALID && !b, "rows out of order");
-    CHECK(sp_ccd_open_text_borrowed(k_five, len, &b, &err) == 0 && sp_ccd_get_index(b)->n == 5, "borrowed");
+    CHECK(sp_ccd_open_source(&(sp_ccd_source){.kind = SP_CCD_SRC_BORROWED, .text = k_five, .len = len, .index = &idx},
+        &b, &err) == SP_E_INVALID && !b, "rows out of order");
+    CHECK(sp_ccd_open_source(&(sp_ccd_source){.kind = SP_CCD_SRC_BORROWED, .text = k_five, .len = len},
+        &b, &err) == 0 && sp_ccd_get_index(b)->n == 5, "borrowed");
     sp_ccd_close(b);
   }
   if (g_fail) {

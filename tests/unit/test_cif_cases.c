@@ -315,7 +315,7 @@ static void check_ccd(const char *dir, const cJSON *top) {
     if (!text) continue;
     sp_ccd *ccd = NULL;
     sp_err err = {0};
-    int rc = sp_ccd_open_text(text, len, &ccd, &err);
+    int rc = sp_ccd_open_source(&(sp_ccd_source){.kind = SP_CCD_SRC_TEXT, .text = text, .len = len}, &ccd, &err);
     free(text);
     CHECK(rc == 0, "%s: %s", file, err.msg);
     if (rc) continue;

@@ -204,7 +204,8 @@ int main(void) {
                     "_chem_comp_bond.type\nOBX C1 N1 Triple\n";
     sp_ccd *ccd = NULL;
     sp_err e = {0};
-    CHECK(sp_ccd_open_text(t, strlen(t), &ccd, &e) == 0, "ccd: %s", e.msg);
+    CHECK(sp_ccd_open_source(&(sp_ccd_source){.kind = SP_CCD_SRC_TEXT, .text = t, .len = strlen(t)},
+        &ccd, &e) == 0, "ccd: %s", e.msg);
     if (ccd) {
       CHECK(sp_ccd_get_index(ccd)->n == 2, "2 blocks");
       const sp_component *u = sp_ccd_get(ccd, "UNL", &e);
@@ -217,7 +218,8 @@ int main(void) {
       CHECK(!sp_ccd_get(ccd, "ZZZ", &e) && e.cls == SP_E_NOT_FOUND, "absent id");
       sp_ccd_close(ccd);
     }
-    CHECK(sp_ccd_open_text("no blocks here\n", 15, &ccd, &e) == SP_E_FORMAT && !ccd, "no data_ -> format");
+    CHECK(sp_ccd_open_source(&(sp_ccd_source){.kind = SP_CCD_SRC_TEXT, .text = "no blocks here\n", .len = 15},
+        &ccd, &e) == SP_E_FORMAT && !ccd, "no data_ -> format");
     sp_component comp;
     CHECK(sp_component_parse("data_X\n_chem_comp.name foo\n", 27, &comp, &e) == SP_E_MISSING_ITEM, "no id");
   }

@@ -1,30 +1,40 @@
 /**
  * @file ccd_shared.h
  * @brief One copy of the CCD text per node, shared by the MPI ranks of that node
- *        (issue 4; implemented in src/sched/ccd_shared.c, the only CCD code that calls MPI).
+ *        (issue 4; src/app/ccd_shared.c, private to app: the only CCD code that calls MPI, which
+ *        the house allows in src/sched, src/store/merge* and src/app only; the MPI-free opens are
+ *        cif's sp_ccd_open_source, include/sitepack/ccd.h). Used by `sitepack run` (run.c), the
+ *        test test_ccd_shared and bench/ccd_shared_bench.c, which compile this file with theirs.
  *
- * The ranks of a node are those of MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED).
- *  - plain CCD file: every rank maps the file read-only (sp_ccd_open_mapped): the node holds
- *    one copy of the text, in the page cache; no MPI transfer at all.
- *  - gzip CCD file: the node's rank 0 reads and inflates it once, into an MPI-3 shared memory
- *    window (MPI_Win_allocate_shared, Open MPI backs it with a file in /dev/shm); the other
- *    ranks of the node point at the same memory (MPI_Win_shared_query). The inflated private
- *    buffer of rank 0 is freed once copied in, so rank 0 holds two copies for the time of
- *    that copy only.
+ * The ranks of a node are those of MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED). The node's
+ * rank 0 opens the file once (a read-only mapping) and decides the mode for the node from its
+ * magic bytes; every rank opens the file at most once, and its bytes are read once per node
+ * (private mode: once per rank). The SHA-256 is computed on those same bytes.
+ *  - plain CCD file: every rank maps the file read-only (its one open) and builds its CCD on the
+ *    mapping (sp_ccd_open_source, SP_CCD_SRC_BORROWED): the node holds one copy of the text, in
+ *    the page cache; no MPI transfer of the text.
+ *  - gzip CCD file: the node's rank 0 inflates its mapping of the file once, into an MPI-3 shared
+ *    memory window (MPI_Win_allocate_shared, Open MPI backs it with a file in /dev/shm), sized
+ *    by the gzip trailer's ISIZE; when that does not fit exactly (several members, over 4 GiB,
+ *    corrupt data) it inflates the same mapped bytes with io's rules (sp_gunzip) and copies the
+ *    text in, holding two copies for the time of that copy only. The other ranks of the node
+ *    point at the same memory (MPI_Win_shared_query) and never open the file.
  * The node's rank 0 indexes the text once and broadcasts the index (about 40 k rows of 24
- * bytes for the real CCD) to the other ranks of the node (sp_ccd_open_text_borrowed_indexed),
+ * bytes for the real CCD) to the other ranks of the node (SP_CCD_SRC_BORROWED with .index),
  * so they never scan the text: a rank touches only the pages of the blocks it parses. Each
  * rank keeps its own copy of the index and its own cache of parsed components, so lookups
  * need no locking.
  *
  * Environment: SITEPACK_CCD_PRIVATE=1 (read on the node's rank 0 and applied to the whole
- * node) makes every rank read its own private copy (sp_ccd_open): the behaviour before
+ * node) makes every rank read its own private copy (SP_CCD_SRC_FILE): the behaviour before
  * sharing, kept for comparison (memory measurements) and as a fallback. When the shared
  * window cannot be allocated (e.g. /dev/shm too small), the ranks fall back to private
- * copies too, and sp_ccd_shared_mode() says so.
+ * copies too (rank 0 keeps the text it inflated, the others read the file), and
+ * sp_ccd_shared_mode() says so. An empty file or one that is not a regular file (the node's
+ * rank 0 cannot map it) is opened in private mode, whose read reports it.
  */
-#ifndef SITEPACK_CCD_SHARED_H
-#define SITEPACK_CCD_SHARED_H
+#ifndef SITEPACK_APP_CCD_SHARED_H
+#define SITEPACK_APP_CCD_SHARED_H
 
 #include <mpi.h>
 #include <stddef.h>
@@ -53,8 +63,8 @@ enum {
  * @param path     CCD file, plain or gzip (detected by the magic bytes 1F 8B)
  * @param out      receives the handle (NULL on error)
  * @param sha256   if not NULL, receives on every rank the hex SHA-256 (64 digits + NUL) of the
- *                 file's bytes as stored (computed once, by rank 0 of @p comm), "" on error
- * @return 0; the errors of sp_ccd_open (SP_E_NOT_FOUND, SP_E_IO, SP_E_TRUNCATED_GZIP, SP_E_GZIP,
+ *                 file's bytes as stored (by rank 0 of @p comm, on the bytes of its one read), "" on error
+ * @return 0; the errors of sp_ccd_open_source (SP_E_NOT_FOUND, SP_E_IO, SP_E_TRUNCATED_GZIP, SP_E_GZIP,
  *         SP_E_FORMAT, SP_E_NOMEM) on every rank when any rank failed (the message of a rank
  *         that did not fail itself says that another did); SP_E_MPI when an MPI call failed.
  */
