@@ -3,7 +3,7 @@
  * Rogers & Hahn 2010 (ECFP), with RDKit's connectivity invariants and radius convention: radius 2 with
  * 2048 bits is RDKit's GetMorganFingerprintAsBitVect(m, 2, 2048). The hashes are sitepack's own (sp_mix64
  * of the sorted neighbour list), so bit positions differ from RDKit's; the similarities agree closely
- * (ctest peer_split_fingerprints measures it on the corpus). Butina clustering of fingerprints: store/butina.c. */
+ * (ctest peer_split_fingerprints measures it on the corpus). Butina clustering of fingerprints: derive/butina.c. */
 #include <stdlib.h>
 #include <string.h>
 

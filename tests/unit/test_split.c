@@ -1,5 +1,5 @@
 /* Ligand fingerprints and Butina (include/sitepack/fingerprint.h, split.h; src/chem/fingerprint.c,
- * src/store/butina.c): properties that hold whatever the hash: invariance to atom order and to explicit
+ * src/derive/butina.c): properties that hold whatever the hash: invariance to atom order and to explicit
  * hydrogens, Kekulé + aromatic flag = aromatic bonds, similarity ordering of a small series, Butina's centroid
  * rule and tie order. */
 #include <stdint.h>
