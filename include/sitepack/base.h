@@ -75,7 +75,7 @@ static inline uint64_t sp_mix64(uint64_t z) {
 static inline uint64_t sp_splitmix64(uint64_t *state) { return sp_mix64(*state += SP_GOLDEN_GAMMA); }
 
 /** Hash @p h combined with the value @p x (boost's hash_combine step, x + gamma + (h << 6) + (h >> 2),
- *  finished by sp_mix64). Frozen like sp_mix64: the ligand fingerprints (store/fingerprint.c) are built on it. */
+ *  finished by sp_mix64). Frozen like sp_mix64: the ligand fingerprints (chem/fingerprint.c) are built on it. */
 static inline uint64_t sp_hash_combine(uint64_t h, uint64_t x) {
   return sp_mix64(h ^ (x + SP_GOLDEN_GAMMA + (h << 6) + (h >> 2)));
 }

@@ -9,7 +9,7 @@
  * - MMseqs2 (Steinegger & Söding 2017, Nat. Biotechnol. 35:1026; `mmseqs easy-cluster`, options
  *   `--min-seq-id`, `-c`, `--cov-mode 0`: the alignment covers at least that fraction of both sequences);
  * - Morgan / ECFP fingerprints (Rogers & Hahn 2010, J. Chem. Inf. Model. 50:742), RDKit's radius and
- *   folding convention (radius 2 ~ ECFP4, 2048 bits);
+ *   folding convention (radius 2 ~ ECFP4, 2048 bits): sp_morgan_fp, sp_tanimoto in fingerprint.h (chem);
  * - Butina clustering (Butina 1999, J. Chem. Inf. Comput. Sci. 39:747), at a Tanimoto threshold.
  */
 #ifndef SITEPACK_SPLIT_H
@@ -19,32 +19,13 @@
 #include <stdint.h>
 
 #include "sitepack/error.h"
-
-/** Bits and 64-bit words of one fingerprint. */
-#define SP_FP_BITS 2048
-#define SP_FP_WORDS (SP_FP_BITS / 64)
+#include "sitepack/fingerprint.h"
 
 /** Sides of a split, the values of a /splits column (docs/format.md "/splits"). */
 enum { SP_SIDE_DROPPED = -1, SP_SIDE_TRAIN = 0, SP_SIDE_VAL = 1, SP_SIDE_TEST = 2 };
 
 /** What a split keeps apart: the protein clusters, the ligand clusters, or both. */
 enum { SP_BY_PROTEIN = 0, SP_BY_LIGAND = 1, SP_BY_BOTH = 2 };
-
-/** Morgan-style fingerprint of one molecular graph (Rogers & Hahn 2010), folded to SP_FP_BITS bits.
- *  @p n atoms with atomic numbers @p z[n] (hydrogens, z == 1, are left out of the graph) and formal charges
- *  @p charge[n] (may be NULL: all 0); @p nb bonds between atoms @p a1[nb], @p a2[nb] (0-based, < n; bonds to
- *  or from H or out of range are ignored) with @p order[nb] (1, 2, 3; 4 aromatic without Kekulé order; 0
- *  unknown, taken as 1) and @p arom[nb] (1 aromatic; may be NULL). Atom invariants are RDKit's connectivity
- *  invariants (atomic number, heavy degree, hydrogen count, formal charge, ring membership), with the hydrogen
- *  count from the default valence of the element and the bond orders (no deposited H needed); bond types
- *  single/double/triple/aromatic; @p radius iterations (2 = ECFP4-like). The hash function is sitepack's
- *  own (sp_mix64), so the bits are not RDKit's: similarities agree, bit positions do not (docs/usage.md
- *  "Splits"). @p fp: SP_FP_WORDS words, overwritten. @return 0; SP_E_NOMEM; SP_E_INVALID (n < 0 or nb < 0). */
-int sp_morgan_fp(int n, const uint8_t *z, const int8_t *charge, int nb, const int32_t *a1, const int32_t *a2,
-                 const uint8_t *order, const uint8_t *arom, int radius, uint64_t *fp);
-
-/** Tanimoto similarity |a & b| / |a | b| of two fingerprints of SP_FP_WORDS words; 0 when both are empty. */
-double sp_tanimoto(const uint64_t *a, const uint64_t *b);
 
 /** Butina clustering (Butina 1999) of @p m fingerprints (@p fps: m * SP_FP_WORDS words) at similarity
  *  >= @p threshold: each item's neighbours are the others at or above it; items are taken in order of

@@ -53,7 +53,7 @@ def ligand_chemistry(site):
 
 
 def _metal_charges(elem, charge, bonds, metal, dq):
-    """The SDF export's metal-bond rule (src/store/export_sdf.c metal_charges), into dq."""
+    """The SDF export's metal-bond rule (src/derive/export_sdf.c metal_charges), into dq."""
     for i, j in metal:
         m, other = (i, j) if elem[i] in _METALS else (j, i)
         nv = _NEUTRAL_VALENCE.get(int(elem[other]), 0)
@@ -66,7 +66,7 @@ def _metal_charges(elem, charge, bonds, metal, dq):
 
 
 def _valence_charges(elem, charge, ccd, bonds, dq):
-    """The SDF export's valence rule (src/store/export_sdf.c valence_charges; docs/usage.md "Export"), into dq:
+    """The SDF export's valence rule (src/derive/export_sdf.c valence_charges; docs/usage.md "Export"), into dq:
     for atoms without a CCD charge (ccd_atom bit 0 clear) and uncharged so far, an N whose bonds add up to
     valence 4 (aromatic bonds counted 1), none aromatic, is N+ (the valence of a neutral N is 3, of N+ 4); its
     terminal partner (one bond) without a charge is then the anion: an O on a single bond (amine N-oxide,

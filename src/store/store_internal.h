@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "sitepack/error.h"
+#include "sitepack/h5util.h"
 #include "sitepack/result.h"
 
 /** Column kinds: the C type of the field in the row struct of result.h. */
@@ -81,12 +82,6 @@ extern const sp_table sp_tables[SP_T_COUNT];
  *  exactly the columns with sp_col_since() <= v (optional columns aside). */
 int sp_col_since(int t, const sp_col *c);
 
-/** Read the root attributes of a merged file: format = SP_FORMAT_NAME and a format_version in
- *  [SP_FORMAT_VERSION_MIN, SP_FORMAT_VERSION] (store.h), stored in *ver. One rule and one message for check,
- *  dump, export and the reader. @return 0; SP_E_FORMAT ("PATH: root attribute format is not ..." or
- *  "PATH: unknown format version N (this sitepack reads 2 to 4; ...)"). */
-int sp_h5_read_format(hid_t file, const char *path, int64_t *ver, sp_err *err);
-
 /** One /tasks row of a per-rank file (native layout). */
 typedef struct sp_task_rec {
   int64_t file_idx;
@@ -106,47 +101,13 @@ hid_t sp_h5_col_memtype(const sp_col *c);   /**< native type of one element of t
 hid_t sp_h5_col_filetype(const sp_col *c);  /**< little-endian type of the final dataset */
 hid_t sp_h5_row_type(int table);            /**< native compound of the whole row struct */
 hid_t sp_h5_task_type(void);                /**< native compound of sp_task_rec */
-hid_t sp_h5_str_type(size_t size);          /**< fixed-size NUL-padded ASCII string */
 hid_t sp_h5_col_str_type(const sp_col *c, size_t size); /**< sp_h5_str_type(size), UTF-8 for a utf8 column */
-/** sp_h5_str_type(size) with the character set of the string type @p ftype (a dataset's file type): HDF5
- *  converts no string between ASCII and UTF-8, so a reader of a column matches the file's cset. */
-hid_t sp_h5_str_type_of(hid_t ftype, size_t size);
 /** Bytes of one element of a column buffer (= of one dataset element). */
 size_t sp_col_elsize(const sp_col *c);
 /** Copy column @p c of @p n rows into / out of a packed column buffer. */
 void sp_col_gather(const sp_col *c, const void *rows, size_t row_size, size_t n, void *colbuf);
 void sp_col_scatter(const sp_col *c, void *rows, size_t row_size, size_t n, const void *colbuf);
 
-/** File access property list: sec2 driver, file locking used where the file system supports
- *  it and ignored where it does not (Lustre/NFS mounts without flock); with @p aligned, objects
- *  of 64 KiB or more start at multiples of 4096 bytes. Caller closes with H5Pclose; < 0 on failure. */
-hid_t sp_h5_fapl(int aligned);
-
-/** The first step of every reader of an existing sitepack file (merged, per-rank or shard): stat(2) @p path
- *  into @p st and refuse anything but a regular file, before HDF5 opens it (H5Fis_hdf5 / H5Fopen of a FIFO
- *  block until a writer comes; a device or directory is no sitepack file either).
- *  @return 0; SP_E_NOT_FOUND ("cannot open PATH: No such file or directory"), SP_E_IO (other stat errors, the
- *          errno text), SP_E_FORMAT ("PATH is not a regular file (a FIFO): not a sitepack file", with the kind). */
-int sp_h5_input_stat(const char *path, struct stat *st, sp_err *err);
-
-/** Create a dataset of the final layout (docs/format.md): contiguous, unfiltered, allocated early,
- *  never filled, no modification times; shape (n,) or, with @p three, (n, 3); file type @p ftype.
- *  Alignment comes from the file's access list (sp_h5_fapl(1)). Returns the dataset or < 0. */
-hid_t sp_h5_create_final(hid_t loc, const char *name, hid_t ftype, int64_t n, int three);
-/** Write rows [start, start+n) of a (n,) or (n,3) dataset from @p buf of native type @p mtype.
- *  0, or -1 with the HDF5 error stack kept for sp_h5_fail(). */
-int sp_h5_write_slab(hid_t d, hid_t mtype, int64_t start, size_t n, int three, const void *buf);
-
-/* Error helpers: silence HDF5's automatic stack printing inside our calls. */
-typedef struct sp_h5_quiet { H5E_auto2_t func; void *data; } sp_h5_quiet;
-void sp_h5_quiet_begin(sp_h5_quiet *q);
-void sp_h5_quiet_end(const sp_h5_quiet *q);
-/** Set err to SP_E_HDF5 with "@p what (@p path): <deepest HDF5 message>" (@p path NULL: no parentheses); a
- *  file driver's failed system call as "file write failed: <strerror text> (errno E)". A message longer
- *  than SP_ERR_MSG_LEN - 1 bytes ends with "..." (error.h). Returns SP_E_HDF5. */
-int sp_h5_fail(sp_err *err, const char *what, const char *path);
-
-/* Attribute helpers. */
 /* ---- what every dataset means, in the file itself (describe.c; issue 26; docs/format.md "Units and codes") ---- */
 
 /** Write the attributes (variable-length UTF-8 strings) of dataset @p dset, /@p table/@p column of the merged
@@ -167,19 +128,6 @@ int sp_describe_root(hid_t file, const char *tool_version, const char *created, 
  *  message): the three root attributes are strings, and every described dataset present has its `units`,
  *  `note`, `missing` and code attribute as strings. @return 0; SP_E_FORMAT naming the first one missing. */
 int sp_check_describe(hid_t file, const char *path, sp_err *err);
-
-int sp_h5_attr_str(hid_t obj, const char *name, const char *value);   /**< fixed-size string; 0 or -1 */
-/** A variable-length UTF-8 string attribute, h5py reads it as str: the merged file's convention for `units`, `codes`,
- *  `missing` and the other text attributes of docs/format.md "Units and codes" (NULL value: ""). 0 or -1. */
-int sp_h5_attr_vstr(hid_t obj, const char *name, const char *value);
-int sp_h5_attr_i64(hid_t obj, const char *name, int64_t value);
-int sp_h5_attr_f64(hid_t obj, const char *name, double value);
-/** Read a string attribute (fixed or variable) into buf (NUL-terminated). 0 or -1 (absent/other type). */
-int sp_h5_read_attr_str(hid_t obj, const char *name, char *buf, size_t cap);
-/** Read an integer (_i64) or floating-point (_f64) attribute that holds exactly one value (a scalar or a
- *  one-element array) into *value. 0, or -1 when absent, of another type class, or holding more values. */
-int sp_h5_read_attr_i64(hid_t obj, const char *name, int64_t *value);
-int sp_h5_read_attr_f64(hid_t obj, const char *name, double *value);
 
 /** The value checks of sp_check() (store.h; check_values.c), after the layout and index checks: /atoms/element
  *  in 0..SP_ELEMENT_MAX, /atoms/position finite, /ligands/class one of the class names, /interactions/type one

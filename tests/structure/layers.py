@@ -228,12 +228,27 @@ def self_test(files):
         ("R7 file missing from CMake", dict(files, **{"CMakeLists.txt": cm.replace(first_c, "", 1)}), "R7"),
         ("R7 new file not listed", dict(files, **{"src/site/new_step.c": "/* planted */\n"}), "R7"),
         ("R1 header not in the table", dict(files, **{"include/sitepack/planted.h": "/* planted */\n"}), "R1"),
+        # the derived products (src/derive, issue 33) sit above store, beside the pipeline (neither includes the other); fingerprints are chem's
+        ("R3 store includes derive", plant(files, "src/store/reader.c", "#include", '#include "sitepack/split.h"'), "R3"),
+        ("R3 chem includes store", plant(files, "src/chem/fingerprint.c", "#include", '#include "sitepack/store.h"'), "R3"),
+        ("R3 derive includes the pipeline", plant(files, "src/derive/split.c", "#include", '#include "sitepack/pipeline.h"'), "R3"),
+        ("R4 derive includes store's private header",
+         plant(files, "src/derive/cluster.c", "#include", '#include "store/store_internal.h"'), "R4"),
+    ]
+    allowed = [  # includes the table must keep allowed: no new breach
+        ("derive includes store", plant(files, "src/derive/export.c", "#include", '#include "sitepack/reader.h"')),
+        ("derive includes chem", plant(files, "src/derive/split_io.c", "#include", '#include "sitepack/fingerprint.h"')),
+        ("app includes derive", plant(files, "src/app/main.c", "#include", '#include "sitepack/export.h"')),
     ]
     failed = 0
     for name, tree, rule in cases:
         found = [b for b in check(tree) if (b[0], b[2], b[3]) not in base and b[2] == rule]
         print(f"  planted {name}: {'found: ' + found[0][0] + ': ' + found[0][3] if found else 'NOT FOUND'}")
         failed += not found
+    for name, tree in allowed:
+        new = [b for b in check(tree) if (b[0], b[2], b[3]) not in base]
+        print(f"  planted {name} (allowed): {'no breach' if not new else 'BREACH: ' + new[0][0] + ': ' + new[0][3]}")
+        failed += bool(new)
     return failed
 
 

@@ -1,6 +1,7 @@
-/* Ligand fingerprints and Butina (include/sitepack/split.h, src/store/fingerprint.c): properties that hold
- * whatever the hash: invariance to atom order and to explicit hydrogens, Kekulé + aromatic flag = aromatic
- * bonds, similarity ordering of a small series, Butina's centroid rule and tie order. */
+/* Ligand fingerprints and Butina (include/sitepack/fingerprint.h, split.h; src/chem/fingerprint.c,
+ * src/derive/butina.c): properties that hold whatever the hash: invariance to atom order and to explicit
+ * hydrogens, Kekulé + aromatic flag = aromatic bonds, similarity ordering of a small series, Butina's centroid
+ * rule and tie order. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

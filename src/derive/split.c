@@ -8,8 +8,8 @@
 #include "sitepack/base.h"
 #include "sitepack/split.h"
 #include "sitepack/version.h"
-#include "store/split_internal.h"
-#include "store/store_internal.h"
+#include "derive/split_internal.h"
+#include "sitepack/h5util.h"
 
 const char *sp_side_name(int s) {
   switch (s) {

@@ -1,4 +1,4 @@
-/* Private to src/store: whole-column reads and the column writes of /clusters and /splits (cluster.c,
+/* Private to src/derive: whole-column reads and the column writes of /clusters and /splits (cluster.c,
  * split.c, split_io.c; include/sitepack/split.h). Not installed. */
 #ifndef SITEPACK_SPLIT_INTERNAL_H
 #define SITEPACK_SPLIT_INTERNAL_H

@@ -9,8 +9,8 @@
 #include "sitepack/base.h"
 #include "sitepack/split.h"
 #include "sitepack/version.h"
-#include "store/split_internal.h"
-#include "store/store_internal.h"
+#include "derive/split_internal.h"
+#include "sitepack/h5util.h"
 
 void sp_cluster_opts_default(sp_cluster_opts *o) {
   memset(o, 0, sizeof *o);

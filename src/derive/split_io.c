@@ -3,8 +3,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "store/split_internal.h"
-#include "store/store_internal.h"
+#include "derive/split_internal.h"
+#include "sitepack/h5util.h"
 #include "sitepack/store.h"
 
 hid_t sp_spl_open_read(const char *path, int min_version, const char *why, sp_err *err) {

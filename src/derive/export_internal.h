@@ -1,4 +1,4 @@
-/* Private to src/store/export*.c: the tables of a merged file as the exporter reads them (export.c loads
+/* Private to src/derive/export*.c: the tables of a merged file as the exporter reads them (export.c loads
  * them whole) and the SDF writer (export_sdf.c). Not installed. Layout of the SDF: docs/format.md
  * "Export files". */
 #ifndef SITEPACK_EXPORT_INTERNAL_H

@@ -6,7 +6,7 @@
 #include "sitepack/site.h"
 #include "sitepack/store.h"
 #include "sitepack/survey.h"
-#include "store_internal.h"
+#include "sitepack/h5util.h"
 
 #include <errno.h>
 #include <math.h>

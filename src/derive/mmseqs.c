@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "store/split_internal.h"
+#include "derive/split_internal.h"
 
 int sp_spl_find_exe(const char *name, char *out, size_t cap) {
   if (!name || !name[0]) return -1;
