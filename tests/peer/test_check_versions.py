@@ -1,21 +1,23 @@
 #!/usr/bin/env python3
-"""Format versions 2, 3 and 4 in the C commands, and the value checks of `sitepack check` (docs/format.md "Versions").
+"""Format versions 2 to 5 in the C commands, and the value checks of `sitepack check` (docs/format.md "Versions").
 
 usage: test_check_versions.py SITEPACK READER_DUMP CORPUS.h5 V2_FIXTURE.h5 WORKDIR
 
-CORPUS.h5 is the merged output of shared/data/structures (fixture py_corpus, format version 4); V2_FIXTURE.h5
+CORPUS.h5 is the merged output of shared/data/structures (fixture py_corpus, format version 5); V2_FIXTURE.h5
 (tests/data/format_v2/small_v2.h5) was written by the last version-2 build (git 453e8fe) from 1cbn.pdb, 1rmd.pdb
 and 1tqh.cif.gz of tests/data. A version-2 copy of CORPUS.h5 is made with h5py by deleting what version 3
-and 4 added (docs/format.md "File-level rules"); it must hold exactly the datasets (names, dtypes) of the real
-version-2 file. A version-3 copy is made the same way by deleting what version 4 added (/structures/warnings).
+to 5 added (docs/format.md "File-level rules"); it must hold exactly the datasets (names, dtypes) of the real
+version-2 file. A version-3 copy is made the same way by deleting what versions 4 and 5 added
+(/structures/warnings), each after to_v4 (distance2 back in angle2 on the water-bridge rows, as a version-4
+build wrote them, then distance2 deleted).
 Then:
   - check passes both version-2 files and says "format version 2", the version-3 copy "format version 3";
-    version 5 and 0 fail (unknown_format, the version named); a version-3 file without a version-3 column
+    version 6 and 0 fail (unknown_format, the version named); a version-3 file without a version-3 column
     fails, a version-2 file with a version-3 column of the wrong type fails (absence is accepted in a version-2
     file only); a version-4 file without /structures/warnings fails, a version-3 file with it of the wrong type
     fails, a version-3 file whose n_warnings has no texts passes (the warnings check is version 4's);
-  - dump of every version-2 and version-3 table equals the version-4 dump without the columns of the later
-    versions; dump chains of a
+  - dump of every version-2 and version-3 table equals the version-5 dump as version 4 printed it (as_v4_dump)
+    without the columns of the later versions; dump chains of a
     version-2 file exits 2 naming the version; survey prints the same without the protein-context lines
     (version 3: the same lines); `bench read --real` reads the same sites (checksums of its sitepack rows) from
     all three; export --all (sdf, pdb) is byte-identical; the C reader (test_reader_dump, mmap and HDF5 paths)
@@ -44,6 +46,21 @@ V3_COLUMNS = ("structures/method_file", "structures/r_work", "structures/r_free"
               "ligands/system_size", "residues/chain_idx", "residues/assembly_op")
 # what format version 4 added
 V4_COLUMNS = ("structures/warnings",)
+# what format version 5 added: /interactions/distance2, the water bridge's water O - site atom distance that
+# angle2 held before (to_v4 puts it back there)
+V5_COLUMNS = ("interactions/distance2",)
+WATER_BRIDGE = 8
+
+
+def to_v4(f):
+    """An open version-5 file (h5py, r+) made version 4 as a version-4 build wrote it: distance2's values back in
+    angle2 on the water-bridge rows, distance2 deleted (docs/format.md "Versions")."""
+    water = f["interactions/type"][...] == WATER_BRIDGE
+    a2 = f["interactions/angle2"][...]
+    a2[water] = f["interactions/distance2"][...][water]
+    f["interactions/angle2"][...] = a2
+    del f["interactions/distance2"]
+    f.attrs["format_version"] = np.int64(4)
 
 
 def check(cond, msg):
@@ -67,6 +84,7 @@ def datasets(path):
 def make_v2(src, dst):
     shutil.copy(src, dst)
     with h5py.File(dst, "r+") as f:
+        to_v4(f)
         for t in V3_TABLES:
             del f[t]
         for c in V3_COLUMNS + V4_COLUMNS:
@@ -79,6 +97,7 @@ def make_v2(src, dst):
 def make_v3(src, dst):
     shutil.copy(src, dst)
     with h5py.File(dst, "r+") as f:
+        to_v4(f)
         for c in V4_COLUMNS:
             del f[c]
         f.attrs["format_version"] = np.int64(3)
@@ -144,7 +163,7 @@ def tsv_without(data, drop):
 
 def versions():
     rc, out, err = run("check", corpus)
-    check(rc == 0 and b"valid sitepack file (format version 4)" in out, f"corpus: check {rc} {out} {err}")
+    check(rc == 0 and b"valid sitepack file (format version 5)" in out, f"corpus: check {rc} {out} {err}")
     v2 = make_v2(corpus, os.path.join(work, "corpus_v2.h5"))
     v3 = make_v3(corpus, os.path.join(work, "corpus_v3.h5"))
     rc, out, err = run("check", v3)
@@ -157,9 +176,9 @@ def versions():
         rc, out, err = run("check", p)
         check(rc == 0 and b"valid sitepack file (format version 2)" in out, f"{p}: check {rc} {out} {err}")
         reader_equals_h5py(p)
-    for ver in (5, 0):
+    for ver in (6, 0):
         p = copy_edit(f"version{ver}", corpus, lambda f: f.attrs.__setitem__("format_version", np.int64(ver)))
-        expect_invalid(p, "unknown_format", f"unknown format version {ver} (this sitepack reads 2 to 4")
+        expect_invalid(p, "unknown_format", f"unknown format version {ver} (this sitepack reads 2 to 5")
         for cmd in (["dump", p, "sites"], ["export", p, "--all", "--out", "-"]):
             rc, _, err = run(*cmd)
             check(rc != 0 and f"unknown format version {ver}" in err, f"{cmd[0]} of version {ver}: {rc} {err}")
@@ -200,11 +219,29 @@ def versions():
     return v2, v3
 
 
+def as_v4_dump(data):
+    """A version-5 dump of /interactions as version 4 printed it: no distance2 column, its values in angle2 on the
+    water-bridge rows (the other tables: unchanged)."""
+    lines = data.decode().splitlines()
+    if not lines or "distance2" not in lines[0].split("\t"):
+        return data
+    head = lines[0].split("\t")
+    k2, kd, kt = head.index("angle2"), head.index("distance2"), head.index("type")
+    out = []
+    for ln in lines:
+        r = ln.split("\t")
+        if ln is not lines[0] and r[kt] in (str(WATER_BRIDGE), "water_bridge"):
+            r[k2] = r[kd]
+        out.append("\t".join(r[:kd] + r[kd + 1:]))
+    return ("\n".join(out) + "\n").encode()
+
+
 def dump_export(v2, v3):
     v3_names = {c.split("/")[1] for c in V3_COLUMNS + V4_COLUMNS}
     v4_names = {c.split("/")[1] for c in V4_COLUMNS}
     for t in ("structures", "ligands", "components", "sites", "residues", "interactions", "bonds"):
         rc4, d4, e4 = run("dump", corpus, t)
+        d4 = as_v4_dump(d4)
         rc3, d3, e3 = run("dump", v3, t)
         rc2, d2, e2 = run("dump", v2, t)
         check(rc4 == 0 and rc3 == 0 and rc2 == 0, f"dump {t}: {rc4} {rc3} {rc2} {e4} {e3} {e2}")
@@ -293,4 +330,4 @@ os.remove(v3)
 if failures:
     print(f"{len(failures)} failure(s)", file=sys.stderr)
     sys.exit(1)
-print("format versions 2, 3 and 4 (check, dump, export, survey, reader) and the value checks: ok")
+print("format versions 2 to 5 (check, dump, export, survey, reader) and the value checks: ok")
