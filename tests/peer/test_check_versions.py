@@ -9,7 +9,7 @@ and 1tqh.cif.gz of tests/data. A version-2 copy of CORPUS.h5 is made with h5py b
 to 5 added (docs/format.md "File-level rules"); it must hold exactly the datasets (names, dtypes) of the real
 version-2 file. A version-3 copy is made the same way by deleting what versions 4 and 5 added
 (/structures/warnings), each after to_v4 (distance2 back in angle2 on the water-bridge rows, as a version-4
-build wrote them, then distance2 deleted).
+build wrote them, then distance2 deleted); a version-4 copy is to_v4 alone.
 Then:
   - check passes both version-2 files and says "format version 2", the version-3 copy "format version 3";
     version 6 and 0 fail (unknown_format, the version named); a version-3 file without a version-3 column
@@ -22,8 +22,10 @@ Then:
     (version 3: the same lines); `bench read --real` reads the same sites (checksums of its sitepack rows) from
     all three; export --all (sdf, pdb) is byte-identical; the C reader (test_reader_dump, mmap and HDF5 paths)
     gives h5py's slices of the version-2 and version-3 files;
+  - version 4: check passes it, the C reader reads it, dump prints no distance2 and angle2 as version 4 had it;
+    a version-5 file without /interactions/distance2 fails, a version-4 file with it of the wrong type fails;
   - each damaged copy (element 200, a NaN position, class "nonsense", interaction type 99, residue kind 7,
-    cutoff 0 and a NaN cutoff) fails check with class bad_value, the file, the dataset and the row.
+    cutoff 0 and a NaN cutoff, distance2 -1.5 and inf) fails check with class bad_value, the file, the dataset and the row.
 """
 import json
 import os
@@ -61,6 +63,7 @@ def to_v4(f):
     f["interactions/angle2"][...] = a2
     del f["interactions/distance2"]
     f.attrs["format_version"] = np.int64(4)
+    f["run"].attrs["format_version"] = np.int64(4)
 
 
 def check(cond, msg):
@@ -91,6 +94,13 @@ def make_v2(src, dst):
             if c in f:
                 del f[c]
         f.attrs["format_version"] = np.int64(2)
+    return dst
+
+
+def make_v4(src, dst):
+    shutil.copy(src, dst)
+    with h5py.File(dst, "r+") as f:
+        to_v4(f)
     return dst
 
 
@@ -216,7 +226,43 @@ def versions():
     check(rc == 0 and b"format version 3" in out, f"version 3 with n_warnings and no texts: check {rc} {err}")
     for p in (p, p2, p3, p4):
         os.remove(p)
+    versions_45()
     return v2, v3
+
+
+def versions_45():
+    """Version 4 (angle2 holds the water bridges' distance2): check passes it; a version-5 file without
+    /interactions/distance2 fails; dump prints version 4's columns (no distance2), the version-5 dump read as
+    version 4 printed it (as_v4_dump); the C reader reads it as version 5."""
+    v4 = make_v4(corpus, os.path.join(work, "corpus_v4.h5"))
+    rc, out, err = run("check", v4)
+    check(rc == 0 and b"valid sitepack file (format version 4)" in out, f"{v4}: check {rc} {out} {err}")
+    reader_equals_h5py(v4)
+    with h5py.File(corpus, "r") as f, h5py.File(v4, "r") as g:
+        water = f["interactions/type"][...] == WATER_BRIDGE
+        d2, a2, a2_4 = f["interactions/distance2"][...], f["interactions/angle2"][...], g["interactions/angle2"][...]
+    check(water.sum() > 0 and np.array_equal(a2_4[water], d2[water]) and
+          np.array_equal(np.isnan(a2_4[~water]), np.isnan(a2[~water])) and
+          np.array_equal(a2_4[~water & ~np.isnan(a2)], a2[~water & ~np.isnan(a2)]),
+          "the version-4 copy: angle2 = distance2 on water-bridge rows, version 5's angle2 elsewhere")
+    for t in ("interactions", "sites", "residues"):
+        rc5, d5, e5 = run("dump", corpus, t)
+        rc4, d4, e4 = run("dump", v4, t)
+        check(rc5 == 0 and rc4 == 0 and d4 == as_v4_dump(d5), f"dump {t}: version 4 differs from version 5 "
+              f"({rc4} {rc5} {e4} {e5})")
+        if t == "interactions":
+            h4, h5 = d4.decode().split("\n", 1)[0].split("\t"), d5.decode().split("\n", 1)[0].split("\t")
+            check("distance2" in h5 and "distance2" not in h4 and len(h5) == len(h4) + 1,
+                  f"dump interactions: distance2 in version 5 only ({len(h4)} / {len(h5)} columns)")
+    p = copy_edit("v5_without_distance2", corpus, lambda f: f.__delitem__("interactions/distance2"))
+    expect_invalid(p, "unknown_format", "missing dataset /interactions/distance2")
+
+    def wrong_distance2(f):
+        f.create_dataset("interactions/distance2", data=np.zeros(f["interactions/type"].shape[0], "<f8"))
+    p2 = copy_edit("v4_bad_distance2", v4, wrong_distance2)
+    expect_invalid(p2, "unknown_format", "/interactions/distance2 has the wrong type")
+    for p in (p, p2, v4):
+        os.remove(p)
 
 
 def as_v4_dump(data):
@@ -312,7 +358,11 @@ def values():
              ("ix_type99", setv("interactions/type", ix, 99), "/interactions/type", ix, "= 99: not"),
              ("res_kind7", setv("residues/kind", r, 7), "/residues/kind", r, "= 7: not"),
              ("cutoff0", setv("sites/cutoff", s, 0.0), "/sites/cutoff", s, "= 0: not"),
-             ("cutoff_nan", setv("sites/cutoff", s + 1, np.nan), "/sites/cutoff", s + 1, "= nan: not")]
+             ("cutoff_nan", setv("sites/cutoff", s + 1, np.nan), "/sites/cutoff", s + 1, "= nan: not"),
+             ("distance2_negative", setv("interactions/distance2", ix, -1.5), "/interactions/distance2", ix,
+              "= -1.5: not NaN (not a water bridge) or a finite distance"),
+             ("distance2_inf", setv("interactions/distance2", ix + 1, np.inf), "/interactions/distance2", ix + 1,
+              "= inf: not")]
     for name, edit, ds, row, val in cases:
         p = copy_edit(name, corpus, edit)
         expect_invalid(p, "bad_value", f"{ds}[{row}] = ", val)
