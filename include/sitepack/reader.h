@@ -79,8 +79,8 @@ typedef struct sp_site_batch {
 /**
  * Open a merged file read-only.
  *
- * Requires the root attributes format = "sitepack", format_version 2, 3 or 4 (SP_FORMAT_VERSION_MIN ..
- * SP_FORMAT_VERSION, store.h; the datasets read here are the same in all three; docs/format.md "Versions") and the datasets
+ * Requires the root attributes format = "sitepack", format_version 2 to 5 (SP_FORMAT_VERSION_MIN ..
+ * SP_FORMAT_VERSION, store.h; the datasets read here are the same in all of them; docs/format.md "Versions") and the datasets
  * /sites/atom_ptr (int64, N+1, starting at 0, non-decreasing) and /atoms/position (float32 (A,3)
  * with A = atom_ptr[N]); /atoms/element, /atoms/flags and /sites/n_ligand are used when present.
  * atom_ptr is read into memory (8 (N+1) bytes) and validated here, so later reads need no bounds

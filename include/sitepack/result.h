@@ -176,8 +176,10 @@ typedef struct sp_interaction_row {
   int32_t water_atom;            /**< water bridge: the water oxygen's offset; -1 otherwise */
   float distance;                /**< Å */
   float angle;                   /**< degrees, NaN where not defined (sitechem.h sp_interaction.angle) */
-  float angle2;                  /**< degrees (halogen) or Å (water bridge: water–site distance); NaN otherwise */
+  float angle2;                  /**< degrees (sitechem.h sp_interaction.angle2); NaN where not defined */
   float offset;                  /**< Å, pi-stack / pi-cation offset; NaN otherwise */
+  float distance2;               /**< Å: water bridge, the water–site atom distance (format version 5); NaN
+                                      otherwise */
 } sp_interaction_row;
 
 /** /bonds row: one covalent bond of a site's ligand, or a link of the ligand to a site atom

@@ -150,8 +150,12 @@ typedef struct sp_interaction {
                                 C–X···Y; water bridge ligand–O–site; metal: PLIP's geometry score (mean over the
                                 geometry's sub-signatures of sqrt(sum of squared angle differences); 0 for one
                                 target; NaN when no geometry is chosen); NaN where not defined */
-  float angle2;            /**< degrees: halogen X···Y–C; water bridge: water–site distance in Å; NaN otherwise */
+  float angle2;            /**< degrees: halogen X···Y–C; hbond: D–H···A with the placed H of an sp2 N–H donor of
+                                the polymer; NaN otherwise (water bridges included: format version 5 moved their
+                                water–site distance to distance2) */
   float offset;            /**< Å: pi-stack / pi-cation offset in the ring plane; NaN otherwise */
+  float distance2;         /**< Å: water bridge, the water O – site atom distance (PLIP's distance_aw or
+                                distance_dw, the site side); NaN otherwise */
 } sp_interaction;
 
 /** Titratable / charged group kinds (sp_titr_group.kind). */

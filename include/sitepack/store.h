@@ -38,10 +38,11 @@ extern "C" {
 /** Value of the root and /run attribute "format". */
 #define SP_FORMAT_NAME "sitepack"
 /** Value of the root and /run attribute "format_version" (int64). */
-#define SP_FORMAT_VERSION 4
+#define SP_FORMAT_VERSION 5
 /** The oldest "format_version" the C commands read (check, dump, export, survey and the reader, reader.h): a
- *  version-2 file lacks what versions 3 and 4 added, a version-3 file what version 4 added (/structures/warnings;
- *  docs/format.md "Versions"); version 1 is read by the Python package only. */
+ *  version-2 file lacks what versions 3 to 5 added, a version-3 file what versions 4 and 5 added
+ *  (/structures/warnings), a version-4 file what version 5 added (/interactions/distance2; its water-bridge rows
+ *  hold that distance in angle2; docs/format.md "Versions"); version 1 is read by the Python package only. */
 #define SP_FORMAT_VERSION_MIN 2
 
 /** An open per-rank file. Opaque. */
@@ -228,7 +229,7 @@ typedef struct sp_check_summary {
  * Validate a merged file against docs/format.md ("sitepack check"). Stops at the first problem.
  *
  * Checks, in order: the file exists and opens (HDF5 refuses a truncated file); root attributes
- * format = "sitepack", format_version 2, 3 or 4 (SP_FORMAT_VERSION_MIN .. SP_FORMAT_VERSION; a file by the layout
+ * format = "sitepack", format_version 2 to 5 (SP_FORMAT_VERSION_MIN .. SP_FORMAT_VERSION; a file by the layout
  * of its version: what a later version added may be absent, is checked when present; version 2: the /chains
  * content checks are skipped; versions 2 and 3: the /structures/warnings check is skipped; docs/format.md
  * "Versions"); every dataset of docs/format.md exists with its exact

@@ -14,7 +14,7 @@ from .errors import FormatError, FormatVersionError
 
 FORMAT_NAME = "sitepack"
 #: format_version values this package reads (docs/format.md); any other is refused.
-FORMAT_VERSIONS = (1, 2, 3, 4)   # 2: /bonds, /sites/bond_ptr, n_bonds, component descriptors; 3: /chains, /segments, /sequences and the quality columns; 4: /structures/warnings (docs/format.md)
+FORMAT_VERSIONS = (1, 2, 3, 4, 5)   # 2: /bonds, /sites/bond_ptr, n_bonds, component descriptors; 3: /chains, /segments, /sequences and the quality columns; 4: /structures/warnings; 5: /interactions/distance2 (docs/format.md)
 
 _ALIGN_FROM = 65536   # H5Pset_alignment(65536, 4096) in the merge: objects this large start at 4096 multiples
 _ALIGN = 4096
@@ -202,7 +202,23 @@ def map_columns(lay):
         else:
             a = np.frombuffer(mm, dtype=dt, count=int(np.prod(shape, dtype=np.int64)), offset=off).reshape(shape)
         cols[name] = a
+    _derive_distance2(lay, cols)
     return mm, cols
+
+
+def _derive_distance2(lay, cols):
+    """A file before format version 5 holds a water bridge's water O - site atom distance (Å) in angle2: read it
+    as version 5 lays it out, /interactions/distance2 (that distance on water-bridge rows, NaN elsewhere) and
+    angle2 NaN on those rows (docs/format.md "Versions"). Both are in-memory arrays; the file is unchanged."""
+    if "interactions/distance2" in cols or "interactions/angle2" not in cols:
+        return
+    angle2, water = cols["interactions/angle2"], cols["interactions/type"] == _schema.WATER_BRIDGE
+    dist2 = np.where(water, angle2, np.float32(np.nan)).astype("<f4")
+    ang2 = np.where(water, np.float32(np.nan), angle2).astype("<f4")
+    for a in (dist2, ang2):
+        a.flags.writeable = False
+    cols["interactions/distance2"], cols["interactions/angle2"] = dist2, ang2
+    lay.cols["interactions/distance2"] = (np.dtype("<f4"), (), None, len(dist2))
 
 
 def check_pointers(lay, cols):

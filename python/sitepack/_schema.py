@@ -68,7 +68,9 @@ OPTIONAL = {("residues", "symop"): ("S16",),
             ("ligands", "system_id"): ("<i4",), ("ligands", "system_size"): ("<i4",),
             ("residues", "chain_idx"): ("<i8",), ("residues", "assembly_op"): ("S16",),
             # format version 4 (docs/format.md "/structures"): the warning texts, UTF-8, one message per line
-            ("structures", "warnings"): ("S1024",)}
+            ("structures", "warnings"): ("S1024",),
+            # format version 5 (docs/format.md "/interactions"): the water bridge's water O - site atom distance
+            ("interactions", "distance2"): ("<f4",)}
 
 #: The format_version from which an OPTIONAL column is required (docs/format.md "Versions"; the C schema's
 #: sp_col_since): a file of that version or later without it is refused, as `sitepack check` refuses it. The
@@ -80,7 +82,8 @@ REQUIRED_SINCE = {("components", "smiles"): 2, ("components", "inchi"): 2, ("com
                   ("structures", "entry_first"): 3,
                   **{k: 3 for k in OPTIONAL if k[0] in ("structures", "ligands") and k != ("structures", "entry_first")},
                   ("residues", "chain_idx"): 3,
-                  ("structures", "warnings"): 4}   # after the version-3 entries: it replaces their 3
+                  ("structures", "warnings"): 4,   # after the version-3 entries: it replaces their 3
+                  ("interactions", "distance2"): 5}
 
 #: tables of format version 3 (docs/format.md "/chains", "/segments", "/sequences"): required from version 3,
 #: checked like the others
@@ -125,6 +128,8 @@ RESIDUE_KINDS = {"ligand": 0, "polymer": 1, "other_ligand": 2, "ion": 3, "water"
 #: /interactions/type values (SP_IX_* of sitechem.h).
 INTERACTION_TYPES = {1: "hydrophobic", 2: "hbond", 3: "salt_bridge", 4: "pi_stack_parallel", 5: "pi_stack_t",
                      6: "pi_cation", 7: "halogen", 8: "water_bridge", 9: "metal"}
+#: /interactions/type of a water bridge (INTERACTION_TYPES; sitechem.h SP_IX_WATER_BRIDGE)
+WATER_BRIDGE = 8
 
 
 def columns(table):

@@ -198,7 +198,9 @@ class Site:
     @property
     def interactions(self):
         """Structured array, one record per typed interaction (fields of /interactions; lig_atom, site_atom,
-        water_atom are offsets in this site's atom arrays; distance Å, angle degrees)."""
+        water_atom are offsets in this site's atom arrays; distance Å, angle and angle2 degrees; distance2 Å, the
+        water bridge's water O - site atom distance, NaN on other rows: a file before format version 5 had it in
+        angle2, read here as version 5 lays it out, docs/format.md "Versions")."""
         return self._ds._block("interactions", "sites/interaction_ptr", self.index)
 
     @property

@@ -135,6 +135,7 @@ int sp_pl_fill_site_chem(sp_worker *w, const sp_survey *sv, size_t li, sp_ccd *c
     xr->distance = x->distance;
     xr->angle = x->angle;
     xr->angle2 = x->angle2;
+    xr->distance2 = x->distance2;
     xr->offset = x->offset;
   }
   return 0;

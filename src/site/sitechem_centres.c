@@ -75,7 +75,7 @@ int sp_chem_salt_bridges(ctx *c) {
       ix.site_atom = P->head;
       ix.water_atom = -1;
       ix.distance = d;
-      ix.angle = ix.angle2 = ix.offset = NAN;
+      ix.angle = ix.angle2 = ix.offset = ix.distance2 = NAN;
       if (add_ix(c, &ix)) return SP_E_NOMEM;
     }
   }
@@ -111,7 +111,7 @@ int sp_chem_pi_cation(ctx *c) {
       ix.site_atom = R->ligand ? G->head : R->atoms[0];
       ix.water_atom = -1;
       ix.distance = d;
-      ix.angle = ix.angle2 = NAN;
+      ix.angle = ix.angle2 = ix.distance2 = NAN;
       ix.offset = off;
       if (add_ix(c, &ix)) return SP_E_NOMEM;
     }
@@ -138,7 +138,7 @@ int sp_chem_pi_stacking(ctx *c) {
       ix.water_atom = -1;
       ix.distance = d;
       ix.angle = ang;
-      ix.angle2 = NAN;
+      ix.angle2 = ix.distance2 = NAN;
       ix.offset = off;
       if (add_ix(c, &ix)) return SP_E_NOMEM;
     }

@@ -168,6 +168,7 @@ int sp_chem_metals(ctx *c) {
       ix.angle = rms;
       ix.angle2 = NAN;
       ix.offset = NAN;
+      ix.distance2 = NAN;
       if (add_ix(c, &ix)) return SP_E_NOMEM;
     }
   }

@@ -278,7 +278,7 @@ int sp_chem_pairs(ctx *c) {
       ix.site_atom = k;
       ix.water_atom = -1;
       ix.distance = sqrtf(d2);
-      ix.angle = ix.angle2 = ix.offset = NAN;
+      ix.angle = ix.angle2 = ix.offset = ix.distance2 = NAN;
       if ((rc = pair_hydrophobic(c, ix, fa, fk)) || (rc = pair_hbond_ligand_donor(c, ix, fa, fk)) ||
           (rc = pair_hbond_ligand_acceptor(c, ix, fa, fk)) || (rc = pair_halogen(c, ix, fa)))
         return rc;
@@ -361,8 +361,9 @@ static int wb_candidate(ctx *c, int32_t li, int32_t k, int32_t q, int lacc, sp_w
   x->ix.water_atom = k;
   x->ix.distance = d1;
   x->ix.angle = angle3(X(c, li), X(c, k), X(c, q));
-  x->ix.angle2 = d2;
+  x->ix.angle2 = NAN;
   x->ix.offset = NAN;
+  x->ix.distance2 = d2;
   x->omega = om;
   x->donor = don;
   x->acceptor = acc;

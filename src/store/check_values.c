@@ -13,7 +13,7 @@
 #include <string.h>
 
 /* The columns whose values are checked, and what each must hold (docs/format.md). */
-enum { CV_ELEMENT, CV_POSITION, CV_CLASS, CV_IX_TYPE, CV_RES_KIND, CV_CUTOFF, CV_COUNT };
+enum { CV_ELEMENT, CV_POSITION, CV_CLASS, CV_IX_TYPE, CV_RES_KIND, CV_CUTOFF, CV_IX_DISTANCE2, CV_COUNT };
 
 typedef struct cv_col {
   int table;         /* SP_T_* */
@@ -29,12 +29,14 @@ static const cv_col cv_cols[CV_COUNT] = {
     [CV_IX_TYPE] = {SP_T_INTERACTIONS, "type", "an interaction type 1..9 (hydrophobic .. metal)"},
     [CV_RES_KIND] = {SP_T_RESIDUES, "kind", "a residue kind 0..4 (ligand, polymer, other ligand, ion, water)"},
     [CV_CUTOFF] = {SP_T_SITES, "cutoff", "a finite cutoff > 0 Å"},
+    /* format version 5: absent from older files (checked where present; check.c requires it from version 5) */
+    [CV_IX_DISTANCE2] = {SP_T_INTERACTIONS, "distance2", "NaN (not a water bridge) or a finite distance >= 0 Å"},
 };
 
 /* The memory type of column @p k (caller closes). */
 static hid_t cv_memtype(int k) {
   switch (k) {
-    case CV_POSITION: case CV_CUTOFF: return H5Tcopy(H5T_NATIVE_FLOAT);
+    case CV_POSITION: case CV_CUTOFF: case CV_IX_DISTANCE2: return H5Tcopy(H5T_NATIVE_FLOAT);
     case CV_CLASS: return sp_h5_str_type(16);
     default: return H5Tcopy(H5T_NATIVE_UINT8);
   }
@@ -58,6 +60,7 @@ static int cv_bad(int k, const void *buf, size_t i) {
     case CV_IX_TYPE: return u8[i] < SP_IX_HYDROPHOBIC || u8[i] >= SP_IX_COUNT;
     case CV_RES_KIND: return u8[i] > SP_RES_KIND_WATER;
     case CV_CUTOFF: return !(isfinite(f[i]) && f[i] > 0.0f);
+    case CV_IX_DISTANCE2: return !isnan(f[i]) && !(isfinite(f[i]) && f[i] >= 0.0f);
     default: return 0;
   }
 }
@@ -68,7 +71,7 @@ static void cv_value(int k, const void *buf, size_t i, char *val, size_t cap) {
   const float *f = buf;
   if (k == CV_POSITION)
     snprintf(val, cap, "(%g, %g, %g)", (double)f[3 * i], (double)f[3 * i + 1], (double)f[3 * i + 2]);
-  else if (k == CV_CUTOFF)
+  else if (k == CV_CUTOFF || k == CV_IX_DISTANCE2)
     snprintf(val, cap, "%g", (double)f[i]);
   else if (k == CV_CLASS)
     snprintf(val, cap, "'%.16s'", (const char *)u8 + 16 * i);
@@ -120,6 +123,7 @@ int sp_check_values(hid_t file, const char *path, const int64_t rows[SP_T_COUNT]
   int rc = 0;
   for (int k = 0; !rc && k < CV_COUNT; k++) {
     int64_t n = rows[cv_cols[k].table];
+    if (k == CV_IX_DISTANCE2 && H5Lexists(file, "/interactions/distance2", H5P_DEFAULT) <= 0) continue; /* before v5 */
     rc = cv_column(file, path, k, n, buf, err);
     if (!rc && n_values) *n_values += n;
   }

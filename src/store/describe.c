@@ -176,10 +176,9 @@ static const desc descs[] = {
     PLAIN("interactions", "distance", U_ANG),
     {"interactions", "angle", U_DEG, D_NONE, NULL, 0, NULL, 0,
      "metal rows: RMS deviation from the ideal geometry's angles, degree", "NaN: not defined for the type"},
-    {"interactions", "angle2", U_DEG, D_NONE, NULL, 0, NULL, 0,
-     "water_bridge rows: the water O - site atom distance, in \xc3\x85 (docs/format.md /interactions)",
-     "NaN: not defined for the type"},
+    MISS("interactions", "angle2", U_DEG, "NaN: not defined for the type"),
     MISS("interactions", "offset", U_ANG, "NaN: not a pi interaction"),
+    MISS("interactions", "distance2", U_ANG, "NaN: not a water bridge"),
     /* /bonds */
     PLAIN("bonds", "site_idx", U_ONE), PLAIN("bonds", "atom1", U_ONE), PLAIN("bonds", "atom2", U_ONE),
     CODES("bonds", "order", bond_order), CODES("bonds", "aromatic", no_yes),

@@ -175,6 +175,8 @@ static const sp_col cols_interactions[] = {
     COL(sp_interaction_row, angle, SP_COL_F32),
     COL(sp_interaction_row, angle2, SP_COL_F32),
     COL(sp_interaction_row, offset, SP_COL_F32),
+    /* the water bridge's water–site distance (format version 5; angle2 had held it before) */
+    COL(sp_interaction_row, distance2, SP_COL_F32),
 };
 
 static const sp_col cols_bonds[] = {
@@ -253,9 +255,16 @@ static const char *const v4_columns[][2] = {
     {"structures", "warnings"},
 };
 
+/* The columns format version 5 added (docs/format.md "Versions"): one list for every column of version 5. */
+static const char *const v5_columns[][2] = {
+    {"interactions", "distance2"},
+};
+
 int sp_col_since(int t, const sp_col *c) {
   if (t < 0 || t >= SP_T_COUNT) return SP_FORMAT_VERSION;
   if (sp_tables[t].since > 2) return sp_tables[t].since;
+  for (size_t i = 0; i < NCOLS(v5_columns); i++)
+    if (!strcmp(v5_columns[i][0], sp_tables[t].name) && !strcmp(v5_columns[i][1], c->name)) return 5;
   for (size_t i = 0; i < NCOLS(v4_columns); i++)
     if (!strcmp(v4_columns[i][0], sp_tables[t].name) && !strcmp(v4_columns[i][1], c->name)) return 4;
   for (size_t i = 0; i < NCOLS(v3_columns); i++)

@@ -1,27 +1,31 @@
 #!/usr/bin/env python3
-"""Format versions 2, 3 and 4 in the C commands, and the value checks of `sitepack check` (docs/format.md "Versions").
+"""Format versions 2 to 5 in the C commands, and the value checks of `sitepack check` (docs/format.md "Versions").
 
 usage: test_check_versions.py SITEPACK READER_DUMP CORPUS.h5 V2_FIXTURE.h5 WORKDIR
 
-CORPUS.h5 is the merged output of shared/data/structures (fixture py_corpus, format version 4); V2_FIXTURE.h5
+CORPUS.h5 is the merged output of shared/data/structures (fixture py_corpus, format version 5); V2_FIXTURE.h5
 (tests/data/format_v2/small_v2.h5) was written by the last version-2 build (git 453e8fe) from 1cbn.pdb, 1rmd.pdb
 and 1tqh.cif.gz of tests/data. A version-2 copy of CORPUS.h5 is made with h5py by deleting what version 3
-and 4 added (docs/format.md "File-level rules"); it must hold exactly the datasets (names, dtypes) of the real
-version-2 file. A version-3 copy is made the same way by deleting what version 4 added (/structures/warnings).
+to 5 added (docs/format.md "File-level rules"); it must hold exactly the datasets (names, dtypes) of the real
+version-2 file. A version-3 copy is made the same way by deleting what versions 4 and 5 added
+(/structures/warnings), each after to_v4 (distance2 back in angle2 on the water-bridge rows, as a version-4
+build wrote them, then distance2 deleted); a version-4 copy is to_v4 alone.
 Then:
   - check passes both version-2 files and says "format version 2", the version-3 copy "format version 3";
-    version 5 and 0 fail (unknown_format, the version named); a version-3 file without a version-3 column
+    version 6 and 0 fail (unknown_format, the version named); a version-3 file without a version-3 column
     fails, a version-2 file with a version-3 column of the wrong type fails (absence is accepted in a version-2
     file only); a version-4 file without /structures/warnings fails, a version-3 file with it of the wrong type
     fails, a version-3 file whose n_warnings has no texts passes (the warnings check is version 4's);
-  - dump of every version-2 and version-3 table equals the version-4 dump without the columns of the later
-    versions; dump chains of a
+  - dump of every version-2 and version-3 table equals the version-5 dump as version 4 printed it (as_v4_dump)
+    without the columns of the later versions; dump chains of a
     version-2 file exits 2 naming the version; survey prints the same without the protein-context lines
     (version 3: the same lines); `bench read --real` reads the same sites (checksums of its sitepack rows) from
     all three; export --all (sdf, pdb) is byte-identical; the C reader (test_reader_dump, mmap and HDF5 paths)
     gives h5py's slices of the version-2 and version-3 files;
+  - version 4: check passes it, the C reader reads it, dump prints no distance2 and angle2 as version 4 had it;
+    a version-5 file without /interactions/distance2 fails, a version-4 file with it of the wrong type fails;
   - each damaged copy (element 200, a NaN position, class "nonsense", interaction type 99, residue kind 7,
-    cutoff 0 and a NaN cutoff) fails check with class bad_value, the file, the dataset and the row.
+    cutoff 0 and a NaN cutoff, distance2 -1.5 and inf) fails check with class bad_value, the file, the dataset and the row.
 """
 import json
 import os
@@ -44,6 +48,22 @@ V3_COLUMNS = ("structures/method_file", "structures/r_work", "structures/r_free"
               "ligands/system_size", "residues/chain_idx", "residues/assembly_op")
 # what format version 4 added
 V4_COLUMNS = ("structures/warnings",)
+# what format version 5 added: /interactions/distance2, the water bridge's water O - site atom distance that
+# angle2 held before (to_v4 puts it back there)
+V5_COLUMNS = ("interactions/distance2",)
+WATER_BRIDGE = 8
+
+
+def to_v4(f):
+    """An open version-5 file (h5py, r+) made version 4 as a version-4 build wrote it: distance2's values back in
+    angle2 on the water-bridge rows, distance2 deleted (docs/format.md "Versions")."""
+    water = f["interactions/type"][...] == WATER_BRIDGE
+    a2 = f["interactions/angle2"][...]
+    a2[water] = f["interactions/distance2"][...][water]
+    f["interactions/angle2"][...] = a2
+    del f["interactions/distance2"]
+    f.attrs["format_version"] = np.int64(4)
+    f["run"].attrs["format_version"] = np.int64(4)
 
 
 def check(cond, msg):
@@ -67,6 +87,7 @@ def datasets(path):
 def make_v2(src, dst):
     shutil.copy(src, dst)
     with h5py.File(dst, "r+") as f:
+        to_v4(f)
         for t in V3_TABLES:
             del f[t]
         for c in V3_COLUMNS + V4_COLUMNS:
@@ -76,9 +97,17 @@ def make_v2(src, dst):
     return dst
 
 
+def make_v4(src, dst):
+    shutil.copy(src, dst)
+    with h5py.File(dst, "r+") as f:
+        to_v4(f)
+    return dst
+
+
 def make_v3(src, dst):
     shutil.copy(src, dst)
     with h5py.File(dst, "r+") as f:
+        to_v4(f)
         for c in V4_COLUMNS:
             del f[c]
         f.attrs["format_version"] = np.int64(3)
@@ -144,7 +173,7 @@ def tsv_without(data, drop):
 
 def versions():
     rc, out, err = run("check", corpus)
-    check(rc == 0 and b"valid sitepack file (format version 4)" in out, f"corpus: check {rc} {out} {err}")
+    check(rc == 0 and b"valid sitepack file (format version 5)" in out, f"corpus: check {rc} {out} {err}")
     v2 = make_v2(corpus, os.path.join(work, "corpus_v2.h5"))
     v3 = make_v3(corpus, os.path.join(work, "corpus_v3.h5"))
     rc, out, err = run("check", v3)
@@ -157,9 +186,9 @@ def versions():
         rc, out, err = run("check", p)
         check(rc == 0 and b"valid sitepack file (format version 2)" in out, f"{p}: check {rc} {out} {err}")
         reader_equals_h5py(p)
-    for ver in (5, 0):
+    for ver in (6, 0):
         p = copy_edit(f"version{ver}", corpus, lambda f: f.attrs.__setitem__("format_version", np.int64(ver)))
-        expect_invalid(p, "unknown_format", f"unknown format version {ver} (this sitepack reads 2 to 4")
+        expect_invalid(p, "unknown_format", f"unknown format version {ver} (this sitepack reads 2 to 5")
         for cmd in (["dump", p, "sites"], ["export", p, "--all", "--out", "-"]):
             rc, _, err = run(*cmd)
             check(rc != 0 and f"unknown format version {ver}" in err, f"{cmd[0]} of version {ver}: {rc} {err}")
@@ -197,7 +226,60 @@ def versions():
     check(rc == 0 and b"format version 3" in out, f"version 3 with n_warnings and no texts: check {rc} {err}")
     for p in (p, p2, p3, p4):
         os.remove(p)
+    versions_45()
     return v2, v3
+
+
+def versions_45():
+    """Version 4 (angle2 holds the water bridges' distance2): check passes it; a version-5 file without
+    /interactions/distance2 fails; dump prints version 4's columns (no distance2), the version-5 dump read as
+    version 4 printed it (as_v4_dump); the C reader reads it as version 5."""
+    v4 = make_v4(corpus, os.path.join(work, "corpus_v4.h5"))
+    rc, out, err = run("check", v4)
+    check(rc == 0 and b"valid sitepack file (format version 4)" in out, f"{v4}: check {rc} {out} {err}")
+    reader_equals_h5py(v4)
+    with h5py.File(corpus, "r") as f, h5py.File(v4, "r") as g:
+        water = f["interactions/type"][...] == WATER_BRIDGE
+        d2, a2, a2_4 = f["interactions/distance2"][...], f["interactions/angle2"][...], g["interactions/angle2"][...]
+    check(water.sum() > 0 and np.array_equal(a2_4[water], d2[water]) and
+          np.array_equal(np.isnan(a2_4[~water]), np.isnan(a2[~water])) and
+          np.array_equal(a2_4[~water & ~np.isnan(a2)], a2[~water & ~np.isnan(a2)]),
+          "the version-4 copy: angle2 = distance2 on water-bridge rows, version 5's angle2 elsewhere")
+    for t in ("interactions", "sites", "residues"):
+        rc5, d5, e5 = run("dump", corpus, t)
+        rc4, d4, e4 = run("dump", v4, t)
+        check(rc5 == 0 and rc4 == 0 and d4 == as_v4_dump(d5), f"dump {t}: version 4 differs from version 5 "
+              f"({rc4} {rc5} {e4} {e5})")
+        if t == "interactions":
+            h4, h5 = d4.decode().split("\n", 1)[0].split("\t"), d5.decode().split("\n", 1)[0].split("\t")
+            check("distance2" in h5 and "distance2" not in h4 and len(h5) == len(h4) + 1,
+                  f"dump interactions: distance2 in version 5 only ({len(h4)} / {len(h5)} columns)")
+    p = copy_edit("v5_without_distance2", corpus, lambda f: f.__delitem__("interactions/distance2"))
+    expect_invalid(p, "unknown_format", "missing dataset /interactions/distance2")
+
+    def wrong_distance2(f):
+        f.create_dataset("interactions/distance2", data=np.zeros(f["interactions/type"].shape[0], "<f8"))
+    p2 = copy_edit("v4_bad_distance2", v4, wrong_distance2)
+    expect_invalid(p2, "unknown_format", "/interactions/distance2 has the wrong type")
+    for p in (p, p2, v4):
+        os.remove(p)
+
+
+def as_v4_dump(data):
+    """A version-5 dump of /interactions as version 4 printed it: no distance2 column, its values in angle2 on the
+    water-bridge rows (the other tables: unchanged)."""
+    lines = data.decode().splitlines()
+    if not lines or "distance2" not in lines[0].split("\t"):
+        return data
+    head = lines[0].split("\t")
+    k2, kd, kt = head.index("angle2"), head.index("distance2"), head.index("type")
+    out = []
+    for ln in lines:
+        r = ln.split("\t")
+        if ln is not lines[0] and r[kt] in (str(WATER_BRIDGE), "water_bridge"):
+            r[k2] = r[kd]
+        out.append("\t".join(r[:kd] + r[kd + 1:]))
+    return ("\n".join(out) + "\n").encode()
 
 
 def dump_export(v2, v3):
@@ -205,6 +287,7 @@ def dump_export(v2, v3):
     v4_names = {c.split("/")[1] for c in V4_COLUMNS}
     for t in ("structures", "ligands", "components", "sites", "residues", "interactions", "bonds"):
         rc4, d4, e4 = run("dump", corpus, t)
+        d4 = as_v4_dump(d4)
         rc3, d3, e3 = run("dump", v3, t)
         rc2, d2, e2 = run("dump", v2, t)
         check(rc4 == 0 and rc3 == 0 and rc2 == 0, f"dump {t}: {rc4} {rc3} {rc2} {e4} {e3} {e2}")
@@ -275,7 +358,11 @@ def values():
              ("ix_type99", setv("interactions/type", ix, 99), "/interactions/type", ix, "= 99: not"),
              ("res_kind7", setv("residues/kind", r, 7), "/residues/kind", r, "= 7: not"),
              ("cutoff0", setv("sites/cutoff", s, 0.0), "/sites/cutoff", s, "= 0: not"),
-             ("cutoff_nan", setv("sites/cutoff", s + 1, np.nan), "/sites/cutoff", s + 1, "= nan: not")]
+             ("cutoff_nan", setv("sites/cutoff", s + 1, np.nan), "/sites/cutoff", s + 1, "= nan: not"),
+             ("distance2_negative", setv("interactions/distance2", ix, -1.5), "/interactions/distance2", ix,
+              "= -1.5: not NaN (not a water bridge) or a finite distance"),
+             ("distance2_inf", setv("interactions/distance2", ix + 1, np.inf), "/interactions/distance2", ix + 1,
+              "= inf: not")]
     for name, edit, ds, row, val in cases:
         p = copy_edit(name, corpus, edit)
         expect_invalid(p, "bad_value", f"{ds}[{row}] = ", val)
@@ -293,4 +380,4 @@ os.remove(v3)
 if failures:
     print(f"{len(failures)} failure(s)", file=sys.stderr)
     sys.exit(1)
-print("format versions 2, 3 and 4 (check, dump, export, survey, reader) and the value checks: ok")
+print("format versions 2 to 5 (check, dump, export, survey, reader) and the value checks: ok")

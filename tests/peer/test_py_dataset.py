@@ -598,6 +598,60 @@ def check_warnings(ds, path, work):
         os.remove(p)
 
 
+def nan_equal(a, b):
+    return a.shape == b.shape and np.array_equal(np.isnan(a), np.isnan(b)) and np.array_equal(a[~np.isnan(a)],
+                                                                                           b[~np.isnan(b)])
+
+
+def check_distance2(ds, path, work):
+    """Format version 5: /interactions/distance2 is the water bridge's water O - site atom distance, recomputed
+    here from /atoms/position (the atom offsets are in the site's block); NaN on every other row; angle2 NaN on
+    the water-bridge rows. A version-4 copy (h5py: distance2 back in angle2 on those rows, the way a version-4
+    build wrote it; docs/format.md "Versions") reads the same: distance2 derived, angle2 as in version 5."""
+    ix = ds.table("interactions")
+    water = ix.type == _schema.WATER_BRIDGE
+    check(water.sum() >= 20, f"{water.sum()} water bridges in the corpus: distance2 is not exercised")
+    base = np.asarray(ds.column("sites/atom_ptr"))[ix.site_idx]
+    pos = np.asarray(ds.column("atoms/position"), dtype=np.float64)
+    d = np.linalg.norm(pos[base[water] + ix.water_atom[water]] - pos[base[water] + ix.site_atom[water]], axis=1)
+    check(np.allclose(ix.distance2[water], d, atol=1e-4), f"distance2 vs positions: max |diff| "
+          f"{np.abs(ix.distance2[water] - d).max() if water.any() else 0}")
+    dl = np.linalg.norm(pos[base[water] + ix.water_atom[water]] - pos[base[water] + ix.lig_atom[water]], axis=1)
+    check(np.allclose(ix.distance[water], dl, atol=1e-4), "water bridge distance (ligand - water O) vs positions")
+    check(np.isnan(ix.distance2[~water]).all(), "distance2 not NaN on a row that is no water bridge")
+    check(np.isnan(ix.angle2[water]).all(), "angle2 not NaN on a water-bridge row")
+    check(np.array_equal(ds[0].interactions.dtype.names, ix.dtype.names), "site.interactions fields")
+
+    def to_v4(p):
+        with h5py.File(p, "r+") as f:
+            a2 = f["interactions/angle2"][...]
+            w = f["interactions/type"][...] == _schema.WATER_BRIDGE
+            a2[w] = f["interactions/distance2"][...][w]
+            f["interactions/angle2"][...] = a2
+            del f["interactions/distance2"]
+            f.attrs["format_version"] = np.int64(4)
+            f["run"].attrs["format_version"] = np.int64(4)
+    v4 = damaged(path, work, "v4_angle2_distance.h5", to_v4)
+    with sitepack.open(v4) as old:
+        o = old.table("interactions")
+        check(old.format_version == 4 and o.dtype.names == ix.dtype.names, f"version-4 copy: fields {o.dtype.names}")
+        check(nan_equal(o.distance2, ix.distance2) and nan_equal(o.angle2, ix.angle2),
+              "version-4 copy: distance2 / angle2 read differently from version 5")
+        check(nan_equal(np.asarray(old.column("interactions/distance2")), ix.distance2), "version 4: column()")
+        k = int(ix.site_idx[np.flatnonzero(water)[0]])
+        check(nan_equal(old[k].interactions["distance2"], ds[k].interactions["distance2"]) and
+              nan_equal(old[k].interactions["angle2"], ds[k].interactions["angle2"]), f"version 4: site {k}")
+
+    def no_distance2(p):
+        with h5py.File(p, "r+") as f:
+            del f["interactions/distance2"]
+    v5 = damaged(path, work, "v5_no_distance2.h5", no_distance2)
+    expect_error("version 5 without distance2", lambda: sitepack.open(v5), sitepack.FormatError, v5,
+                 "missing dataset /interactions/distance2")
+    for p in (v4, v5):
+        os.remove(p)
+
+
 def main():
     path, dump, cli, work = sys.argv[1:5]
     check_doc_flags()
@@ -605,9 +659,9 @@ def main():
     check("torch" not in sys.modules, "import sitepack imported torch")
     ver = subprocess.run([cli, "--version"], capture_output=True, text=True).stdout.split()[1]
     check(sitepack.__version__ == ver, f"package version {sitepack.__version__}, sitepack --version {ver}")
-    check(sitepack.FORMAT_VERSIONS == (1, 2, 3, 4), f"FORMAT_VERSIONS {sitepack.FORMAT_VERSIONS}")
+    check(sitepack.FORMAT_VERSIONS == (1, 2, 3, 4, 5), f"FORMAT_VERSIONS {sitepack.FORMAT_VERSIONS}")
     ds = sitepack.open(path)
-    check(ds.run["tool_version"] == ver and ds.format_version == 4, f"run attrs {ds.run.get('tool_version')}")
+    check(ds.run["tool_version"] == ver and ds.format_version == 5, f"run attrs {ds.run.get('tool_version')}")
     d2 = pickle.loads(pickle.dumps(ds))
     check(d2.path == path and len(d2) == len(ds) and np.array_equal(d2[5].positions, ds[5].positions),
           "pickle round trip")
@@ -625,6 +679,7 @@ def main():
     check_bonds(path, work)
     check_interaction_residues(ds)
     check_warnings(ds, path, work)
+    check_distance2(ds, path, work)
     if failures:
         print(f"test_py_dataset: {len(failures)} failure(s)", file=sys.stderr)
         sys.exit(1)

@@ -190,6 +190,7 @@ static void make_result(const task_spec *ts, double timing, sp_result *r) {
       x->distance = (float)(ts->file_idx * 100 + ts->part * 10 + (int)site) + 0.25f * (float)j;
       x->angle = j == 1 ? 120.0f : NAN;
       x->angle2 = NAN;
+      x->distance2 = NAN;
       x->offset = NAN;
       s->n_interactions++;
     }
