@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "app/out_files.h"
 #include "app/cli_opts.h"
 #include "app/cmd_merge.h"
 
@@ -499,12 +500,10 @@ int sp_job_from_args(int argc, char **argv, sp_job *job) {
   if (!(job->opts.cutoff > 0 && job->opts.cutoff <= 50)) return bad("site cutoff must be in (0, 50] Angstrom", NULL);
   if (job->opts.ph < 0 || job->opts.ph > 14) return bad("ph must be in [0, 14]", NULL);
   if (!job->report) {
-    size_t n = strlen(job->output);
-    job->report = malloc(n + 16);
+    size_t cap = strlen(job->output) + SP_OUT_REPORT_EXTRA;
+    job->report = malloc(cap);
     if (!job->report) return bad("out of memory", NULL);
-    memcpy(job->report, job->output, n + 1);
-    if (n > 3 && !strcmp(job->report + n - 3, ".h5")) job->report[n - 3] = 0;
-    strcat(job->report, ".report.json");
+    sp_out_report_path(job->output, job->report, cap);
   }
   /* the effective job, recorded in the output */
   cJSON *j = cJSON_CreateObject();

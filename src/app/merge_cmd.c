@@ -349,7 +349,7 @@ static int parse_merge_args(int argc, char **argv, merge_args *a) {
     say("sitepack merge: cannot create the output's directory %s: %s\n", dir, strerror(errno));
     return 1;
   }
-  snprintf(probe, sizeof probe, "%s.tmp", a->out);
+  sp_out_sibling(a->out, SP_SIB_TMP, probe, sizeof probe);
   if (!sp_out_writable(probe)) {
     say("sitepack merge: cannot write output %s: %s\n", a->out, strerror(errno));
     return 1;
@@ -474,7 +474,8 @@ static void merge_failed_exit(const char *out, int mrc, const sp_err *err) {
 /* sp_merge() of the shards into OUT.tmp, renamed to OUT; the summary line unless quiet. */
 static int merge_shards(const shard_in *sh, size_t n, const merge_args *a, const struct timespec *ts0) {
   const char **inputs = malloc(n * sizeof *inputs);
-  char *tmp = malloc(strlen(a->out) + 8);
+  size_t tmp_cap = strlen(a->out) + 8; /* OUT + ".tmp" */
+  char *tmp = malloc(tmp_cap);
   int status = 0;
   if (!inputs || !tmp) {
     status = merge_fail("out of memory");
@@ -496,7 +497,7 @@ static int merge_shards(const shard_in *sh, size_t n, const merge_args *a, const
                           .ccd_path = s0->ccd_path, .ccd_sha256 = s0->ccd_sha256, .ccd_blocks = s0->ccd_blocks,
                           .created = created,
                           .n_ranks = ranks, .wall_seconds = wall};
-    sprintf(tmp, "%s.tmp", a->out);
+    sp_out_sibling(a->out, SP_SIB_TMP, tmp, tmp_cap);
     sp_err err = {0};
     int mrc;
     if (mc_world) { /* under mpirun: every rank writes its share of the rows (store.h sp_merge_parallel()) */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -61,4 +62,21 @@ int sp_out_disk_full(const char *dir, double *free_bytes) {
   double avail = (double)vfs.f_bavail * (double)vfs.f_frsize;
   if (free_bytes) *free_bytes = avail;
   return vfs.f_blocks > 0 && avail < 1048576.0;
+}
+
+static const char *const sibling_suffix[SP_SIB_COUNT] = {
+    [SP_SIB_PARTS] = ".parts", [SP_SIB_TMP] = ".tmp", [SP_SIB_LOCK] = ".lock", [SP_SIB_RESUME] = ".resume"};
+
+const char *sp_out_sibling_suffix(sp_sibling k) { return (unsigned)k < SP_SIB_COUNT ? sibling_suffix[k] : NULL; }
+
+int sp_out_sibling(const char *output, sp_sibling k, char *buf, size_t cap) {
+  const char *suffix = sp_out_sibling_suffix(k);
+  if (!suffix) return -1;
+  return snprintf(buf, cap, "%s%s", output, suffix);
+}
+
+int sp_out_report_path(const char *output, char *buf, size_t cap) {
+  size_t n = strlen(output);
+  int stem = n > 3 && !strcmp(output + n - 3, ".h5") ? (int)(n - 3) : (int)n;
+  return snprintf(buf, cap, "%.*s.report.json", stem, output);
 }

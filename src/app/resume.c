@@ -2,6 +2,7 @@
  * docs/reliability.md "Resume protocol"). Rank 0 only. */
 #define _GNU_SOURCE
 #include "app/resume.h"
+#include "app/out_files.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -198,7 +199,7 @@ static int prepare_open(prepare *p, const sp_job *job, const char *parts_dir, ch
   p->dup_of = malloc((n ? n : 1) * sizeof *p->dup_of);
   p->order = malloc((n ? n : 1) * sizeof *p->order);
   sp_result_init(&p->r);
-  snprintf(p->resume_root, sizeof p->resume_root, "%s.resume", job->output);
+  sp_out_sibling(job->output, SP_SIB_RESUME, p->resume_root, sizeof p->resume_root);
   join(p->tmp, sizeof p->tmp, parts_dir, "prepared.h5.tmp");
   join(p->fin, sizeof p->fin, parts_dir, "prepared.h5");
   /* what an earlier run's files must match to be reused: per-rank files are internal to one build,
@@ -360,7 +361,7 @@ int sp_run_parts_held(const char *output, const char *parts_dir, sp_parts_held *
   memset(held, 0, sizeof *held);
   h5list l = {0};
   char root[PATH_CAP];
-  snprintf(root, sizeof root, "%s.resume", output);
+  sp_out_sibling(output, SP_SIB_RESUME, root, sizeof root);
   int status = 0;
   DIR *d = opendir(root);
   struct dirent *e;

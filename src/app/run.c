@@ -112,7 +112,7 @@ static int run_ctx_open(struct run_ctx *c, int argc, char **argv) {
   if (c->delay_ms < 0 || c->delay_ms > 10000) c->delay_ms = 0;
   sp_result_init(&c->result);
   sp_cost_model_default(&c->model);
-  snprintf(c->parts_dir, sizeof c->parts_dir, "%s.parts", c->job.output);
+  sp_out_sibling(c->job.output, SP_SIB_PARTS, c->parts_dir, sizeof c->parts_dir);
   return 0;
 }
 
@@ -221,11 +221,11 @@ static int check_not_input(const sp_job *job, const char *what, const char *path
 /* The suffix (".parts", ".lock", ".tmp") when @p report names one of the run's own files next to
    @p output (the parts directory, the output lock of run_guard.h, the merge's temporary file), else NULL. */
 static const char *report_is_run_file(const char *output, const char *report) {
-  static const char *const suffix[] = {".parts", ".lock", ".tmp"};
+  static const sp_sibling own[] = {SP_SIB_PARTS, SP_SIB_LOCK, SP_SIB_TMP};
   char p[RUN_PATH_CAP];
-  for (size_t k = 0; k < sizeof suffix / sizeof *suffix; k++) {
-    snprintf(p, sizeof p, "%s%s", output, suffix[k]);
-    if (same_file(report, p)) return suffix[k];
+  for (size_t k = 0; k < sizeof own / sizeof *own; k++) {
+    sp_out_sibling(output, own[k], p, sizeof p);
+    if (same_file(report, p)) return sp_out_sibling_suffix(own[k]);
   }
   return NULL;
 }
@@ -836,7 +836,7 @@ static int phase_merge(struct run_ctx *c) {
   size_t n_inputs = 0;
   char **inputs = merge_inputs(c, prepared, &n_inputs);
   char tmp[RUN_PATH_CAP];
-  snprintf(tmp, sizeof tmp, "%s.tmp", job->output);
+  sp_out_sibling(job->output, SP_SIB_TMP, tmp, sizeof tmp);
   char created[32];
   run_iso_now(created, sizeof created);
   char ccd_abs[PATH_MAX]; /* /run@ccd_path: absolute, so `sitepack survey OUT.h5` finds it from any directory */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "app/out_files.h"
 
 static volatile sig_atomic_t g_stop_signal;
 
@@ -38,7 +39,7 @@ void run_die_with_launcher(void) {
   if (getppid() == 1) _exit(SP_EXIT_RUNTIME); /* the launcher died before the request */
 }
 
-static void lock_path(const char *output, char *buf, size_t cap) { snprintf(buf, cap, "%s.lock", output); }
+static void lock_path(const char *output, char *buf, size_t cap) { sp_out_sibling(output, SP_SIB_LOCK, buf, cap); }
 
 int run_lock_output(const char *output, int *fd_out) {
   char path[4200];
