@@ -17,6 +17,11 @@ add_test(NAME test_py_torch COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test
 # and the exported SDF's isomeric SMILES (stereo from 3D).
 add_test(NAME test_py_bonds COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_py_bonds.py ${SP_PY_OUT}/corpus.h5
   ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif $<TARGET_FILE:sitepack_cli> ${SP_PY_OUT}/bonds)
+# Which SMILES of a CCD block /components/smiles holds (issue 33 item 9): the first OpenEye SMILES_CANONICAL row,
+# read with gemmi from the same CCD file, for every component of the corpus the CCD has.
+add_test(NAME peer_ccd_smiles COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_ccd_smiles.py ${SP_PY_OUT}/corpus.h5
+  ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif)
+set_tests_properties(peer_ccd_smiles PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;survey" TIMEOUT 120)
 # The compiled reader (sitepack._fast) against the pure-Python path: every site and attribute, get_sites_flat of
 # several index sets, the same exceptions; the compiled path is the default when the build made it.
 add_test(NAME test_py_compiled COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_py_compiled.py ${SP_PY_OUT}/corpus.h5)
