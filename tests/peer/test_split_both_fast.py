@@ -1,21 +1,22 @@
 #!/usr/bin/python3
-"""`sitepack split --by both` on a handful of corpus structures (fast; docs/usage.md "Splits", rule step 3).
+"""`sitepack split --by both` on the bundled sample (fast, no corpus; docs/usage.md "Splits", rule step 3).
 
 usage: test_split_both_fast.py SITEPACK STRUCTURES CCD OUTDIR
 
-The files: the haem proteins of the corpus (19HC, 4CUM, 6NHB, 4HHB twice, 2E84: one HEM ligand cluster over
-four coarse protein clusters), four HIV-1 proteases (1HVR, 1HVI, 1K6P, 4E43: one protein cluster over four
-entries) and 4IIB / 5FJI / 5FJJ (one protein cluster; acetate ACT, an artifact, beside acetic acid ACY).
-`sitepack run`, `cluster` (--sensitivity 1: fast; the checks read the file's own cluster columns), `split --by
-both`, then, recomputed from /clusters, /sites and /ligands with numpy (not from the side hash):
+The files: every file of the sample (STRUCTURES; its HEM ligand cluster spans the protein clusters of 19HC and
+4HHB) and copies of three of them under new entry ids (4HHB as 9HHB, 1STP as 9STP, 1C4Q as 9C4Q: one coarse
+protein cluster over two entries each). `sitepack run`, `cluster` (--sensitivity 1: fast; the checks read the
+file's own cluster columns), `split --by both`, then, recomputed from /clusters, /sites and /ligands with
+numpy (not from the side hash):
   - no entry and no coarse protein cluster has kept (not dropped) sites on two sides;
   - no ligand cluster (ions and artifacts apart) has a train site and a kept val or test site;
   - a dropped site is not an ion or artifact, its ligand cluster has a train site (ions and artifacts
     apart), and its entry and protein cluster have no train site: nothing is dropped that the rule keeps;
   - the sides equal tests/peer/split_rule.py's recomputation of the documented rule, site by site;
   - the case is not trivial: every side and the dropped set are non-empty, some protein cluster spans
-    entries and some ligand cluster spans protein clusters.
+    entries whose keys alone fall on two sides, and some ligand cluster spans protein clusters.
 """
+import gzip
 import os
 import shutil
 import subprocess
@@ -28,8 +29,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import split_rule as R  # noqa: E402
 
 SP, STRUCT, CCD, OUT = sys.argv[1:5]
-FILES = ["19hc.pdb.gz", "4cum.pdb", "6nhb.pdb", "4hhb.cif.gz", "4hhb.pdb.gz", "pdb_00002e84_xyz-enrich.cif.gz",
-         "1hvr.pdb", "1hvi.pdb", "1k6p.cif", "4e43.pdb", "4iib.pdb", "5fji.pdb", "5fjj.cif"]
+COPIES = [("4hhb.pdb.gz", "9hhb.pdb", "4HHB", "9HHB"), ("1stp.cif", "9stp.cif", "1STP", "9STP"),
+          ("1c4q.cif.gz", "9c4q.cif", "1C4Q", "9C4Q")]
 SEED, TEST, VAL = 3, 0.25, 0.25
 fails = []
 
@@ -48,8 +49,12 @@ def run(args):
 
 shutil.rmtree(OUT, ignore_errors=True)
 os.makedirs(f"{OUT}/in")
-for fn in FILES:
-    os.symlink(os.path.join(STRUCT, fn), f"{OUT}/in/{fn}")
+for fn in sorted(os.listdir(STRUCT)):
+    os.symlink(os.path.abspath(os.path.join(STRUCT, fn)), f"{OUT}/in/{fn}")
+for src, dst, old, new in COPIES:  # the same chains under another entry id (PDB HEADER idCode, mmCIF _entry.id)
+    op = gzip.open if src.endswith(".gz") else open
+    with op(os.path.join(STRUCT, src), "rt") as fi, open(f"{OUT}/in/{dst}", "w") as fo:
+        fo.write(fi.read().replace(old, new))
 h5 = f"{OUT}/both.h5"
 run([SP, "run", "--input", f"{OUT}/in", "--ccd", CCD, "--out", h5, "--quiet"])
 run([SP, "cluster", h5, "--threads", "2", "--sensitivity", "1", "--quiet"])
