@@ -17,6 +17,13 @@ if(SP_HAVE_CORPUS)
            $<TARGET_FILE:sitepack_cli> ${CMAKE_BINARY_DIR}/py_test_out/corpus.h5 ${CMAKE_CURRENT_BINARY_DIR}/split_corpus)
   set_tests_properties(split_corpus PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "split;peer;slow" TIMEOUT 400)
 endif()
+# Fast (default set, no corpus): --by both on the bundled sample plus copies of 4HHB, 1STP, 1C4Q under new entry
+# ids: no entry, coarse protein cluster or (ions and artifacts apart) ligand cluster shared by train and a kept
+# val/test site, nothing dropped that the rule keeps, recomputed from the file's cluster columns (about 5 s).
+add_test(NAME split_both_fast COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_split_both_fast.py
+         $<TARGET_FILE:sitepack_cli> ${CMAKE_SOURCE_DIR}/tests/data/structures
+         ${CMAKE_SOURCE_DIR}/tests/data/ccd/components_sample.cif ${CMAKE_CURRENT_BINARY_DIR}/split_both_fast)
+set_tests_properties(split_both_fast PROPERTIES LABELS "split;peer" TIMEOUT 120)
 # The fingerprint and Butina in C: invariance to atom order and explicit H, aromatic bonds, a similarity series,
 # the centroid rule and tie order (no file, no MMseqs2).
 sp_add_unit_test(test_split SOURCES ${SP_TEST_DIR}/unit/test_split.c LABELS "split;unit")
