@@ -380,27 +380,34 @@ static int ck_interaction_rows(ck *c, ck_arrays *a) {
 }
 
 /* Step 7a: each /residues/symop tag is well formed, in a flagged site, not on the site's own ligand
- * residues, and a site's image residues come after its asymmetric-unit ones; marks @p tagged [R]. */
+ * residues, and a site's image residues (and assembly copies, /residues/assembly_op, which come after the
+ * images: docs/sites.md "Biological assembly") come after its asymmetric-unit ones; marks @p tagged [R]. */
 static int ck_symop_rows(ck *c, const ck_arrays *a, const uint32_t *sflags, uint8_t *tagged) {
   const int64_t N = c->rows[SP_T_SITES], R = c->rows[SP_T_RESIDUES];
   int rc = 0;
   hid_t t16 = sp_h5_str_type(16);
   char(*sym)[16] = malloc(CK_CHUNK * sizeof *sym);
   uint8_t *kind = malloc(CK_CHUNK);
-  uint8_t *site_img = calloc((size_t)(N > 0 ? N : 1), 1); /* per site: an image residue seen */
-  if (t16 < 0 || !sym || !kind || !site_img)
+  char(*asm_op)[16] = calloc(CK_CHUNK, sizeof *asm_op); /* all "" when the file has no assembly copies */
+  uint8_t *site_img = calloc((size_t)(N > 0 ? N : 1), 1); /* per site: an image or copy residue seen */
+  if (t16 < 0 || !sym || !kind || !asm_op || !site_img)
     rc = sp_err_set(c->err, SP_E_NOMEM, "out of memory checking /residues/symop");
   for (int64_t r0 = 0; !rc && r0 < R; r0 += (int64_t)CK_CHUNK) {
     size_t n = (size_t)(R - r0) < CK_CHUNK ? (size_t)(R - r0) : CK_CHUNK;
     if ((rc = ck_read(c, "/residues/symop", t16, r0, n, sym)) ||
-        (rc = ck_read(c, "/residues/kind", H5T_NATIVE_UINT8, r0, n, kind)))
+        (rc = ck_read(c, "/residues/kind", H5T_NATIVE_UINT8, r0, n, kind)) ||
+        (c->has_assembly && (rc = ck_read(c, "/residues/assembly_op", t16, r0, n, asm_op))))
       break;
     for (size_t k = 0; k < n && !rc; k++) {
       int64_t rs = a->res_site[r0 + (int64_t)k];
+      if (!sym[k][0] && asm_op[k][0]) { /* an assembly copy: after the images, and no asymmetric unit after it */
+        site_img[rs] = 1;
+        continue;
+      }
       if (!sym[k][0]) {
         if (site_img[rs])
           rc = sp_err_set(c->err, SP_E_FORMAT,
-                          "%s: /residues row %lld of site %lld is as in the file but follows a symmetry-image residue "
+                          "%s: /residues row %lld of site %lld is as in the file but follows a symmetry-image or assembly-copy residue "
                           "(images come after the asymmetric-unit residues)",
                           c->path, (long long)(r0 + (int64_t)k), (long long)rs);
         continue;
@@ -422,6 +429,7 @@ static int ck_symop_rows(ck *c, const ck_arrays *a, const uint32_t *sflags, uint
   if (t16 >= 0) H5Tclose(t16);
   free(sym);
   free(kind);
+  free(asm_op);
   free(site_img);
   return rc;
 }

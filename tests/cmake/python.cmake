@@ -63,4 +63,16 @@ add_test(NAME peer_site_assembly COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer
   ${SP_PY_OUT}/corpus_assembly.h5 ${SP_PY_OUT}/corpus.h5 ${SP_SHARED_DIR}/data/structures)
 set_tests_properties(peer_site_assembly PROPERTIES FIXTURES_REQUIRED "py_corpus;py_corpus_assembly"
   LABELS "peer;site" TIMEOUT 600)
+# `sitepack check` accepts the run's own output with symmetry mates and assembly copies together: a site's residues
+# as in the file, then its symmetry images, then its assembly copies (docs/sites.md); check had known only images
+# and refused the corpus's site 36 (an assembly copy after images).
+add_test(NAME py_corpus_sym_assembly
+  COMMAND ${MPIEXEC_EXECUTABLE} --allow-run-as-root --oversubscribe --mca osc sm -np 2 $<TARGET_FILE:sitepack_cli>
+          run --input ${SP_SHARED_DIR}/data/structures --ccd ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif.gz
+          --out ${SP_PY_OUT}/corpus_sym_assembly.h5 --symmetry-mates --assembly first --force --quiet)
+set_tests_properties(py_corpus_sym_assembly PROPERTIES FIXTURES_SETUP py_corpus_sym_assembly LABELS "integration"
+  TIMEOUT 300)
+add_test(NAME check_sym_assembly COMMAND $<TARGET_FILE:sitepack_cli> check ${SP_PY_OUT}/corpus_sym_assembly.h5)
+set_tests_properties(check_sym_assembly PROPERTIES FIXTURES_REQUIRED py_corpus_sym_assembly LABELS "store;integration"
+  TIMEOUT 120)
 endif()
