@@ -22,6 +22,10 @@ add_test(NAME test_py_bonds COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test
 add_test(NAME peer_ccd_smiles COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_ccd_smiles.py ${SP_PY_OUT}/corpus.h5
   ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif)
 set_tests_properties(peer_ccd_smiles PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;survey" TIMEOUT 120)
+# Donor/acceptor bits of acids at the pH (issue 33 item 9): every charged O of an acid group, deprotonated at its
+# site's pH by Henderson-Hasselbalch, is an acceptor and not a donor; protonated, a donor.
+add_test(NAME peer_acid_bits COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_acid_bits.py ${SP_PY_OUT}/corpus.h5)
+set_tests_properties(peer_acid_bits PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;site" TIMEOUT 120)
 # The compiled reader (sitepack._fast) against the pure-Python path: every site and attribute, get_sites_flat of
 # several index sets, the same exceptions; the compiled path is the default when the build made it.
 add_test(NAME test_py_compiled COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_py_compiled.py ${SP_PY_OUT}/corpus.h5)
