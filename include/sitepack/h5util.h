@@ -21,7 +21,7 @@
 /** Read the root attributes of a merged file: format = SP_FORMAT_NAME and a format_version in
  *  [SP_FORMAT_VERSION_MIN, SP_FORMAT_VERSION] (store.h), stored in *ver. One rule and one message for check,
  *  dump, export and the reader. @return 0; SP_E_FORMAT ("PATH: root attribute format is not ..." or
- *  "PATH: unknown format version N (this sitepack reads 2 to 4; ...)"). */
+ *  "PATH: unknown format version N (this sitepack reads MIN to MAX; ...)"). */
 int sp_h5_read_format(hid_t file, const char *path, int64_t *ver, sp_err *err);
 
 /** Fixed-size NUL-padded ASCII string type of @p size bytes (0 taken as 1). */

@@ -261,8 +261,8 @@ typedef struct sp_check_summary {
  * @return 0 (valid); SP_E_INVALID (NULL path); SP_E_NOT_FOUND (no such file); SP_E_IO (stat failed);
  *         SP_E_FORMAT (any layout, index or version check failed, or HDF5 cannot open the file: damaged or
  *         truncated; the message names the dataset and row; an unknown format_version: "unknown format version
- *         N (this sitepack reads 2 to 4 ...)"); SP_E_BAD_VALUE (a value check failed: "FILE: /atoms/element[ROW] =
- *         200: not ..."); SP_E_NOMEM; SP_E_HDF5 (a read failed).
+ *         N (this sitepack reads SP_FORMAT_VERSION_MIN to SP_FORMAT_VERSION ...)"); SP_E_BAD_VALUE (a value check
+ *         failed: "FILE: /atoms/element[ROW] = 200: not ..."); SP_E_NOMEM; SP_E_HDF5 (a read failed).
  */
 int sp_check(const char *path, size_t n_spot, uint64_t seed, sp_check_summary *sum, sp_err *err);
 

@@ -407,8 +407,8 @@ static int ck_symop_rows(ck *c, const ck_arrays *a, const uint32_t *sflags, uint
       if (!sym[k][0]) {
         if (site_img[rs])
           rc = sp_err_set(c->err, SP_E_FORMAT,
-                          "%s: /residues row %lld of site %lld is as in the file but follows a symmetry-image or assembly-copy residue "
-                          "(images come after the asymmetric-unit residues)",
+                          "%s: /residues row %lld of site %lld is as in the file but follows a symmetry-image or "
+                          "assembly-copy residue (images and copies come after the asymmetric-unit residues)",
                           c->path, (long long)(r0 + (int64_t)k), (long long)rs);
         continue;
       }
