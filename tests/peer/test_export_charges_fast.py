@@ -20,11 +20,13 @@ and the record sanitizes in RDKit.
 import os
 import re
 import shutil
-import subprocess
 import sys
 
 import h5py
 from rdkit import Chem, RDLogger
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli_checks import check, fails, run  # noqa: E402
 
 RDLogger.DisableLog("rdApp.*")
 SP, STRUCT, CCD, OUT = sys.argv[1:5]
@@ -32,18 +34,6 @@ FILES = ["19hc.pdb.gz", "4hhb.cif.gz", "7gsa.cif"]
 METALS = set("Li Be Na Mg Al K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Rb Sr Y Zr Nb Mo Tc Ru Rh Pd Ag Cd In Sn Cs "
              "Ba La Ce Pr Nd Sm Eu Gd Tb Dy Ho Er Tm Yb Lu Hf Ta W Re Os Ir Pt Au Hg Tl Pb Bi U".split())
 NEUTRAL_VALENCE = {"C": 4, "N": 3, "P": 3, "O": 2, "S": 2, "Se": 2}
-fails = []
-
-
-def check(cond, msg):
-    if not cond:
-        fails.append(msg)
-        print("FAIL:", msg)
-
-
-def run(args):
-    p = subprocess.run(args, capture_output=True, text=True)
-    check(p.returncode == 0, f"{' '.join(args[:2])}: exit {p.returncode}: {p.stderr.strip()[:400]}")
 
 
 def fields(text):

@@ -19,7 +19,6 @@ numpy (not from the side hash):
 import gzip
 import os
 import shutil
-import subprocess
 import sys
 
 import h5py
@@ -27,24 +26,12 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import split_rule as R  # noqa: E402
+from cli_checks import check, fails, run  # noqa: E402
 
 SP, STRUCT, CCD, OUT = sys.argv[1:5]
 COPIES = [("4hhb.pdb.gz", "9hhb.pdb", "4HHB", "9HHB"), ("1stp.cif", "9stp.cif", "1STP", "9STP"),
           ("1c4q.cif.gz", "9c4q.cif", "1C4Q", "9C4Q")]
 SEED, TEST, VAL = 3, 0.25, 0.25
-fails = []
-
-
-def check(cond, msg):
-    if not cond:
-        fails.append(msg)
-        print("FAIL:", msg)
-
-
-def run(args):
-    p = subprocess.run(args, capture_output=True, text=True)
-    check(p.returncode == 0, f"{' '.join(args[:2])}: exit {p.returncode}: {p.stderr.strip()[:400]}")
-    return p
 
 
 shutil.rmtree(OUT, ignore_errors=True)
