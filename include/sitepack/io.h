@@ -59,6 +59,21 @@ int sp_file_read_stored(const char *path, size_t max_bytes, unsigned char **data
  */
 int sp_file_digest(const char *path, char sha[65], int64_t *bytes, int *gzip, sp_err *err);
 
+/** 1 when the @p n bytes at @p p start with the gzip magic 1f 8b (RFC 1952 ID1, ID2), else 0. */
+static inline int sp_gzip_magic(const void *p, size_t n) {
+  const unsigned char *b = (const unsigned char *)p;
+  return n >= 2 && b[0] == 0x1f && b[1] == 0x8b;
+}
+
+/**
+ * Map the file @p path read-only (one open, mmap MAP_SHARED; the descriptor is closed again). A non-empty
+ * regular file: *map and *len set, unmap with munmap(*map, *len). An empty file or one that is not regular
+ * (pipe, directory): 0 with *map NULL and *len 0, for the caller to read it with sp_file_read_stored, which
+ * reports it.
+ * @return 0; SP_E_NOT_FOUND (no such file), SP_E_IO (cannot open, cannot map: errno text, names the path).
+ */
+int sp_file_map(const char *path, void **map, size_t *len, sp_err *err);
+
 /** Inflate gzip data already in memory (same rules and errors as sp_file_read). */
 int sp_gunzip(const void *data, size_t len, size_t max_bytes, sp_buf *out, sp_err *err);
 

@@ -1,9 +1,7 @@
 /* One copy of the CCD text per node: see src/app/ccd_shared.h. */
-#define _GNU_SOURCE 1 /* O_CLOEXEC, mmap with -std=c11 */
+#define _GNU_SOURCE 1 /* mmap with -std=c11 */
 #include "app/ccd_shared.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdbool.h>
@@ -12,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sitepack/io.h"
@@ -45,32 +42,6 @@ static int agree(MPI_Comm comm, int rc, sp_err *err) {
     return sp_err_set(err, SP_E_MPI, "CCD: MPI_Allreduce failed");
   if (all && !mine) sp_err_set(err, all, "CCD: the open failed on another rank (%s)", sp_errclass_name(all));
   return all;
-}
-
-/* One open of @p path, mapped read-only: 0 with *map set (a non-empty regular file), 0 with *map NULL
- * (empty, not a regular file: the reading path, SP_CCD_SRC_FILE, reports it), or SP_E_NOT_FOUND / SP_E_IO
- * (cannot open or map). */
-static int map_file(const char *path, void **map, size_t *len, sp_err *err) {
-  *map = NULL;
-  *len = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int e = errno;
-    return sp_err_set(err, e == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "%s: cannot open: %s", path, strerror(e));
-  }
-  struct stat st;
-  int rc = 0;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-    if (m == MAP_FAILED) {
-      rc = sp_err_set(err, SP_E_IO, "%s: cannot map: %s", path, strerror(errno));
-    } else {
-      *map = m;
-      *len = (size_t)st.st_size;
-    }
-  }
-  close(fd);
-  return rc;
 }
 
 static void unmap(sp_ccd_shared *s) {
@@ -149,9 +120,9 @@ static void choose_mode(sp_ccd_shared *s, struct opening *op, sp_err *err) {
   if (op->nrank == 0) {
     const char *e = getenv("SITEPACK_CCD_PRIVATE");
     bool priv = e && *e && strcmp(e, "0") != 0;
-    if (!priv) op->rc = map_file(op->path, &s->map, &s->map_len, err);
+    if (!priv) op->rc = sp_file_map(op->path, &s->map, &s->map_len, err);
     const unsigned char *m = s->map;
-    bool gz = m && s->map_len >= 2 && m[0] == 0x1f && m[1] == 0x8b;
+    bool gz = m && sp_gzip_magic(m, s->map_len);
     if (!priv && (op->rc || m)) op->mode = gz ? SP_CCD_WINDOW : SP_CCD_MAPPED;
     if (m && op->sha) sp_sha256_hex(m, s->map_len, op->sha); /* the stored bytes, where they lie */
   }
@@ -244,7 +215,7 @@ static void open_mapped_node(sp_ccd_shared *s, struct opening *op, sp_err *err) 
     op->rc = sp_err_set(err, rc0, "CCD %s: the node's rank 0 could not map it (%s)", op->path, sp_errclass_name(rc0));
   if (!op->rc && op->nrank != 0) {
     sp_err e2 = {0};
-    if (map_file(op->path, &s->map, &s->map_len, &e2) || s->map_len != op->len || !s->map) {
+    if (sp_file_map(op->path, &s->map, &s->map_len, &e2) || s->map_len != op->len || !s->map) {
       unmap(s);
       op->rc = sp_err_set(err, SP_E_IO, "CCD %s: cannot map it (or it changed size since rank 0 mapped it)", op->path);
     }

@@ -3,14 +3,11 @@
 #include "sitepack/ccd.h"
 #include "sitepack/base.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cif_internal.h"
@@ -477,8 +474,6 @@ static int ccd_open_fail(sp_ccd *c, const char *path, int rc, sp_err *err) {
   return rc;
 }
 
-static bool is_gzip(const unsigned char *p, size_t n) { return n >= 2 && p[0] == 0x1f && p[1] == 0x8b; }
-
 /* gzip stored bytes inflated into c->buf; sp_gunzip hashes the stored bytes, kept into @p sha when asked */
 static int inflate_stored(sp_ccd *c, const unsigned char *raw, size_t n, char *sha, sp_err *err) {
   int rc = sp_gunzip(raw, n, 0, &c->buf, err);
@@ -493,7 +488,7 @@ static int open_file(const sp_ccd_source *src, sp_ccd *c, sp_err *err) {
   /* stored bytes, hashed only when asked: the CCD does not need it and it costs as much as the index */
   int rc = sp_file_read_stored(src->path, 0, &raw, &n, err);
   if (rc) return rc;
-  if (is_gzip(raw, n)) {
+  if (sp_gzip_magic(raw, n)) {
     rc = inflate_stored(c, raw, n, src->sha256, err);
     free(raw);
     return rc;
@@ -506,23 +501,13 @@ static int open_file(const sp_ccd_source *src, sp_ccd *c, sp_err *err) {
 
 /* SP_CCD_SRC_MAPPED: one open; the mapping is the text (plain) or what is inflated (gzip) */
 static int open_mapped(const sp_ccd_source *src, sp_ccd *c, sp_err *err) {
-  int fd = open(src->path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int e = errno;
-    return sp_err_set(err, e == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "%s: cannot open: %s", src->path, strerror(e));
-  }
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) { /* empty, pipe, directory...: */
-    close(fd);
-    return open_file(src, c, err); /* the reading path decides and reports */
-  }
-  void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-  int e = errno;
-  close(fd);
-  if (m == MAP_FAILED) return sp_err_set(err, SP_E_IO, "%s: cannot map: %s", src->path, strerror(e));
-  size_t n = (size_t)st.st_size;
-  if (is_gzip(m, n)) { /* inflated from the mapping: the file is still read once */
-    int rc = inflate_stored(c, m, n, src->sha256, err);
+  void *m = NULL;
+  size_t n = 0;
+  int rc = sp_file_map(src->path, &m, &n, err);
+  if (rc) return rc;
+  if (!m) return open_file(src, c, err); /* empty, pipe, directory...: the reading path decides and reports */
+  if (sp_gzip_magic(m, n)) { /* inflated from the mapping: the file is still read once */
+    rc = inflate_stored(c, m, n, src->sha256, err);
     munmap(m, n);
     return rc;
   }

@@ -8,6 +8,7 @@
 #include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -237,7 +238,7 @@ done:
 static int gunzip_impl(const unsigned char *data, size_t len, size_t max_bytes, sp_buf *out, const char *name,
                        sp_err *err) {
 #ifdef SP_HAVE_LIBDEFLATE
-  if (len >= 2 && data[0] == 0x1f && data[1] == 0x8b && gunzip_libdeflate(data, len, max_bytes, out)) return 0;
+  if (sp_gzip_magic(data, len) && gunzip_libdeflate(data, len, max_bytes, out)) return 0;
 #endif
   return gunzip_zlib(data, len, max_bytes, out, name, err);
 }
@@ -357,7 +358,7 @@ int sp_file_digest(const char *path, char sha[65], int64_t *bytes, int *gzip, sp
   if (rc) return rc;
   sp_sha256_hex(raw, n, sha);
   if (bytes) *bytes = (int64_t)n;
-  if (gzip) *gzip = n >= 2 && raw[0] == 0x1f && raw[1] == 0x8b;
+  if (gzip) *gzip = sp_gzip_magic(raw, n);
   free(raw);
   return 0;
 }
@@ -372,7 +373,7 @@ int sp_file_read(const char *path, size_t max_bytes, sp_buf *out, sp_err *err) {
   double t_sha = sp_now();
   sp_sha256_hex(raw, n, sha);
   t_sha = sp_now() - t_sha;
-  if (n >= 2 && raw[0] == 0x1f && raw[1] == 0x8b) {
+  if (sp_gzip_magic(raw, n)) {
     int rc = gunzip_impl(raw, n, max_bytes, out, path, err);
     free(raw);
     if (rc) return rc;
@@ -390,4 +391,27 @@ int sp_file_read(const char *path, size_t max_bytes, sp_buf *out, sp_err *err) {
   memcpy(out->sha256, sha, sizeof sha);
   out->sha256_seconds = t_sha;
   return 0;
+}
+
+int sp_file_map(const char *path, void **map, size_t *len, sp_err *err) {
+  *map = NULL;
+  *len = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    return sp_err_set(err, e == ENOENT ? SP_E_NOT_FOUND : SP_E_IO, "%s: cannot open: %s", path, strerror(e));
+  }
+  struct stat st;
+  int rc = 0;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+    if (m == MAP_FAILED) {
+      rc = sp_err_set(err, SP_E_IO, "%s: cannot map: %s", path, strerror(errno));
+    } else {
+      *map = m;
+      *len = (size_t)st.st_size;
+    }
+  }
+  close(fd);
+  return rc;
 }

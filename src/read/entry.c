@@ -69,7 +69,7 @@ int sp_read_entry_peek(const char *path, char *id, size_t cap, int *gzip) {
   ssize_t n = read(fd, raw, sizeof raw);
   close(fd);
   if (n < 0) return -1;
-  int gz = n >= 2 && raw[0] == 0x1f && raw[1] == 0x8b;
+  int gz = sp_gzip_magic(raw, n);
   if (gzip) *gzip = gz;
   char text[PEEK_TEXT];
   size_t tn = gz ? inflate_head(raw, (size_t)n, text, sizeof text) : (size_t)n;
