@@ -12,6 +12,7 @@
 #                   alternating, with the run report's phases (bench/job_bench.py; results/job-DATE.json + .md)
 #   make bench-read  read benchmark of the merged layout (results/read-DATE.json)
 #   make bench-read-py  the Python package's read benchmark (results/read-py-DATE.json + .md)
+#   make format-check  the C lines changed against a base formatted as .clang-format says (FORMAT_BASE; docs/testing.md)
 #   make mutate    mutation run of the test suite (tests/mutation/) -> results/mutation-DATE.json + .md (not a test)
 #   make bench-export  SDF export rate of the corpus and RDKit's read rate (results/export-DATE.json + .md)
 #   make bench-merge-io  the parallel merge's write paths: pwrite, MPI-IO, parallel HDF5 (results/merge-io-DATE.json + .md)
@@ -25,7 +26,7 @@ DEB_PKGS := build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-
             libcjson-dev zlib1g-dev libssl-dev python3 python3-dev python3-gemmi python3-rdkit python3-h5py python3-numpy python3-torch python3-matplotlib \
             python3-pip python3-venv python3-setuptools python3-wheel \
             plip python3-openbabel \
-            libdeflate-dev clang libclang-rt-dev libccp4-dev libccp4-data \
+            libdeflate-dev clang clang-format libclang-rt-dev libccp4-dev libccp4-data \
             slurm-wlm munge mmseqs2 python3-biopython
 
 # mpirun flags: root needs --allow-run-as-root; --oversubscribe lets tests use more ranks than cores;
@@ -38,7 +39,7 @@ export OMPI_MCA_rmaps_base_oversubscribe := 1
 # Every mpirun and sitepack make starts (demo, tests, benches) is on one node; set OMPI_MCA_pml to change it.
 export OMPI_MCA_pml ?= ob1
 
-.PHONY: all deps build demo test test-full sanitize fuzz bench-parse clean bench-read bench-sched bench-read-py mutate mutate-check bench-archive
+.PHONY: all deps build demo test test-full sanitize fuzz bench-parse clean bench-read bench-sched bench-read-py mutate mutate-check format-check bench-archive
 
 all: build
 
@@ -201,3 +202,9 @@ mutate: deps
 
 mutate-check:
 	/usr/bin/python3 tests/mutation/mutate.py --repo . --check
+
+# make format-check: git clang-format --diff of the C lines changed since FORMAT_BASE (default: the merge-base with
+# main, or HEAD~1 on main), failing on any diff; the whole tree is never reformatted (docs/testing.md "Formatting").
+FORMAT_BASE ?=
+format-check:
+	tests/structure/format_check.sh $(FORMAT_BASE)

@@ -179,7 +179,7 @@ typedef struct sp_merge_stats {
  * Test hook: SITEPACK_TEST_MERGE_FAIL_RANK=R makes rank R's first row write fail (SP_E_IO, EIO).
  * Bench hook: SITEPACK_MERGE_TRACE=PREFIX makes rank r write PREFIX.r, a text line "offset bytes seconds"
  * for every row write (file offset and bytes of the pwrite, its seconds), then "# copy_seconds S" (the
- * copy step on this rank); bench/merge_io.py replays these extents (docs/architecture.md).
+ * copy step on this rank); bench/merge_io.py replays these extents (docs/decisions.md).
  *
  * @param comm   the ranks, or NULL
  * @param stats  filled for this rank (may be NULL)

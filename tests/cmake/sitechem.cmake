@@ -75,3 +75,9 @@ add_test(NAME peer_plip_sum
           1lnl.pdb 1m4x.pdb 1n7g.pdb 1orc.pdb 1osn.pdb 1r6a.pdb 1rla.pdb 1rmd.pdb 1tf6.pdb)
 set_tests_properties(peer_plip_sum PROPERTIES TIMEOUT 900 LABELS "peer;site")
 endif()
+# The SASA environment at the edge of its box (issue 33 item 9): occluders just inside the reach on every face of
+# the ligand's box, per-atom SASA against a numpy Shrake-Rupley with no box (fast, no corpus)
+add_test(NAME peer_sasa_box_edge
+  COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_sasa_box_edge.py $<TARGET_FILE:sitepack_cli>
+          ${SP_TEST_DIR}/data/ccd/components_sample.cif ${CMAKE_CURRENT_BINARY_DIR}/peer_sasa_box_edge)
+set_tests_properties(peer_sasa_box_edge PROPERTIES LABELS "peer;site" TIMEOUT 120)
