@@ -60,13 +60,32 @@ ATOM_FEATURES = {
     "flags": ("uint16", "atom flag bits, sitepack.ATOM_FLAGS (/atoms/flags)"),
 }
 
-_BACKBONE_NAMES = np.array(sorted(BACKBONE_ATOMS), dtype="S8")
+
+
+def _backbone_table():
+    """BACKBONE_ATOMS as a hash table of their S8 bytes read as one uint64 (NUL-padded, as /atoms/atom_name
+    holds them): (multiplier, table of 1024 keys) with slot (key * multiplier) >> 54 free of collisions; the
+    first odd multiplier of a fixed sequence that gives none."""
+    keys = np.array(sorted(BACKBONE_ATOMS), dtype="S8").view("<u8")
+    m = np.uint64(0x9E3779B97F4A7C15)
+    for _ in range(1000):
+        slot = (keys * m) >> np.uint64(54)
+        if len(np.unique(slot)) == len(keys):
+            table = np.full(1024, np.uint64(0xFFFFFFFFFFFFFFFF), dtype=np.uint64)   # no S8 name is 8 x 0xff
+            table[slot] = keys
+            return m, table
+        m = m + np.uint64(2)
+    raise AssertionError("no collision-free multiplier for BACKBONE_ATOMS")
+
+
+_BACKBONE_M, _BACKBONE_TABLE = _backbone_table()
 _HYDROGEN = 32   # ATOM_FLAGS["hydrogen"]
 _CHEM_BITS = {"aromatic": 8, "donor": 2, "acceptor": 4}
-#: the /atoms columns each derived feature reads (batch rows gathered once per column)
+#: the /atoms columns each derived feature reads (batch rows gathered once per column); "=name": a column of the
+#: whole file derived once per Dataset (_derived_column)
 _NEEDS = {"positions": ("position",), "elements": ("element",), "aromatic": ("chem",), "donor": ("chem",),
-          "acceptor": ("chem",), "hybridization": ("chem",), "is_ligand": ("flags",), "flags": ("flags",),
-          "backbone": ("flags", "atom_name"), "residue": ("residue_idx",), "residue_code": ("residue_idx",),
+          "acceptor": ("chem",), "hybridization": ("=hybridization",), "is_ligand": ("flags",), "flags": ("flags",),
+          "backbone": ("=backbone",), "residue": ("residue_idx",), "residue_code": ("residue_idx",),
           "chain": ("residue_idx",)}
 
 
@@ -93,7 +112,8 @@ class _Batch:
 
     def __init__(self, ds, idx, columns):
         self.ds, self.idx = ds, idx
-        n, offsets, arrays = ds._atom_rows(idx, [ds._column("atoms", c) for c in columns])
+        arrays = [_derived_column(ds, c[1:]) if c[0] == "=" else ds._column("atoms", c) for c in columns]
+        n, offsets, arrays = ds._atom_rows(idx, arrays)
         self.cols = dict(zip(columns, arrays))
         self.n, self.offsets = n, offsets
         self.n_ligand = ds._nlig_mem[idx].astype(np.int64)
@@ -168,31 +188,55 @@ def _residue_chains(ds):
     return ch
 
 
-def _hybridization(b, bonds_all):
-    """(A,) uint8 HYBRIDIZATION of the block rows: ligand atoms from their bonds (@p bonds_all: block rows
-    src, dst, order, aromatic of every bond of the batch, before heavy_only), non-ligand aromatic atoms 2."""
-    a = len(b.cols["chem"])
-    hyb = np.where((b.cols["chem"] & 8) != 0, 2, 0).astype(np.uint8)
-    src, dst, order, arom = bonds_all
-    ends = np.concatenate([src, dst])
-    o = np.concatenate([order, order]).astype(np.int64)
-    ar = np.concatenate([arom, arom]) != 0
-    known = (o >= 1) & (o <= 4)
-    ends, o, ar = ends[known], o[known], ar[known]
-    n_known = np.bincount(ends, minlength=a)
-    triple = np.bincount(ends[o == 3], minlength=a)
-    double = np.bincount(ends[o == 2], minlength=a)
-    pi = np.bincount(ends[(o == 2) | (o == 4) | ar], minlength=a)
-    lig = _ligand_rows(b.n_block, b.nlig_block)
-    h = np.where(triple > 0, 1, np.where(double >= 2, 1, np.where(pi > 0, 2, np.where(n_known > 0, 3, 0))))
+def _derived_column(ds, name):
+    """A derived column of the whole file, (A_file,) uint8, made once per Dataset on first use (kept in memory,
+    one byte per atom): ``"hybridization"`` (_hybridization_column), ``"backbone"`` (_backbone_column)."""
+    col = _cache(ds).get(name)
+    if col is None:
+        col = ds._graph_cache[name] = (_hybridization_column if name == "hybridization" else _backbone_column)(ds)
+    return col
+
+
+def _hybridization_column(ds):
+    """HYBRIDIZATION of every atom row: ligand atoms (ATOM_FLAGS ligand) from their bonds in /bonds, other
+    aromatic ring atoms (/atoms/chem bit 3) 2, else 0. One bincount of (atom row, kind) over both ends of every
+    bond of known order (1..4): kind 0 single, 1 double, 2 triple, 3 aromatic (order 4 or the aromatic flag)."""
+    chem, flags = ds._cols["atoms/chem"], ds._cols["atoms/flags"]
+    a = len(chem)
+    hyb = np.where((chem & 8) != 0, 2, 0).astype(np.uint8)
+    if not ds.has_bonds or not len(ds._cols["bonds/site_idx"]):
+        hyb[(flags & 1) != 0] = 0
+        return hyb
+    order, arom = ds._cols["bonds/order"], ds._cols["bonds/aromatic"]
+    base = ds._ap[ds._cols["bonds/site_idx"]]
+    kind = np.where((arom != 0) | (order == 4), 3, order.astype(np.int64) - 1)
+    known = (order >= 1) & (order <= 4)
+    ends = np.concatenate([(base + ds._cols["bonds/atom1"])[known], (base + ds._cols["bonds/atom2"])[known]])
+    c = np.bincount(ends * 4 + np.tile(kind[known], 2), minlength=4 * a).reshape(a, 4)
+    h = np.where((c[:, 2] > 0) | (c[:, 1] >= 2), 1, np.where(c[:, 1] + c[:, 3] > 0, 2, np.where(c[:, 0] > 0, 3, 0)))
+    lig = (flags & 1) != 0
     hyb[lig] = h[lig]
     return hyb
+
+
+def _backbone_column(ds):
+    """The ``backbone`` code of every atom row: 0 not a polymer atom (ATOM_FLAGS polymer), 1 its name is one of
+    BACKBONE_ATOMS, 2 side chain."""
+    poly = (ds._cols["atoms/flags"] & 2) != 0
+    return np.where(poly, np.where(_is_backbone_name(ds._cols["atoms/atom_name"]), 1, 2), 0).astype(np.uint8)
 
 
 def _ligand_rows(n, nl):
     """bool (A,): the block rows that are the ligand's (the first n_ligand of each site's rows)."""
     off = np.repeat(np.concatenate([[0], np.cumsum(n)[:-1]]), n)
     return np.arange(int(n.sum())) - off < np.repeat(nl, n)
+
+
+def _is_backbone_name(names):
+    """bool (A,): the S8 atom names that are BACKBONE_ATOMS (their 8 bytes as one uint64, in _BACKBONE_TABLE)."""
+    key = np.ascontiguousarray(names, dtype="S8").view("<u8")
+    with np.errstate(over="ignore"):
+        return _BACKBONE_TABLE[(key * _BACKBONE_M) >> np.uint64(54)] == key
 
 
 def _atom_feature(b, f):
@@ -208,12 +252,8 @@ def _atom_feature(b, f):
         return (c["chem"] & _CHEM_BITS[f]) != 0
     if f == "is_ligand":
         return (c["flags"] & 1) != 0
-    if f == "hybridization":
-        return _hybridization(b, b.bonds_block)
-    if f == "backbone":
-        poly = (c["flags"] & 2) != 0
-        bb = np.isin(c["atom_name"], _BACKBONE_NAMES)
-        return np.where(poly, np.where(bb, 1, 2), 0).astype(np.uint8)
+    if f in ("hybridization", "backbone"):
+        return c["=" + f]
     if f == "residue":
         rp = b.ds._cols["sites/residue_ptr"][b.idx]
         return c["residue_idx"] - np.repeat(rp, b.n_block)
@@ -347,18 +387,19 @@ def graph_batch(ds, idx, fields=("positions", "elements"), edges=("bond", "inter
     offsets are those of the kept atoms. Raises as get_sites_flat (SiteIndexError, MissingTableError for an
     unknown column or a file without /bonds, ValueError) and ValueError for bad options (check_options)."""
     fields, edges = check_options(fields, edges, radius, radius_mode)
+    return _graph_batch(ds, idx, fields, edges, directed, radius, radius_mode, heavy_only)
+
+
+def _graph_batch(ds, idx, fields, edges, directed, radius, radius_mode, heavy_only):
+    """graph_batch with checked options (tuples from check_options)."""
     idx = ds._check_indices(idx)
-    if "bond" in edges or "hybridization" in fields:
-        if not ds.has_bonds:
-            ds.table("bonds")   # MissingTableError naming the file
+    if "bond" in edges and not ds.has_bonds:
+        ds.table("bonds")   # MissingTableError naming the file
     b = _Batch(ds, idx, _columns_of(ds, fields, heavy_only, radius))
     b.n_block, b.nlig_block, b.block_off = b.n, b.n_ligand, b.offsets
     sets = {}
-    if "bond" in edges or "hybridization" in fields:
-        cnt, s, d, at = _edges(b, "bond")
-        b.bonds_block = (s, d, at["order"], at["aromatic"])
-        if "bond" in edges:
-            sets["bond"] = (cnt, s, d, at)
+    if "bond" in edges:
+        sets["bond"] = _edges(b, "bond")
     if "interaction" in edges:
         sets["interaction"] = _edges(b, "interaction")
     feats = {f: _atom_feature(b, f) for f in fields}

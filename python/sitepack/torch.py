@@ -58,7 +58,7 @@ class SiteDataset(torch.utils.data.Dataset):
         """The graph batch (sitepack.graph.graph_batch, numpy) of items @p ks of this dataset."""
         ks = np.asarray(ks, dtype=np.int64)
         idx = ks if self.indices is None else self.indices[ks]
-        return _graph.graph_batch(self.ds, idx, self.fields, self.edges, self.directed, self.radius,
+        return _graph._graph_batch(self.ds, idx, self.fields, self.edges, self.directed, self.radius,
                                   self.radius_mode, self.heavy_only)
 
     def __getitem__(self, k):
@@ -101,7 +101,6 @@ class GraphItems(Sequence):
 def _tensor(key, a):
     """A batch array as a tensor: elements int64 (for embedding lookups), uint16 as int32 and uint32 as int64
     (torch has neither), strings left as numpy arrays, the rest in its dtype."""
-    a = np.asarray(a)
     if a.dtype.kind in "SUO":
         return a
     if key == "elements":
@@ -110,7 +109,7 @@ def _tensor(key, a):
         a = a.astype(np.int32)
     elif a.dtype == np.uint32:
         a = a.astype(np.int64)
-    return torch.from_numpy(np.ascontiguousarray(a))
+    return torch.from_numpy(a)
 
 
 def collate_flat(items):
