@@ -128,3 +128,6 @@ def collate_flat(items):
 
 #: the graph collate: collate_flat, which shifts every edge set of the items
 collate_graph = collate_flat
+
+
+__all__ = ["SiteDataset", "GraphItems", "collate_flat", "collate_graph"]

@@ -21,6 +21,7 @@ site.interactions, site.residues; Python loops, no code of sitepack.graph), on e
 usage: test_py_graph.py MERGED.h5 DOCS_PYTHON_MD [--all | --sample N]  (--all: every site, default; --sample N:
 N random sites and every site with hydrogens)
 """
+import os
 import re
 import sys
 
@@ -335,6 +336,45 @@ def check_edge_cases(ds, path):
     return hs
 
 
+def check_rdkit_carbons(ds):
+    """hybridization of the ligand carbons = RDKit's GetHybridization of site.to_rdkit() (the same /bonds, read by
+    RDKit's own perception), where ours is known (not 0: bonds of unknown order, which to_rdkit makes single)."""
+    from rdkit import Chem, RDLogger
+    RDLogger.DisableLog("rdApp.*")
+    code = {Chem.HybridizationType.SP: 1, Chem.HybridizationType.SP2: 2, Chem.HybridizationType.SP3: 3}
+    tot, bad, unknown = 0, [], 0
+    hyb = graph.graph_batch(ds, np.arange(len(ds)), fields=("hybridization",), edges=())
+    for i in range(len(ds)):
+        s = ds[i]
+        try:
+            m = s.to_rdkit()
+        except Exception:   # noqa: BLE001 -- a ligand RDKit rejects (test_py_bonds counts them)
+            continue
+        h = hyb["hybridization"][hyb["offsets"][i]:hyb["offsets"][i] + s.n_ligand]
+        for a in m.GetAtoms():
+            if a.GetAtomicNum() != 6:
+                continue
+            if h[a.GetIdx()] == 0:
+                unknown += 1
+                continue
+            tot += 1
+            if code.get(a.GetHybridization(), 0) != h[a.GetIdx()]:
+                bad.append((i, a.GetIdx(), str(a.GetHybridization()), int(h[a.GetIdx()])))
+    check(tot > 0 and not bad, f"hybridization: {len(bad)} of {tot} ligand carbons differ from RDKit: {bad[:5]}")
+    print(f"  hybridization of {tot} ligand carbons = RDKit's ({unknown} of unknown bond orders not compared)")
+
+
+def check_public_names(md):
+    """docs/python.md names every public name of the package (issue 39 item 7)."""
+    import sitepack.torch as spt
+    text = open(md).read()
+    names = set(sitepack.__all__) | set(graph.__all__) | set(spt.__all__)
+    names |= {n for cls in (sitepack.Dataset, sitepack.Site) for n in dir(cls) if not n.startswith("_")}
+    missing = sorted(n for n in names if f"`{n}" not in text and f".{n}`" not in text and f"{n}(" not in text)
+    check(not missing, f"docs/python.md does not name {missing}")
+    print(f"  docs/python.md names all {len(names)} public names")
+
+
 def check_docs_example(md, path):
     text = open(md).read()
     sec = text[text.index("### A tiny message-passing model"):]
@@ -352,6 +392,8 @@ def check_docs_example(md, path):
 def main():
     path, md = sys.argv[1], sys.argv[2]
     ds = sitepack.open(path)
+    if os.environ.get("SITEPACK_EXPECT_COMPILED", "") in ("ON", "1", "TRUE"):
+        check(ds.compiled, "the compiled reader was built but does not serve the dataset")
     rng = np.random.default_rng(34)
     hs = check_edge_cases(ds, path)
     check_index_sets(path, ds, rng)
@@ -362,6 +404,8 @@ def main():
         sites = np.arange(len(ds))
     check_every_site(ds, sites, False)
     check_every_site(ds, sites, True)
+    check_rdkit_carbons(ds)
+    check_public_names(md)
     check_docs_example(md, path)
     if FAILS:
         print(f"test_py_graph: {len(FAILS)} failure(s)", file=sys.stderr)
