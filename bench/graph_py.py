@@ -58,23 +58,34 @@ class H5GraphDataset(torch.utils.data.Dataset):
     def __len__(self):
         return self.n
 
+    def open(self):
+        """Open the file and every dataset the items read, once per process (h5py objects are not shared across
+        fork), as a careful user would: a path lookup per read would cost as much again."""
+        f = self.f = h5py.File(self.path, "r")
+        self.fc = "formal_charge" if "formal_charge" in f["atoms"] else "charge"
+        self.sym = [c for c in ("symop", "assembly_op") if c in f["residues"]]
+        cols = {"atoms": ("position", "element", self.fc, "chem", "flags", "atom_name", "residue_idx", "b_iso",
+                          "occupancy", "sasa_complex"),
+                "bonds": ("atom1", "atom2", "order", "aromatic"),
+                "interactions": ("lig_atom", "site_atom", "water_atom", "type", "distance"),
+                "residues": tuple(["comp_id", "label_asym_id"] + self.sym)}
+        self.d = {t: {c: f[f"{t}/{c}"] for c in cs} for t, cs in cols.items()}
+        self.ptr = {p: f[f"sites/{p}"] for p in ("atom_ptr", "bond_ptr", "interaction_ptr", "residue_ptr", "n_ligand")}
+
     def __getitem__(self, i):
         if self.f is None:
-            self.f = h5py.File(self.path, "r")
-            fc = "formal_charge" if "formal_charge" in self.f["atoms"] else "charge"
-            self.fc = fc
-            self.sym = [c for c in ("symop", "assembly_op") if c in self.f["residues"]]
-        f = self.f
-        a0, a1 = f["sites/atom_ptr"][i:i + 2]
-        nl = int(f["sites/n_ligand"][i])
-        at = {c: f[f"atoms/{c}"][a0:a1] for c in ("position", "element", self.fc, "chem", "flags", "atom_name",
-                                                  "residue_idx", "b_iso", "occupancy", "sasa_complex")}
-        b0, b1 = f["sites/bond_ptr"][i:i + 2]
-        bd = {c: f[f"bonds/{c}"][b0:b1] for c in ("atom1", "atom2", "order", "aromatic")}
-        x0, x1 = f["sites/interaction_ptr"][i:i + 2]
-        ix = {c: f[f"interactions/{c}"][x0:x1] for c in ("lig_atom", "site_atom", "water_atom", "type", "distance")}
-        r0, r1 = f["sites/residue_ptr"][i:i + 2]
-        res = {c: f[f"residues/{c}"][r0:r1] for c in ["comp_id", "label_asym_id"] + self.sym}
+            self.open()
+        p, d = self.ptr, self.d
+        a0, a1 = p["atom_ptr"][i:i + 2]
+        nl = int(p["n_ligand"][i])
+        at = {c: x[a0:a1] for c, x in d["atoms"].items()}
+        at["charge_col"] = at[self.fc]
+        b0, b1 = p["bond_ptr"][i:i + 2]
+        bd = {c: x[b0:b1] for c, x in d["bonds"].items()}
+        x0, x1 = p["interaction_ptr"][i:i + 2]
+        ix = {c: x[x0:x1] for c, x in d["interactions"].items()}
+        r0, r1 = p["residue_ptr"][i:i + 2]
+        res = {c: x[r0:r1] for c, x in d["residues"].items()}
         return self.build(i, nl, at, bd, ix, res, r0)
 
     def build(self, i, nl, at, bd, ix, res, r0):
