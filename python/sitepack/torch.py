@@ -124,24 +124,22 @@ def collate_flat(items):
     atoms nor one of its edge sets' edges is refused: ValueError naming it (sitepack.graph.concat_items)."""
     flat = items.flat if isinstance(items, GraphItems) else _graph.concat_items(items)
     out = {k: _tensor(k, v) for k, v in flat.items()}
-    return _one_storage(out) if torch.utils.data.get_worker_info() is not None else out
+    return _WorkerBatch(out) if torch.utils.data.get_worker_info() is not None else out
 
 
-def _one_storage(batch):
-    """In a DataLoader worker: the batch's tensors as views of one new uint8 tensor (each at an 8-byte aligned
-    offset), so the batch crosses to the main process as one shared-memory segment instead of one per tensor
-    (torch moves each storage it pickles into shared memory: at about 30 tensors a graph batch, that dominated
-    the workers' cost). The values, dtypes and shapes are unchanged; the views do not overlap."""
-    ts = {k: v for k, v in batch.items() if isinstance(v, torch.Tensor)}
-    size = {k: v.numel() * v.element_size() for k, v in ts.items()}
-    buf = torch.empty(sum((n + 7) & ~7 for n in size.values()), dtype=torch.uint8)
-    out, off = dict(batch), 0
-    for k, v in ts.items():
-        view = buf[off:off + size[k]].view(v.dtype).view(v.shape)
-        view.copy_(v)
-        out[k] = view
-        off += (size[k] + 7) & ~7
-    return out
+class _WorkerBatch(dict):
+    """A batch collated in a DataLoader worker: pickled to the main process as numpy arrays (their bytes through
+    the worker's pipe) and rebuilt there as the same tensors (torch.from_numpy: same values, dtypes, shapes), a
+    plain dict again. torch would move each tensor's storage into shared memory and pass one file descriptor per
+    tensor: at about 30 tensors a graph batch of a few hundred kB, that cost several times the batch's build."""
+
+    def __reduce__(self):
+        return (_from_worker, ({k: v.numpy() if isinstance(v, torch.Tensor) else v for k, v in self.items()},))
+
+
+def _from_worker(arrays):
+    return {k: torch.from_numpy(v) if isinstance(v, np.ndarray) and v.dtype.kind not in "SUO" else v
+            for k, v in arrays.items()}
 
 
 #: the graph collate: collate_flat, which shifts every edge set of the items
