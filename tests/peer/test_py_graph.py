@@ -325,6 +325,13 @@ def check_edge_cases(ds, path):
         check(not (b["flags"] & 32).any(), "DataLoader heavy_only: a hydrogen")
         check_inside("DataLoader batch", b)
     check(sorted(seen) == list(range(len(sub))), "DataLoader: not every site once")
+    # formal_charge: /atoms/formal_charge when the file has it (here put in place of a file that has it), else charge
+    fds = sitepack.open(path)
+    fake = (fds._cols["atoms/charge"].astype(np.int16) + 3).astype(np.int8)
+    fds._cols = dict(fds._cols, **{"atoms/formal_charge": fake})
+    got = graph.graph_batch(fds, [0, 1], fields=("formal_charge",), edges=())["formal_charge"]
+    rows = np.r_[fds._ap[0]:fds._ap[1], fds._ap[1]:fds._ap[2]]
+    check(np.array_equal(got, fake[rows]), "formal_charge does not read /atoms/formal_charge when the file has it")
     # heavy_only on points: the plain fields without hydrogens
     hs = [i for i in range(len(ds)) if (ds[i].flags & 32).any()]
     if hs:
