@@ -136,14 +136,14 @@ class _Batch:
 
     def rows(self, table, ptr, columns):
         """The rows of /@p table of the batch's sites (CSR pointer /sites/@p ptr): (per-site counts (k,),
-        {column: values concatenated in request order}), and the block-row offset of each row's site."""
-        p = self.ds._cols[f"sites/{ptr}"]
+        {column: values concatenated in request order}). MissingTableError when the file has no such table."""
+        p = self.ds._column("sites", ptr)
         r0 = p[self.idx]
         cnt = p[self.idx + 1] - r0
         off = np.zeros(len(cnt) + 1, dtype=np.int64)
         np.cumsum(cnt, out=off[1:])
         take = _gather_rows(r0, cnt, off)
-        vals = {c: _take_rows(self.ds._cols[f"{table}/{c}"], take) for c in columns}
+        vals = {c: _take_rows(self.ds._column(table, c), take) for c in columns}
         return cnt, vals
 
 
