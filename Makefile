@@ -11,8 +11,8 @@
 #   make bench-job  the whole job per core: sitepack run -np 1 on the corpus vs a minimal gemmi pipeline, same run,
 #                   alternating, with the run report's phases (bench/job_bench.py; results/job-DATE.json + .md)
 #   make bench-read  read benchmark of the merged layout (results/read-DATE.json)
-#   make bench-read-py  the Python package's read benchmark (results/read-py-DATE.json + .md)
 #   make format-check  the C lines changed against a base formatted as .clang-format says (FORMAT_BASE; docs/testing.md)
+#   make bench-read-py  the Python package's read benchmark (results/read-py-DATE.json + .md, read-py-graph-DATE.*)
 #   make mutate    mutation run of the test suite (tests/mutation/) -> results/mutation-DATE.json + .md (not a test)
 #   make bench-export  SDF export rate of the corpus and RDKit's read rate (results/export-DATE.json + .md)
 #   make bench-merge-io  the parallel merge's write paths: pwrite, MPI-IO, parallel HDF5 (results/merge-io-DATE.json + .md)
@@ -104,7 +104,8 @@ bench-read: build
 
 # The Python package's read speed, atompack's method (bench/read_py.py; docs/python.md): a 1M x 64-atom synthetic
 # file in the full layout (written once under BENCH_DIR, about 1.6 GB of data) and the real merged output;
-# writes results/read-py-DATE.json + .md
+# writes results/read-py-DATE.json + .md; then graph batches (bench/graph_py.py, issue 34) of the real file vs a
+# plain h5py reader of the same fields: results/read-py-graph-DATE.json + .md
 .PHONY: bench-read-py
 bench-read-py: build
 	mkdir -p $(BENCH_DIR)
@@ -112,6 +113,8 @@ bench-read-py: build
 	  --ccd $(SHARED)/data/ccd/components_excerpt.cif.gz --out $(BENCH_DIR)/real.h5 --force --quiet
 	/usr/bin/python3 bench/read_py.py --build $(BUILD) --dir $(BENCH_DIR) --real $(BENCH_DIR)/real.h5 \
 	  --out results/read-py-$$(date -u +%F).json
+	/usr/bin/python3 bench/graph_py.py --build $(BUILD) --real $(BENCH_DIR)/real.h5 \
+	  --out results/read-py-graph-$$(date -u +%F).json
 
 FUZZ_SECONDS ?= 60
 fuzz: deps

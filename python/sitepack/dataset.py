@@ -14,7 +14,7 @@ from . import _layout, _schema, _select
 from .errors import MissingTableError, SiteIndexError
 
 #: the ABI of sitepack._fast this code uses (SP_FAST_ABI of _fast.c); an extension of another ABI is not used
-_FAST_ABI = 1
+_FAST_ABI = 2
 
 
 def _load_fast():
@@ -308,6 +308,7 @@ class Dataset:
         self._tables = {}
         self._block_dtypes = {}
         self._table_cols = {}
+        self._graph_cache = {}   # sitepack.graph's per-residue columns, made on first use
 
     # -- sequence protocol, pickling, context manager --
     def __len__(self):
