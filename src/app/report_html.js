@@ -1,7 +1,7 @@
 /* sitepack report: the page's code (issue 38; docs/report.md). Draws the JSON object of #sp-data, written by
  * `sitepack report` (src/app/report_html*.c): one section per part of the survey, each plot a Chart.js chart
  * with a table of its numbers beside it, and a 3Dmol.js view per --site. When it is done it writes #sp-status
- * (data-errors: errors seen, data-ms: time to draw) and #sp-layout (the page rectangles of every plot and 3D
+ * (data-errors: errors seen, data-ms: time to draw, data-load-ms: time since the navigation began) and #sp-layout (the page rectangles of every plot and 3D
  * canvas, JSON), which the tests read (tests/peer/test_report_html.py). Embedded in the page by the build
  * (cmake/embed_assets.c); no network. */
 (function () {
@@ -252,7 +252,8 @@
   } catch (e) {
     errors.push(String(e && e.stack || e));
   }
-  var status = el('div', {id: 'sp-status', 'data-errors': errors.length, 'data-ms': (performance.now() - t0).toFixed(1)});
+  var status = el('div', {id: 'sp-status', 'data-errors': errors.length, 'data-ms': (performance.now() - t0).toFixed(1),
+                               'data-load-ms': performance.now().toFixed(1)});
   errors.forEach(function (e) { status.appendChild(el('pre', {'class': 'error'}, e)); });
   var lay = el('pre', {id: 'sp-layout', hidden: 'hidden'}, JSON.stringify({height: document.documentElement.scrollHeight,
                                                                          width: document.documentElement.scrollWidth,
