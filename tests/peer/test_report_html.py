@@ -17,7 +17,8 @@ For each report written (the file as it is, and for --run also after `cluster`, 
     bins, release years, pocket sizes, sites and interactions per type per ligand class, cluster sizes, split
     sides, pass rates and histograms of the added columns); each 3D view's legend counts equal the site's
     /interactions rows by type, and its identifiers the site's /ligands and /structures row;
-  - the sections a file lacks (clusters, splits, descriptors, quality) say they are absent;
+  - the sections a file lacks (clusters, splits, descriptors, quality) say they are absent; with --run also the
+    page of tests/data/format_v2/small_v2.h5 (no /chains: the protein context absent too);
   - a damaged file: `report` exits as `check` does, with check's error (class and message), and writes nothing;
     an existing output is refused without --force (exit 2, file untouched).
 Writes OUTDIR/report_measure.json: page size (bytes) and load time (ms: the page's own performance.now() when
@@ -459,6 +460,12 @@ def main():
             m.update({"load_ms_median3": load_ms(page), "load_ms_without_sites_median3": load_ms(nosite)})
         measure[os.path.basename(page)] = m
     failure_modes(h5)
+    if sys.argv[3] == "--run":  # a format-version-2 file (no /chains): still a page, the protein context absent
+        v2 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "format_v2", "small_v2.h5")
+        run([SP, "report", v2, "--out", f"{OUT}/v2.html", "--site", "0", "--quiet"])
+        d = load(f"{OUT}/v2.html")
+        check({"protein", "clusters", "splits", "descriptors", "quality"} <= d.absent, f"v2 page: absent {d.absent}")
+        check("classes" in d.plots and "pocket" in d.plots and "0" in d.legend, f"v2 page: plots {sorted(d.plots)}")
     with open(f"{OUT}/report_measure.json", "w") as fh:
         json.dump(measure, fh, indent=1)
     print(json.dumps(measure, indent=1))
