@@ -72,12 +72,17 @@ static int block_read(hid_t f, int64_t i, site_block *b, sp_err *err) {
   return 0;
 }
 
-/* Which atoms the view shows: heavy atoms, less waters that are no bridge's; any atom an interaction names. */
+/* Which atoms the view shows: heavy atoms, less waters that are no bridge's; any atom an interaction names; the
+ * ligand's hydrogens when it has no heavy atom (site flag no_heavy: else nothing of it would show). */
 static int *atoms_kept(const site_block *b, int64_t *n_kept) {
   int *keep = calloc((size_t)b->na + 1, sizeof *keep); /* new index + 1, 0 = dropped */
   if (!keep) return NULL;
+  int lig_heavy = 0;
   for (int64_t a = 0; a < b->na; ++a)
-    keep[a] = !(b->flags[a] & SP_SITE_ATOM_HYDROGEN) && !(b->flags[a] & SP_SITE_ATOM_WATER);
+    lig_heavy |= (b->flags[a] & SP_SITE_ATOM_LIGAND) && !(b->flags[a] & SP_SITE_ATOM_HYDROGEN);
+  for (int64_t a = 0; a < b->na; ++a)
+    keep[a] = (!(b->flags[a] & SP_SITE_ATOM_HYDROGEN) || (!lig_heavy && (b->flags[a] & SP_SITE_ATOM_LIGAND))) &&
+              !(b->flags[a] & SP_SITE_ATOM_WATER);
   for (int64_t x = 0; x < b->nx; ++x) {
     int32_t e[3] = {b->la[x], b->sa[x], b->wa[x]};
     for (int j = 0; j < 3; ++j)
