@@ -27,7 +27,8 @@ DEB_PKGS := build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-
             python3-pip python3-venv python3-setuptools python3-wheel \
             plip python3-openbabel \
             libdeflate-dev clang clang-format libclang-rt-dev libccp4-dev libccp4-data \
-            slurm-wlm munge mmseqs2 python3-biopython
+            slurm-wlm munge mmseqs2 python3-biopython \
+            chromium python3-pil
 
 # mpirun flags: root needs --allow-run-as-root; --oversubscribe lets tests use more ranks than cores;
 # osc sm: the work-stealing window on shared memory, so a thief never waits for its victim's task to end

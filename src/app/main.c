@@ -6,6 +6,7 @@
 #include "app/cmd_merge.h"
 #include "app/cmd_store.h"
 #include "app/cmd_survey.h"
+#include "app/report_html.h"
 #include "sitepack/version.h"
 
 static void usage(FILE *f) {
@@ -30,6 +31,8 @@ static void usage(FILE *f) {
           "                                   merge the shard files of run --shard I/N (docs/slurm.md)\n"
           "  sitepack bench read [options]    read/write benchmark (docs/reading.md)\n"
           "  sitepack survey FILE.h5 [--ccd FILE] [--per-comp]  ligand survey summary (docs/ligands.md)\n"
+          "  sitepack report FILE.h5 --out REPORT.html [--site I[,J...]]  the survey as an HTML page of plots,\n"
+          "                                   3D views of sites (docs/report.md)\n"
           "  sitepack cluster FILE.h5 [--identity 0.3,0.9] [--coverage 0.8] [--tanimoto 0.5] [--threads N] [--force]\n"
           "                                   protein (MMseqs2) and ligand clusters into /clusters\n"
           "  sitepack split FILE.h5 [--test 0.1] [--val 0.1] [--seed S] [--by protein|ligand|both] [--name N]\n"
@@ -54,7 +57,8 @@ static int (*command(const char *name))(int, char **) {
     int (*fn)(int, char **);
   } cmds[] = {{"run", sp_cmd_run},       {"dump", sp_cmd_dump},     {"check", sp_cmd_check},
               {"merge", sp_cmd_merge},   {"bench", sp_cmd_bench},   {"survey", sp_cmd_survey},
-              {"export", sp_cmd_export}, {"cluster", sp_cmd_cluster}, {"split", sp_cmd_split}};
+              {"export", sp_cmd_export}, {"cluster", sp_cmd_cluster}, {"split", sp_cmd_split},
+              {"report", sp_cmd_report}};
   for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
     if (!strcmp(name, cmds[i].name)) return cmds[i].fn;
   return NULL;
