@@ -10,36 +10,39 @@
 
 #define F(field) offsetof(sp_job, field)
 
-/* The job's options. Ranges: app.h (issue 16 item 9: the same for flags and keys); defaults: sp_job_defaults(). */
+/* The job's options. Ranges: app.h (issue 16 item 9: the same for flags and keys); defaults: sp_run_job_defaults(). */
 const sp_run_opt sp_run_opts[] = {
-    {.flag = "input", .arg = "DIR", .key = "input", .kind = RO_PATH, .offset = F(input), .type = RF_STR,
-     .record = RR_ALWAYS, .argv_order = 0, .help = "directory of structure files (or one file)"},
-    {.flag = "ccd", .arg = "FILE", .key = "ccd", .kind = RO_PATH, .offset = F(ccd), .type = RF_STR,
+    {.flag = "input", .main_usage = 1, .arg = "DIR", .key = "input", .kind = RO_PATH, .offset = F(input),
+     .type = RF_STR, .record = RR_ALWAYS, .argv_order = 0, .help = "directory of structure files (or one file)"},
+    {.flag = "ccd", .main_usage = 1, .arg = "FILE", .key = "ccd", .kind = RO_PATH, .offset = F(ccd), .type = RF_STR,
      .record = RR_CHANGED, .argv_order = 1,
      .help = "wwPDB CCD, components.cif or .cif.gz (optional: without it every\ncomponent is 'not in CCD')"},
-    {.flag = "out", .alias = "output", .arg = "FILE.h5", .key = "output", .kind = RO_PATH, .offset = F(output),
-     .type = RF_STR, .argv_order = 2, .help = "merged output (refuses to overwrite without --force)"},
-    {.flag = "report", .arg = "FILE.json", .key = "report", .kind = RO_PATH, .offset = F(report), .type = RF_STR,
-     .argv_order = 3, .help = "run report (default: OUT without .h5 + .report.json)"},
-    {.flag = "ph", .arg = "X", .key = "ph", .kind = RO_NUMBER, .lo = 0, .hi = 14, .offset = F(opts.ph),
-     .type = RF_DOUBLE, .record = RR_ALWAYS, .argv_order = 4, .help = "pH of the site chemistry (default 7.4)"},
-    {.flag = "model", .key = "model", .kind = RO_CHOICE, .choices = {"first", "all"}, .offset = F(opts.all_models),
-     .type = RF_BOOL, .record = RR_ALWAYS, .argv_order = 10, .help = "models to survey (default first)"},
-    {.flag = "entries", .key = "entries", .kind = RO_CHOICE, .choices = {"all", "first"},
+    {.flag = "out", .main_usage = 1, .alias = "output", .arg = "FILE.h5", .key = "output", .kind = RO_PATH,
+     .offset = F(output), .type = RF_STR, .argv_order = 2,
+     .help = "merged output (refuses to overwrite without --force)"},
+    {.flag = "report", .main_usage = 1, .arg = "FILE.json", .key = "report", .kind = RO_PATH, .offset = F(report),
+     .type = RF_STR, .argv_order = 3, .help = "run report (default: OUT without .h5 + .report.json)"},
+    {.flag = "ph", .main_usage = 1, .arg = "X", .key = "ph", .kind = RO_NUMBER, .lo = 0, .hi = 14,
+     .offset = F(opts.ph), .type = RF_DOUBLE, .record = RR_ALWAYS, .argv_order = 4,
+     .help = "pH of the site chemistry (default 7.4)"},
+    {.flag = "model", .main_usage = 1, .key = "model", .kind = RO_CHOICE, .choices = {"first", "all"},
+     .offset = F(opts.all_models), .type = RF_BOOL, .record = RR_ALWAYS, .argv_order = 10,
+     .help = "models to survey (default first)"},
+    {.flag = "entries", .main_usage = 1, .key = "entries", .kind = RO_CHOICE, .choices = {"all", "first"},
      .offset = F(entries_first), .type = RF_BOOL, .record = RR_CHANGED, .argv_order = 11,
      .help = "files of the same entry (1abc.cif and 1abc.pdb): process all\n(default; /structures/entry_first groups "
              "them) or only the first\nin path order (the later ones: status repeated_entry)"},
-    {.flag = "cutoff", .arg = "A", .key = "site.cutoff", .kind = RO_NUMBER, .lo = 0, .lo_open = 1,
+    {.flag = "cutoff", .main_usage = 1, .arg = "A", .key = "site.cutoff", .kind = RO_NUMBER, .lo = 0, .lo_open = 1,
      .hi = SP_MAX_CUTOFF, .offset = F(opts.cutoff), .type = RF_FLOAT, .record = RR_ALWAYS, .argv_order = 5,
      .help = "site cutoff in Angstrom (default 6.0)"},
-    {.flag = "max-site-atoms", .arg = "N", .key = "site.max_atoms", .kind = RO_INTEGER, .lo = 1,
+    {.flag = "max-site-atoms", .main_usage = 1, .arg = "N", .key = "site.max_atoms", .kind = RO_INTEGER, .lo = 1,
      .hi = (double)SP_MAX_SITE_ATOMS, .offset = F(opts.max_site_atoms), .type = RF_SIZE, .record = RR_ALWAYS,
      .argv_order = 6, .help = "larger sites are recorded and flagged (default 12000)"},
-    {.flag = "symmetry-mates", .no_flag = "no-symmetry-mates", .key = "site.symmetry_mates", .kind = RO_BOOL,
-     .offset = F(opts.symmetry_mates), .type = RF_BOOL, .record = RR_CHANGED, .argv_order = 23,
+    {.flag = "symmetry-mates", .main_usage = 1, .no_flag = "no-symmetry-mates", .key = "site.symmetry_mates",
+     .kind = RO_BOOL, .offset = F(opts.symmetry_mates), .type = RF_BOOL, .record = RR_CHANGED, .argv_order = 23,
      .help = "sites also hold residues of crystal symmetry images, tagged with\ntheir operator (default: asymmetric "
              "unit only; docs/sites.md);"},
-    {.flag = "assembly", .key = "site.assembly", .kind = RO_CHOICE, .choices = {"none", "first"},
+    {.flag = "assembly", .main_usage = 1, .key = "site.assembly", .kind = RO_CHOICE, .choices = {"none", "first"},
      .offset = F(opts.assembly), .type = RF_BOOL, .record = RR_CHANGED, .argv_order = 24,
      .help = "sites also hold residues of the first biological assembly's other\ncopies within the cutoff, tagged "
              "with their operator (default none;\ndocs/sites.md \"Biological assemblies\")"},
@@ -72,17 +75,17 @@ const sp_run_opt sp_run_opts[] = {
      .argv_order = 8,
      .help = "record a file whose sites hold more than N atoms in all as\ntoo_many_atoms, with no rows (default "
              "10000000; 0: no limit)"},
-    {.flag = "force", .kind = RO_BOOL, .offset = F(force), .type = RF_BOOL, .argv_order = 16,
+    {.flag = "force", .main_usage = 1, .kind = RO_BOOL, .offset = F(force), .type = RF_BOOL, .argv_order = 16,
      .help = "overwrite an existing output file; discard the finished tasks\nof an interrupted run in OUT.h5.parts/ "
              "(else: refused, exit 2)"},
-    {.flag = "quiet", .short_flag = 'q', .kind = RO_BOOL, .offset = F(quiet), .type = RF_BOOL, .argv_order = 17,
-     .help = "no progress lines"},
-    {.flag = "keep-parts", .kind = RO_BOOL, .offset = F(keep_parts), .type = RF_BOOL, .argv_order = 18,
-     .help = "keep the per-rank HDF5 files (OUT.h5.parts/)"},
-    {.flag = "resume", .kind = RO_BOOL, .offset = F(resume), .type = RF_BOOL, .argv_order = 20,
+    {.flag = "quiet", .main_usage = 1, .short_flag = 'q', .kind = RO_BOOL, .offset = F(quiet), .type = RF_BOOL,
+     .argv_order = 17, .help = "no progress lines"},
+    {.flag = "keep-parts", .main_usage = 1, .kind = RO_BOOL, .offset = F(keep_parts), .type = RF_BOOL,
+     .argv_order = 18, .help = "keep the per-rank HDF5 files (OUT.h5.parts/)"},
+    {.flag = "resume", .main_usage = 1, .kind = RO_BOOL, .offset = F(resume), .type = RF_BOOL, .argv_order = 20,
      .help = "reuse the finished tasks of an earlier killed or failed run of the\nsame job (OUT.h5.parts/), run the "
              "rest (docs/reliability.md)"},
-    {.flag = "shard", .arg = "I/N|auto", .kind = RO_SHARD, .argv_order = 12,
+    {.flag = "shard", .main_usage = 1, .arg = "I/N|auto", .kind = RO_SHARD, .argv_order = 12,
      .help = "shard I of N of a SLURM array (auto: SLURM_ARRAY_TASK_*): run this\nshard's share of the files, write a "
              "shard file to --out; then\n`sitepack merge` (docs/slurm.md)"},
     {.flag = "help", .short_flag = 'h', .kind = RO_HELP, .argv_order = 25, .help = "this text"},
@@ -333,6 +336,29 @@ static void help_text(FILE *f, const char *lead, const char *text, const char *t
     fprintf(f, "%*s", COL, "");
     p = nl + 1;
   }
+}
+
+/* Row @p o as "[--flag ARG]" (a choice: "a|b") into @p buf [cap]. */
+static void usage_item(const sp_run_opt *o, char *buf, size_t cap) {
+  const char *name = o->flag ? o->flag : o->no_flag;
+  if (o->kind == RO_CHOICE) snprintf(buf, cap, "[--%s %s|%s]", name, o->choices[0], o->choices[1]);
+  else if (o->arg) snprintf(buf, cap, "[--%s %s]", name, o->arg);
+  else snprintf(buf, cap, "[--%s]", name);
+}
+
+void sp_run_opts_usage(FILE *f, const char *lead, const char *first, const char *last) {
+  enum { WIDTH = 100 };
+  int indent = fprintf(f, "  %s ", lead), col = indent + fprintf(f, "%s", first);
+  char item[128];
+  for (size_t i = 0; i <= sp_run_opts_n; i++) {
+    if (i < sp_run_opts_n && !sp_run_opts[i].main_usage) continue;
+    if (i < sp_run_opts_n) usage_item(&sp_run_opts[i], item, sizeof item);
+    else snprintf(item, sizeof item, "%s", last);
+    if (col > indent && col + 1 + (int)strlen(item) > WIDTH) col = fprintf(f, "\n%*s", indent, "") - 1;
+    else if (col > indent) col += fprintf(f, " ");
+    col += fprintf(f, "%s", item);
+  }
+  fprintf(f, "\n");
 }
 
 /* One option's lines of --help. */

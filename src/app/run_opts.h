@@ -50,6 +50,7 @@ typedef struct sp_run_opt {
                              candidates ("could be --shard, --split-min-bytes, ..."), unchanged since before the
                              table (tests/integration/cli.sh) */
   const char *help;       /* --help text; '\n' starts a continuation line */
+  int main_usage;         /* 1: also in the run line of `sitepack --help` */
 } sp_run_opt;
 
 /* The table: sp_run_opts[0 .. sp_run_opts_n - 1], in the job's order (the recorded job's keys, the job file's
@@ -85,6 +86,10 @@ int sp_run_opt_apply_flag(const sp_run_opt *o, int negated, const char *v, sp_jo
  * directory; NULL: as written). Returns 0; SP_EXIT_USAGE after printing "sitepack run: job file:
  * site.cutoff must be a number in (0, 50], got 60" and the like. */
 int sp_run_opt_apply_key(const sp_run_opt *o, const cJSON *v, const char *dir, sp_job *job);
+
+/* The run line of `sitepack --help` on @p f: "  " @p lead " " @p first, then "[--flag ARG]" of each main_usage
+ * row and @p last, wrapped at 100 columns under @p first. */
+void sp_run_opts_usage(FILE *f, const char *lead, const char *first, const char *last);
 
 /* The option lines of --help and the "job file keys:" paragraph, on @p f. */
 void sp_run_opts_help(FILE *f);

@@ -1,7 +1,8 @@
 """The options of `sitepack run` do not drift (issue 33 item 6): docs/usage.md's option table is the spec,
 and every option in it must be, at once,
   - in `sitepack help run` (with the same value name), and every option line of the help in the table; the
-    help's "job file keys" list names the table's keys;
+    help's "job file keys" list names the table's keys; the synopsis at the top of docs/usage.md names them
+    all, the run line of `sitepack --help` documented ones only;
   - accepted as a flag and as its job-file key (one real run with every flag, one with every key);
   - range-checked with the documented limits, as a flag and as a key: a value past the range is refused
     with the one message format that names the range ("--cutoff must be a number in (0, 50], got '60'",
@@ -96,6 +97,19 @@ if km:
         help_keys |= {sec + "." + k.strip() for k in inner.split(",")}
     help_keys |= set(re.findall(r"(?:^|, )([a-z_]+)(?= \(|,|$)", re.sub(r"[a-z_]+: \{[^}]*\}", "", text)))
     check(help_keys == KEYS, f"--help's job file keys {sorted(help_keys ^ KEYS)} differ from docs/usage.md")
+
+# the run line of `sitepack --help` and the synopsis at the top of docs/usage.md name documented flags only, and
+# the synopsis every one (but --help and the alias --output)
+mh = subprocess.run([SP, "--help"], capture_output=True, text=True).stdout
+run_line = re.search(r"^  mpirun -np P sitepack run .*?(?=^  sitepack )", mh, re.M | re.S)
+check(run_line is not None, "sitepack --help has no run line")
+for f in re.findall(r"\[(--[a-z][a-z-]*)", run_line.group(0) if run_line else ""):
+    check(f in documented, f"sitepack --help's run line has {f}, docs/usage.md's option table does not")
+syn = re.search(r"^## The run\n\n```\n(.*?)```", open(USAGE).read(), re.M | re.S)
+syn_flags = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", syn.group(1))) - {"--mca"} if syn else set()
+check(syn_flags - documented == set(), f"docs/usage.md's synopsis has {sorted(syn_flags - documented)}, its table not")
+missing = {f for f in documented if f.startswith("--")} - {"--help", "--output"} - syn_flags
+check(not missing, f"docs/usage.md's synopsis lacks {sorted(missing)}")
 
 # ---- refusals: a value past the documented range, a bad choice, an empty path, a non-boolean key ------------
 os.makedirs(WORK, exist_ok=True)
