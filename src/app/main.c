@@ -7,18 +7,19 @@
 #include "app/cmd_store.h"
 #include "app/cmd_survey.h"
 #include "app/report_html.h"
+#include "app/run_opts.h"
 #include "sitepack/version.h"
 
 static void usage(FILE *f) {
   fprintf(f,
           "sitepack %s: every ligand of a directory of PDB entries and its binding site, in one HDF5 file.\n"
           "\n"
-          "usage:\n"
-          "  mpirun -np P sitepack run [JOB.json] [--input DIR] [--ccd FILE] [--out FILE.h5] [--ph X]\n"
-          "                            [--cutoff A] [--max-site-atoms N] [--model first|all] [--symmetry-mates]\n"
-          "                            [--report FILE.json] [--force] [--quiet] [--keep-parts] [--resume]\n"
-          "                            [--shard I/N|auto] [--entries all|first] [--assembly none|first]\n"
-          "                            [split, steal and limit options: sitepack help run]\n"
+          "usage:\n",
+          SP_VERSION);
+  /* the run's options from their table (app/run_opts.h) */
+  sp_run_opts_usage(f, "mpirun -np P sitepack run", "[JOB.json]",
+                    "[split, steal and limit options: sitepack help run]");
+  fprintf(f,
           "  sitepack dump FILE.h5 TABLE      print a table as TSV (structures, ligands, sites,\n"
           "                                   components, residues, interactions, bonds, chains,\n"
           "                                   segments)\n"
@@ -46,8 +47,7 @@ static void usage(FILE *f) {
           "check, dump, export, survey: 1 for a file that is not a valid sitepack file; each command's\n"
           "--help gives the rest.\n"
           "\n"
-          "docs: README.md, docs/usage.md, docs/format.md\n",
-          SP_VERSION);
+          "docs: README.md, docs/usage.md, docs/format.md\n");
 }
 
 /* The subcommand called @p name, NULL for none. */
