@@ -416,6 +416,7 @@ static int export_site(const xfile *x, const sp_export_opts *o, int64_t i, int p
         sum->n_single_bond_fallback += lb->unknown_order || lb->conect_no_orders;
         sum->n_valence_charged += lb->n_valence_charged;
         sum->n_over_valence += lb->over_valence != 0;
+        sum->n_link_hydrogens += lb->n_link_h;
       }
     } else {
       write_pocket(f, x, i, &id, k == 1);
