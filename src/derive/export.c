@@ -417,6 +417,7 @@ static int export_site(const xfile *x, const sp_export_opts *o, int64_t i, int p
         sum->n_valence_charged += lb->n_valence_charged;
         sum->n_over_valence += lb->over_valence != 0;
         sum->n_link_hydrogens += lb->n_link_h;
+        sum->n_fragmented += lb->n_frag > 1;
       }
     } else {
       write_pocket(f, x, i, &id, k == 1);

@@ -235,7 +235,7 @@ static void valence_warning(FILE *o, const xfile *x, int64_t a0, int32_t nl, lig
   if (n) fputs(", not sanitizable\n\n", o);
 }
 
-/* ---- issue 39: deposited hydrogens on linked atoms left out ---- */
+/* ---- issue 39: deposited hydrogens on linked atoms left out; fragments of the written molecule ---- */
 
 /* "NAME COMP/CHAIN/SEQ[INS]" of ligand atom k (SEQ "." when absent) into out. */
 static const char *atom_label(const xfile *x, int64_t a0, int32_t k, char *out, size_t cap) {
@@ -297,7 +297,7 @@ static void drop_bond(const xfile *x, lig_bonds *lb, size_t b) {
   lb->n--;
 }
 
-/* lb->num and lb->own for n atoms. 0 or SP_E_NOMEM (the arrays grown so far are kept). */
+/* lb->num, lb->own and lb->uf for n atoms. 0 or SP_E_NOMEM (the arrays grown so far are kept). */
 static int grow_num(lig_bonds *lb, size_t n) {
   if (n <= lb->cap_num) return 0;
   int32_t *num = realloc(lb->num, n * sizeof *num);
@@ -306,6 +306,9 @@ static int grow_num(lig_bonds *lb, size_t n) {
   int32_t *own = realloc(lb->own, n * sizeof *own);
   if (!own) return SP_E_NOMEM;
   lb->own = own;
+  int32_t *uf = realloc(lb->uf, n * sizeof *uf);
+  if (!uf) return SP_E_NOMEM;
+  lb->uf = uf;
   lb->cap_num = n;
   return 0;
 }
@@ -352,6 +355,59 @@ static void link_h_field(FILE *o, const xfile *x, int64_t a0, int32_t nl, const 
             atom_label(x, a0, k, h, sizeof h), on, on, lb->val[w] + 1);
   }
   fputs("\n\n", o);
+}
+
+static int32_t uf_find(int32_t *uf, int32_t a) {
+  while (uf[a] >= 0) a = uf[a];
+  return a;
+}
+
+static void uf_join(int32_t *uf, int32_t a, int32_t b) {
+  a = uf_find(uf, a);
+  b = uf_find(uf, b);
+  if (a != b) uf[a > b ? a : b] = a > b ? b : a; /* the lower atom is the root */
+}
+
+/* The connected fragments of the written molecule: its bond block and its bonds to metals (left out of the
+   block, listed in metal_bonds) join atoms. Sets lb->n_frag and the union-find lb->uf. */
+static void fragments(const xfile *x, int32_t nl, lig_bonds *lb) {
+  for (int32_t k = 0; k < nl; k++) lb->uf[k] = -1;
+  for (size_t b = 0; b < lb->n + lb->n_metal; b++) {
+    int64_t r = b < lb->n ? lb->rows[b] : lb->metal[b - lb->n];
+    uf_join(lb->uf, I32(x->b_a1, r), I32(x->b_a2, r));
+  }
+  lb->n_frag = 0;
+  for (int32_t k = 0; k < nl; k++) lb->n_frag += lb->num[k] && lb->uf[k] < 0;
+}
+
+/* SD field fragments, when the written molecule is more than one fragment: "warning: N disconnected fragments
+   of S1, S2, ... atoms; not in the largest: atoms A B ... (...)" (sizes in order of each fragment's first atom,
+   written atom numbers, at most 32 listed). A ligand instance is one molecule (the survey joins residues by
+   their bonds), so more fragments say that the bond block misses bonds: bonds from distances on a disordered
+   ligand, or atoms the file's bond table leaves out. */
+static void fragments_field(FILE *o, int32_t nl, const lig_bonds *lb) {
+  if (lb->n_frag < 2) return;
+  int32_t big = -1, big_n = 0, f = 0;
+  fprintf(o, ">  <fragments>\nwarning: %d disconnected fragments of ", lb->n_frag);
+  for (int32_t k = 0; k < nl; k++) {
+    if (!lb->num[k] || lb->uf[k] >= 0) continue;
+    int32_t n = 0;
+    for (int32_t j = 0; j < nl; j++) n += lb->num[j] && uf_find(lb->uf, j) == k;
+    if (n > big_n) big_n = n, big = k;
+    if (f < 10) fprintf(o, "%s%d", f ? ", " : "", n);
+    else if (f == 10) fputs(", ...", o);
+    f++;
+  }
+  fputs(" atoms; not in the largest: atoms", o);
+  int listed = 0, more = 0;
+  for (int32_t j = 0; j < nl; j++) {
+    if (!lb->num[j] || uf_find(lb->uf, j) == big) continue;
+    if (listed < 32) fprintf(o, " %d", lb->num[j]), listed++;
+    else more++;
+  }
+  if (more) fprintf(o, " ... %d more", more);
+  fputs(" (the bond block does not join them: bonds from distances on a disordered ligand, or atoms the file's "
+        "bond table leaves out)\n\n", o);
 }
 
 static void flag_names(uint32_t flags, char *out, size_t cap) {
@@ -416,6 +472,7 @@ static void sd_fields(FILE *o, const xfile *x, const site_id *id, int64_t i, int
   }
   valence_warning(o, x, a0, nl, lb);
   link_h_field(o, x, a0, nl, lb);
+  fragments_field(o, nl, lb);
   fputs("$$$$\n", o);
 }
 
@@ -479,6 +536,7 @@ int sp_export_write_sdf(FILE *o, const xfile *x, int64_t i, const site_id *id, l
   int32_t nl = I32(x->s_nlig, i);
   if (atom_space(x, lb, nl)) return SP_E_NOMEM;
   if (link_hydrogens(x, i, a0, nl, lb)) return SP_E_NOMEM; /* before the charge rules: they see the bonds written */
+  fragments(x, nl, lb);
   metal_charges(x, a0, lb);
   valence_charges(x, a0, nl, lb);
   sdf_header(o, id);
@@ -498,4 +556,5 @@ void sp_export_sdf_free(lig_bonds *lb) {
   free(lb->arom);
   free(lb->num);
   free(lb->own);
+  free(lb->uf);
 }

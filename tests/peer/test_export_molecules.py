@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Issue 39 item 4 on the corpus export (docs/usage.md "Export"), against RDKit and the merged file.
+"""Issue 39 items 3 and 4 on the corpus export (docs/usage.md "Export"), against RDKit and the merged file.
 
 usage: test_export_molecules.py SITEPACK CORPUS_H5 WORK_DIR   (CORPUS_H5: fixture py_corpus)
 
@@ -11,6 +11,10 @@ usage: test_export_molecules.py SITEPACK CORPUS_H5 WORK_DIR   (CORPUS_H5: fixtur
      to /atoms by their coordinates, are the site's ligand atoms less them); each is an H within 1.3 A of the
      atom the field names, that atom has a /bonds row to another residue, and RDKit rejects the record with the H
      put back on it (so leaving it out was needed); the export summary counts them;
+  3. fragments: RDKit's connected fragments of every record (its bonds plus the metal_bonds the SDF leaves out)
+     are one, or the field `fragments` says "warning: N disconnected fragments of S1, S2 ... atoms" with the
+     same N, sizes and atoms outside the largest; the summary counts those ligands; 1GZM's PEF (bonds from
+     distances on a disordered ligand, its two halves apart) is among them.
 """
 import os
 import re
@@ -130,6 +134,34 @@ def check_link_hydrogens(recs, f):
     return n_h
 
 
+def check_fragments(recs):
+    n_frag = 0
+    for i, (fn, mol, fields) in sorted(recs.items()):
+        rw = Chem.RWMol(mol)
+        for pair in fields.get("metal_bonds", "").split():
+            a, b = (int(x) - 1 for x in pair.split("-"))
+            if rw.GetBondBetweenAtoms(a, b) is None:
+                rw.AddBond(a, b, Chem.BondType.SINGLE)
+        frags = Chem.GetMolFrags(rw)
+        field = fields.get("fragments")
+        if len(frags) == 1:
+            check(field is None, f"{fn}: one fragment, field fragments '{field}'")
+            continue
+        n_frag += 1
+        m = re.match(r"warning: (\d+) disconnected fragments of ([\d, .]+) atoms; not in the largest: atoms ([\d ]+)",
+                     field or "")
+        check(m is not None, f"{fn}: {len(frags)} fragments, field fragments '{field}'")
+        if not m:
+            continue
+        sizes = [len(x) for x in sorted(frags, key=min)]
+        big = max(range(len(sizes)), key=lambda t: (sizes[t], -t))
+        outside = sorted(a + 1 for t, fr in enumerate(sorted(frags, key=min)) if t != big for a in fr)
+        check(int(m.group(1)) == len(frags), f"{fn}: field says {m.group(1)} fragments, RDKit {len(frags)}")
+        check(m.group(2).replace(", ...", "") == ", ".join(map(str, sizes[:10])), f"{fn}: sizes {m.group(2)}, {sizes}")
+        check([int(x) for x in m.group(3).split()] == outside[:32], f"{fn}: atoms {m.group(3)}, RDKit {outside[:32]}")
+    return n_frag
+
+
 def main():
     exe, h5, work = sys.argv[1:4]
     out = os.path.join(work, "all")
@@ -159,6 +191,13 @@ def main():
     print(f"link_hydrogens: {n_h} deposited H left out, in "
           f"{sum('link_hydrogens' in v[2] for v in recs.values())} records")
     check(n_h >= 1 and f"{n_h} deposited hydrogens on linked atoms left out" in r.stderr, f"summary: {r.stderr!r}")
+    # 3. fragments
+    n_frag = check_fragments(recs)
+    names = sorted(v[0] for v in recs.values() if "fragments" in v[2])
+    print(f"fragments: {n_frag} records of more than one fragment: {names}")
+    check(n_frag >= 1 and f"{n_frag} ligands written as several disconnected fragments" in r.stderr,
+          f"summary: {r.stderr!r}")
+    check(any(n.startswith("1GZM_PEF_") for n in names), "1GZM PEF (bonds from distances) not flagged")
     if FAILS:
         print(f"{len(FAILS)} failure(s)")
         return 1
