@@ -469,14 +469,14 @@ static int find_duplicates(prepare *p) {
   }
   for (size_t a = 0, b; a < n; a = b) { /* every file of a size group of two or more */
     for (b = a + 1; b < n && bytes[order[b]] == bytes[order[a]];) b++;
-    for (size_t j = a; b - a > 1 && bytes[order[a]] > 0 && j < b; j++) idx[n_idx++] = order[j];
+    for (size_t j = a; b - a > 1 && bytes[order[a]] > 0 && j < b; j++) idx[n_idx++] = order[j]; /* not empty ones */
   }
   int status = hash_batch(p, idx, n_idx);
   free(idx);
   for (size_t a = 0; a < n && !status;) {
     size_t b = a + 1;
     while (b < n && bytes[order[b]] == bytes[order[a]]) b++;
-    if (b - a > 1 && bytes[order[a]] > 0) { /* empty files: not hashed, never a duplicate */
+    if (b - a > 1) { /* an unhashed file (empty, unreadable) has sha "" and is no duplicate */
       for (size_t k = a + 1; k < b; k++) { /* order inside a size group is by index */
         size_t f = order[k];
         for (size_t j = a; j < k && p->sha[f][0]; j++)
