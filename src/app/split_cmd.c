@@ -7,6 +7,7 @@
 #include "app/app.h"
 #include "app/cli_opts.h"
 #include "app/cmd_store.h"
+#include "sitepack/h5util.h"
 #include "sitepack/split.h"
 
 static void cluster_usage(FILE *f) {
@@ -20,9 +21,10 @@ static void cluster_usage(FILE *f) {
           "fingerprints from the stored bonds, Butina at Tanimoto >= --tanimoto, in molecule-key order).\n"
           "MMseqs2 (Debian mmseqs2) runs in a temporary folder beside FILE.h5 with --threads threads;\n"
           "--sensitivity S (1 to 7.5) is its -s for the coarse level (default: MMseqs2's, 4).\n"
-          "exit status: 0 written; 1 MMseqs2 failed or the file could not be written; 2 bad command line, no\n"
-          "such file, not a version-3 sitepack file (no /sequences), mmseqs2 not found, or /clusters exists\n"
-          "without --force. Nothing is written on an error. Then: sitepack split (docs/usage.md \"Splits\").\n");
+          "exit status: 0 written; 1 MMseqs2 failed, FILE.h5 is damaged or truncated, or it could not be written;\n"
+          "2 bad command line, no such file, not a version-3 sitepack file (no /sequences), mmseqs2 not found, or\n"
+          "/clusters exists without --force. Nothing is written on an error. Then: sitepack split (docs/usage.md\n"
+          "\"Splits\").\n");
 }
 
 static void split_usage(FILE *f) {
@@ -35,8 +37,9 @@ static void split_usage(FILE *f) {
           "site's protein. Groups of sites go to a side by a hash of the seed and their smallest entry id;\n"
           "--by both drops val/test sites whose ligand cluster has a train site. Also writes\n"
           "FILE.split-NAME.tsv (one line per site) and FILE.split-NAME.json (sizes, dropped).\n"
-          "exit status: 0 written; 1 the file could not be written; 2 bad command line, no such file, no\n"
-          "/clusters (run sitepack cluster first), a side without sites, or the split exists without --force.\n"
+          "exit status: 0 written; 1 FILE.h5 is damaged or truncated, or it could not be written; 2 bad command\n"
+          "line, no such file, no /clusters (run sitepack cluster first), a side without sites, or the split\n"
+          "exists without --force.\n"
           "Nothing is written on an error.\n");
 }
 
@@ -60,7 +63,10 @@ static int parse_ids(const char *s, double *lo, double *hi) {
   return 0;
 }
 
-static int exit_of(int rc) {
+/* 2 for a bad argument, a missing file or one without what the command needs; 1 otherwise, and for a damaged
+   or truncated file, as every reader of a merged file says it (sp_h5_damaged(), issue 39). */
+static int exit_of(int rc, const sp_err *err) {
+  if (sp_h5_damaged(err)) return SP_EXIT_RUNTIME;
   return rc == SP_E_INVALID || rc == SP_E_NOT_FOUND || rc == SP_E_FORMAT ? SP_EXIT_USAGE : SP_EXIT_RUNTIME;
 }
 
@@ -104,7 +110,7 @@ int sp_cmd_cluster(int argc, char **argv) {
   int rc = sp_cluster(argv[optind], &o, &s, &err);
   if (rc) {
     sp_opt_input_error("cluster", argv[optind], rc, err.msg);
-    return exit_of(rc);
+    return exit_of(rc, &err);
   }
   if (!quiet)
     printf("sitepack cluster: %lld sites, %lld chains (%lld protein chains, %lld distinct protein sequences): "
@@ -172,7 +178,7 @@ int sp_cmd_split(int argc, char **argv) {
   int rc = sp_split(argv[optind], &o, &s, &err);
   if (rc) {
     sp_opt_input_error("split", argv[optind], rc, err.msg);
-    return exit_of(rc);
+    return exit_of(rc, &err);
   }
   if (!quiet) {
     printf("sitepack split: /splits/%s: train %lld, val %lld, test %lld sites (entries %lld / %lld / %lld), dropped "

@@ -188,8 +188,8 @@ static int charge_open(const xfile *x, int64_t a0, const lig_bonds *lb, int32_t 
  * bonded O of an amine N-oxide R3N+-O- or a nitro group R-N+(=O)-O-, a doubly bonded N of an azide
  * R-N=N+=N- (IUPAC Gold Book, "amine oxides", "nitro compounds", "azides"). The site chemistry applies
  * the N+ / N-oxide rule too (docs/sites.md "ligand bond graph"). A three-connected O is not made an
- * oxonium: trialkyl oxonium ions do not persist in water, and the corpus's one such O is a deposited
- * hydrogen left on a glycosidic O (docs/usage.md "Export"); it gets the SD field warning instead. */
+ * oxonium: trialkyl oxonium ions do not persist in water, and the corpus's one such O was a deposited
+ * hydrogen left on a glycosidic O, which link_hydrogens() leaves out (docs/usage.md "Export"). */
 static void valence_charges(const xfile *x, int64_t a0, int32_t nl, lig_bonds *lb) {
   for (int32_t k = 0; k < nl; k++) {
     if (U8(x->a_el, a0 + k) != 7 || !charge_open(x, a0, lb, k) || lb->val[k] != 4 || lb->arom[k]) continue;
@@ -218,8 +218,8 @@ static void valence_warning(FILE *o, const xfile *x, int64_t a0, int32_t nl, lig
   int n = 0;
   for (int32_t k = 0; k < nl; k++) {
     int c = atom_charge(x, a0 + k) + lb->dq[k], m = max_valence(U8(x->a_el, a0 + k), c), v = lb->val[k];
-    if (m < 0 || v <= m) continue;
-    if (!lb->over_valence) lb->over_valence = k + 1;
+    if (m < 0 || v <= m || !lb->num[k]) continue;
+    if (!lb->over_valence) lb->over_valence = lb->num[k];
     int64_t r = I64(x->a_res, a0 + k);
     char name[SP_ID_LEN], comp[SP_ID_LEN], chain[SP_ID_LEN], ins[8];
     int32_t seq = I32(x->r_seq, r);
@@ -228,11 +228,186 @@ static void valence_warning(FILE *o, const xfile *x, int64_t a0, int32_t nl, lig
     xstr(&x->r_auth, r, chain, sizeof chain);
     xstr(&x->r_ins, r, ins, sizeof ins);
     fprintf(o, "%s", n++ ? "; " : ">  <warning>\n");
-    if (seq == SP_SEQ_NONE) fprintf(o, "atom %d %s %s/%s/.%s", k + 1, name, comp, chain, ins);
-    else fprintf(o, "atom %d %s %s/%s/%d%s", k + 1, name, comp, chain, (int)seq, ins);
+    if (seq == SP_SEQ_NONE) fprintf(o, "atom %d %s %s/%s/.%s", lb->num[k], name, comp, chain, ins);
+    else fprintf(o, "atom %d %s %s/%s/%d%s", lb->num[k], name, comp, chain, (int)seq, ins);
     fprintf(o, ": %s with valence %d (at most %d at charge %d)", xelem(U8(x->a_el, a0 + k)), v, m, c);
   }
   if (n) fputs(", not sanitizable\n\n", o);
+}
+
+/* ---- issue 39: deposited hydrogens on linked atoms left out; fragments of the written molecule ---- */
+
+/* "NAME COMP/CHAIN/SEQ[INS]" of ligand atom k (SEQ "." when absent) into out. */
+static const char *atom_label(const xfile *x, int64_t a0, int32_t k, char *out, size_t cap) {
+  int64_t r = I64(x->a_res, a0 + k);
+  char name[SP_ID_LEN], comp[SP_ID_LEN], chain[SP_ID_LEN], ins[8], seq[16] = ".";
+  int32_t s = I32(x->r_seq, r);
+  if (s != SP_SEQ_NONE) snprintf(seq, sizeof seq, "%d", (int)s);
+  snprintf(out, cap, "%s %s/%s/%s%s", xstr(&x->a_name, a0 + k, name, sizeof name),
+           xstr(&x->r_comp, r, comp, sizeof comp), xstr(&x->r_auth, r, chain, sizeof chain), seq,
+           xstr(&x->r_ins, r, ins, sizeof ins));
+  return out;
+}
+
+/* 1 when ligand atom k of site i is linked to another residue: a /bonds row of the site, not to a metal, between
+   two residues (a glycosidic link inside the ligand, or a covalent link to a polymer atom of the site). */
+static int is_linked(const xfile *x, int64_t i, int64_t a0, int32_t k) {
+  for (int64_t r = I64(x->s_bptr, i); r < I64(x->s_bptr, i + 1); r++)
+    if ((I32(x->b_a1, r) == k || I32(x->b_a2, r) == k) && !is_metal_bond(x, a0, r) &&
+        (U8(x->b_flags, r) & (SP_BOND_INTER_RESIDUE | SP_BOND_TO_POLYMER)))
+      return 1;
+  return 0;
+}
+
+/* The heavy atom that hydrogen k is deposited on: its one bond partner in the bond block; without a bond there,
+   the nearest heavy ligand atom within 1.3 A (X-H bonds are 0.96-1.10 A: Allen et al., J. Chem. Soc. Perkin
+   Trans. 2, 1987, S1; a CCD leaving hydrogen whose bond went with its link, HO4 of a linked NAG). -1: none, or
+   an H with more than one bond or a bond to a metal (left alone). */
+static int32_t h_owner(const xfile *x, int64_t a0, int32_t nl, const lig_bonds *lb, int32_t k) {
+  for (size_t m = 0; m < lb->n_metal; m++)
+    if (I32(x->b_a1, lb->metal[m]) == k || I32(x->b_a2, lb->metal[m]) == k) return -1;
+  if (lb->deg[k] == 1)
+    for (size_t b = 0; b < lb->n; b++) {
+      int32_t a = I32(x->b_a1, lb->rows[b]), c = I32(x->b_a2, lb->rows[b]);
+      if (a == k || c == k) return a == k ? c : a;
+    }
+  if (lb->deg[k]) return -1;
+  const float *p = &F32(x->a_pos, 3 * (a0 + k));
+  int32_t best = -1;
+  float best_d2 = 1.3f * 1.3f;
+  for (int32_t j = 0; j < nl; j++) {
+    if (U8(x->a_el, a0 + j) <= 1) continue;
+    const float *q = &F32(x->a_pos, 3 * (a0 + j));
+    float d2 = (p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) + (p[2] - q[2]) * (p[2] - q[2]);
+    if (d2 < best_d2) best_d2 = d2, best = j;
+  }
+  return best;
+}
+
+/* Take bond block row b (an H's one bond) out of the block: both its atoms lose it. */
+static void drop_bond(const xfile *x, lig_bonds *lb, size_t b) {
+  int64_t r = lb->rows[b];
+  int t = sd_bond_type(x, r);
+  for (int e = 0; e < 2; e++) {
+    int32_t a = e ? I32(x->b_a2, r) : I32(x->b_a1, r);
+    lb->deg[a]--;
+    lb->val[a] -= t == 4 ? 1 : t;
+  }
+  memmove(lb->rows + b, lb->rows + b + 1, (lb->n - b - 1) * sizeof *lb->rows);
+  lb->n--;
+}
+
+/* lb->num, lb->own and lb->uf for n atoms. 0 or SP_E_NOMEM (the arrays grown so far are kept). */
+static int grow_num(lig_bonds *lb, size_t n) {
+  if (n <= lb->cap_num) return 0;
+  int32_t *num = realloc(lb->num, n * sizeof *num);
+  if (!num) return SP_E_NOMEM;
+  lb->num = num;
+  int32_t *own = realloc(lb->own, n * sizeof *own);
+  if (!own) return SP_E_NOMEM;
+  lb->own = own;
+  int32_t *uf = realloc(lb->uf, n * sizeof *uf);
+  if (!uf) return SP_E_NOMEM;
+  lb->uf = uf;
+  lb->cap_num = n;
+  return 0;
+}
+
+/* A deposited hydrogen on an atom X that a link uses (is_linked), where the H would put X above the valence
+   RDKit allows at X's charge (max_valence: the glycosidic O6 of a BMA that keeps its HO6, valence 3), is left out
+   of the written molecule: the link took the H's place, as the CCD's leaving-atom flags say of the free
+   component (HO6, HO4 of the sugars). One H per unit of excess. Sets lb->num (the written 1-based atom number
+   of each ligand atom, 0 for one left out), lb->n_out, lb->n_link_h and lb->own (per H left out: its X, for the
+   SD field link_hydrogens; -1 for every other atom). 0 or SP_E_NOMEM. */
+static int link_hydrogens(const xfile *x, int64_t i, int64_t a0, int32_t nl, lig_bonds *lb) {
+  if (grow_num(lb, (size_t)nl + 1)) return SP_E_NOMEM;
+  lb->n_link_h = 0;
+  for (int32_t k = 0; k < nl; k++) lb->num[k] = 1, lb->own[k] = -1;
+  for (int32_t k = 0; k < nl; k++) {
+    if (U8(x->a_el, a0 + k) != 1) continue;
+    int32_t o = h_owner(x, a0, nl, lb, k);
+    if (o < 0 || !is_linked(x, i, a0, o)) continue;
+    int m = max_valence(U8(x->a_el, a0 + o), atom_charge(x, a0 + o));
+    if (m < 0 || lb->val[o] + (lb->deg[k] ? 0 : 1) <= m) continue;
+    for (size_t b = 0; lb->deg[k] && b < lb->n; b++)
+      if (I32(x->b_a1, lb->rows[b]) == k || I32(x->b_a2, lb->rows[b]) == k) drop_bond(x, lb, b);
+    lb->num[k] = 0;
+    lb->own[k] = o;
+    lb->n_link_h++;
+  }
+  lb->n_out = 0;
+  for (int32_t k = 0; k < nl; k++)
+    if (lb->num[k]) lb->num[k] = ++lb->n_out;
+  return 0;
+}
+
+/* SD field link_hydrogens: "NAME COMP/CHAIN/SEQ on OWNER (linked to another residue: with it OWNER would have
+   valence V)", "; "-separated, for every H that link_hydrogens() left out. */
+static void link_h_field(FILE *o, const xfile *x, int64_t a0, int32_t nl, const lig_bonds *lb) {
+  if (!lb->n_link_h) return;
+  fputs(">  <link_hydrogens>\nleft out: ", o);
+  for (int32_t k = 0, n = 0; k < nl; k++) {
+    if (lb->num[k]) continue;
+    char h[96], on[SP_ID_LEN];
+    int32_t w = lb->own[k];
+    xstr(&x->a_name, a0 + w, on, sizeof on);
+    fprintf(o, "%s%s on %s (linked to another residue: with it %s would have valence %d)", n++ ? "; " : "",
+            atom_label(x, a0, k, h, sizeof h), on, on, lb->val[w] + 1);
+  }
+  fputs("\n\n", o);
+}
+
+static int32_t uf_find(int32_t *uf, int32_t a) {
+  while (uf[a] >= 0) a = uf[a];
+  return a;
+}
+
+static void uf_join(int32_t *uf, int32_t a, int32_t b) {
+  a = uf_find(uf, a);
+  b = uf_find(uf, b);
+  if (a != b) uf[a > b ? a : b] = a > b ? b : a; /* the lower atom is the root */
+}
+
+/* The connected fragments of the written molecule: its bond block and its bonds to metals (left out of the
+   block, listed in metal_bonds) join atoms. Sets lb->n_frag and the union-find lb->uf. */
+static void fragments(const xfile *x, int32_t nl, lig_bonds *lb) {
+  for (int32_t k = 0; k < nl; k++) lb->uf[k] = -1;
+  for (size_t b = 0; b < lb->n + lb->n_metal; b++) {
+    int64_t r = b < lb->n ? lb->rows[b] : lb->metal[b - lb->n];
+    uf_join(lb->uf, I32(x->b_a1, r), I32(x->b_a2, r));
+  }
+  lb->n_frag = 0;
+  for (int32_t k = 0; k < nl; k++) lb->n_frag += lb->num[k] && lb->uf[k] < 0;
+}
+
+/* SD field fragments, when the written molecule is more than one fragment: "warning: N disconnected fragments
+   of S1, S2, ... atoms; not in the largest: atoms A B ... (...)" (sizes in order of each fragment's first atom,
+   written atom numbers, at most 32 listed). A ligand instance is one molecule (the survey joins residues by
+   their bonds), so more fragments say that the bond block misses bonds: bonds from distances on a disordered
+   ligand, or atoms the file's bond table leaves out. */
+static void fragments_field(FILE *o, int32_t nl, const lig_bonds *lb) {
+  if (lb->n_frag < 2) return;
+  int32_t big = -1, big_n = 0, f = 0;
+  fprintf(o, ">  <fragments>\nwarning: %d disconnected fragments of ", lb->n_frag);
+  for (int32_t k = 0; k < nl; k++) {
+    if (!lb->num[k] || lb->uf[k] >= 0) continue;
+    int32_t n = 0;
+    for (int32_t j = 0; j < nl; j++) n += lb->num[j] && uf_find(lb->uf, j) == k;
+    if (n > big_n) big_n = n, big = k;
+    if (f < 10) fprintf(o, "%s%d", f ? ", " : "", n);
+    else if (f == 10) fputs(", ...", o);
+    f++;
+  }
+  fputs(" atoms; not in the largest: atoms", o);
+  int listed = 0, more = 0;
+  for (int32_t j = 0; j < nl; j++) {
+    if (!lb->num[j] || uf_find(lb->uf, j) == big) continue;
+    if (listed < 32) fprintf(o, " %d", lb->num[j]), listed++;
+    else more++;
+  }
+  if (more) fprintf(o, " ... %d more", more);
+  fputs(" (the bond block does not join them: bonds from distances on a disordered ligand, or atoms the file's "
+        "bond table leaves out)\n\n", o);
 }
 
 static void flag_names(uint32_t flags, char *out, size_t cap) {
@@ -286,16 +461,18 @@ static void sd_fields(FILE *o, const xfile *x, const site_id *id, int64_t i, int
   if (lb->n_metal) { /* "a-b" atom numbers (1-based) of the bonds to metals left out of the bond block */
     fputs(">  <metal_bonds>\n", o);
     for (size_t b = 0; b < lb->n_metal; b++)
-      fprintf(o, "%s%d-%d", b ? " " : "", I32(x->b_a1, lb->metal[b]) + 1, I32(x->b_a2, lb->metal[b]) + 1);
+      fprintf(o, "%s%d-%d", b ? " " : "", lb->num[I32(x->b_a1, lb->metal[b])], lb->num[I32(x->b_a2, lb->metal[b])]);
     fputs("\n\n", o);
   }
   if (lb->n_valence_charged) { /* "a:+1" / "a:-1": the charges the valence rule set (1-based atom numbers) */
     fputs(">  <valence_charges>\n", o);
     for (int32_t k = 0, n = 0; k < nl; k++)
-      if (lb->by_valence[k]) fprintf(o, "%s%d:%+d", n++ ? " " : "", k + 1, atom_charge(x, a0 + k) + lb->dq[k]);
+      if (lb->by_valence[k]) fprintf(o, "%s%d:%+d", n++ ? " " : "", lb->num[k], atom_charge(x, a0 + k) + lb->dq[k]);
     fputs("\n\n", o);
   }
   valence_warning(o, x, a0, nl, lb);
+  link_h_field(o, x, a0, nl, lb);
+  fragments_field(o, nl, lb);
   fputs("$$$$\n", o);
 }
 
@@ -306,22 +483,23 @@ static void sdf_header(FILE *o, const site_id *id) {
 
 /* V2000 block: up to 999 atoms and bonds, no metal bond. */
 static void sdf_v2000(FILE *o, const xfile *x, int64_t a0, int32_t nl, const lig_bonds *lb) {
-  fprintf(o, "%3d%3zu  0  0  0  0  0  0  0  0999 V2000\n", nl, lb->n);
+  fprintf(o, "%3d%3zu  0  0  0  0  0  0  0  0999 V2000\n", lb->n_out, lb->n);
   int n_chg = 0;
   for (int32_t k = 0; k < nl; k++) {
+    if (!lb->num[k]) continue; /* a hydrogen left out (link_hydrogens) */
     const float *p = &F32(x->a_pos, 3 * (a0 + k));
     fprintf(o, "%10.4f%10.4f%10.4f %-3s 0  0  0  0  0  0  0  0  0  0  0  0\n", p[0], p[1], p[2], xelem(U8(x->a_el, a0 + k)));
     n_chg += atom_charge(x, a0 + k) + lb->dq[k] != 0;
   }
   for (size_t b = 0; b < lb->n; b++) {
     int64_t k = lb->rows[b];
-    fprintf(o, "%3d%3d%3d  0\n", I32(x->b_a1, k) + 1, I32(x->b_a2, k) + 1, sd_bond_type(x, k));
+    fprintf(o, "%3d%3d%3d  0\n", lb->num[I32(x->b_a1, k)], lb->num[I32(x->b_a2, k)], sd_bond_type(x, k));
   }
   for (int32_t k = 0, w = 0; k < nl; k++) {
     int c = atom_charge(x, a0 + k) + lb->dq[k];
-    if (!c) continue;
+    if (!c || !lb->num[k]) continue;
     if (w % 8 == 0) fprintf(o, "M  CHG%3d", n_chg - w < 8 ? n_chg - w : 8);
-    fprintf(o, " %3d %3d", k + 1, c);
+    fprintf(o, " %3d %3d", lb->num[k], c);
     if (++w % 8 == 0 || w == n_chg) fputc('\n', o);
   }
   fputs("M  END\n", o);
@@ -331,12 +509,13 @@ static void sdf_v2000(FILE *o, const xfile *x, int64_t a0, int32_t nl, const lig
 static void sdf_v3000(FILE *o, const xfile *x, int64_t a0, int32_t nl, const lig_bonds *lb) {
   fputs("  0  0  0     0  0            999 V3000\n", o);
   fputs("M  V30 BEGIN CTAB\n", o);
-  fprintf(o, "M  V30 COUNTS %d %zu 0 0 0\n", nl, lb->n);
+  fprintf(o, "M  V30 COUNTS %d %zu 0 0 0\n", lb->n_out, lb->n);
   fputs("M  V30 BEGIN ATOM\n", o);
   for (int32_t k = 0; k < nl; k++) {
+    if (!lb->num[k]) continue; /* a hydrogen left out (link_hydrogens) */
     const float *p = &F32(x->a_pos, 3 * (a0 + k));
     int c = atom_charge(x, a0 + k) + lb->dq[k];
-    fprintf(o, "M  V30 %d %s %.4f %.4f %.4f 0", k + 1, xelem(U8(x->a_el, a0 + k)), p[0], p[1], p[2]);
+    fprintf(o, "M  V30 %d %s %.4f %.4f %.4f 0", lb->num[k], xelem(U8(x->a_el, a0 + k)), p[0], p[1], p[2]);
     if (c) fprintf(o, " CHG=%d", c);
     fputc('\n', o);
   }
@@ -344,7 +523,8 @@ static void sdf_v3000(FILE *o, const xfile *x, int64_t a0, int32_t nl, const lig
   if (lb->n) fputs("M  V30 BEGIN BOND\n", o);
   for (size_t b = 0; b < lb->n; b++) {
     int64_t k = lb->rows[b];
-    fprintf(o, "M  V30 %zu %d %d %d\n", b + 1, sd_bond_type(x, k), I32(x->b_a1, k) + 1, I32(x->b_a2, k) + 1);
+    fprintf(o, "M  V30 %zu %d %d %d\n", b + 1, sd_bond_type(x, k), lb->num[I32(x->b_a1, k)],
+            lb->num[I32(x->b_a2, k)]);
   }
   if (lb->n) fputs("M  V30 END BOND\n", o);
   fputs("M  V30 END CTAB\nM  END\n", o);
@@ -355,10 +535,12 @@ int sp_export_write_sdf(FILE *o, const xfile *x, int64_t i, const site_id *id, l
   int64_t a0 = I64(x->s_aptr, i);
   int32_t nl = I32(x->s_nlig, i);
   if (atom_space(x, lb, nl)) return SP_E_NOMEM;
+  if (link_hydrogens(x, i, a0, nl, lb)) return SP_E_NOMEM; /* before the charge rules: they see the bonds written */
+  fragments(x, nl, lb);
   metal_charges(x, a0, lb);
   valence_charges(x, a0, nl, lb);
   sdf_header(o, id);
-  if (nl > 999 || lb->n > 999) sdf_v3000(o, x, a0, nl, lb);
+  if (lb->n_out > 999 || lb->n > 999) sdf_v3000(o, x, a0, nl, lb);
   else sdf_v2000(o, x, a0, nl, lb);
   sd_fields(o, x, id, i, a0, nl, lb);
   return 0;
@@ -372,4 +554,7 @@ void sp_export_sdf_free(lig_bonds *lb) {
   free(lb->deg);
   free(lb->val);
   free(lb->arom);
+  free(lb->num);
+  free(lb->own);
+  free(lb->uf);
 }

@@ -261,7 +261,9 @@ static int write_column(const char *path, const sp_in *in, const sp_datasplit_op
             sp_h5_attr_vstr(d, "ligand_clusters", "/clusters/ligand") < 0 ||
             sp_h5_attr_vstr(d, "rule", "docs/usage.md Splits: components of entry + cluster, side by hash of seed and "
                            "the smallest entry id; by both: val/test sites of a train ligand cluster dropped") < 0 ||
-            sp_h5_attr_i64(d, "dropped", s->dropped) < 0;
+            sp_h5_attr_i64(d, "dropped", s->dropped) < 0 ||
+            sp_h5_attr_vstr(d, "description", "side of each /sites row: train, val, test, or dropped (a val/test site "
+                            "whose ligand cluster has a train site, --by both)") < 0; /* issue 39 */
   if (d >= 0) H5Dclose(d);
   int rc = bad ? sp_h5_fail(err, "write /splits", path) : 0;
   H5Gclose(g);

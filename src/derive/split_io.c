@@ -8,23 +8,9 @@
 #include "sitepack/store.h"
 
 hid_t sp_spl_open_read(const char *path, int min_version, const char *why, sp_err *err) {
-  struct stat st;
-  if (sp_h5_input_stat(path, &st, err)) return -1;
-  sp_h5_quiet q;
-  sp_h5_quiet_begin(&q);
-  hid_t fapl = sp_h5_fapl(0);
-  hid_t f = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, fapl) : -1;
-  if (fapl >= 0) H5Pclose(fapl);
-  sp_h5_quiet_end(&q);
-  if (f < 0) {
-    sp_err_set(err, SP_E_FORMAT, "%s: not an HDF5 file (or damaged): not a sitepack file", path);
-    return -1;
-  }
   int64_t ver = 0;
-  if (sp_h5_read_format(f, path, &ver, err)) {
-    H5Fclose(f);
-    return -1;
-  }
+  hid_t f = -1;
+  if (sp_h5_open_merged(path, &f, &ver, NULL, err)) return -1; /* one diagnosis for all readers (h5util.h) */
   if (ver < min_version) {
     sp_err_set(err, SP_E_FORMAT, "%s: format version %lld has no %s (version %d or later needed)", path,
                (long long)ver, why, min_version);

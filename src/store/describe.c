@@ -244,6 +244,8 @@ int sp_describe_dataset(hid_t dset, const char *table, const char *column, sp_er
   int bad = d->units && sp_h5_attr_vstr(dset, "units", d->units) < 0;
   if (!bad && d->note) bad = sp_h5_attr_vstr(dset, "note", d->note) < 0;
   if (!bad && d->missing) bad = sp_h5_attr_vstr(dset, "missing", d->missing) < 0;
+  const char *text = sp_describe_text(table, column); /* issue 39: what the value is (describe_text.c) */
+  if (!bad && text) bad = sp_h5_attr_vstr(dset, "description", text) < 0;
   if (!bad && d->kind != D_NONE) {
     char *js = names_json(d);
     bad = !js || sp_h5_attr_vstr(dset, attr_name(d->kind), js) < 0;

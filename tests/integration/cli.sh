@@ -89,6 +89,10 @@ echo '{"input": ' > "$WORK/broken.json"
 expect 2 "job file not JSON" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run "$WORK/broken.json"
 expect 2 "no input files" -- "$MPIEXEC" $FLAGS -np 2 "$SP" run --input "$WORK/empty" --out "$WORK/e.h5"
 grep -q "no structure files" "$WORK/err.txt" || { echo "FAIL: no-input message"; fail=1; }
+# docs/usage.md "Exit status": under mpirun the first line is sitepack's, once; mpirun's banner comes after it
+head -1 "$WORK/err.txt" | grep -q "^sitepack run: no structure files" && [ "$(grep -c '^sitepack' "$WORK/err.txt")" = 1 ] \
+  && grep -q "^Primary job" "$WORK/err.txt" \
+  || { echo "FAIL: under mpirun, sitepack's line first then mpirun's banner: $(head -3 "$WORK/err.txt")"; fail=1; }
 expect 2 "unreadable CCD" -- "$MPIEXEC" $FLAGS -np 2 "$SP" run --input "$SRC/tests/data/structures" --ccd "$WORK/none.cif" --out "$WORK/c.h5"
 grep -qi "CCD" "$WORK/err.txt" || { echo "FAIL: CCD error not named"; fail=1; }
 expect 2 "bad --cutoff" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run --input "$SRC/tests/data/structures" --out "$WORK/c.h5" --cutoff -1

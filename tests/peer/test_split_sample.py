@@ -158,6 +158,8 @@ check("no site on the test side" in p.stderr, f"empty side message: {p.stderr}")
 check(sha(a) == h0 and not os.path.exists(f"{OUT}/np1.split-tiny.tsv"), "empty side: something written")
 
 run([SP, "check", a, "--quiet"])
+# issue 39 item 5: every dataset, /clusters and /splits too, has a description that agrees with its data
+run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "test_descriptions.py"), a])
 
 # the C fingerprints against RDKit's Morgan(2, 2048) on the same graphs
 try:
