@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 39 item 2: a truncated or damaged merged file gets the same diagnosis from every command that opens one
-# (check, dump, survey, export, cluster, split, bench read --real) and from sitepack.open in Python: class
+# (check, dump, survey, export, cluster, split, report, bench read --real) and from sitepack.open in Python: class
 # unknown_format, the same message naming the file and ending "(the file is damaged or truncated)", exit 1 (one
 # open for all: sp_h5_open_merged, h5util.h). Before, dump said hdf5_error without the hint, cluster and split
 # "not an HDF5 file (or damaged)" with exit 2, and a damaged dataset header was "missing dataset" in some.
@@ -33,7 +33,7 @@ for name, a in addr.items():
 PY
 # every command is refused at the open, so cluster needs no MMseqs2 and split no /clusters here
 CMDS=("check F" "dump F sites" "dump F bonds" "survey F" "export F --all --format sdf,pdb --out $T/x --force --quiet"
-      "cluster F" "split F" "bench read --n 10 --atoms 4 --count 5 --reps 1 --dir $T/b --out $T/b.json --real F")
+      "cluster F" "split F" "report F --out $T/r.html --force" "bench read --n 10 --atoms 4 --count 5 --reps 1 --dir $T/b --out $T/b.json --real F")
 n=0
 for d in half head hdr_sites hdr_last; do
   f=$T/$d.h5
