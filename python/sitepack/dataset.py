@@ -537,7 +537,7 @@ class Dataset:
         rows = _gather_rows(a0, n, offsets)
         return n, offsets, [_take_rows(c, rows) for c in columns]
 
-    SPLIT_SIDES = {"train": 0, "val": 1, "test": 2, "dropped": -1}   #: codes of a /splits column
+    SPLIT_SIDES = {"train": 0, "val": 1, "test": 2, "dropped": -1, "copy": -2, "undated": -3}   #: codes of a /splits column
 
     def split_names(self):
         """Names of the /splits columns (``sitepack split``), sorted; [] when the file has none."""
