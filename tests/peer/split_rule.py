@@ -291,3 +291,45 @@ def rdkit_agreement(h5, f):
              "butina_clusters_rdkit": len(rcl), "butina_clusters_c": int(len(set(clab.tolist()))),
              "butina_comembership": round(float(comember), 5)}
     return stats, {m: rlab[k] for k, m in enumerate(keep)}
+
+
+def rdkit_fps(h5, f):
+    """RDKit's Morgan(radius 2, 2048 bits) of each /clusters/fingerprint row, recomputed from the ligand graph
+    of the molecule's site (Site.to_rdkit; the site with most heavy atoms, first on ties: sitepack cluster's
+    rule), independent of the C fingerprint. {molecule row: ExplicitBitVect}; rows RDKit cannot read are
+    missing. ImportError without RDKit."""
+    from rdkit import Chem, RDLogger
+    from rdkit.Chem import AllChem
+    import sitepack
+    RDLogger.DisableLog("rdApp.*")
+    ds = sitepack.open(h5)
+    mol = f["clusters/ligand_molecule"][()]
+    nh = f["ligands/n_heavy_atoms"][()][f["sites/ligand_idx"][()]]
+    rep = {}
+    for s in range(len(mol)):
+        if mol[s] not in rep or nh[s] > nh[rep[mol[s]]]:
+            rep[mol[s]] = s
+    out = {}
+    for m, s in sorted(rep.items()):
+        try:
+            out[int(m)] = AllChem.GetMorganFingerprintAsBitVect(Chem.RemoveHs(ds[s].to_rdkit()), 2, nBits=2048)
+        except Exception:
+            continue
+    return out
+
+
+def rdkit_cross(f, side, fps, t):
+    """Over train x val/test molecule pairs (ions and artifacts apart) with an RDKit fingerprint: the largest
+    RDKit Tanimoto, the number of pairs at >= t, and the pairs compared."""
+    from rdkit import DataStructs
+    _, _, follows = site_tables(f)
+    mol = f["clusters/ligand_molecule"][()]
+    a = [int(m) for m in np.unique(mol[(side == 0) & ~follows]) if int(m) in fps]
+    b = [int(m) for m in np.unique(mol[(side > 0) & ~follows]) if int(m) in fps]
+    best, n_over = 0.0, 0
+    for m in b:
+        sims = DataStructs.BulkTanimotoSimilarity(fps[m], [fps[x] for x in a]) if a else []
+        if sims:
+            best = max(best, max(sims))
+            n_over += sum(1 for x in sims if x >= t)
+    return best, n_over, len(a) * len(b)

@@ -11,8 +11,8 @@ usage: test_split_sample.py SITEPACK MPIEXEC STRUCTURES CCD OUTDIR
 - rerun with --force gives the same bytes; without --force exit 2;
 - bad input, exit 2 and nothing written (file bytes and listings unchanged): no /clusters, mmseqs2 missing, a
   file without /sequences, an empty side;
-- a new entry added later: the sample without its last entry, clustered and split with the same seed; every
-  site whose component key (smallest entry id) is the same in both keeps its side.
+- a new entry added later: the sample without its last entry, clustered and split with the same seed: at most
+  15 % of the sites move side (the fill's frontiers move; 9 of 82 measured).
 """
 import hashlib
 import json
@@ -131,13 +131,13 @@ for by in ("protein", "ligand", "both"):
     with h5py.File(a, "r") as f:
         side = f["splits/by_" + by][()]
         check(R.codes_ok(f["splits/by_" + by]), f"--by {by}: codes attribute")
-        check(np.isin(side, [-1, 0, 1, 2]).all() and len(side) == n, f"--by {by}: every site assigned")
-        exp = R.expected_split(f, SEED, 0.1, 0.1, by)
+        check(np.isin(side, [-2, -1, 0, 1, 2]).all() and len(side) == n, f"--by {by}: every site assigned")
+        exp, _ = R.expected_split(f, SEED, 0.1, 0.1, by)
         check((side == exp).all(), f"--by {by}: sides differ from the documented rule at {np.flatnonzero(side != exp)[:10]}")
         bad = R.check_apart(f, side, by)
         check(not bad, f"--by {by}: {bad[:5]}")
         if by != "both":
-            check((side >= 0).all(), f"--by {by}: dropped sites")
+            check((side != -1).all(), f"--by {by}: dropped sites")
         print(f"--by {by}: sites train/val/test/dropped {[(side == k).sum() for k in (0, 1, 2, -1)]}")
     tsv = f"{OUT}/np1.split-by_{by}.tsv"
     js = json.load(open(f"{OUT}/np1.split-by_{by}.json"))
@@ -206,21 +206,22 @@ run([SP, "cluster", c, "--quiet"])
 run([SP, "split", c, "--seed", str(SEED), "--quiet"])
 
 
-def comp_keys(path):
-    """(path, ligand residues) -> (side, component key) of every site, by the rule's components."""
+def sides_of(path):
+    """(path, ligand residues) -> side of every site."""
     with h5py.File(path, "r") as f:
-        key = R.component_keys(f, "protein")
         side = f["splits/by_protein"][()]
         sp_ = f["structures/path"][()][f["sites/structure_idx"][()]]
         res = f["ligands/residues"][()][f["sites/ligand_idx"][()]]
-        return {(sp_[s], res[s]): (int(side[s]), key[s]) for s in range(len(key))}
+        return {(sp_[s], res[s]): int(side[s]) for s in range(len(side))}
 
 
-full, part = comp_keys(a), comp_keys(c)
-same_key = [k for k in part if full[k][1] == part[k][1]]
-moved = [k for k in same_key if full[k][0] != part[k][0]]
-check(len(part) > 0 and not moved, f"sites with an unchanged component key moved side: {moved[:5]}")
-print(f"entry added: {len(part)} sites before, {len(same_key)} with the same component key, {len(moved)} moved")
+full, part = sides_of(a), sides_of(c)
+moved = [k for k in part if full[k] != part[k]]
+new = len(full) - len(part)
+print(f"entry added: {len(part)} sites before, {new} added, {len(moved)} moved")
+# the fill moves components at its frontiers when one is added (docs/usage.md "Splits": the trade-off); on the
+# sample 9 of 82 sites move for an entry of 3 sites; more than 15 % would be a regression
+check(len(part) > 0 and len(moved) <= 0.15 * len(part), f"{len(moved)} sites moved side when an entry was added: {moved[:5]}")
 
 # issue 26: /clusters and /splits describe themselves as the rest of the file (units, codes, missing), and
 # docs/format.md "Units and codes" lists them
