@@ -201,6 +201,7 @@ static int write_column(const char *path, const sp_spl_in *in, const sp_dataspli
             sp_h5_attr_f64(d, "max_tanimoto", o->max_tanimoto) < 0 ||
             sp_h5_attr_f64(d, "max_cross_tanimoto", s->max_cross_tanimoto) < 0 ||
             sp_h5_attr_f64(d, "deviation", s->deviation) < 0 || sp_h5_attr_vstr(d, "sizes", sizes) < 0 ||
+            sp_h5_attr_i64(d, "passes", s->iterations) < 0 ||
             (o->by == SP_BY_TIME &&
              (sp_h5_attr_vstr(d, "before", o->before) < 0 || sp_h5_attr_i64(d, "time_rules", o->time_rules) < 0 ||
               sp_h5_attr_i64(d, "undated", s->undated) < 0));
