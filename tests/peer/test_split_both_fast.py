@@ -16,13 +16,17 @@ numpy (not from the side hash):
   - a dropped site is not an ion or artifact, its ligand component has a train site, and its entry and
     protein clusters have no train site: nothing is dropped that the rule keeps;
   - sizes within 2 points of the fractions asked (and the attribute deviation equals the recomputed one);
+  - errors exit 2 and write nothing: --max-tanimoto 0 or 1.5, a --before date that leaves train or test
+    empty, a date not YYYY-MM-DD, --by time without --before and --before without --by time;
   - the sides equal tests/peer/split_rule.py's recomputation of the documented rule, site by site;
   - the case is not trivial: every side and the dropped set are non-empty, some protein cluster spans
     entries whose keys alone fall on two sides, and some ligand cluster spans protein clusters.
 """
 import gzip
+import hashlib
 import os
 import shutil
+import subprocess
 import sys
 
 import h5py
@@ -52,6 +56,18 @@ run([SP, "cluster", h5, "--threads", "2", "--sensitivity", "1", "--quiet"])
 run([SP, "split", h5, "--seed", str(SEED), "--test", str(TEST), "--val", str(VAL), "--by", "both", "--quiet"])
 if fails:
     sys.exit(1)
+
+# errors: exit 2, nothing written (the file's bytes and no listing)
+digest = hashlib.sha256(open(h5, "rb").read()).hexdigest()
+for extra, why in ((["--max-tanimoto", "0"], "must be above 0"), (["--max-tanimoto", "1.5"], "--max-tanimoto"),
+                   (["--by", "time", "--before", "1900-01-01"], "no site on the train side"),
+                   (["--by", "time", "--before", "2100-01-01"], "no site on the val side"),
+                   (["--by", "time", "--before", "2015-13"], "YYYY-MM-DD"),
+                   (["--by", "time"], "--before"), (["--before", "2015-01-01"], "--before")):
+    p = subprocess.run([SP, "split", h5, "--name", "bad"] + extra, capture_output=True, text=True)
+    check(p.returncode == 2 and why in p.stderr, f"split {' '.join(extra)}: exit {p.returncode}, {p.stderr.strip()}")
+check(hashlib.sha256(open(h5, "rb").read()).hexdigest() == digest, "a refused split changed the file")
+check(not [x for x in os.listdir(OUT) if "split-bad" in x], "a refused split left a listing")
 
 with h5py.File(h5, "r") as f:
     side = f["splits/by_both"][()]
