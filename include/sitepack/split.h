@@ -27,6 +27,12 @@
 enum { SP_SIDE_UNDATED = -3, SP_SIDE_COPY = -2, SP_SIDE_DROPPED = -1, SP_SIDE_TRAIN = 0, SP_SIDE_VAL = 1,
        SP_SIDE_TEST = 2 };
 
+/** Novelty strata of a val/test site (docs/usage.md "Leakage scores"): its largest sequence identity to a train
+ *  chain below SP_NOVEL_IDENTITY (the coarse cluster identity of /clusters, 0.3) makes it novel_protein, its
+ *  largest Tanimoto to a train ligand below the split's max_tanimoto novel_ligand, both novel_both. */
+enum { SP_NOT_NOVEL = 0, SP_NOVEL_PROTEIN = 1, SP_NOVEL_LIGAND = 2, SP_NOVEL_BOTH = 3 };
+#define SP_NOVEL_IDENTITY 0.3
+
 /** What a split keeps apart: the protein clusters, the ligand components, both, or a release-date cut. */
 enum { SP_BY_PROTEIN = 0, SP_BY_LIGAND = 1, SP_BY_BOTH = 2, SP_BY_TIME = 3 };
 
@@ -97,6 +103,9 @@ typedef struct sp_datasplit_opts {
   int time_rules;        /**< SP_BY_TIME: drop after-cut sites that share a protein cluster or a ligand
                               component with train (1) */
   int keep_copies;       /**< put the sites of later files of an entry on sides too (0: SP_SIDE_COPY) */
+  int scores;            /**< compute the leakage scores (MMseqs2 easy-search) and write /split_scores/NAME (1) */
+  const char *mmseqs;    /**< MMseqs2 executable for the scores (NULL: "mmseqs" in PATH) */
+  int threads;           /**< MMseqs2 --threads (1) */
   int force;             /**< replace an existing column and listings */
   int write_listing;     /**< also write PREFIX.split-NAME.tsv and .json beside the file (1) */
 } sp_datasplit_opts;
@@ -118,6 +127,10 @@ typedef struct sp_datasplit_summary {
   double got[3];          /**< fractions got: sites[k] / (train + val + test) */
   double deviation;       /**< largest |got - asked| over the sides (fraction) */
   double max_cross_tanimoto; /**< largest Tanimoto between a train and a val/test ligand (ions, artifacts apart) */
+  int scored;             /**< the scores were computed */
+  int64_t strata[2][4];   /**< val, test sites per stratum SP_NOT_NOVEL..SP_NOVEL_BOTH */
+  double max_cross_identity; /**< largest val/test-to-train chain identity found (MMseqs2, 80 % coverage); -1 none */
+  double seconds_scores;
   int iterations;         /**< balancing passes (--by both: the fill redone with targets raised for drops) */
   char name[72];
   char tsv_path[4096], json_path[4096];

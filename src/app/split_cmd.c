@@ -29,7 +29,8 @@ static void split_usage(FILE *f) {
   fprintf(f,
           "usage: sitepack split FILE.h5 [--test 0.1] [--val 0.1] [--seed S] [--by protein|ligand|both|time]\n"
           "                      [--before YYYY-MM-DD] [--no-time-rules] [--max-tanimoto 0.5] [--keep-copies]\n"
-          "                      [--name NAME] [--no-listing] [--force] [--quiet]\n"
+          "                      [--no-scores] [--mmseqs PATH] [--threads N] [--name NAME] [--no-listing]\n"
+          "                      [--force] [--quiet]\n"
           "Assigns every site to train, val or test (the column /splits/NAME, default by_<by>) so that no val or\n"
           "test site shares an entry or a coarse protein cluster (of any polymer chain it contacts) with a train\n"
           "site (--by protein), or a ligand component (molecules joined at Tanimoto >= --max-tanimoto on the\n"
@@ -42,9 +43,13 @@ static void split_usage(FILE *f) {
           "summary says by how much otherwise). Sites of later files of an entry (a PDB file beside its mmCIF)\n"
           "go on no side (code copy) unless --keep-copies. Also writes FILE.split-NAME.tsv (one line per site)\n"
           "and FILE.split-NAME.json (sizes asked and got, dropped, the largest cross-side Tanimoto).\n"
+          "Leakage scores of each val/test site (unless --no-scores; /split_scores/NAME and the TSV): the largest\n"
+          "identity of a chain it contacts to a train site's chain (MMseqs2 easy-search, 80 %% coverage), the\n"
+          "largest Tanimoto to a train ligand, and the stratum novel_protein (identity < 0.3), novel_ligand\n"
+          "(Tanimoto < --max-tanimoto), novel_both or not_novel.\n"
           "exit status: 0 written; 1 the file could not be written; 2 bad command line or option out of range,\n"
-          "no such file, no /clusters (run sitepack cluster first), a side without sites, or the split exists\n"
-          "without --force. Nothing is written on an error.\n");
+          "no such file, no /clusters (run sitepack cluster first), mmseqs2 not found (scores), a side without\n"
+          "sites, or the split exists without --force. Nothing is written on an error.\n");
 }
 
 /* "0.3,0.9" into two identities. 0 or -1 (message printed). */
@@ -136,11 +141,13 @@ int sp_cmd_split(int argc, char **argv) {
       {"force", no_argument, NULL, 'F'},       {"quiet", no_argument, NULL, 'q'},
       {"max-tanimoto", required_argument, NULL, 'T'}, {"before", required_argument, NULL, 'B'},
       {"no-time-rules", no_argument, NULL, 'R'}, {"keep-copies", no_argument, NULL, 'K'},
+      {"no-scores", no_argument, NULL, 'S'},   {"mmseqs", required_argument, NULL, 'm'},
+      {"threads", required_argument, NULL, 'j'},
       {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0}};
   sp_datasplit_opts o;
   sp_datasplit_opts_default(&o);
   int quiet = 0, ch, bad = 0;
-  int64_t seed = 0;
+  int64_t seed = 0, thr = 1;
   sp_opt_reset();
   while (!bad && (ch = sp_opt_next("split", argc, argv, "h", lo)) != -1) {
     switch (ch) {
@@ -166,13 +173,16 @@ int sp_cmd_split(int argc, char **argv) {
       case 'B': o.before = optarg; break;
       case 'R': o.time_rules = 0; break;
       case 'K': o.keep_copies = 1; break;
+      case 'S': o.scores = 0; break;
+      case 'm': o.mmseqs = optarg; break;
+      case 'j': bad = sp_opt_int("split", "--threads", optarg, 1, 1024, &thr) != 0; break;
       case 'F': o.force = 1; break;
       case 'q': quiet = 1; break;
       case 'h': split_usage(stdout); return SP_EXIT_OK;
       default: bad = 1;
     }
   }
-  o.seed = (uint64_t)seed;
+  o.seed = (uint64_t)seed, o.threads = (int)thr;
   if (!bad && o.test + o.val >= 1) {
     fprintf(stderr, "sitepack split: --test + --val must be below 1\n");
     bad = 1;
@@ -205,6 +215,13 @@ int sp_cmd_split(int argc, char **argv) {
            100 * s.deviation, s.deviation > 0.02 ? ": more than 2, the components allow no closer fill" : "",
            s.max_cross_tanimoto, o.max_tanimoto, o.by == SP_BY_PROTEIN || (o.by == SP_BY_TIME && !o.time_rules) ?
            ": not applied" : "", s.seconds);
+    for (int k = 0; s.scored && k < 2; k++)
+      printf("sitepack split: %s strata: not_novel %lld, novel_protein %lld, novel_ligand %lld, novel_both %lld%s\n",
+             k ? "test" : "val", (long long)s.strata[k][0], (long long)s.strata[k][1], (long long)s.strata[k][2],
+             (long long)s.strata[k][3], "");
+    if (s.scored)
+      printf("sitepack split: leakage scores /split_scores/%s: largest val/test-train chain identity %.3f (MMseqs2, "
+             "80 %% coverage; %.2f s)\n", s.name, s.max_cross_identity, s.seconds_scores);
     if (o.write_listing) printf("sitepack split: %s, %s\n", s.tsv_path, s.json_path);
   }
   return SP_EXIT_OK;

@@ -26,6 +26,7 @@ const char *sp_side_name(int s) {
 void sp_datasplit_opts_default(sp_datasplit_opts *o) {
   memset(o, 0, sizeof *o);
   o->test = 0.1, o->val = 0.1, o->max_tanimoto = 0.5, o->time_rules = 1, o->write_listing = 1;
+  o->scores = 1, o->threads = 1;
 }
 
 #define SP_SPLIT_CODES "{\"-3\":\"undated\",\"-2\":\"copy\",\"-1\":\"dropped\",\"0\":\"train\",\"1\":\"val\",\"2\":\"test\"}"
@@ -36,7 +37,8 @@ static const char *by_name(int by) {
 
 static void sp_in_free(sp_spl_in *in) {
   free(in->pcl), free(in->lcl), free(in->sidx), free(in->lidx), free(in->efirst), free(in->mol), free(in->ccl);
-  free(in->res_ptr), free(in->rchain), free(in->rkind), free(in->rcontact), free(in->fp);
+  free(in->res_ptr), free(in->rchain), free(in->rkind), free(in->rcontact), free(in->fp), free(in->site_chain);
+  free(in->seq_ptr), free(in->code), free(in->ctype);
   free(in->cls), free(in->eid), free(in->spath), free(in->comp), free(in->rdate), free(in->ddate);
 }
 
@@ -76,7 +78,10 @@ static int sp_in_ok(const sp_spl_in *in, const int64_t *n) {
          in->mol[s] < in->n_mol && in->res_ptr[s] >= 0 && in->res_ptr[s] <= in->res_ptr[s + 1];
   ok = ok && in->res_ptr[in->n_sites] <= in->n_res;
   for (int64_t t = 0; ok && t < in->n_struct; t++) ok = in->efirst[t] < in->n_struct;
-  for (int64_t c = 0; ok && c < in->n_chain; c++) ok = in->ccl[c] >= -1;
+  ok = ok && n[12] == in->n_sites && n[13] == in->n_chain + 1 && n[14] == in->n_chain && in->seq_ptr[0] == 0;
+  for (int64_t c = 0; ok && c < in->n_chain; c++)
+    ok = in->ccl[c] >= -1 && in->seq_ptr[c] <= in->seq_ptr[c + 1] && in->seq_ptr[c + 1] <= in->n_code;
+  for (int64_t s = 0; ok && s < in->n_sites; s++) ok = in->site_chain[s] >= -1 && in->site_chain[s] < in->n_chain;
   return ok;
 }
 
@@ -89,7 +94,7 @@ static int sp_read_in(const char *path, const char *name, int *exists, sp_spl_in
   }
   char ccol[80];
   snprintf(ccol, sizeof ccol, "/clusters/chain_%s", in->pcol + 10);
-  int64_t n[12] = {0};
+  int64_t n[15] = {0};
   int bad = RD(in->pcl, in->pcol, &in->n_sites) || RD(in->lcl, "/clusters/ligand", &n[0]) ||
             RD(in->sidx, "/sites/structure_idx", &n[1]) || RD(in->lidx, "/sites/ligand_idx", &n[2]) ||
             RD(in->efirst, "/structures/entry_first", &in->n_struct) ||
@@ -102,7 +107,9 @@ static int sp_read_in(const char *path, const char *name, int *exists, sp_spl_in
             RD(in->rchain, "/residues/chain_idx", &in->n_res) || RD8(in->rkind, "/residues/kind", &n[8]) ||
             RD8(in->rcontact, "/residues/contact", &n[9]) ||
             RDS(in->rdate, "/structures/release_date", &in->rdate_w, &n[10]) ||
-            RDS(in->ddate, "/structures/deposition_date", &in->ddate_w, &n[11]);
+            RDS(in->ddate, "/structures/deposition_date", &in->ddate_w, &n[11]) ||
+            RD(in->site_chain, "/clusters/site_chain", &n[12]) || RD(in->seq_ptr, "/chains/seq_ptr", &n[13]) ||
+            RD8(in->code, "/sequences/code", &in->n_code) || RDS(in->ctype, "/chains/type", &in->ctype_w, &n[14]);
   H5Fclose(f);
   if (bad) return err->cls;
   if (!sp_in_ok(in, n))
@@ -130,17 +137,27 @@ static void listing_path(char *out, size_t cap, const char *path, const char *na
   snprintf(out, cap, "%.*s.split-%s.%s", (int)n, path, name, ext);
 }
 
-static int write_tsv(const char *tmp, const sp_spl_in *in, const int8_t *side) {
+static const char *stratum_name(int k) {
+  static const char *const nm[4] = {"not_novel", "novel_protein", "novel_ligand", "novel_both"};
+  return k >= 0 && k < 4 ? nm[k] : ".";
+}
+
+static int write_tsv(const char *tmp, const sp_spl_in *in, const int8_t *side, const sp_spl_score_out *sc) {
   FILE *f = fopen(tmp, "w");
   if (!f) return -1;
-  fprintf(f, "site\tentry\tcomp_id\tclass\tprotein_cluster\tligand_cluster\tside\n");
+  fprintf(f, "site\tentry\tcomp_id\tclass\tprotein_cluster\tligand_cluster\tside\tmax_identity\tmax_tanimoto\t"
+          "stratum\n");
   for (int64_t s = 0; s < in->n_sites; s++) {
     size_t len;
     const char *k = sp_spl_entry_key(in, sp_spl_entry_of(in, s), &len);
     int64_t l = in->lidx[s];
-    fprintf(f, "%lld\t%.*s\t%.*s\t%.*s\t%lld\t%lld\t%s\n", (long long)s, (int)len, k, (int)in->comp_w,
+    fprintf(f, "%lld\t%.*s\t%.*s\t%.*s\t%lld\t%lld\t%s", (long long)s, (int)len, k, (int)in->comp_w,
             in->comp + l * in->comp_w, (int)in->cls_w, in->cls + l * in->cls_w, (long long)in->pcl[s],
             (long long)in->lcl[s], sp_side_name(side[s]));
+    if (sc->stratum && sc->stratum[s] >= 0)
+      fprintf(f, "\t%.4f\t%.4f\t%s\n", sc->identity[s], sc->tanimoto[s], stratum_name(sc->stratum[s]));
+    else
+      fprintf(f, "\t.\t.\t.\n");
   }
   return fclose(f) ? -1 : 0;
 }
@@ -168,6 +185,12 @@ static int write_json(const char *tmp, const char *path, const sp_spl_in *in, co
   fprintf(f, "  \"asked\": [%.6f, %.6f, %.6f],\n  \"got\": [%.6f, %.6f, %.6f],\n  \"deviation\": %.6f,\n"
           "  \"passes\": %d,\n  \"max_cross_tanimoto\": %.6f,\n", s->asked[0], s->asked[1], s->asked[2], s->got[0],
           s->got[1], s->got[2], s->deviation, s->iterations, s->max_cross_tanimoto);
+  if (s->scored)
+    for (int k = 0; k < 2; k++)
+      fprintf(f, "  \"strata_%s\": {\"not_novel\": %lld, \"novel_protein\": %lld, \"novel_ligand\": %lld, "
+              "\"novel_both\": %lld},\n", k ? "test" : "val", (long long)s->strata[k][0], (long long)s->strata[k][1],
+              (long long)s->strata[k][2], (long long)s->strata[k][3]);
+  if (s->scored) fprintf(f, "  \"max_cross_identity\": %.4f,\n", s->max_cross_identity);
   fprintf(f, "  \"entries\": {\"train\": %lld, \"val\": %lld, \"test\": %lld},\n", (long long)s->entries[0],
           (long long)s->entries[1], (long long)s->entries[2]);
   fprintf(f, "  \"components\": %lld,\n  \"largest_component\": %lld\n}\n", (long long)s->n_components,
@@ -175,20 +198,12 @@ static int write_json(const char *tmp, const char *path, const sp_spl_in *in, co
   return fclose(f) ? -1 : 0;
 }
 
-static int write_column(const char *path, const sp_spl_in *in, const sp_datasplit_opts *o, const int8_t *side,
-                        const sp_datasplit_summary *s, sp_err *err) {
-  hid_t f = -1;
-  hid_t g = sp_spl_open_group(path, "/splits", 0, &f, err);
-  if (g < 0) return err->cls;
-  sp_h5_quiet q;
-  sp_h5_quiet_begin(&q);
-  if (H5Lexists(g, s->name, H5P_DEFAULT) > 0) H5Ldelete(g, s->name, H5P_DEFAULT); /* --force checked before */
-  sp_h5_quiet_end(&q);
-  hid_t d = sp_spl_write(g, s->name, H5T_STD_I8LE, H5T_NATIVE_INT8, in->n_sites, side, "1", SP_SPLIT_CODES);
+/* The attributes of the column /splits/NAME (docs/format.md "/splits"). 0 or < 0. */
+static int column_attrs(hid_t d, const sp_spl_in *in, const sp_datasplit_opts *o, const sp_datasplit_summary *s) {
   char sizes[200];
   snprintf(sizes, sizeof sizes, "{\"asked\": [%.6f, %.6f, %.6f], \"got\": [%.6f, %.6f, %.6f]}", s->asked[0],
            s->asked[1], s->asked[2], s->got[0], s->got[1], s->got[2]);
-  int bad = d < 0 || sp_h5_attr_vstr(d, "by", by_name(o->by)) < 0 || sp_h5_attr_i64(d, "seed", (int64_t)o->seed) < 0 ||
+  int bad = sp_h5_attr_vstr(d, "by", by_name(o->by)) < 0 || sp_h5_attr_i64(d, "seed", (int64_t)o->seed) < 0 ||
             sp_h5_attr_f64(d, "test", o->test) < 0 || sp_h5_attr_f64(d, "val", o->val) < 0 ||
             sp_h5_attr_vstr(d, "protein_clusters", in->pcol) < 0 ||
             sp_h5_attr_vstr(d, "ligand_clusters", "/clusters/ligand") < 0 ||
@@ -202,10 +217,65 @@ static int write_column(const char *path, const sp_spl_in *in, const sp_dataspli
             sp_h5_attr_f64(d, "max_cross_tanimoto", s->max_cross_tanimoto) < 0 ||
             sp_h5_attr_f64(d, "deviation", s->deviation) < 0 || sp_h5_attr_vstr(d, "sizes", sizes) < 0 ||
             sp_h5_attr_i64(d, "passes", s->iterations) < 0 ||
+            (s->scored && sp_h5_attr_f64(d, "max_cross_identity", s->max_cross_identity) < 0) ||
             (o->by == SP_BY_TIME &&
              (sp_h5_attr_vstr(d, "before", o->before) < 0 || sp_h5_attr_i64(d, "time_rules", o->time_rules) < 0 ||
               sp_h5_attr_i64(d, "undated", s->undated) < 0));
+  return bad ? -1 : 0;
+}
+
+/* /split_scores/NAME: max_identity, max_tanimoto, stratum (docs/format.md "/split_scores"); an old group of the
+ * name is deleted first (also when no scores are written now). 0 or < 0. */
+static int write_scores(hid_t f, const sp_spl_in *in, const sp_datasplit_opts *o, const sp_spl_score_out *sc,
+                        const sp_datasplit_summary *s) {
+  sp_h5_quiet q;
+  sp_h5_quiet_begin(&q);
+  int there = H5Lexists(f, "/split_scores", H5P_DEFAULT) > 0;
+  hid_t top = there ? H5Gopen2(f, "/split_scores", H5P_DEFAULT) : -1;
+  if (top >= 0 && H5Lexists(top, s->name, H5P_DEFAULT) > 0) H5Ldelete(top, s->name, H5P_DEFAULT);
+  sp_h5_quiet_end(&q);
+  if (!sc->stratum) return top >= 0 ? H5Gclose(top) : 0;
+  hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+  if (gcpl >= 0) H5Pset_obj_track_times(gcpl, 0);
+  if (top < 0) top = H5Gcreate2(f, "/split_scores", H5P_DEFAULT, gcpl, H5P_DEFAULT);
+  hid_t g = top >= 0 ? H5Gcreate2(top, s->name, H5P_DEFAULT, gcpl, H5P_DEFAULT) : -1;
+  if (gcpl >= 0) H5Pclose(gcpl);
+  hid_t d[3] = {-1, -1, -1};
+  if (g >= 0) {
+    d[0] = sp_spl_write(g, "max_identity", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, in->n_sites, sc->identity, "1", NULL);
+    d[1] = sp_spl_write(g, "max_tanimoto", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, in->n_sites, sc->tanimoto, "1", NULL);
+    d[2] = sp_spl_write(g, "stratum", H5T_STD_I8LE, H5T_NATIVE_INT8, in->n_sites, sc->stratum, "1",
+                        "{\"-1\":\"not_scored\",\"0\":\"not_novel\",\"1\":\"novel_protein\",\"2\":\"novel_ligand\","
+                        "\"3\":\"novel_both\"}");
+  }
+  int bad = g < 0 || d[0] < 0 || d[1] < 0 || d[2] < 0 ||
+            sp_h5_attr_vstr(d[0], "missing", "-1: not a val/test site, or the site touches no polypeptide chain") < 0 ||
+            sp_h5_attr_vstr(d[1], "missing", "-1: not a val/test site") < 0 ||
+            sp_h5_attr_vstr(g, "method", "max_identity: mmseqs easy-search -c 0.8 --cov-mode 0 (fident) of the "
+                           "polypeptide chains a site contacts against those train sites contact; max_tanimoto: "
+                           "/clusters/fingerprint against every train site's molecule") < 0 ||
+            sp_h5_attr_f64(g, "novel_identity", SP_NOVEL_IDENTITY) < 0 ||
+            sp_h5_attr_f64(g, "novel_tanimoto", o->max_tanimoto) < 0;
+  for (int k = 0; k < 3; k++)
+    if (d[k] >= 0) H5Dclose(d[k]);
+  if (g >= 0) H5Gclose(g);
+  if (top >= 0) H5Gclose(top);
+  return bad ? -1 : 0;
+}
+
+static int write_column(const char *path, const sp_spl_in *in, const sp_datasplit_opts *o, const int8_t *side,
+                        const sp_spl_score_out *sc, const sp_datasplit_summary *s, sp_err *err) {
+  hid_t f = -1;
+  hid_t g = sp_spl_open_group(path, "/splits", 0, &f, err);
+  if (g < 0) return err->cls;
+  sp_h5_quiet q;
+  sp_h5_quiet_begin(&q);
+  if (H5Lexists(g, s->name, H5P_DEFAULT) > 0) H5Ldelete(g, s->name, H5P_DEFAULT); /* --force checked before */
+  sp_h5_quiet_end(&q);
+  hid_t d = sp_spl_write(g, s->name, H5T_STD_I8LE, H5T_NATIVE_INT8, in->n_sites, side, "1", SP_SPLIT_CODES);
+  int bad = d < 0 || column_attrs(d, in, o, s) < 0;
   if (d >= 0) H5Dclose(d);
+  bad = bad || write_scores(f, in, o, sc, s) < 0;
   int rc = bad ? sp_h5_fail(err, "write /splits", path) : 0;
   H5Gclose(g);
   if (H5Fclose(f) < 0 && !rc) rc = sp_h5_fail(err, "close", path);
@@ -253,6 +323,7 @@ int sp_split(const char *path, const sp_datasplit_opts *o, sp_datasplit_summary 
   sp_spl_in in;
   memset(&in, 0, sizeof in);
   int8_t *side = NULL;
+  sp_spl_score_out sc = {NULL, NULL, NULL};
   int rc = check_opts(path, o, err), exists = 0;
   if (rc) return rc;
   if (o->name) snprintf(sum->name, sizeof sum->name, "%s", o->name);
@@ -274,15 +345,16 @@ int sp_split(const char *path, const sp_datasplit_opts *o, sp_datasplit_summary 
     goto done;
   }
   if ((rc = check_sides(path, o, sum, err))) goto done;
+  if (o->scores && (rc = sp_spl_scores(path, &in, o, side, &sc, sum, err))) goto done;
   char tmp_tsv[4200], tmp_json[4200];
   snprintf(tmp_tsv, sizeof tmp_tsv, "%s.tmp", sum->tsv_path);
   snprintf(tmp_json, sizeof tmp_json, "%s.tmp", sum->json_path);
-  if (o->write_listing && (write_tsv(tmp_tsv, &in, side) || write_json(tmp_json, path, &in, o, sum))) {
+  if (o->write_listing && (write_tsv(tmp_tsv, &in, side, &sc) || write_json(tmp_json, path, &in, o, sum))) {
     unlink(tmp_tsv), unlink(tmp_json);
     rc = sp_err_set(err, SP_E_IO, "%s: cannot write %s", path, tmp_tsv);
     goto done;
   }
-  if ((rc = write_column(path, &in, o, side, sum, err))) {
+  if ((rc = write_column(path, &in, o, side, &sc, sum, err))) {
     if (o->write_listing) unlink(tmp_tsv), unlink(tmp_json);
     goto done;
   }
@@ -290,7 +362,7 @@ int sp_split(const char *path, const sp_datasplit_opts *o, sp_datasplit_summary 
     rc = sp_err_set(err, SP_E_IO, "%s: cannot rename the listing to %s", path, sum->tsv_path);
 done:
   sp_in_free(&in);
-  free(side);
+  free(side), free(sc.identity), free(sc.tanimoto), free(sc.stratum);
   sum->seconds = sp_spl_now() - t0;
   return rc;
 }

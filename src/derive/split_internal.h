@@ -54,7 +54,11 @@ double sp_spl_now(void);
  * res_ptr (N + 1); fp: n_mol * SP_FP_WORDS words (bit i of /clusters/fingerprint is bit i % 64 of word i / 64). */
 typedef struct sp_spl_in {
   int64_t n_sites, n_struct, n_lig, n_chain, n_res, n_mol;
-  int64_t *pcl, *lcl, *sidx, *lidx, *efirst, *mol, *ccl, *res_ptr, *rchain;
+  int64_t *pcl, *lcl, *sidx, *lidx, *efirst, *mol, *ccl, *res_ptr, *rchain, *site_chain, *seq_ptr;
+  uint8_t *code;     /* /sequences/code; chain c's sequence is code[seq_ptr[c] .. seq_ptr[c + 1]) */
+  char *ctype;       /* /chains/type, ctype_w bytes each */
+  size_t ctype_w;
+  int64_t n_code;
   uint8_t *rkind, *rcontact;
   uint64_t *fp;
   char *cls, *eid, *spath, *comp, *rdate, *ddate;
@@ -94,6 +98,21 @@ double sp_spl_max_cross_tanimoto(const sp_spl_in *in, const int8_t *side);
 
 /** Read /clusters/fingerprint (M, 256) bytes into words (sp_spl_in.fp layout); NULL with @p err set. */
 uint64_t *sp_spl_read_fp(hid_t file, const char *path, int64_t *m, sp_err *err);
+
+/* split_scores.c */
+/** Per-site leakage scores of sp_spl_scores (N each, caller frees): identity, tanimoto (-1: not a val/test site;
+ *  identity -1 also: the site touches no polypeptide chain), stratum (SP_NOT_NOVEL.., -1 not val/test). */
+typedef struct sp_spl_score_out {
+  double *identity, *tanimoto;
+  int8_t *stratum;
+} sp_spl_score_out;
+/** The scores of the val/test sites of @p side (split.h sp_split; docs/usage.md "Leakage scores"): MMseqs2
+ *  easy-search (-c 0.8 --cov-mode 0, @p o->threads) of the polypeptide chains val/test sites contact (and their
+ *  site chains) against those of train sites, in a temporary folder beside @p path; Tanimoto to every train
+ *  site's molecule; strata at identity SP_NOVEL_IDENTITY and Tanimoto o->max_tanimoto. Fills sum->strata,
+ *  max_cross_identity, seconds_scores, scored. 0; SP_E_NOT_FOUND (no mmseqs), SP_E_IO, SP_E_NOMEM. */
+int sp_spl_scores(const char *path, const sp_spl_in *in, const struct sp_datasplit_opts *o, const int8_t *side,
+                  sp_spl_score_out *out, struct sp_datasplit_summary *sum, sp_err *err);
 
 /* mmseqs.c */
 /** Resolve @p name (a path with '/', else looked up in PATH) to an executable regular file into @p out.
