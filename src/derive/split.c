@@ -249,8 +249,8 @@ static int write_scores(hid_t f, const sp_spl_in *in, const sp_datasplit_opts *o
                         "\"3\":\"novel_both\"}");
   }
   int bad = g < 0 || d[0] < 0 || d[1] < 0 || d[2] < 0 ||
-            sp_h5_attr_vstr(d[0], "missing", "-1: not a val/test site, or the site touches no polypeptide chain") < 0 ||
-            sp_h5_attr_vstr(d[1], "missing", "-1: not a val/test site") < 0 ||
+            sp_h5_attr_vstr(d[0], "missing", "NaN: not a val/test site, or the site touches no polypeptide chain") < 0 ||
+            sp_h5_attr_vstr(d[1], "missing", "NaN: not a val/test site") < 0 ||
             sp_h5_attr_vstr(g, "method", "max_identity: mmseqs easy-search -c 0.8 --cov-mode 0 (fident) of the "
                            "polypeptide chains a site contacts against those train sites contact; max_tanimoto: "
                            "/clusters/fingerprint against every train site's molecule") < 0 ||

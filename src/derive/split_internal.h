@@ -100,8 +100,8 @@ double sp_spl_max_cross_tanimoto(const sp_spl_in *in, const int8_t *side);
 uint64_t *sp_spl_read_fp(hid_t file, const char *path, int64_t *m, sp_err *err);
 
 /* split_scores.c */
-/** Per-site leakage scores of sp_spl_scores (N each, caller frees): identity, tanimoto (-1: not a val/test site;
- *  identity -1 also: the site touches no polypeptide chain), stratum (SP_NOT_NOVEL.., -1 not val/test). */
+/** Per-site leakage scores of sp_spl_scores (N each, caller frees): identity, tanimoto (NaN: not a val/test site;
+ *  identity NaN also: the site touches no polypeptide chain), stratum (SP_NOT_NOVEL.., -1 not val/test). */
 typedef struct sp_spl_score_out {
   double *identity, *tanimoto;
   int8_t *stratum;

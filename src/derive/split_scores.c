@@ -3,6 +3,7 @@
  * easy-search, Steinegger & Soding 2017), the largest Tanimoto of its ligand to a train ligand, and the novelty
  * stratum at documented thresholds. */
 #define _XOPEN_SOURCE 700
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +88,7 @@ static void take_best(const sp_spl_in *in, int64_t c, void *ctx) {
   if (b->chain_best[c] > b->v) b->v = b->chain_best[c];
 }
 
-/* ident[s] of every val/test site: -1 when it touches no polypeptide chain, else the largest identity (0..1) of
+/* ident[s] of every val/test site: NaN when it touches no polypeptide chain, else the largest identity (0..1) of
  * its chains to a chain of a train site (0 when MMseqs2 finds none at 80 % coverage). */
 static int identity_scores(const char *path, const sp_spl_in *in, const sp_datasplit_opts *o, const int8_t *side,
                            double *ident, sp_err *err) {
@@ -120,7 +121,7 @@ static int identity_scores(const char *path, const sp_spl_in *in, const sp_datas
     if (side[s] != SP_SIDE_VAL && side[s] != SP_SIDE_TEST) continue;
     site_best b = {best, -1};
     site_chains(in, s, take_best, &b);
-    ident[s] = b.v;
+    ident[s] = b.v < 0 ? NAN : b.v;
   }
 done:
   if (tmp[0]) sp_spl_rmtree(tmp);
@@ -163,7 +164,7 @@ int sp_spl_scores(const char *path, const sp_spl_in *in, const sp_datasplit_opts
   out->identity = malloc(n1 * sizeof(double)), out->tanimoto = malloc(n1 * sizeof(double));
   out->stratum = malloc(n1);
   if (!out->identity || !out->tanimoto || !out->stratum) return sp_err_set(err, SP_E_NOMEM, "%s: out of memory", path);
-  for (int64_t s = 0; s < in->n_sites; s++) out->identity[s] = out->tanimoto[s] = -1, out->stratum[s] = -1;
+  for (int64_t s = 0; s < in->n_sites; s++) out->identity[s] = out->tanimoto[s] = NAN, out->stratum[s] = -1;
   double t0 = sp_spl_now();
   sum->max_cross_identity = -1;
   int rc = identity_scores(path, in, o, side, out->identity, err);
@@ -171,11 +172,11 @@ int sp_spl_scores(const char *path, const sp_spl_in *in, const sp_datasplit_opts
   if (ligand_scores(in, side, out->tanimoto)) return sp_err_set(err, SP_E_NOMEM, "%s: out of memory", path);
   for (int64_t s = 0; s < in->n_sites; s++) {
     if (side[s] != SP_SIDE_VAL && side[s] != SP_SIDE_TEST) continue;
-    int np = out->identity[s] < SP_NOVEL_IDENTITY, nl = out->tanimoto[s] < o->max_tanimoto;
+    int np = isnan(out->identity[s]) || out->identity[s] < SP_NOVEL_IDENTITY, nl = out->tanimoto[s] < o->max_tanimoto;
     int k = np && nl ? SP_NOVEL_BOTH : np ? SP_NOVEL_PROTEIN : nl ? SP_NOVEL_LIGAND : SP_NOT_NOVEL;
     out->stratum[s] = (int8_t)k;
     sum->strata[side[s] - 1][k]++;
-    if (out->identity[s] > sum->max_cross_identity) sum->max_cross_identity = out->identity[s];
+    if (!isnan(out->identity[s]) && out->identity[s] > sum->max_cross_identity) sum->max_cross_identity = out->identity[s];
   }
   sum->seconds_scores = sp_spl_now() - t0;
   sum->scored = 1;

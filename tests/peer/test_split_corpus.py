@@ -17,6 +17,9 @@ On a copy of the corpus's merged file (fixture py_corpus):
   train one of compatible length: for --by protein, both and time no pair at >= 30 % identity (identical
   columns / alignment columns) with >= 80 % coverage of both sequences; the largest identity at 80 % coverage
   is reported for each kind;
+- leakage scores (/split_scores): max_identity equal to an MMseqs2 easy-search run here (-c 0.8 --cov-mode 0,
+  val/test sites' chains against train sites' chains), max_tanimoto to numpy on the stored bits, strata at
+  identity 0.3 and Tanimoto 0.5; the JSON's strata; below 0.3 identity for --by protein, both, time;
 - --by time: every train site's entry released (else deposited) before the date, every val/test site's on or
   after it (read from the file with h5py);
 - the C fingerprints against RDKit's (Tanimoto correlation, threshold and Butina agreement), as before;
@@ -182,6 +185,50 @@ for by in KINDS:
     if by != "ligand":
         check(not close, f"--by {by}: val/test chains >= 30 % identical (80 % coverage) to a train chain: {close[:5]}")
 res["biopython_seconds"] = round(time.time() - t0, 1)
+
+# leakage scores against an independent MMseqs2 search (run here on the sequences read with h5py) and numpy
+# Tanimoto on the stored bits; strata at the documented thresholds (identity 0.3, Tanimoto 0.5)
+STRATA = ["not_novel", "novel_protein", "novel_ligand", "novel_both"]
+mol = c["ligand_molecule"][()]
+for by in KINDS:
+    side = f["splits/by_" + by][()]
+    g = f["split_scores/by_" + by]
+    ident, tan, strat = g["max_identity"][()], g["max_tanimoto"][()], g["stratum"][()]
+    vt = (side == 1) | (side == 2)
+    tr_ch = sorted(set().union(*[chains_of(s) for s in np.flatnonzero(side == 0)]))
+    q_ch = sorted(set().union(*[chains_of(s) for s in np.flatnonzero(vt)]))
+    work = f"{OUT}/mm_{by}"
+    os.makedirs(work)
+    for name, chs in (("q", q_ch), ("t", tr_ch)):
+        with open(f"{work}/{name}.fasta", "w") as fa:
+            for ch in chs:
+                fa.write(f">c{ch}\n{code[sp[ch]:sp[ch + 1]].tobytes().decode()}\n")
+    subprocess.run(["mmseqs", "easy-search", f"{work}/q.fasta", f"{work}/t.fasta", f"{work}/hits.tsv", f"{work}/tmp",
+                    "--format-output", "query,target,fident", "-c", "0.8", "--cov-mode", "0", "-v", "1"], check=True)
+    best = {}
+    for ln in open(f"{work}/hits.tsv"):
+        qq, _, x = ln.split()
+        best[int(qq[1:])] = max(best.get(int(qq[1:]), 0.0), float(x))
+    exp_i = np.full(len(side), np.nan)
+    for s in np.flatnonzero(vt):
+        chs = chains_of(s)
+        exp_i[s] = max((best.get(ch, 0.0) for ch in chs), default=np.nan)
+    tr_m = np.unique(mol[side == 0])
+    exp_t = np.full(len(side), np.nan)
+    exp_t[vt] = tm[np.ix_(mol[vt], tr_m)].max(1)
+    exp_s = np.full(len(side), -1, np.int8)
+    npn, nln = np.isnan(exp_i) | (exp_i < 0.3), exp_t < 0.5
+    exp_s[vt] = np.where(npn & nln, 3, np.where(npn, 1, np.where(nln, 2, 0)))[vt]
+    check(np.array_equal(ident, exp_i, equal_nan=True), f"--by {by}: max_identity differs from MMseqs2")
+    check(np.allclose(tan, exp_t, atol=1e-12, rtol=0, equal_nan=True), f"--by {by}: max_tanimoto differs")
+    check(np.array_equal(strat, exp_s), f"--by {by}: stratum differs at {np.flatnonzero(strat != exp_s)[:5]}")
+    kinds[by]["max_identity_mmseqs"] = round(float(np.nanmax(ident[vt])), 3) if vt.any() else None
+    kinds[by]["strata"] = {nm: {sd: int(((strat == k) & (side == v)).sum()) for sd, v in (("val", 1), ("test", 2))}
+                           for k, nm in enumerate(STRATA)}
+    js = json.load(open(f"{OUT}/corpus.split-by_{by}.json"))
+    check(js["strata_test"] == {nm: kinds[by]["strata"][nm]["test"] for nm in STRATA}, f"--by {by}: JSON strata")
+    if by in ("protein", "both") or by == "time":
+        check(float(np.nanmax(ident[vt])) < 0.3, f"--by {by}: a val/test chain at identity >= 0.3 to train (MMseqs2)")
 res["kinds"] = kinds
 
 # the C fingerprints against RDKit's Morgan on the same graphs

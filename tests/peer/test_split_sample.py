@@ -7,6 +7,7 @@ usage: test_split_sample.py SITEPACK MPIEXEC STRUCTURES CCD OUTDIR
   -np 1 file (compare_h5.py), so it gets the same answer too;
 - every site assigned; the sides equal the rule of docs/usage.md recomputed in Python (split_rule.py); no
   val/test site shares an entry, a protein cluster (or, with --by both, a ligand cluster) with train;
+- /split_scores equal at -np 1 with MMseqs2 --threads 1 and -np 2 with --threads 2, and on a rerun;
 - units / codes / method attributes; sitepack check still accepts the file; Python ds.split and SiteDataset;
 - rerun with --force gives the same bytes; without --force exit 2;
 - bad input, exit 2 and nothing written (file bytes and listings unchanged): no /clusters, mmseqs2 missing, a
@@ -123,11 +124,13 @@ with h5py.File(a, "r") as f:
 
 # splits: every side rule, P-independence, apartness, rerun bytes
 for by in ("protein", "ligand", "both"):
-    for path in (a, b):
-        run([SP, "split", path, "--seed", str(SEED), "--by", by, "--quiet"])
+    run([SP, "split", a, "--seed", str(SEED), "--by", by, "--quiet"])
+    run([SP, "split", b, "--seed", str(SEED), "--by", by, "--quiet", "--threads", "2"])
     ha = group_bytes(a, "splits")
     hb = group_bytes(b, "splits")
     check(ha == hb, f"--by {by}: /splits differ between -np 1 and -np 2")
+    check(group_bytes(a, "split_scores") == group_bytes(b, "split_scores"),
+          f"--by {by}: /split_scores differ between -np 1 / MMseqs2 --threads 1 and -np 2 / --threads 2")
     with h5py.File(a, "r") as f:
         side = f["splits/by_" + by][()]
         check(R.codes_ok(f["splits/by_" + by]), f"--by {by}: codes attribute")
@@ -144,12 +147,20 @@ for by in ("protein", "ligand", "both"):
     check(js["sites"]["test"] == int((side == 2).sum()) and js["sites"]["dropped"] == int((side == -1).sum()),
           f"--by {by}: JSON counts")
     lines = open(tsv).read().splitlines()
-    check(len(lines) == n + 1 and all(R.SIDES[ln.split("\t")[-1]] == side[i] for i, ln in enumerate(lines[1:])),
+    check(len(lines) == n + 1 and all(R.SIDES[ln.split("\t")[6]] == side[i] for i, ln in enumerate(lines[1:])),
           f"--by {by}: TSV sides")
+    with h5py.File(a, "r") as f:
+        strat = f[f"split_scores/by_{by}/stratum"][()]
+    names = {-1: "."} | {v: k for k, v in {"not_novel": 0, "novel_protein": 1, "novel_ligand": 2, "novel_both": 3}.items()}
+    check(all(ln.split("\t")[9] == names[int(strat[i])] for i, ln in enumerate(lines[1:])), f"--by {by}: TSV strata")
     before, tb = group_bytes(a, "splits"), open(tsv, "rb").read()
     run([SP, "split", a, "--seed", str(SEED), "--by", by], rc=2)
     run([SP, "split", a, "--seed", str(SEED), "--by", by, "--force", "--quiet"])
     check(group_bytes(a, "splits") == before and open(tsv, "rb").read() == tb, f"--by {by}: rerun not byte-identical")
+    if by == "both":   # (an MMseqs2 run each: once is enough)
+        sc_before = group_bytes(a, "split_scores")
+        run([SP, "split", a, "--seed", str(SEED), "--by", by, "--force", "--quiet"])
+        check(group_bytes(a, "split_scores") == sc_before, f"--by {by}: rerun scores not byte-identical")
 
 # an empty side: exit 2, nothing written
 h0 = sha(a)
@@ -177,6 +188,21 @@ with h5py.File(a, "r") as f:
     side = f["splits/by_both"][()]
 for s, code in R.SIDES.items():
     check((ds.split(s, name="by_both") == np.flatnonzero(side == code)).all(), f"ds.split({s})")
+with h5py.File(a, "r") as f:
+    strat = f["split_scores/by_both/stratum"][()]
+    ident = f["split_scores/by_both/max_identity"][()]
+sc = ds.split_scores("by_both")
+check(np.array_equal(sc["stratum"], strat) and np.array_equal(sc["max_identity"], ident, equal_nan=True),
+      "ds.split_scores equals /split_scores")
+check(((strat >= 0) == ((side == 1) | (side == 2))).all(), "a stratum exactly for the val/test sites")
+for st, k in ds.SPLIT_STRATA.items():
+    check((ds.split("test", name="by_both", stratum=st) == np.flatnonzero((side == 2) & (strat == k))).all(),
+          f"ds.split(test, stratum={st})")
+try:
+    ds.split("test", name="by_both", stratum="novel")
+    check(False, "ds.split with an unknown stratum: no error")
+except ValueError:
+    pass
 try:
     ds.split("train")
     check(False, "ds.split without name among several splits: no error")
@@ -186,6 +212,10 @@ try:
     from sitepack.torch import SiteDataset
     sd = SiteDataset(ds, split="test", split_name="by_both")
     check(len(sd) == (side == 2).sum() and sd[0]["site"] == np.flatnonzero(side == 2)[0], "SiteDataset(split=)")
+    k = int(strat[side == 2][0])
+    name_k = [n_ for n_, v in ds.SPLIT_STRATA.items() if v == k][0]
+    sd = SiteDataset(ds, split="test", split_name="by_both", split_stratum=name_k)
+    check(len(sd) == ((side == 2) & (strat == k)).sum(), "SiteDataset(split_stratum=)")
 except ImportError:
     print("no torch: SiteDataset(split=) not checked")
 
