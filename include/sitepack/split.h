@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sitepack/error.h"
 #include "sitepack/fingerprint.h"
@@ -154,13 +155,22 @@ typedef struct sp_datasplit_summary {
  *  - SP_BY_TIME: train = sites released (else deposited) before @p o->before; the after-cut components fill
  *    test then val in the ratio asked; with time_rules after-cut sites sharing a protein cluster (any contacted
  *    chain) or a ligand component with train are dropped; undated sites SP_SIDE_UNDATED.
+ *  With @p o->scores, the leakage scores of the val/test sites (split_internal.h sp_spl_scores: MMseqs2
+ *  easy-search, Tanimoto, strata) into /split_scores/NAME (docs/format.md "/split_scores").
  *  Writes /splits/NAME (int8 per site, attributes: docs/format.md "/splits") and, with write_listing, the TSV
  *  and JSON listing (temporary names, renamed when complete). @return 0; SP_E_NOT_FOUND (no file; no
- *  /clusters: "run sitepack cluster first"); SP_E_FORMAT (not a sitepack file, columns that do not match);
+ *  /clusters: "run sitepack cluster first"; scores: mmseqs2 not found); SP_E_FORMAT (not a sitepack file, columns that do not match);
  *  SP_E_INVALID (bad option: a fraction, max_tanimoto out of (0, 1], a date not YYYY-MM-DD; the column or a
  *  listing exists without force; a file without sites; a side with a fraction > 0 gets no site, or train
  *  gets none); SP_E_IO; SP_E_NOMEM; SP_E_HDF5. On error nothing is written. */
 int sp_split(const char *path, const sp_datasplit_opts *o, sp_datasplit_summary *sum, sp_err *err);
+
+/** Print the splits of the merged file @p path to @p out (sitepack survey; docs/usage.md "Leakage scores"): per
+ *  /splits column, in name order, one line of its side counts, `by`, max_cross_tanimoto and max_cross_identity
+ *  (nan when absent), and when /split_scores/NAME exists one line per val and test of the strata counts.
+ *  *@p n_splits (out): the columns printed (0: the file has no /splits, nothing printed). @return 0;
+ *  SP_E_NOT_FOUND, SP_E_FORMAT (sp_spl_open_read: no file, not a sitepack file of version >= 3). */
+int sp_split_report(const char *path, FILE *out, int *n_splits, sp_err *err);
 
 /** Name of side @p s ("train", "val", "test", "dropped"), NULL for another value. */
 const char *sp_side_name(int s);

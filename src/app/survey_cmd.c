@@ -15,6 +15,7 @@
 #include "sitepack/ccd.h"
 #include "sitepack/io.h"
 #include "sitepack/molkey.h"
+#include "sitepack/split.h"
 #include "sitepack/store.h"
 #include "sitepack/survey.h"
 
@@ -493,6 +494,21 @@ static void print_key_groups(const survey *s) {
          groups, confirmed, collisions, unconfirmed, s->ccd ? "" : " (no CCD to confirm with: give --ccd)");
 }
 
+/* Step 8: the splits of sitepack split with their leakage strata (sp_split_report), when the file has any. */
+static void print_splits(const survey *s) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&text, &len);
+  int n = 0;
+  sp_err err = {0};
+  if (m && !sp_split_report(s->path, m, &n, &err) && n) {
+    fclose(m), m = NULL;
+    printf("\nsplits (sitepack split; docs/usage.md \"Leakage scores\"):\n%s", text);
+  }
+  if (m) fclose(m);
+  free(text);
+}
+
 int sp_cmd_survey(int argc, char **argv) {
   survey s;
   memset(&s, 0, sizeof s);
@@ -511,6 +527,7 @@ int sp_cmd_survey(int argc, char **argv) {
       oom = sort_by_key(&s);
     }
     if (!oom) print_key_groups(&s);
+    if (!oom && !s.quiet) print_splits(&s);
     if (oom) {
       fprintf(stderr, "sitepack survey: out of memory\n");
       status = SP_EXIT_RUNTIME;

@@ -8,7 +8,7 @@ usage: test_split_sample.py SITEPACK MPIEXEC STRUCTURES CCD OUTDIR
 - every site assigned; the sides equal the rule of docs/usage.md recomputed in Python (split_rule.py); no
   val/test site shares an entry, a protein cluster (or, with --by both, a ligand cluster) with train;
 - /split_scores equal at -np 1 with MMseqs2 --threads 1 and -np 2 with --threads 2, and on a rerun;
-- units / codes / method attributes; sitepack check still accepts the file; Python ds.split and SiteDataset;
+- units / codes / method attributes; sitepack survey's split and strata lines equal the counts of the file; sitepack check still accepts the file; Python ds.split and SiteDataset;
 - rerun with --force gives the same bytes; without --force exit 2;
 - bad input, exit 2 and nothing written (file bytes and listings unchanged): no /clusters, mmseqs2 missing, a
   file without /sequences, an empty side;
@@ -169,6 +169,20 @@ check("no site on the test side" in p.stderr, f"empty side message: {p.stderr}")
 check(sha(a) == h0 and not os.path.exists(f"{OUT}/np1.split-tiny.tsv"), "empty side: something written")
 
 run([SP, "check", a, "--quiet"])
+
+# survey summarizes the splits and their strata (one line per split, one per val / test strata)
+p = run([SP, "survey", a])
+with h5py.File(a, "r") as f:
+    for by in ("both", "ligand", "protein"):
+        side = f["splits/by_" + by][()]
+        strat = f[f"split_scores/by_{by}/stratum"][()]
+        want = (f"split by_{by} (by {by}): train {(side == 0).sum()}, val {(side == 1).sum()}, test {(side == 2).sum()}, "
+                f"dropped {(side == -1).sum()}, copy {(side == -2).sum()}, undated {(side == -3).sum()}")
+        check(want in p.stdout, f"survey: no line '{want}'")
+        t = [int(((side == 2) & (strat == k)).sum()) for k in (3, 1, 2, 0)]
+        want = (f"split by_{by} test strata: novel_both {t[0]}, novel_protein {t[1]}, novel_ligand {t[2]}, "
+                f"not_novel {t[3]}")
+        check(want in p.stdout, f"survey: no line '{want}'")
 
 # the C fingerprints against RDKit's Morgan(2, 2048) on the same graphs
 try:
