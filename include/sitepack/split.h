@@ -24,8 +24,8 @@
 
 /** Sides of a split, the values of a /splits column (docs/format.md "/splits"): dropped (a val/test site
  *  that would leak: --by both, --by time), copy (a later file of an entry already split), undated (--by time:
- *  no release or deposition date). */
-enum { SP_SIDE_UNDATED = -3, SP_SIDE_COPY = -2, SP_SIDE_DROPPED = -1, SP_SIDE_TRAIN = 0, SP_SIDE_VAL = 1,
+ *  no release or deposition date), redundant (--non-redundant: not its group's representative). */
+enum { SP_SIDE_REDUNDANT = -4, SP_SIDE_UNDATED = -3, SP_SIDE_COPY = -2, SP_SIDE_DROPPED = -1, SP_SIDE_TRAIN = 0, SP_SIDE_VAL = 1,
        SP_SIDE_TEST = 2 };
 
 /** Novelty strata of a val/test site (docs/usage.md "Leakage scores"): its largest sequence identity to a train
@@ -104,6 +104,7 @@ typedef struct sp_datasplit_opts {
   int time_rules;        /**< SP_BY_TIME: drop after-cut sites that share a protein cluster or a ligand
                               component with train (1) */
   int keep_copies;       /**< put the sites of later files of an entry on sides too (0: SP_SIDE_COPY) */
+  int non_redundant;     /**< keep one site per (fine protein cluster, molecule): the others SP_SIDE_REDUNDANT */
   int scores;            /**< compute the leakage scores (MMseqs2 easy-search) and write /split_scores/NAME (1) */
   const char *mmseqs;    /**< MMseqs2 executable for the scores (NULL: "mmseqs" in PATH) */
   int threads;           /**< MMseqs2 --threads (1) */
@@ -121,6 +122,7 @@ typedef struct sp_datasplit_summary {
   int64_t dropped;        /**< sites left out so that val/test share nothing with train (--by both, time) */
   int64_t copies;         /**< sites of later files of an entry (SP_SIDE_COPY) */
   int64_t undated;        /**< --by time: sites of structures without a date (SP_SIDE_UNDATED) */
+  int64_t redundant;      /**< --non-redundant: sites not chosen (SP_SIDE_REDUNDANT) */
   int64_t n_components;   /**< groups of sites that go to one side together */
   int64_t largest_component; /**< sites of the largest */
   double asked[3];        /**< fractions asked per side (train = 1 - val - test; --by time: of the after-cut
@@ -141,7 +143,8 @@ typedef struct sp_datasplit_summary {
 /** Assign every site of the merged file @p path to train, val or test (docs/usage.md "Splits" states the
  *  rule, step by step; tests/peer/split_rule.py is the same rule written again):
  *  - sites of a later file of an entry (/structures/entry_first not the structure's own row) get
- *    SP_SIDE_COPY unless keep_copies;
+ *    SP_SIDE_COPY unless keep_copies; with non_redundant, the sites that are not the representative of their
+ *    (fine protein cluster, molecule) group get SP_SIDE_REDUNDANT (split_internal.h sp_spl_non_redundant);
  *  - the others are joined into components: by entry always; by protein (and both, and time after the cut) by
  *    the coarse cluster (/clusters protein_low) of the site's chain and of every polymer chain it contacts
  *    (/residues/contact); by ligand by the ligand component at max_tanimoto (sp_spl_ligand_components: every

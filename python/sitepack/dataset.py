@@ -537,7 +537,8 @@ class Dataset:
         rows = _gather_rows(a0, n, offsets)
         return n, offsets, [_take_rows(c, rows) for c in columns]
 
-    SPLIT_SIDES = {"train": 0, "val": 1, "test": 2, "dropped": -1, "copy": -2, "undated": -3}   #: codes of a /splits column
+    SPLIT_SIDES = {"train": 0, "val": 1, "test": 2, "dropped": -1, "copy": -2, "undated": -3,
+                   "redundant": -4}   #: codes of a /splits column
 
     def split_names(self):
         """Names of the /splits columns (``sitepack split``), sorted; [] when the file has none."""
@@ -562,9 +563,9 @@ class Dataset:
         return name
 
     def split(self, side, name=None, stratum=None):
-        """Sorted int64 site indices of one side (``"train"``, ``"val"``, ``"test"``, ``"dropped"``, ``"copy"``
-        or ``"undated"``) of the split ``/splits/<name>`` written by ``sitepack split`` (docs/usage.md "Splits").
-        ``name=None`` takes the file's only split. ``stratum`` (``"not_novel"``, ``"novel_protein"``,
+        """Sorted int64 site indices of one side (``"train"``, ``"val"``, ``"test"``, ``"dropped"``, ``"copy"``,
+        ``"undated"`` or ``"redundant"``) of the split ``/splits/<name>`` written by ``sitepack split``
+        (docs/usage.md "Splits"). ``name=None`` takes the file's only split. ``stratum`` (``"not_novel"``, ``"novel_protein"``,
         ``"novel_ligand"``, ``"novel_both"``) keeps the val/test sites of that novelty stratum
         (/split_scores/<name>/stratum, Dataset.split_scores). MissingTableError without /splits, without that
         name, or (stratum) without its scores; ValueError for another side or stratum, for name=None with several

@@ -29,7 +29,8 @@ static void split_usage(FILE *f) {
   fprintf(f,
           "usage: sitepack split FILE.h5 [--test 0.1] [--val 0.1] [--seed S] [--by protein|ligand|both|time]\n"
           "                      [--before YYYY-MM-DD] [--no-time-rules] [--max-tanimoto 0.5] [--keep-copies]\n"
-          "                      [--no-scores] [--mmseqs PATH] [--threads N] [--name NAME] [--no-listing]\n"
+          "                      [--non-redundant] [--no-scores] [--mmseqs PATH] [--threads N] [--name NAME]\n"
+          "                      [--no-listing]\n"
           "                      [--force] [--quiet]\n"
           "Assigns every site to train, val or test (the column /splits/NAME, default by_<by>) so that no val or\n"
           "test site shares an entry or a coarse protein cluster (of any polymer chain it contacts) with a train\n"
@@ -41,7 +42,9 @@ static void split_usage(FILE *f) {
           "dropped unless --no-time-rules. Groups of sites, in order of a hash of the seed and their smallest\n"
           "entry id, fill test and then val up to their fractions (within 2 points when the groups allow; the\n"
           "summary says by how much otherwise). Sites of later files of an entry (a PDB file beside its mmCIF)\n"
-          "go on no side (code copy) unless --keep-copies. Also writes FILE.split-NAME.tsv (one line per site)\n"
+          "go on no side (code copy) unless --keep-copies; --non-redundant keeps one site per (90 %% protein\n"
+          "cluster, molecule), the best by resolution, completeness, occupancy, entry id (the rest: redundant).\n"
+          "Also writes FILE.split-NAME.tsv (one line per site)\n"
           "and FILE.split-NAME.json (sizes asked and got, dropped, the largest cross-side Tanimoto).\n"
           "Leakage scores of each val/test site (unless --no-scores; /split_scores/NAME and the TSV): the largest\n"
           "identity of a chain it contacts to a train site's chain (MMseqs2 easy-search, 80 %% coverage), the\n"
@@ -142,7 +145,7 @@ int sp_cmd_split(int argc, char **argv) {
       {"max-tanimoto", required_argument, NULL, 'T'}, {"before", required_argument, NULL, 'B'},
       {"no-time-rules", no_argument, NULL, 'R'}, {"keep-copies", no_argument, NULL, 'K'},
       {"no-scores", no_argument, NULL, 'S'},   {"mmseqs", required_argument, NULL, 'm'},
-      {"threads", required_argument, NULL, 'j'},
+      {"threads", required_argument, NULL, 'j'}, {"non-redundant", no_argument, NULL, 'N'},
       {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0}};
   sp_datasplit_opts o;
   sp_datasplit_opts_default(&o);
@@ -174,6 +177,7 @@ int sp_cmd_split(int argc, char **argv) {
       case 'R': o.time_rules = 0; break;
       case 'K': o.keep_copies = 1; break;
       case 'S': o.scores = 0; break;
+      case 'N': o.non_redundant = 1; break;
       case 'm': o.mmseqs = optarg; break;
       case 'j': bad = sp_opt_int("split", "--threads", optarg, 1, 1024, &thr) != 0; break;
       case 'F': o.force = 1; break;
@@ -206,11 +210,11 @@ int sp_cmd_split(int argc, char **argv) {
   }
   if (!quiet) {
     printf("sitepack split: /splits/%s: train %lld, val %lld, test %lld sites (entries %lld / %lld / %lld), dropped "
-           "%lld, copies %lld, undated %lld; %lld components, largest %lld sites; got %.1f / %.1f / %.1f %% for %.1f / %.1f / "
+           "%lld, copies %lld, undated %lld, redundant %lld; %lld components, largest %lld sites; got %.1f / %.1f / %.1f %% for %.1f / %.1f / "
            "%.1f %% asked (off by %.1f points%s); largest train-val/test Tanimoto %.3f (bound < %.2f%s) (%.2f s)\n",
            s.name, (long long)s.sites[0], (long long)s.sites[1], (long long)s.sites[2], (long long)s.entries[0],
            (long long)s.entries[1], (long long)s.entries[2], (long long)s.dropped, (long long)s.copies,
-           (long long)s.undated, (long long)s.n_components, (long long)s.largest_component,
+           (long long)s.undated, (long long)s.redundant, (long long)s.n_components, (long long)s.largest_component,
            100 * s.got[0], 100 * s.got[1], 100 * s.got[2], 100 * s.asked[0], 100 * s.asked[1], 100 * s.asked[2],
            100 * s.deviation, s.deviation > 0.02 ? ": more than 2, the components allow no closer fill" : "",
            s.max_cross_tanimoto, o.max_tanimoto, o.by == SP_BY_PROTEIN || (o.by == SP_BY_TIME && !o.time_rules) ?

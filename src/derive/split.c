@@ -19,6 +19,7 @@ const char *sp_side_name(int s) {
     case SP_SIDE_DROPPED: return "dropped";
     case SP_SIDE_COPY: return "copy";
     case SP_SIDE_UNDATED: return "undated";
+    case SP_SIDE_REDUNDANT: return "redundant";
     default: return NULL;
   }
 }
@@ -29,7 +30,7 @@ void sp_datasplit_opts_default(sp_datasplit_opts *o) {
   o->scores = 1, o->threads = 1;
 }
 
-#define SP_SPLIT_CODES "{\"-3\":\"undated\",\"-2\":\"copy\",\"-1\":\"dropped\",\"0\":\"train\",\"1\":\"val\",\"2\":\"test\"}"
+#define SP_SPLIT_CODES "{\"-4\":\"redundant\",\"-3\":\"undated\",\"-2\":\"copy\",\"-1\":\"dropped\",\"0\":\"train\",\"1\":\"val\",\"2\":\"test\"}"
 
 static const char *by_name(int by) {
   return by == SP_BY_LIGAND ? "ligand" : by == SP_BY_BOTH ? "both" : by == SP_BY_TIME ? "time" : "protein";
@@ -38,7 +39,7 @@ static const char *by_name(int by) {
 static void sp_in_free(sp_spl_in *in) {
   free(in->pcl), free(in->lcl), free(in->sidx), free(in->lidx), free(in->efirst), free(in->mol), free(in->ccl);
   free(in->res_ptr), free(in->rchain), free(in->rkind), free(in->rcontact), free(in->fp), free(in->site_chain);
-  free(in->seq_ptr), free(in->code), free(in->ctype);
+  free(in->seq_ptr), free(in->code), free(in->ctype), free(in->nr);
   free(in->cls), free(in->eid), free(in->spath), free(in->comp), free(in->rdate), free(in->ddate);
 }
 
@@ -177,11 +178,13 @@ static int write_json(const char *tmp, const char *path, const sp_spl_in *in, co
           "  \"tool_version\": \"%s\",\n  \"git_sha\": \"%s\",\n  \"n_sites\": %lld,\n",
           by_name(o->by), (unsigned long long)o->seed, o->test, o->val, in->pcol, SP_VERSION, SP_GIT_SHA,
           (long long)s->n_sites);
-  fprintf(f, "  \"max_tanimoto\": %.17g,\n  \"keep_copies\": %d,\n", o->max_tanimoto, o->keep_copies);
+  fprintf(f, "  \"max_tanimoto\": %.17g,\n  \"keep_copies\": %d,\n  \"non_redundant\": %d,\n", o->max_tanimoto,
+          o->keep_copies, o->non_redundant);
   if (o->by == SP_BY_TIME) fprintf(f, "  \"before\": \"%s\",\n  \"time_rules\": %d,\n", o->before, o->time_rules);
   fprintf(f, "  \"sites\": {\"train\": %lld, \"val\": %lld, \"test\": %lld, \"dropped\": %lld, \"copy\": %lld, "
-          "\"undated\": %lld},\n", (long long)s->sites[0], (long long)s->sites[1], (long long)s->sites[2],
-          (long long)s->dropped, (long long)s->copies, (long long)s->undated);
+          "\"undated\": %lld, \"redundant\": %lld},\n", (long long)s->sites[0], (long long)s->sites[1],
+          (long long)s->sites[2], (long long)s->dropped, (long long)s->copies, (long long)s->undated,
+          (long long)s->redundant);
   fprintf(f, "  \"asked\": [%.6f, %.6f, %.6f],\n  \"got\": [%.6f, %.6f, %.6f],\n  \"deviation\": %.6f,\n"
           "  \"passes\": %d,\n  \"max_cross_tanimoto\": %.6f,\n", s->asked[0], s->asked[1], s->asked[2], s->got[0],
           s->got[1], s->got[2], s->deviation, s->iterations, s->max_cross_tanimoto);
@@ -213,6 +216,7 @@ static int column_attrs(hid_t d, const sp_spl_in *in, const sp_datasplit_opts *o
                            "sharing a ligand component (time: or protein cluster) with train dropped") < 0 ||
             sp_h5_attr_i64(d, "dropped", s->dropped) < 0 || sp_h5_attr_i64(d, "copies", s->copies) < 0 ||
             sp_h5_attr_i64(d, "keep_copies", o->keep_copies) < 0 ||
+            sp_h5_attr_i64(d, "non_redundant", o->non_redundant) < 0 || sp_h5_attr_i64(d, "redundant", s->redundant) < 0 ||
             sp_h5_attr_f64(d, "max_tanimoto", o->max_tanimoto) < 0 ||
             sp_h5_attr_f64(d, "max_cross_tanimoto", s->max_cross_tanimoto) < 0 ||
             sp_h5_attr_f64(d, "deviation", s->deviation) < 0 || sp_h5_attr_vstr(d, "sizes", sizes) < 0 ||
@@ -340,6 +344,18 @@ int sp_split(const char *path, const sp_datasplit_opts *o, sp_datasplit_summary 
   }
   sum->n_sites = in.n_sites;
   side = malloc((size_t)in.n_sites + 1);
+  if (o->non_redundant && side) {
+    in.nr = malloc((size_t)in.n_sites + 1);
+    if (!in.nr) {
+      rc = sp_err_set(err, SP_E_NOMEM, "%s: out of memory", path);
+      goto done;
+    }
+    for (int64_t s = 0; s < in.n_sites; s++) {
+      int f = sp_spl_fixed_side(&in, o, s);
+      side[s] = (int8_t)(f == 99 || f == SP_SIDE_TRAIN);
+    }
+    if ((rc = sp_spl_non_redundant(path, &in, side, in.nr, err))) goto done;
+  }
   if (!side || sp_spl_assign(&in, o, side, sum)) {
     rc = sp_err_set(err, SP_E_NOMEM, "%s: out of memory", path);
     goto done;

@@ -219,20 +219,26 @@ static int date_side(const sp_spl_in *in, int64_t s, const char *cut) {
   return memcmp(d, cut, 10) < 0 ? -1 : 1;
 }
 
-/* Sides fixed before the fill: later copies, --by time train and undated; 99 to fill. */
+int sp_spl_fixed_side(const sp_spl_in *in, const sp_datasplit_opts *o, int64_t s) {
+  int64_t t = in->sidx[s];
+  if (!o->keep_copies && in->efirst[t] >= 0 && in->efirst[t] != t) return SP_SIDE_COPY;
+  if (o->by == SP_BY_TIME) {
+    int d = date_side(in, s, o->before);
+    return d == 0 ? SP_SIDE_UNDATED : d < 0 ? SP_SIDE_TRAIN : 99;
+  }
+  return 99;
+}
+
+/* Sides fixed before the fill: later copies, --by time train and undated, --non-redundant the sites that are
+ * not their group's representative; 99 to fill. */
 static int64_t fix_sides(asg *a, sp_datasplit_summary *sum) {
   const sp_spl_in *in = a->in;
   int64_t E = 0;
   for (int64_t s = 0; s < a->N; s++) {
-    int64_t t = in->sidx[s];
-    int8_t f = 99;
-    if (!a->o->keep_copies && in->efirst[t] >= 0 && in->efirst[t] != t) f = SP_SIDE_COPY, sum->copies++;
-    else if (a->o->by == SP_BY_TIME) {
-      int d = date_side(in, s, a->o->before);
-      if (d == 0) f = SP_SIDE_UNDATED, sum->undated++;
-      else if (d < 0) f = SP_SIDE_TRAIN;
-    }
-    a->fixed[s] = f;
+    int f = sp_spl_fixed_side(in, a->o, s);
+    if ((f == 99 || f == SP_SIDE_TRAIN) && in->nr && !in->nr[s]) f = SP_SIDE_REDUNDANT;
+    sum->copies += f == SP_SIDE_COPY, sum->undated += f == SP_SIDE_UNDATED, sum->redundant += f == SP_SIDE_REDUNDANT;
+    a->fixed[s] = (int8_t)f;
     E += f == 99;
   }
   return E;

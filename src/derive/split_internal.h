@@ -60,6 +60,7 @@ typedef struct sp_spl_in {
   size_t ctype_w;
   int64_t n_code;
   uint8_t *rkind, *rcontact;
+  uint8_t *nr;       /* --non-redundant: 1 for the representative of its group (sp_spl_non_redundant); NULL off */
   uint64_t *fp;
   char *cls, *eid, *spath, *comp, *rdate, *ddate;
   size_t cls_w, eid_w, path_w, comp_w, rdate_w, ddate_w;
@@ -81,6 +82,9 @@ int64_t sp_spl_entry_of(const sp_spl_in *in, int64_t s);
 const char *sp_spl_entry_key(const sp_spl_in *in, int64_t e, size_t *len);
 struct sp_datasplit_opts;
 struct sp_datasplit_summary;
+/** The side of site @p s fixed before the fill (SP_SIDE_COPY, SP_SIDE_UNDATED, SP_SIDE_TRAIN before a time
+ *  cut), or 99 when the fill places it. */
+int sp_spl_fixed_side(const sp_spl_in *in, const struct sp_datasplit_opts *o, int64_t s);
 /** The side of every site (@p side[N], out) by the rule of sp_split (split.h), with the summary's counts,
  *  fractions, deviation and max_cross_tanimoto. 0 or SP_E_NOMEM. */
 int sp_spl_assign(const sp_spl_in *in, const struct sp_datasplit_opts *o, int8_t *side,
@@ -98,6 +102,14 @@ double sp_spl_max_cross_tanimoto(const sp_spl_in *in, const int8_t *side);
 
 /** Read /clusters/fingerprint (M, 256) bytes into words (sp_spl_in.fp layout); NULL with @p err set. */
 uint64_t *sp_spl_read_fp(hid_t file, const char *path, int64_t *m, sp_err *err);
+
+/* split_nr.c */
+/** The non-redundant subset (docs/usage.md "Splits", --non-redundant): among the sites with @p eligible[s], one
+ *  per (fine protein cluster /clusters protein_high, molecule /clusters/ligand_molecule), the first by
+ *  resolution (ascending; none or <= 0 last), ligand completeness (n_heavy_atoms / n_ccd_heavy_atoms,
+ *  descending), occupancy_mean (descending), entry key (byte order), site index. @p rep[N] (out): 1 for the
+ *  chosen. 0; SP_E_FORMAT, SP_E_NOT_FOUND (columns), SP_E_NOMEM. */
+int sp_spl_non_redundant(const char *path, const sp_spl_in *in, const int8_t *eligible, uint8_t *rep, sp_err *err);
 
 /* split_scores.c */
 /** Per-site leakage scores of sp_spl_scores (N each, caller frees): identity, tanimoto (NaN: not a val/test site;

@@ -5,7 +5,7 @@ import json
 import numpy as np
 
 M64 = (1 << 64) - 1
-SIDES = {"train": 0, "val": 1, "test": 2, "dropped": -1, "copy": -2, "undated": -3}
+SIDES = {"train": 0, "val": 1, "test": 2, "dropped": -1, "copy": -2, "undated": -3, "redundant": -4}
 
 
 def mix64(z):
@@ -123,7 +123,35 @@ def date_of(f):
     return [rd[e] if rd[e] else dd[e] for e in ent]
 
 
-def expected_split(f, seed, test, val, by, t=0.5, keep_copies=False, before=None, time_rules=True):
+def representatives(f, eligible):
+    """--non-redundant: per (fine protein cluster, molecule) among the eligible sites, the first by resolution
+    (ascending, none or <= 0 last), completeness n_heavy / n_ccd_heavy (descending), occupancy_mean
+    (descending, NaN as -1), entry key (bytes), site index. Boolean per site."""
+    high = f["clusters"].attrs["protein_high"]
+    high = high.decode() if isinstance(high, bytes) else high
+    p90, mol = f["clusters"][high][()], f["clusters/ligand_molecule"][()]
+    st, lig = f["sites/structure_idx"][()], f["sites/ligand_idx"][()]
+    res = f["structures/resolution"][()].astype(np.float64)[st]
+    nh = f["ligands/n_heavy_atoms"][()][lig].astype(np.int64)
+    nc = f["ligands/n_ccd_heavy_atoms"][()][lig].astype(np.int64)
+    occ = f["ligands/occupancy_mean"][()].astype(np.float64)[lig]
+    _, keys, _ = site_tables(f)
+    best = {}
+    for s in np.flatnonzero(eligible):
+        good = res[s] > 0 and not np.isnan(res[s])
+        comp = nh[s] / nc[s] if nc[s] > 0 else 0.0
+        o = -1.0 if np.isnan(occ[s]) else occ[s]
+        k = (not good, res[s] if good else 0.0, -comp, -o, keys[s], s)
+        g = (int(p90[s]), int(mol[s]))
+        if g not in best or k < best[g][0]:
+            best[g] = (k, s)
+    out = np.zeros(len(p90), bool)
+    out[[v[1] for v in best.values()]] = True
+    return out
+
+
+def expected_split(f, seed, test, val, by, t=0.5, keep_copies=False, before=None, time_rules=True,
+                   non_redundant=False):
     """The sides the documented rule gives (docs/usage.md "Splits"), recomputed from /clusters and the tables;
     returns (side, summary dict with asked, got, deviation, dropped)."""
     ent, keys, follows = site_tables(f)
@@ -137,6 +165,9 @@ def expected_split(f, seed, test, val, by, t=0.5, keep_copies=False, before=None
         for s in range(n):
             if fixed[s] == 99:
                 fixed[s] = -3 if len(d[s]) < 10 else 0 if d[s][:10] < cut else 99
+    if non_redundant:
+        rep = representatives(f, (fixed == 99) | (fixed == 0))
+        fixed[((fixed == 99) | (fixed == 0)) & ~rep] = -4
     lc = np.full(n, -1) if by == "protein" else ligand_components(f, t)
     pk = protein_keys(f)
     elig = np.flatnonzero(fixed == 99)
@@ -237,7 +268,7 @@ def check_apart(f, side, by, t=0.5):
 def codes_ok(d):
     c = d.attrs["codes"]
     c = c.decode() if isinstance(c, bytes) else c
-    return json.loads(c) == {"-3": "undated", "-2": "copy", "-1": "dropped", "0": "train", "1": "val", "2": "test"}
+    return json.loads(c) == {"-4": "redundant", "-3": "undated", "-2": "copy", "-1": "dropped", "0": "train", "1": "val", "2": "test"}
 
 
 def rdkit_agreement(h5, f):

@@ -16,6 +16,7 @@ numpy (not from the side hash):
   - a dropped site is not an ion or artifact, its ligand component has a train site, and its entry and
     protein clusters have no train site: nothing is dropped that the rule keeps;
   - sizes within 2 points of the fractions asked (and the attribute deviation equals the recomputed one);
+  - --non-redundant: the rule with one site per (fine protein cluster, molecule) kept; ds.split("redundant");
   - errors exit 2 and write nothing: --max-tanimoto 0 or 1.5, a --before date that leaves train or test
     empty, a date not YYYY-MM-DD, --by time without --before and --before without --by time;
   - the sides equal tests/peer/split_rule.py's recomputation of the documented rule, site by site;
@@ -56,6 +57,26 @@ run([SP, "cluster", h5, "--threads", "2", "--sensitivity", "1", "--quiet"])
 run([SP, "split", h5, "--seed", str(SEED), "--test", str(TEST), "--val", str(VAL), "--by", "both", "--quiet"])
 if fails:
     sys.exit(1)
+
+# --non-redundant: one kept site per (fine protein cluster, molecule), the documented order, then the same rule
+run([SP, "split", h5, "--seed", str(SEED), "--test", str(TEST), "--val", str(VAL), "--by", "both", "--non-redundant",
+     "--name", "nr", "--quiet", "--no-scores"])
+with h5py.File(h5, "r") as f:
+    nr = f["splits/nr"][()]
+    exp_nr, _ = R.expected_split(f, SEED, TEST, VAL, "both", non_redundant=True)
+    high = f["clusters"].attrs["protein_high"]
+    p90 = f["clusters"][high.decode() if isinstance(high, bytes) else high][()]
+    mol = f["clusters/ligand_molecule"][()]
+check((nr == exp_nr).all(), f"--non-redundant: sides differ from the rule at {np.flatnonzero(nr != exp_nr)[:10]}")
+placed = nr != -4
+groups = {}
+for s_ in np.flatnonzero(nr != -2):
+    groups.setdefault((int(p90[s_]), int(mol[s_])), []).append(s_)
+check(all(sum(placed[g]) == 1 for g in groups.values()), "--non-redundant: a group without exactly one kept site")
+check((nr == -4).sum() > 0, "--non-redundant: nothing redundant on the sample (the case is trivial)")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+import sitepack  # noqa: E402
+check((sitepack.open(h5).split("redundant", name="nr") == np.flatnonzero(nr == -4)).all(), "ds.split('redundant')")
 
 # errors: exit 2, nothing written (the file's bytes and no listing)
 digest = hashlib.sha256(open(h5, "rb").read()).hexdigest()
