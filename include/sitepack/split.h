@@ -153,7 +153,7 @@ typedef struct sp_datasplit_summary {
  *    each up to its fraction of the sites (a component that does not fit goes on: smaller ones after it
  *    may), the rest train;
  *  - SP_BY_BOTH: val/test sites (not ions or artifacts) whose ligand component has a train site are dropped,
- *    and the fill is redone with the val/test targets raised by what was dropped (up to 8 passes; the pass
+ *    and the fill is redone with the val/test targets raised by what was dropped (up to 32 passes; the pass
  *    with the smallest deviation kept);
  *  - SP_BY_TIME: train = sites released (else deposited) before @p o->before; the after-cut components fill
  *    test then val in the ratio asked; with time_rules after-cut sites sharing a protein cluster (any contacted

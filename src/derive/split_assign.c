@@ -175,14 +175,14 @@ static double measure(const asg *a, const int8_t *side, const double asked[3], d
   return dev;
 }
 
-/* Fill, drop (--by both, --by time with rules), and for --by both redo with raised targets (up to 8 passes,
+/* Fill, drop (--by both, --by time with rules), and for --by both redo with raised targets (up to 32 passes,
  * stop within 2 points; the pass with the smallest deviation, the first on ties, is kept in @p side). */
 static int fill_and_drop(asg *a, int64_t E, int8_t *side, int8_t *best, sp_datasplit_summary *sum) {
   const sp_datasplit_opts *o = a->o;
   int timed = o->by == SP_BY_TIME, drops = o->by == SP_BY_BOTH || (timed && o->time_rules);
   double tt = timed ? (double)E * (o->test / (o->test + o->val)) : o->test * (double)E;
   double tv = timed ? (double)E : o->val * (double)E, best_dev = 2;
-  int passes = o->by == SP_BY_BOTH ? 8 : 1;
+  int passes = o->by == SP_BY_BOTH ? 32 : 1;
   for (int it = 0; it < passes; it++) {
     fill(a, tt, tv, side);
     int64_t dropped = 0, cnt[3];

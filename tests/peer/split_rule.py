@@ -151,7 +151,7 @@ def representatives(f, eligible):
 
 
 def expected_split(f, seed, test, val, by, t=0.5, keep_copies=False, before=None, time_rules=True,
-                   non_redundant=False):
+                   non_redundant=False, tm=None):
     """The sides the documented rule gives (docs/usage.md "Splits"), recomputed from /clusters and the tables;
     returns (side, summary dict with asked, got, deviation, dropped)."""
     ent, keys, follows = site_tables(f)
@@ -168,7 +168,7 @@ def expected_split(f, seed, test, val, by, t=0.5, keep_copies=False, before=None
     if non_redundant:
         rep = representatives(f, (fixed == 99) | (fixed == 0))
         fixed[((fixed == 99) | (fixed == 0)) & ~rep] = -4
-    lc = np.full(n, -1) if by == "protein" else ligand_components(f, t)
+    lc = np.full(n, -1) if by == "protein" else ligand_components(f, t, tm)
     pk = protein_keys(f)
     elig = np.flatnonzero(fixed == 99)
     uf = UF(n)
@@ -196,7 +196,7 @@ def expected_split(f, seed, test, val, by, t=0.5, keep_copies=False, before=None
     tt = E * (test / (test + val)) if timed else test * E
     tv = float(E) if timed else val * E
     best = None
-    for it in range(8 if by == "both" else 1):
+    for it in range(32 if by == "both" else 1):
         cur, cs = [0, 0, 0], {}
         for r in order:
             k = 2 if cur[2] + size[r] <= tt else 1 if cur[1] + size[r] <= tv else 0
@@ -243,12 +243,12 @@ def max_cross_tanimoto(f, side, tm=None):
     return float(tm[np.ix_(b, a)].max()) if len(a) and len(b) else 0.0
 
 
-def check_apart(f, side, by, t=0.5):
+def check_apart(f, side, by, t=0.5, tm=None):
     """No val/test site shares an entry or (by) a protein cluster of any chain it contacts / a ligand
     component at t with a train site; returns the list of problems."""
     ent, keys, follows = site_tables(f)
     pk = protein_keys(f)
-    lc = ligand_components(f, t)
+    lc = ligand_components(f, t, tm)
     bad = []
     tr = side == 0
     train_e = set(ent[tr].tolist())

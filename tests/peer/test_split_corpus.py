@@ -91,9 +91,9 @@ for by in KINDS:
     side, at = d[()], dict(d.attrs)
     k = kinds[by] = {"seconds": secs[by]}
     check(np.isin(side, [-3, -2, -1, 0, 1, 2]).all(), f"--by {by}: a site without a side")
-    exp, summ = R.expected_split(f, 1, 0.1, 0.1, by, before=BEFORE if by == "time" else None)
+    exp, summ = R.expected_split(f, 1, 0.1, 0.1, by, before=BEFORE if by == "time" else None, tm=tm)
     check((side == exp).all(), f"--by {by}: sides differ from the rule at {np.flatnonzero(side != exp)[:10]}")
-    bad = R.check_apart(f, side, by)
+    bad = R.check_apart(f, side, by, tm=tm)
     check(not bad, f"--by {by}: {bad[:5]}")
     check((side[is_copy] == -2).all() and (side[~is_copy] != -2).all(), f"--by {by}: copy code")
     k.update({s: int((side == v).sum()) for s, v in R.SIDES.items()})
