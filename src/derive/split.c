@@ -30,7 +30,9 @@ void sp_datasplit_opts_default(sp_datasplit_opts *o) {
   o->scores = 1, o->threads = 1;
 }
 
-#define SP_SPLIT_CODES "{\"-4\":\"redundant\",\"-3\":\"undated\",\"-2\":\"copy\",\"-1\":\"dropped\",\"0\":\"train\",\"1\":\"val\",\"2\":\"test\"}"
+#define SP_SPLIT_CODES                                                                                        \
+  "{\"-4\":\"redundant\",\"-3\":\"undated\",\"-2\":\"copy\",\"-1\":\"dropped\",\"0\":\"train\",\"1\":\"val\","     \
+  "\"2\":\"test\"}"
 
 static const char *by_name(int by) {
   return by == SP_BY_LIGAND ? "ligand" : by == SP_BY_BOTH ? "both" : by == SP_BY_TIME ? "time" : "protein";
@@ -114,7 +116,8 @@ static int sp_read_in(const char *path, const char *name, int *exists, sp_spl_in
   H5Fclose(f);
   if (bad) return err->cls;
   if (!sp_in_ok(in, n))
-    return sp_err_set(err, SP_E_FORMAT, "%s: /sites or /clusters rows or indices do not match the file (run sitepack check)", path);
+    return sp_err_set(err, SP_E_FORMAT, "%s: /sites or /clusters rows or indices do not match the file (run sitepack "
+                      "check)", path);
   return 0;
 }
 #undef RD
@@ -216,7 +219,8 @@ static int column_attrs(hid_t d, const sp_spl_in *in, const sp_datasplit_opts *o
                            "sharing a ligand component (time: or protein cluster) with train dropped") < 0 ||
             sp_h5_attr_i64(d, "dropped", s->dropped) < 0 || sp_h5_attr_i64(d, "copies", s->copies) < 0 ||
             sp_h5_attr_i64(d, "keep_copies", o->keep_copies) < 0 ||
-            sp_h5_attr_i64(d, "non_redundant", o->non_redundant) < 0 || sp_h5_attr_i64(d, "redundant", s->redundant) < 0 ||
+            sp_h5_attr_i64(d, "non_redundant", o->non_redundant) < 0 ||
+            sp_h5_attr_i64(d, "redundant", s->redundant) < 0 ||
             sp_h5_attr_f64(d, "max_tanimoto", o->max_tanimoto) < 0 ||
             sp_h5_attr_f64(d, "max_cross_tanimoto", s->max_cross_tanimoto) < 0 ||
             sp_h5_attr_f64(d, "deviation", s->deviation) < 0 || sp_h5_attr_vstr(d, "sizes", sizes) < 0 ||
@@ -253,7 +257,8 @@ static int write_scores(hid_t f, const sp_spl_in *in, const sp_datasplit_opts *o
                         "\"3\":\"novel_both\"}");
   }
   int bad = g < 0 || d[0] < 0 || d[1] < 0 || d[2] < 0 ||
-            sp_h5_attr_vstr(d[0], "missing", "NaN: not a val/test site, or the site touches no polypeptide chain") < 0 ||
+            sp_h5_attr_vstr(d[0], "missing", "NaN: not a val/test site, or the site touches no polypeptide "
+                            "chain") < 0 ||
             sp_h5_attr_vstr(d[1], "missing", "NaN: not a val/test site") < 0 ||
             sp_h5_attr_vstr(g, "method", "max_identity: mmseqs easy-search -c 0.8 --cov-mode 0 (fident) of the "
                            "polypeptide chains a site contacts against those train sites contact; max_tanimoto: "
@@ -297,7 +302,8 @@ static int check_opts(const char *path, const sp_datasplit_opts *o, sp_err *err)
     int ok = d && strlen(d) == 10 && d[4] == '-' && d[7] == '-';
     for (int i = 0; ok && i < 10; i++) ok = i == 4 || i == 7 || (d[i] >= '0' && d[i] <= '9');
     if (!ok) return sp_err_set(err, SP_E_INVALID, "%s: --by time needs --before YYYY-MM-DD", path);
-    if (!(o->test + o->val > 0)) return sp_err_set(err, SP_E_INVALID, "%s: --by time needs --test or --val above 0", path);
+    if (!(o->test + o->val > 0))
+      return sp_err_set(err, SP_E_INVALID, "%s: --by time needs --test or --val above 0", path);
   } else if (o->before) {
     return sp_err_set(err, SP_E_INVALID, "%s: --before goes with --by time", path);
   }

@@ -31,7 +31,8 @@ static int better(int64_t a, int64_t b) {
   double oa = isnan(r->occ[la]) ? -1 : r->occ[la], ob = isnan(r->occ[lb]) ? -1 : r->occ[lb];
   if (oa != ob) return oa > ob ? -1 : 1;
   size_t ka, kb;
-  const char *xa = sp_spl_entry_key(in, sp_spl_entry_of(in, a), &ka), *xb = sp_spl_entry_key(in, sp_spl_entry_of(in, b), &kb);
+  const char *xa = sp_spl_entry_key(in, sp_spl_entry_of(in, a), &ka);
+  const char *xb = sp_spl_entry_key(in, sp_spl_entry_of(in, b), &kb);
   int m = memcmp(xa, xb, ka < kb ? ka : kb);
   if (m || ka != kb) return m ? m : ka < kb ? -1 : 1;
   return a < b ? -1 : a > b;

@@ -176,7 +176,8 @@ int sp_spl_scores(const char *path, const sp_spl_in *in, const sp_datasplit_opts
     int k = np && nl ? SP_NOVEL_BOTH : np ? SP_NOVEL_PROTEIN : nl ? SP_NOVEL_LIGAND : SP_NOT_NOVEL;
     out->stratum[s] = (int8_t)k;
     sum->strata[side[s] - 1][k]++;
-    if (!isnan(out->identity[s]) && out->identity[s] > sum->max_cross_identity) sum->max_cross_identity = out->identity[s];
+    if (!isnan(out->identity[s]) && out->identity[s] > sum->max_cross_identity)
+      sum->max_cross_identity = out->identity[s];
   }
   sum->seconds_scores = sp_spl_now() - t0;
   sum->scored = 1;

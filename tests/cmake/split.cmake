@@ -7,7 +7,7 @@
 add_test(NAME split_sample COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_split_sample.py
          $<TARGET_FILE:sitepack_cli> ${MPIEXEC_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/data/structures
          ${CMAKE_SOURCE_DIR}/tests/data/ccd/components_sample.cif ${CMAKE_CURRENT_BINARY_DIR}/split_sample)
-set_tests_properties(split_sample PROPERTIES LABELS "split;unit;slow" TIMEOUT 400)
+set_tests_properties(split_sample PROPERTIES LABELS "split;unit;slow" TIMEOUT 600)
 if(SP_HAVE_CORPUS)
   # On the corpus (a copy of the py_corpus run): cluster, split --by protein, ligand, both, time; the rule
   # recomputed; no val/test chain >= 30 % identical over 80 % of both sequences to a train chain by Biopython's
