@@ -28,7 +28,8 @@ class SiteDataset(torch.utils.data.Dataset):
     dict ``{field: numpy array}`` for site ``indices[k]`` (all sites when None), plus ``"site"`` (int, its
     /sites row) and ``"n_ligand"`` (int); field names as in Dataset.get_sites_flat. ``transform(item)``, when
     given, is applied to each item. ``split="train"`` (or "val", "test"; ``split_name`` the /splits column, None:
-    the file's only one) takes the sites of that side of ``sitepack split`` (Dataset.split) instead of indices.
+    the file's only one) takes the sites of that side of ``sitepack split`` (Dataset.split) instead of indices;
+    ``split_stratum`` (e.g. "novel_both") keeps those of one novelty stratum of the split's leakage scores.
 
     A graph sample (sitepack.graph.graph_batch of one site) when ``edges`` (``"bond"``, ``"interaction"``),
     ``radius`` (Å), ``heavy_only`` or a derived feature of sitepack.graph.ATOM_FEATURES (``"formal_charge"``,
@@ -38,7 +39,8 @@ class SiteDataset(torch.utils.data.Dataset):
     transform is given. Picklable: each DataLoader worker re-opens and maps the file itself."""
 
     def __init__(self, ds, fields=("positions", "elements"), indices=None, transform=None, split=None,
-                 split_name=None, edges=(), directed=False, radius=None, radius_mode="ligand", heavy_only=False):
+                 split_name=None, edges=(), directed=False, radius=None, radius_mode="ligand", heavy_only=False,
+                 split_stratum=None):
         self.ds = ds if isinstance(ds, Dataset) else Dataset(ds)
         self.fields, self.edges = _graph.check_options(fields, edges, radius, radius_mode)
         self.directed, self.radius, self.radius_mode = bool(directed), radius, radius_mode
@@ -47,7 +49,7 @@ class SiteDataset(torch.utils.data.Dataset):
         if split is not None:
             if indices is not None:
                 raise ValueError(f"{self.ds.path}: SiteDataset: give indices or split, not both")
-            indices = self.ds.split(split, name=split_name)
+            indices = self.ds.split(split, name=split_name, stratum=split_stratum)
         self.indices = None if indices is None else np.asarray(indices, dtype=np.int64)
         self.transform = transform
 

@@ -10,6 +10,7 @@
 #include "app/cmd_survey.h"
 #include "app/cli_opts.h"
 #include "app/survey_data.h"
+#include "sitepack/split.h"
 #include "sitepack/survey.h"
 
 #define at sp_table_at
@@ -147,6 +148,21 @@ static void print_key_groups(const sp_file_survey *s) {
          g.groups, g.confirmed, g.collisions, g.unconfirmed, s->ccd ? "" : " (no CCD to confirm with: give --ccd)");
 }
 
+/* The splits of sitepack split with their leakage strata (sp_split_report), when the file has any. */
+static void print_splits(const sp_file_survey *s) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&text, &len);
+  int n = 0;
+  sp_err err = {0};
+  if (m && !sp_split_report(s->path, m, &n, &err) && n) {
+    fclose(m), m = NULL;
+    printf("\nsplits (sitepack split; docs/usage.md \"Leakage scores\"):\n%s", text);
+  }
+  if (m) fclose(m);
+  free(text);
+}
+
 int sp_cmd_survey(int argc, char **argv) {
   sp_file_survey s;
   memset(&s, 0, sizeof s);
@@ -166,6 +182,7 @@ int sp_cmd_survey(int argc, char **argv) {
       oom = sp_fsurvey_sort_by_key(&s);
     }
     if (!oom) print_key_groups(&s);
+    if (!oom && !s.quiet) print_splits(&s);
     if (oom) {
       fprintf(stderr, "sitepack survey: out of memory\n");
       status = SP_EXIT_RUNTIME;

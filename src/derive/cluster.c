@@ -427,7 +427,8 @@ static int cl_write(const char *path, const cl_in *in, const sp_cluster_opts *o,
   /* splits made from the clusters replaced here would no longer hold: they go with them */
   sp_h5_quiet q;
   sp_h5_quiet_begin(&q);
-  if (H5Lexists(f, "/splits", H5P_DEFAULT) > 0 && H5Ldelete(f, "/splits", H5P_DEFAULT) < 0) {
+  if ((H5Lexists(f, "/splits", H5P_DEFAULT) > 0 && H5Ldelete(f, "/splits", H5P_DEFAULT) < 0) ||
+      (H5Lexists(f, "/split_scores", H5P_DEFAULT) > 0 && H5Ldelete(f, "/split_scores", H5P_DEFAULT) < 0)) {
     sp_h5_quiet_end(&q);
     H5Gclose(g);
     H5Fclose(f);
