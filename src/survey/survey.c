@@ -325,8 +325,21 @@ static int step_init(build *b, const sp_structure *s, sp_ccd *ccd, sp_survey *ou
   return 0;
 }
 
+/* mmCIF: residue R of chain C is a sugar of a `polymer` entity without a polypeptide or nucleic-acid type
+ * (old-style files: no _entity_poly.type, or 'polysaccharide(D)', 'other'): a glycan ligand, as the
+ * entry's PDB-format file has it (HETATM joined by LINK; docs/ligands.md "Roles"). */
+static bool polymer_sugar(build *b, const sp_chain *C, const sp_residue *R) {
+  const sp_structure *s = b->s;
+  if (R->entity_type != SP_ENT_POLYMER || !s->has_label_ids) return false;
+  uint8_t pt = C->entity >= 0 && (size_t)C->entity < s->n_entities ? s->entities[C->entity].poly_type : SP_POLY_NONE;
+  if (pt != SP_POLY_NONE && pt != SP_POLY_OTHER) return false;
+  if (sp_list_is_sugar(R->comp_id)) return true;
+  const comp_info *ci = comp_get(&b->c, R->comp_id);
+  return ci && ci->saccharide;
+}
+
 /* Role of residue ri of chain C: water, polymer or ligand candidate (docs/ligands.md). */
-static uint8_t residue_role(const build *b, const sp_chain *C, uint32_t ri) {
+static uint8_t residue_role(build *b, const sp_chain *C, uint32_t ri) {
   const sp_structure *s = b->s;
   const sp_residue *R = &s->residues[ri];
   if (R->entity_type == SP_ENT_WATER || sp_list_is_water(R->comp_id)) return SP_ROLE_WATER;
@@ -334,7 +347,8 @@ static uint8_t residue_role(const build *b, const sp_chain *C, uint32_t ri) {
     return SP_ROLE_LIGAND;
   bool linked = (ri > C->first_residue && polymer_linked(s, b->alt, ri - 1, ri, NULL, NULL)) ||
                 (ri + 1 < C->first_residue + C->n_residues && polymer_linked(s, b->alt, ri, ri + 1, NULL, NULL));
-  if (R->entity_type == SP_ENT_POLYMER && s->has_label_ids) return SP_ROLE_POLYMER; /* mmCIF: the entity type decides */
+  if (R->entity_type == SP_ENT_POLYMER && s->has_label_ids) /* mmCIF: the entity type decides */
+    return polymer_sugar(b, C, R) ? SP_ROLE_LIGAND : SP_ROLE_POLYMER;
   if (R->entity_type == SP_ENT_POLYMER) /* entity from SEQRES: polymer if in its sequence and ATOM or linked */
     return (entity_has_comp(s, C->entity, R->comp_id) && (!R->all_hetatm || linked)) ? SP_ROLE_POLYMER
                                                                                    : SP_ROLE_LIGAND;
@@ -403,14 +417,15 @@ static void step_peptides(build *b, const sp_model *M) {
   }
 }
 
-/* 3. branched entities: one instance per chain */
+/* 3. branched entities, and the sugars of an old-style polymer entity (polymer_sugar): one instance per chain */
 static void step_branched(build *b, const sp_model *M) {
   const sp_structure *s = b->s;
   for (uint32_t ci = M->first_chain; ci < M->first_chain + M->n_chains && ci < s->n_chains; ci++) {
     const sp_chain *C = &s->chains[ci];
     uint32_t first = UINT32_MAX;
     for (uint32_t ri = C->first_residue; ri < C->first_residue + C->n_residues && ri < b->nr; ri++)
-      if (b->cand[ri] && s->residues[ri].entity_type == SP_ENT_BRANCHED) {
+      if (b->cand[ri] && (s->residues[ri].entity_type == SP_ENT_BRANCHED ||
+                          (s->residues[ri].entity_type == SP_ENT_POLYMER && s->has_label_ids))) {
         if (first == UINT32_MAX) first = ri;
         else uf_union(b->uf, first, ri);
       }
