@@ -135,6 +135,8 @@ static const desc descs[] = {
     MISS("ligands", "site_b_max", U_ANG2, "NaN: no polymer heavy atom within 4 \xc3\x85"),
     PLAIN("ligands", "occupancy_mean", U_ONE),
     PLAIN("ligands", "system_id", U_ONE), PLAIN("ligands", "system_size", U_ONE),
+    TEXTN("ligands", "identities", "microheterogeneity: COMP:ALTLOCS:OCC of each identity; empty otherwise"),
+    TEXTN("ligands", "instance_key", "COMP:CHAIN:NUM[ICODE], #k when other ligands of the model share them"),
     /* /components */
     TEXT("components", "comp_id"), CODES("components", "in_ccd", no_yes), TEXT("components", "molecule_key"),
     VALUES("components", "key_source", key_sources), TEXT("components", "formula"), TEXT("components", "name"),

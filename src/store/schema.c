@@ -83,6 +83,8 @@ static const sp_col cols_ligands[] = {
     COL(sp_ligand_row, occupancy_mean, SP_COL_F32),
     COL(sp_ligand_row, system_id, SP_COL_I32),
     COL(sp_ligand_row, system_size, SP_COL_I32),
+    STR(sp_ligand_row, identities),
+    STR(sp_ligand_row, instance_key),
 };
 
 static const sp_col cols_components[] = {
@@ -258,6 +260,8 @@ static const char *const v4_columns[][2] = {
 /* The columns format version 5 added (docs/format.md "Versions"): one list for every column of version 5. */
 static const char *const v5_columns[][2] = {
     {"interactions", "distance2"},
+    {"ligands", "identities"},
+    {"ligands", "instance_key"},
 };
 
 int sp_col_since(int t, const sp_col *c) {
