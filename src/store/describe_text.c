@@ -82,6 +82,9 @@ static const text_row texts[] = {
     {"ligands", "system_id",
      "the ligand's system in its structure (PLINDER: instances closer than 4 \xc3\x85, transitively)"},
     {"ligands", "system_size", "ligand instances in that system (1: alone)"},
+    {"ligands", "identities",
+     "microheterogeneity: COMP:ALTLOCS:OCC of each identity at one position, space-separated; empty otherwise"},
+    {"ligands", "instance_key", "COMP:CHAIN:NUM[ICODE] of the first residue, #k when copies share these identifiers"},
     /* /components: one row per comp_id, sorted */
     {"components", "comp_id", "CCD id (rows sorted by it, byte order)"},
     {"components", "in_ccd", "1 when the CCD has a block for it"},
