@@ -25,7 +25,7 @@ DEB_PKGS := build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-
             libcjson-dev zlib1g-dev libssl-dev python3 python3-dev python3-gemmi python3-rdkit python3-h5py python3-numpy python3-torch python3-matplotlib \
             python3-pip python3-venv python3-setuptools python3-wheel \
             plip python3-openbabel \
-            libdeflate-dev clang libclang-rt-dev libccp4-dev libccp4-data \
+            libdeflate-dev clang libclang-rt-dev libccp4-dev libccp4-data librdkit-dev \
             slurm-wlm munge mmseqs2 python3-biopython
 
 # mpirun flags: root needs --allow-run-as-root; --oversubscribe lets tests use more ranks than cores;

@@ -95,6 +95,9 @@ typedef struct sp_ligand_row {
   float occupancy_mean;          /**< mean occupancy of the ligand's heavy atoms */
   int32_t system_id;             /**< PLINDER system within the structure and model: 0, 1, ... */
   int32_t system_size;           /**< ligand instances of that system */
+  /** RDKit's descriptors of the instance as `sitepack export` writes its SDF record (descriptors.h; issue 36;
+   *  pipeline rows_desc.c): not computed (flags 0) without a site */
+  sp_descriptors desc;
 } sp_ligand_row;
 
 /* /components row: sp_component_row of survey.h (the survey fills it). */

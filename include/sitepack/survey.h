@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "sitepack/ccd.h"
+#include "sitepack/descriptors.h"
 #include "sitepack/error.h"
 #include "sitepack/model.h"
 #include "sitepack/molkey.h"
@@ -99,6 +100,9 @@ typedef struct sp_component_row {
   char inchi[SP_INCHI_LEN];      /**< standard InChI */
   char inchikey[SP_INCHIKEY_LEN];/**< InChIKey */
   uint8_t descriptor_flags;      /**< SP_DESC_*_CUT (component.h): that value was longer than its column, cut */
+  /** RDKit's descriptors of the CCD definition (descriptors.h; issue 36): every atom of the block, hydrogens
+   *  and leaving atoms included, its charges and bond orders; not computed (flags 0) without a usable block */
+  sp_descriptors desc;
 } sp_component_row;
 
 /** Per-comp_id chemistry seen in the survey. */

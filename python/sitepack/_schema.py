@@ -50,6 +50,14 @@ TABLES = {
     ],
 }
 
+#: The ligand descriptors of /ligands and /components (format version 5; docs/format.md "Ligand descriptors"):
+#: RDKit's values (include/sitepack/descriptors.h); counts -1 and values NaN where desc_flags bit 0 is clear.
+DESCRIPTORS = [("mw", "<f4"), ("formal_charge", "<i4"), ("hbd", "<i4"), ("hba", "<i4"), ("hbd_lipinski", "<i4"),
+               ("hba_lipinski", "<i4"), ("rotatable_bonds", "<i4"), ("tpsa", "<f4"), ("logp", "<f4"), ("mr", "<f4"),
+               ("n_rings", "<i4"), ("n_aromatic_rings", "<i4"), ("fsp3", "<f4"), ("qed", "<f4"), ("desc_flags", "u1")]
+#: /ligands/desc_flags and /components/desc_flags bits (SP_DESCF_* of descriptors.h)
+DESC_FLAGS = {"computed": 1, "ro5": 2, "ro3": 4, "drug_like": 8}
+
 #: Columns present only in some files: /residues/symop exactly when some site has symmetry mates; the
 #: columns added by format version 2 (docs/format.md: component descriptors, the atoms' CCD charge and
 #: flags, the sites' bond count) in every version-2 file.
@@ -70,7 +78,9 @@ OPTIONAL = {("residues", "symop"): ("S16",),
             # format version 4 (docs/format.md "/structures"): the warning texts, UTF-8, one message per line
             ("structures", "warnings"): ("S1024",),
             # format version 5 (docs/format.md "/interactions"): the water bridge's water O - site atom distance
-            ("interactions", "distance2"): ("<f4",)}
+            ("interactions", "distance2"): ("<f4",),
+            # format version 5 (docs/format.md "Ligand descriptors"): RDKit's descriptors, issue 36
+            **{(t, c): (d,) for t in ("ligands", "components") for c, d in DESCRIPTORS}}
 
 #: The format_version from which an OPTIONAL column is required (docs/format.md "Versions"; the C schema's
 #: sp_col_since): a file of that version or later without it is refused, as `sitepack check` refuses it. The
@@ -83,7 +93,8 @@ REQUIRED_SINCE = {("components", "smiles"): 2, ("components", "inchi"): 2, ("com
                   **{k: 3 for k in OPTIONAL if k[0] in ("structures", "ligands") and k != ("structures", "entry_first")},
                   ("residues", "chain_idx"): 3,
                   ("structures", "warnings"): 4,   # after the version-3 entries: it replaces their 3
-                  ("interactions", "distance2"): 5}
+                  ("interactions", "distance2"): 5,
+                  **{(t, c): 5 for t in ("ligands", "components") for c, _ in DESCRIPTORS}}
 
 #: tables of format version 3 (docs/format.md "/chains", "/segments", "/sequences"): required from version 3,
 #: checked like the others

@@ -177,6 +177,7 @@ static int ligand_rows(pl_file *f, size_t li, size_t local, sp_err *err) {
   int rc = sp_pl_fill_site(&w->s, &w->site, (int64_t)local, f->sopt.cutoff, f->ec.chain_of, out, err);
   double t_chem = sp_now();
   if (!rc) rc = sp_pl_fill_site_bonds(w, &f->sv, li, f->ccd, &out->ligands[local], out, err);
+  if (!rc) rc = sp_pl_fill_ligand_desc(out, &out->ligands[local], err);
   if (!rc) rc = sp_pl_fill_site_chem(w, &f->sv, li, f->ccd, f->opts, out, err);
   out->t_chem += sp_now() - t_chem;
   return rc;

@@ -714,6 +714,8 @@ static int component_row(build *b, comp_info *ci, sp_component_row *row) {
   snprintf(row->comp_id, sizeof row->comp_id, "%s", ci->id);
   row->in_ccd = ci->in_ccd;
   row->n_heavy_atoms = -1;
+  sp_desc_clear(&row->desc);
+  if (ci->usable && sp_sv_component_desc(ci->def, &row->desc)) return SP_E_NOMEM;
   if (ci->def) {
     sp_text_fit(row->formula, sizeof row->formula, ci->def->formula); /* cut: ends with "..." (issue 16) */
     sp_text_fit(row->name, sizeof row->name, ci->def->name);

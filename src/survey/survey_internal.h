@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "sitepack/ccd.h"
+#include "sitepack/descriptors.h"
 #include "sitepack/error.h"
 #include "sitepack/model.h"
 #include "sitepack/molkey.h"
@@ -68,5 +69,9 @@ int key_from_observed(comp_table *c, const uint32_t *atoms, size_t n_atoms, cons
  * NULL) receives the heavy atoms of that definition. */
 int key_from_file_bonds(comp_table *c, const char *id, uint32_t r, const char *alt, char out[SP_KEY_LEN],
                         int32_t *n_heavy_def);
+
+/* comp_desc.c: RDKit's descriptors (descriptors.h) of the CCD definition @p def, every atom and bond of it;
+ * @p out cleared when RDKit does not sanitize it. 0 (also then) or SP_E_NOMEM. */
+int sp_sv_component_desc(const sp_component *def, sp_descriptors *out);
 
 #endif

@@ -26,6 +26,13 @@ set_tests_properties(peer_ccd_smiles PROPERTIES FIXTURES_REQUIRED py_corpus LABE
 # site's pH by Henderson-Hasselbalch, is an acceptor and not a donor; protonated, a donor.
 add_test(NAME peer_acid_bits COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_acid_bits.py ${SP_PY_OUT}/corpus.h5)
 set_tests_properties(peer_acid_bits PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;site" TIMEOUT 120)
+# The ligand descriptors (issue 36, include/sitepack/descriptors.h): /components against RDKit's values of the CCD
+# definition read with gemmi, /ligands against RDKit's values of the exported SDF records (counts exactly,
+# MW/logP/TPSA within 0.01, QED within 0.005); prints the agreement per descriptor.
+add_test(NAME peer_descriptors_rdkit COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_descriptors_rdkit.py
+  $<TARGET_FILE:sitepack_cli> ${SP_PY_OUT}/corpus.h5 ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif
+  ${SP_PY_OUT}/descriptors)
+set_tests_properties(peer_descriptors_rdkit PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;survey" TIMEOUT 300)
 # The compiled reader (sitepack._fast) against the pure-Python path: every site and attribute, get_sites_flat of
 # several index sets, the same exceptions; the compiled path is the default when the build made it.
 add_test(NAME test_py_compiled COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_py_compiled.py ${SP_PY_OUT}/corpus.h5)

@@ -1,5 +1,7 @@
 # Tests of the molecule key (src/chem/molkey.c) and the ligand survey (src/survey/).
 sp_add_unit_test(test_molkey SOURCES ${SP_TEST_DIR}/unit/test_molkey.c LABELS unit)
+# the ligand descriptors through RDKit (descriptors.h): graph and molfile paths against RDKit's Python values
+sp_add_unit_test(test_descriptors SOURCES ${SP_TEST_DIR}/unit/test_descriptors.c LABELS unit)
 if(SP_HAVE_CORPUS) # needs the corpus (SITEPACK_CORPUS)
 sp_add_unit_test(test_survey_cases SOURCES ${SP_TEST_DIR}/unit/test_survey_cases.c
   ARGS ${SP_SHARED_DIR}/cases ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif LABELS "survey;unit")

@@ -50,18 +50,21 @@ V3_COLUMNS = ("structures/method_file", "structures/r_work", "structures/r_free"
 V4_COLUMNS = ("structures/warnings",)
 # what format version 5 added: /interactions/distance2, the water bridge's water O - site atom distance that
 # angle2 held before (to_v4 puts it back there)
-V5_COLUMNS = ("interactions/distance2",)
+V5_COLUMNS = ("interactions/distance2",) + tuple(f"{t}/{c}" for t in ("ligands", "components") for c in (
+    "mw", "formal_charge", "hbd", "hba", "hbd_lipinski", "hba_lipinski", "rotatable_bonds", "tpsa", "logp", "mr",
+    "n_rings", "n_aromatic_rings", "fsp3", "qed", "desc_flags"))  # and the ligand descriptors (issue 36)
 WATER_BRIDGE = 8
 
 
 def to_v4(f):
     """An open version-5 file (h5py, r+) made version 4 as a version-4 build wrote it: distance2's values back in
-    angle2 on the water-bridge rows, distance2 deleted (docs/format.md "Versions")."""
+    angle2 on the water-bridge rows, distance2 and the ligand descriptors deleted (docs/format.md "Versions")."""
     water = f["interactions/type"][...] == WATER_BRIDGE
     a2 = f["interactions/angle2"][...]
     a2[water] = f["interactions/distance2"][...][water]
     f["interactions/angle2"][...] = a2
-    del f["interactions/distance2"]
+    for c in V5_COLUMNS:
+        del f[c]
     f.attrs["format_version"] = np.int64(4)
     f["run"].attrs["format_version"] = np.int64(4)
 
@@ -283,8 +286,9 @@ def as_v4_dump(data):
 
 
 def dump_export(v2, v3):
-    v3_names = {c.split("/")[1] for c in V3_COLUMNS + V4_COLUMNS}
-    v4_names = {c.split("/")[1] for c in V4_COLUMNS}
+    desc = {c.split("/")[1] for c in V5_COLUMNS[1:]}  # the ligand descriptors (version 5, issue 36)
+    v3_names = {c.split("/")[1] for c in V3_COLUMNS + V4_COLUMNS} | desc
+    v4_names = {c.split("/")[1] for c in V4_COLUMNS} | desc
     for t in ("structures", "ligands", "components", "sites", "residues", "interactions", "bonds"):
         rc4, d4, e4 = run("dump", corpus, t)
         d4 = as_v4_dump(d4)
