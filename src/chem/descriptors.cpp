@@ -8,8 +8,10 @@
 
 #include <cmath>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <GraphMol/ChemTransforms/ChemTransforms.h>
@@ -168,6 +170,28 @@ int finish(RDKit::RWMol &m, sp_descriptors *out) {
   return 0;
 }
 
+// The values of graphs seen before in this process, keyed by the exact graph (every element, charge, bond and
+// order in the order given): copies of one ligand in a file, and one component in many files, are computed
+// once. Exact keys: a hit is the same input, so the same values. Bounded: emptied at kCacheMax entries.
+constexpr size_t kCacheMax = 1u << 16;
+std::mutex cache_mutex;
+std::unordered_map<std::string, sp_descriptors> &cache() {
+  static std::unordered_map<std::string, sp_descriptors> c;
+  return c;
+}
+
+std::string graph_key(size_t n_atoms, const uint8_t *element, const int8_t *charge, size_t n_bonds,
+                      const uint32_t *bond_atoms, const uint8_t *bond_order) {
+  std::string k;
+  k.reserve(16 + 2 * n_atoms + 9 * n_bonds);
+  k.append(reinterpret_cast<const char *>(&n_atoms), sizeof n_atoms);
+  k.append(reinterpret_cast<const char *>(element), n_atoms);
+  for (size_t i = 0; i < n_atoms; i++) k.push_back(charge ? (char)charge[i] : 0);
+  k.append(reinterpret_cast<const char *>(bond_atoms), 2 * n_bonds * sizeof *bond_atoms);
+  k.append(reinterpret_cast<const char *>(bond_order), n_bonds);
+  return k;
+}
+
 int build_and_finish(size_t n_atoms, const uint8_t *element, const int8_t *charge, size_t n_bonds,
                      const uint32_t *bond_atoms, const uint8_t *bond_order, sp_descriptors *out) {
   RDKit::RWMol m;
@@ -225,7 +249,22 @@ int sp_desc_from_graph(size_t n_atoms, const uint8_t *element, const int8_t *cha
   quiet_rdkit();
   int rc;
   try {
+    std::string key = graph_key(n_atoms, element, charge, n_bonds, bond_atoms, bond_order);
+    {
+      std::lock_guard<std::mutex> lock(cache_mutex);
+      auto it = cache().find(key);
+      if (it != cache().end()) {
+        *out = it->second;
+        return (out->flags & SP_DESCF_COMPUTED) ? 0 : SP_E_BAD_VALUE;
+      }
+    }
     rc = build_and_finish(n_atoms, element, charge, n_bonds, bond_atoms, bond_order, out);
+    if (rc == 0 || rc == SP_E_BAD_VALUE) {
+      if (rc) sp_desc_clear(out);
+      std::lock_guard<std::mutex> lock(cache_mutex);
+      if (cache().size() >= kCacheMax) cache().clear();
+      cache().emplace(std::move(key), *out);
+    }
   } catch (const std::bad_alloc &) {
     rc = SP_E_NOMEM;
   } catch (...) {
