@@ -274,6 +274,10 @@ typedef struct sp_output_totals {
   int64_t by_class[SP_ERRCLASS_COUNT];                 /**< rows per error class (duplicate included) */
   int64_t n_ligands, n_sites, n_site_atoms, n_interactions;  /**< table rows */
   int64_t n_with_warnings;  /**< /structures rows with n_warnings > 0 (their texts: /structures/warnings) */
+  int64_t n_components;     /**< /components rows: the ligand comp ids of the run (issue 36 item 5) */
+  int64_t n_not_in_ccd;     /**< ... of them with in_ccd 0: no CCD block, bond orders guessed or from the file */
+  char not_in_ccd_ids[64];  /**< the first of those comp ids in /components order, space-separated, whole ids only
+                                 (" ..." when not all fit); "" when none */
   char *failures;           /**< "path\tclass\tmessage\n" per failed row (not duplicates or repeated entries), in
                                  file order; owned */
   size_t failures_len, failures_cap;

@@ -255,6 +255,8 @@ static int write_report(const struct run_ctx *c, cJSON *sched, cJSON **per_rank)
   cJSON_AddStringToObject(r, "output", job->output);
   if (c->ccd_sha[0]) cJSON_AddStringToObject(r, "ccd_sha256", c->ccd_sha);
   if (c->ccd) cJSON_AddNumberToObject(r, "ccd_blocks", (double)c->ccd_blocks); /* issue 16 item 3 */
+  cJSON_AddNumberToObject(r, "comp_ids", (double)c->n_comps); /* issue 36 item 5 */
+  cJSON_AddNumberToObject(r, "comp_ids_without_ccd", (double)c->n_comps_no_ccd);
   if (c->ccd) cJSON_AddNumberToObject(r, "ccd_duplicate_blocks", (double)c->ccd_duplicates);
   add_scan_json(r, c);
   cJSON_AddNumberToObject(r, "n_ranks", c->n_ranks);
@@ -455,6 +457,11 @@ void run_summary_print(const struct run_ctx *c) {
   if (c->ccd) /* issue 16 item 3 */
     printf("  CCD %s: %zu blocks indexed%s\n", lexical_path(job->ccd, ccd_n, sizeof ccd_n), c->ccd_blocks,
            c->ccd_duplicates ? " (some ids twice: the last block of each used, see the warning)" : "");
+  if (c->n_comps_no_ccd) /* issue 36 item 5: a wrong or partial CCD shows at once */
+    printf("  ligand comp ids without a CCD block: %lld of %lld (bond orders from the file or guessed): %s\n",
+           (long long)c->n_comps_no_ccd, (long long)c->n_comps, c->comps_no_ccd);
+  else if (c->n_comps)
+    printf("  ligand comp ids without a CCD block: 0 of %lld\n", (long long)c->n_comps);
   if (c->scan.n_problems) print_scan_problems(c);
   if (counts[C_FILES_FAILED] && c->g.fails) print_failures(c);
 }

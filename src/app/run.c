@@ -743,6 +743,9 @@ static int read_back_totals(struct run_ctx *c) {
     c->g.counts[C_SITES] = tot.n_sites;
     c->g.counts[C_SITE_ATOMS] = tot.n_site_atoms;
     memcpy(c->g.by_class, tot.by_class, sizeof tot.by_class);
+    c->n_comps = tot.n_components; /* issue 36 item 5 */
+    c->n_comps_no_ccd = tot.n_not_in_ccd;
+    memcpy(c->comps_no_ccd, tot.not_in_ccd_ids, sizeof c->comps_no_ccd);
     free(c->g.fails);
     c->g.fails = tot.failures;
     tot.failures = NULL;

@@ -68,6 +68,9 @@ struct run_ctx {
   char ccd_sha[65];      /* SHA-256 of the CCD file as stored; "" without one */
   size_t ccd_blocks;     /* rank 0: data blocks the CCD index holds (summary, report, /run) */
   size_t ccd_duplicates; /* rank 0: blocks left out for a later block of the same id (warning, summary, report) */
+  int64_t n_comps;       /* rank 0, read back: /components rows (issue 36 item 5: summary, report) */
+  int64_t n_comps_no_ccd;/* ... of them without a CCD block (in_ccd 0) */
+  char comps_no_ccd[64]; /* ... the first of their comp ids (sp_output_totals.not_in_ccd_ids) */
 
   /* -- resume, duplicates, shard (rank 0) -- */
   sp_prepare_out prep;   /* what sp_run_prepare() decided (skip[], counts); owned */
