@@ -23,6 +23,7 @@
 #include <GraphMol/GraphMol.h>
 #include <GraphMol/MolOps.h>
 #include <GraphMol/SmilesParse/SmilesParse.h>
+#include <GraphMol/SmilesParse/SmilesWrite.h>
 #include <GraphMol/Substruct/SubstructMatch.h>
 #include <RDGeneral/FileParseException.h>
 #include <RDGeneral/RDLog.h>
@@ -155,6 +156,46 @@ void quiet_rdkit() {
   (void)done;
 }
 
+// Two caches of this process, bounded (each emptied at kCacheMax entries), both exact:
+//  - by the exact input graph (every element, charge, bond and order in the order given): copies of one ligand
+//    in a file are looked up before RDKit reads them;
+//  - by the sanitized molecule's canonical isomeric SMILES (RDKit's MolToSmiles): the identity of what every
+//    descriptor here is a function of (atoms, charges, hydrogen counts, isotopes, bonds and aromaticity as
+//    RDKit perceived them), whatever the atom order: one molecule in many files, an instance and its component,
+//    are computed once. On the corpus 1716 instances are 263 molecules.
+constexpr size_t kCacheMax = 1u << 16;
+std::mutex cache_mutex;
+std::unordered_map<std::string, sp_descriptors> &cache() {
+  static std::unordered_map<std::string, sp_descriptors> c;
+  return c;
+}
+std::unordered_map<std::string, sp_descriptors> &smiles_cache() {
+  static std::unordered_map<std::string, sp_descriptors> c;
+  return c;
+}
+
+void cache_put(std::unordered_map<std::string, sp_descriptors> &c, std::string key, const sp_descriptors &d) {
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  if (c.size() >= kCacheMax) c.clear();
+  c.emplace(std::move(key), d);
+}
+
+bool cache_get(std::unordered_map<std::string, sp_descriptors> &c, const std::string &key, sp_descriptors *d) {
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  auto it = c.find(key);
+  if (it == c.end()) return false;
+  *d = it->second;
+  return true;
+}
+
+// The descriptors of the sanitized molecule @p m, through the SMILES cache.
+void compute_cached(const RDKit::ROMol &m, sp_descriptors *out) {
+  std::string key = RDKit::MolToSmiles(m);
+  if (cache_get(smiles_cache(), key, out)) return;
+  compute(m, out);
+  cache_put(smiles_cache(), std::move(key), *out);
+}
+
 // The steps of RDKit's molfile reader (MolFileParser.cpp finishMolProcessing with sanitize and removeHs): the
 // cleanup step of sanitization, then removeHs, which sanitizes the molecule without its explicit hydrogens;
 // then compute. The error codes of descriptors.h.
@@ -166,18 +207,8 @@ int finish(RDKit::RWMol &m, sp_descriptors *out) {
   } catch (const RDKit::MolSanitizeException &) {
     return SP_E_BAD_VALUE;
   }
-  compute(m, out);
+  compute_cached(m, out);
   return 0;
-}
-
-// The values of graphs seen before in this process, keyed by the exact graph (every element, charge, bond and
-// order in the order given): copies of one ligand in a file, and one component in many files, are computed
-// once. Exact keys: a hit is the same input, so the same values. Bounded: emptied at kCacheMax entries.
-constexpr size_t kCacheMax = 1u << 16;
-std::mutex cache_mutex;
-std::unordered_map<std::string, sp_descriptors> &cache() {
-  static std::unordered_map<std::string, sp_descriptors> c;
-  return c;
 }
 
 std::string graph_key(size_t n_atoms, const uint8_t *element, const int8_t *charge, size_t n_bonds,
@@ -250,20 +281,11 @@ int sp_desc_from_graph(size_t n_atoms, const uint8_t *element, const int8_t *cha
   int rc;
   try {
     std::string key = graph_key(n_atoms, element, charge, n_bonds, bond_atoms, bond_order);
-    {
-      std::lock_guard<std::mutex> lock(cache_mutex);
-      auto it = cache().find(key);
-      if (it != cache().end()) {
-        *out = it->second;
-        return (out->flags & SP_DESCF_COMPUTED) ? 0 : SP_E_BAD_VALUE;
-      }
-    }
+    if (cache_get(cache(), key, out)) return (out->flags & SP_DESCF_COMPUTED) ? 0 : SP_E_BAD_VALUE;
     rc = build_and_finish(n_atoms, element, charge, n_bonds, bond_atoms, bond_order, out);
     if (rc == 0 || rc == SP_E_BAD_VALUE) {
       if (rc) sp_desc_clear(out);
-      std::lock_guard<std::mutex> lock(cache_mutex);
-      if (cache().size() >= kCacheMax) cache().clear();
-      cache().emplace(std::move(key), *out);
+      cache_put(cache(), std::move(key), *out);
     }
   } catch (const std::bad_alloc &) {
     rc = SP_E_NOMEM;
@@ -282,7 +304,7 @@ int sp_desc_from_molblock(const char *molblock, sp_descriptors *out) {
   try {
     std::unique_ptr<RDKit::RWMol> m(RDKit::MolBlockToMol(molblock, true, true));
     if (!m) rc = SP_E_BAD_VALUE;
-    else compute(*m, out);
+    else compute_cached(*m, out);
   } catch (const RDKit::MolSanitizeException &) {
     rc = SP_E_BAD_VALUE;
   } catch (const RDKit::FileParseException &) {
