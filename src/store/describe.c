@@ -69,6 +69,10 @@ static const char *const poly_types[] = {"polypeptide(L)", "polypeptide(D)", "po
 
 /* /ligands/desc_flags, /components/desc_flags: SP_DESCF_* bits (descriptors.h) */
 static const char *const desc_flags[] = {"computed", "ro5", "ro3", "drug_like"};
+/* /sites/quality: SP_QUAL_* bits (result.h); the names of python/sitepack/_schema.py SITE_QUALITY */
+static const char *const site_quality[] = {"resolution", "r_work", "r_free", "r_gap", "ligand_incomplete",
+                                           "ligand_altlocs", "ligand_occupancy", "ligand_b", "pocket_incomplete",
+                                           "pocket_gap", "crystal_contact"};
 
 /* code names from the functions that define them */
 static const char *geometry(int k) { return sp_geometry_name(k); }
@@ -160,7 +164,8 @@ static const desc descs[] = {
     PLAIN("sites", "center", U_ANG), PLAIN("sites", "cutoff", U_ANG), PLAIN("sites", "ph", U_PH),
     PLAIN("sites", "sasa_free", U_ANG2), PLAIN("sites", "sasa_complex", U_ANG2), PLAIN("sites", "ligand_charge", U_E),
     PLAIN("sites", "site_charge", U_E), PLAIN("sites", "n_interactions", U_ONE),
-    FLAGS("sites", "chem_flags", site_chem_flags), PLAIN("sites", "n_bonds", U_ONE), PLAIN("sites", "atom_ptr", U_ONE),
+    FLAGS("sites", "chem_flags", site_chem_flags), PLAIN("sites", "n_bonds", U_ONE),
+    FLAGS("sites", "quality", site_quality), CODES("sites", "pass_quality", no_yes), PLAIN("sites", "atom_ptr", U_ONE),
     PLAIN("sites", "residue_ptr", U_ONE), PLAIN("sites", "interaction_ptr", U_ONE), PLAIN("sites", "bond_ptr", U_ONE),
     /* /residues */
     PLAIN("residues", "site_idx", U_ONE), TEXT("residues", "label_asym_id"), TEXT("residues", "auth_asym_id"),

@@ -131,6 +131,9 @@ static const sp_col cols_sites[] = {
     COUNT(sp_site_row, n_interactions, SP_T_INTERACTIONS, "interaction_ptr"),
     COL(sp_site_row, chem_flags, SP_COL_U32),
     COUNT(sp_site_row, n_bonds, SP_T_BONDS, "bond_ptr"),
+    /* site quality (issue 36; result.h SP_QUAL_*) */
+    COL(sp_site_row, quality, SP_COL_U32),
+    COL(sp_site_row, pass_quality, SP_COL_U8),
 };
 
 static const sp_col cols_residues[] = {
@@ -280,6 +283,8 @@ static const char *const v5_columns[][2] = {
     {"components", "hbd_lipinski"}, {"components", "hba_lipinski"}, {"components", "rotatable_bonds"},
     {"components", "tpsa"}, {"components", "logp"}, {"components", "mr"}, {"components", "n_rings"},
     {"components", "n_aromatic_rings"}, {"components", "fsp3"}, {"components", "qed"}, {"components", "desc_flags"},
+    /* site quality (issue 36) */
+    {"sites", "quality"}, {"sites", "pass_quality"},
 };
 
 int sp_col_since(int t, const sp_col *c) {

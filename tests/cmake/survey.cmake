@@ -56,3 +56,5 @@ set_tests_properties(test_survey_cmd PROPERTIES TIMEOUT 60 LABELS "survey;integr
 sp_add_unit_test(test_ccd_variety SOURCES ${SP_TEST_DIR}/unit/test_ccd_variety.c
   ARGS ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif ${SP_DEBIAN_PYTHON} LABELS "survey;unit")
 endif()
+# the site quality criteria (issue 36; pipeline.h sp_site_quality): each criterion failed alone
+sp_add_unit_test(test_site_quality SOURCES ${SP_TEST_DIR}/unit/test_site_quality.c LABELS unit)
