@@ -86,4 +86,13 @@ set_tests_properties(py_corpus_sym_assembly PROPERTIES FIXTURES_SETUP py_corpus_
 add_test(NAME check_sym_assembly COMMAND $<TARGET_FILE:sitepack_cli> check ${SP_PY_OUT}/corpus_sym_assembly.h5)
 set_tests_properties(check_sym_assembly PROPERTIES FIXTURES_REQUIRED py_corpus_sym_assembly LABELS "store;integration"
   TIMEOUT 120)
+# The site quality bits (issue 36, docs/format.md "Site quality") recomputed from the file's columns, gemmi and the
+# CCD, on the corpus run and on the run with symmetry mates and assembly copies (crystal_contact).
+add_test(NAME peer_site_quality COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_site_quality.py
+  ${SP_PY_OUT}/corpus.h5 ${SP_SHARED_DIR}/data/structures ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif)
+set_tests_properties(peer_site_quality PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;site" TIMEOUT 300)
+add_test(NAME peer_site_quality_sym COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_site_quality.py
+  ${SP_PY_OUT}/corpus_sym_assembly.h5 ${SP_SHARED_DIR}/data/structures ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif)
+set_tests_properties(peer_site_quality_sym PROPERTIES FIXTURES_REQUIRED py_corpus_sym_assembly LABELS "peer;site"
+  TIMEOUT 300)
 endif()
