@@ -91,6 +91,15 @@ set_tests_properties(check_sym_assembly PROPERTIES FIXTURES_REQUIRED py_corpus_s
 add_test(NAME peer_site_quality COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_site_quality.py
   ${SP_PY_OUT}/corpus.h5 ${SP_SHARED_DIR}/data/structures ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif)
 set_tests_properties(peer_site_quality PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;site" TIMEOUT 300)
+# `sitepack dump OUT.h5 index` (issue 36 item 4): TSV and CSV equal to the tables it comes from (h5py), clusters and
+# splits columns on a copy; the symmetry/assembly run for the tagged pocket residues.
+add_test(NAME peer_dump_index COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_dump_index.py
+  $<TARGET_FILE:sitepack_cli> ${SP_PY_OUT}/corpus.h5 ${SP_PY_OUT}/dump_index)
+set_tests_properties(peer_dump_index PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;store" TIMEOUT 120)
+add_test(NAME peer_dump_index_sym COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_dump_index.py
+  $<TARGET_FILE:sitepack_cli> ${SP_PY_OUT}/corpus_sym_assembly.h5 ${SP_PY_OUT}/dump_index_sym)
+set_tests_properties(peer_dump_index_sym PROPERTIES FIXTURES_REQUIRED py_corpus_sym_assembly LABELS "peer;store"
+  TIMEOUT 120)
 add_test(NAME peer_site_quality_sym COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_site_quality.py
   ${SP_PY_OUT}/corpus_sym_assembly.h5 ${SP_SHARED_DIR}/data/structures ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif)
 set_tests_properties(peer_site_quality_sym PROPERTIES FIXTURES_REQUIRED py_corpus_sym_assembly LABELS "peer;site"
