@@ -125,6 +125,11 @@ typedef struct sp_survey {
   int32_t *res_ligand;       /**< [n_residues] ligand index, -1 when not part of a ligand */
   size_t n_comps;
   sp_survey_comp *comps;     /**< one per distinct ligand comp_id, sorted by comp_id */
+  /** issue 36: covalent links (struct_conn covale / LINK) between two ligand residues that are both ions or
+   *  buffers (sp_survey_is_ion_or_buffer: two sulfates joined O-O): not joined, the residues stay two ligands;
+   *  [n_split_links][2] residue indices, in struct_conn order (the caller warns: pipeline stages.c) */
+  size_t n_split_links;
+  uint32_t (*split_links)[2];
 } sp_survey;
 
 /**
@@ -141,6 +146,11 @@ typedef struct sp_survey {
 bool sp_survey_definition_usable(const sp_component *def, const char *comp_id);
 
 int sp_survey_run(const sp_structure *s, sp_ccd *ccd, const sp_survey_opts *opts, sp_survey *out, sp_err *err);
+/** Whether a covalent link never joins a residue of @p comp_id to another such residue (issue 36;
+ *  docs/ligands.md "Links between ions"): a polyatomic inorganic ion of the ion list (SO4, PO4, ...), an additive
+ *  of the artifact list (buffers, cryo-protectants: GOL, EDO, ...), or a component whose CCD definition @p def
+ *  (NULL: none) has one heavy atom (a monatomic ion). */
+bool sp_survey_is_ion_or_buffer(const char *comp_id, const sp_component *def);
 void sp_survey_free(sp_survey *sv);
 
 /** true if atom @p i belongs to the chosen conformer of its residue: altloc blank, or equal

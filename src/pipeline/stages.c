@@ -112,6 +112,13 @@ int pl_stage_survey(pl_file *f, sp_err *err) {
   st->t_survey = f->t2 - f->t1;
   if (rc == SP_E_NOMEM) return sp_err_set(err, rc, "%s: %s", f->relpath, f->ferr.msg);
   if (rc) return PL_FILE_FAILED;
+  for (size_t k = 0; f->part == 0 && k < f->sv.n_split_links; ++k) { /* issue 36: two ions or buffers linked */
+    const sp_residue *a = &f->w->s.residues[f->sv.split_links[k][0]], *c = &f->w->s.residues[f->sv.split_links[k][1]];
+    sp_structure_warn(&f->w->s, "a covalent link joins two ions or buffers, %s %s/%d and %s %s/%d: kept as two "
+                      "ligands", a->comp_id, f->w->s.chains[a->chain].auth_asym_id, (int)a->auth_seq_id, c->comp_id,
+                      f->w->s.chains[c->chain].auth_asym_id, (int)c->auth_seq_id);
+    st->n_warnings = (int32_t)f->w->s.n_warnings;
+  }
   if (f->split) {
     f->n_parts = sp_split_parts_model(f->split, f->model, st->bytes, st->gzip, st->n_atoms,
                                       (int64_t)f->sv.n_ligands);

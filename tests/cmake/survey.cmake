@@ -58,3 +58,7 @@ sp_add_unit_test(test_ccd_variety SOURCES ${SP_TEST_DIR}/unit/test_ccd_variety.c
 endif()
 # the site quality criteria (issue 36; pipeline.h sp_site_quality): each criterion failed alone
 sp_add_unit_test(test_site_quality SOURCES ${SP_TEST_DIR}/unit/test_site_quality.c LABELS unit)
+# Two ions or buffers joined by a LINK stay two ligands, with a warning (issue 36 item 2; docs/ligands.md).
+add_test(NAME survey_link_ions COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_link_ions.py
+  $<TARGET_FILE:sitepack_cli> ${SP_TEST_DIR}/unit/link_two_sulfates.pdb ${CMAKE_CURRENT_BINARY_DIR}/link_ions)
+set_tests_properties(survey_link_ions PROPERTIES LABELS "survey;integration" TIMEOUT 60)
