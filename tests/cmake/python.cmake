@@ -91,6 +91,11 @@ set_tests_properties(check_sym_assembly PROPERTIES FIXTURES_REQUIRED py_corpus_s
 add_test(NAME peer_site_quality COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_site_quality.py
   ${SP_PY_OUT}/corpus.h5 ${SP_SHARED_DIR}/data/structures ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif)
 set_tests_properties(peer_site_quality PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;site" TIMEOUT 300)
+# ds.select's filters of issue 36 (descriptors, rules, R-free, dates, interactions, pocket size, quality) against
+# h5py + numpy on the corpus.
+add_test(NAME py_select_curate COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_select_curate.py ${SP_PY_OUT}/corpus.h5)
+set_tests_properties(py_select_curate PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "python;peer" TIMEOUT 120
+  ENVIRONMENT "PYTHONPATH=${SP_PY_FAST_DIR}:${CMAKE_SOURCE_DIR}/python")
 # `sitepack dump OUT.h5 index` (issue 36 item 4): TSV and CSV equal to the tables it comes from (h5py), clusters and
 # splits columns on a copy; the symmetry/assembly run for the tagged pocket residues.
 add_test(NAME peer_dump_index COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_dump_index.py
