@@ -254,6 +254,8 @@ typedef struct sp_result {
      (never written to the file): the SHA-256 inside t_read, the site chemistry (bonds, protonation,
      interactions, SASA: sp_ligand_bonds + sp_site_chem_compute) inside t_site; 0 after sp_result_clear */
   double t_sha256, t_chem;
+  /* issue 36: RDKit's descriptors, of the component rows (inside t_survey) and of the instances (inside t_chem) */
+  double t_desc_comp, t_desc_lig;
 } sp_result;
 
 void sp_result_init(sp_result *r);

@@ -130,6 +130,7 @@ typedef struct sp_survey {
    *  [n_split_links][2] residue indices, in struct_conn order (the caller warns: pipeline stages.c) */
   size_t n_split_links;
   uint32_t (*split_links)[2];
+  double t_desc;             /**< s, of the survey's time: RDKit's descriptors of the component rows (issue 36) */
 } sp_survey;
 
 /**

@@ -232,7 +232,8 @@ static void add_steps_json(cJSON *r, const struct run_ctx *c) {
     cJSON_AddNumberToObject(mo, "tasks_all_ranks", tasks);
     cJSON_AddNumberToObject(mo, "bytes_written_all_ranks", bytes);
   }
-  static const char *const wname[W_N] = {"read", "sha256", "parse", "survey", "site", "chemistry", "write"};
+  static const char *const wname[W_N] = {"read",      "sha256", "parse", "survey", "site",
+                                         "chemistry", "write",  "descriptors"};
   cJSON *wo = cJSON_AddObjectToObject(r, "work_seconds"); /* the tasks' seconds by phase, all ranks summed */
   for (int k = 0; k < W_N; k++) cJSON_AddNumberToObject(wo, wname[k], c->g.work[k]);
 }

@@ -27,7 +27,7 @@ enum { C_FILES_OK, C_FILES_FAILED, C_FILES_WARNED, C_LIGANDS, C_SITES, C_SITE_AT
 /* The tasks' seconds by phase (the report's "work_seconds", docs/usage.md): read (file read + inflate), SHA-256,
    parse, survey, site (search and the site's tables), chemistry (bonds, protonation, interactions, SASA), write
    (append to the rank's HDF5 file). */
-enum { W_READ, W_SHA256, W_PARSE, W_SURVEY, W_SITE, W_CHEM, W_WRITE, W_N };
+enum { W_READ, W_SHA256, W_PARSE, W_SURVEY, W_SITE, W_CHEM, W_WRITE, W_DESC, W_N };
 
 /* One measured task (this rank's), for the cost fit and the makespan bound: doubles
    {phase, task, seconds, bytes, gzip, atoms, ligands, n_parts} */

@@ -115,8 +115,11 @@ static int do_task(size_t task, void *user) {
   double secs = MPI_Wtime() - t0;
   /* a file whose site failed has no t_site: its chemistry so far is not counted either */
   double chem = c->result.t_chem < st->t_site ? c->result.t_chem : st->t_site;
-  const double w[W_N] = {st->t_read - c->result.t_sha256, c->result.t_sha256, st->t_parse, st->t_survey,
-                         st->t_site - chem, chem, t_write};
+  /* issue 36: the descriptors out of the survey (components) and the chemistry (instances) into their own phase */
+  double dc = c->result.t_desc_comp < st->t_survey ? c->result.t_desc_comp : st->t_survey;
+  double dl = c->result.t_desc_lig < chem ? c->result.t_desc_lig : chem;
+  const double w[W_N] = {st->t_read - c->result.t_sha256, c->result.t_sha256, st->t_parse, st->t_survey - dc,
+                         st->t_site - chem, chem - dl, t_write, dc + dl};
   for (int k = 0; k < W_N; k++) c->work[k] += w[k];
   c->bytes_done += (double)c->bytes[f] / (n_parts > 0 ? n_parts : 1);
   double v[S_N] = {c->phase, (double)task, secs, (double)st->bytes, st->gzip, (double)st->n_atoms,

@@ -95,8 +95,11 @@ bool has_match(const RDKit::ROMol &mol, const RDKit::ROMol &q) {
   return !RDKit::SubstructMatch(mol, q, ps).empty();
 }
 
-// QED.py properties() and qed(w=WEIGHT_MEAN) of @p mol (hydrogens already removed, as properties() does).
-double qed(const RDKit::ROMol &mol) {
+// QED.py properties() and qed(w=WEIGHT_MEAN) of @p mol (hydrogens already removed, as properties() does), with
+// the properties compute() has already: MW (_CalcMolWt), ALOGP (MolLogP), HBD (CalcNumHBD), PSA (TPSA) and ROTB
+// (CalcNumRotatableBonds with Strict: RDKit's Default option, which compute() used, is Strict -- Lipinski.h "uses
+// the default choice (normally Strict)", and sitepack never changes it; equal on every corpus molecule).
+double qed(const RDKit::ROMol &mol, double mw, double logp, double hbd, double tpsa, double rotb) {
   const Patterns &p = patterns();
   if (!p.ok) return NAN;
   double hba = 0, alerts = 0;
@@ -105,16 +108,7 @@ double qed(const RDKit::ROMol &mol) {
   std::unique_ptr<RDKit::ROMol> stripped(RDKit::deleteSubstructs(mol, *p.aliphatic_rings));
   std::vector<std::vector<int>> rings;
   double arom = (double)RDKit::MolOps::findSSSR(*stripped, rings);
-  double logp = 0, mr = 0;
-  RDKit::Descriptors::calcCrippenDescriptors(mol, logp, mr);
-  double x[8] = {RDKit::Descriptors::calcAMW(mol),
-                 logp,
-                 hba,
-                 (double)RDKit::Descriptors::calcNumHBD(mol),
-                 RDKit::Descriptors::calcTPSA(mol),
-                 (double)RDKit::Descriptors::calcNumRotatableBonds(mol, RDKit::Descriptors::Strict),
-                 arom,
-                 alerts};
+  double x[8] = {mw, logp, hba, hbd, tpsa, rotb, arom, alerts};
   double t = 0, wsum = 0;
   for (int i = 0; i < 8; i++) {
     t += kWeightMean[i] * std::log(ads(x[i], kAds[i]));
@@ -126,15 +120,17 @@ double qed(const RDKit::ROMol &mol) {
 // Every descriptor of the sanitized, hydrogen-free @p mol into @p d.
 void compute(const RDKit::ROMol &mol, sp_descriptors *d) {
   namespace D = RDKit::Descriptors;
-  d->mw = (float)D::calcAMW(mol);
+  double mw = D::calcAMW(mol), tpsa = D::calcTPSA(mol);
+  unsigned hbd = D::calcNumHBD(mol), rotb = D::calcNumRotatableBonds(mol);
+  d->mw = (float)mw;
   d->heavy_atoms = (int32_t)mol.getNumHeavyAtoms();
   d->formal_charge = RDKit::MolOps::getFormalCharge(mol);
-  d->hbd = (int32_t)D::calcNumHBD(mol);
+  d->hbd = (int32_t)hbd;
   d->hba = (int32_t)D::calcNumHBA(mol);
   d->hbd_lipinski = (int32_t)D::calcLipinskiHBD(mol);
   d->hba_lipinski = (int32_t)D::calcLipinskiHBA(mol);
-  d->rotatable_bonds = (int32_t)D::calcNumRotatableBonds(mol);
-  d->tpsa = (float)D::calcTPSA(mol);
+  d->rotatable_bonds = (int32_t)rotb;
+  d->tpsa = (float)tpsa;
   double logp = 0, mr = 0;
   D::calcCrippenDescriptors(mol, logp, mr);
   d->logp = (float)logp;
@@ -142,7 +138,7 @@ void compute(const RDKit::ROMol &mol, sp_descriptors *d) {
   d->n_rings = (int32_t)D::calcNumRings(mol);
   d->n_aromatic_rings = (int32_t)D::calcNumAromaticRings(mol);
   d->fsp3 = (float)D::calcFractionCSP3(mol);
-  d->qed = (float)qed(mol);
+  d->qed = (float)qed(mol, mw, logp, (double)hbd, tpsa, (double)rotb);
   d->flags = SP_DESCF_COMPUTED;
   d->flags |= sp_desc_rule_flags(d);
 }

@@ -110,6 +110,7 @@ int pl_stage_survey(pl_file *f, sp_err *err) {
   int rc = sp_survey_run(&f->w->s, f->ccd, &so, &f->sv, &f->ferr);
   f->t2 = sp_now();
   st->t_survey = f->t2 - f->t1;
+  out->t_desc_comp += f->sv.t_desc;
   if (rc == SP_E_NOMEM) return sp_err_set(err, rc, "%s: %s", f->relpath, f->ferr.msg);
   if (rc) return PL_FILE_FAILED;
   for (size_t k = 0; f->part == 0 && k < f->sv.n_split_links; ++k) { /* issue 36: two ions or buffers linked */
@@ -184,7 +185,9 @@ static int ligand_rows(pl_file *f, size_t li, size_t local, sp_err *err) {
   int rc = sp_pl_fill_site(&w->s, &w->site, (int64_t)local, f->sopt.cutoff, f->ec.chain_of, out, err);
   double t_chem = sp_now();
   if (!rc) rc = sp_pl_fill_site_bonds(w, &f->sv, li, f->ccd, &out->ligands[local], out, err);
+  double t_desc = sp_now();
   if (!rc) rc = sp_pl_fill_ligand_desc(out, &out->ligands[local], err);
+  out->t_desc_lig += sp_now() - t_desc;
   if (!rc) rc = sp_pl_fill_site_chem(w, &f->sv, li, f->ccd, f->opts, out, err);
   if (!rc) sp_pl_fill_site_quality(&w->s, &f->sv, li, &w->site, f->ccd, &out->ligands[local], &out->sites[out->n_sites - 1]);
   out->t_chem += sp_now() - t_chem;

@@ -9,6 +9,7 @@
 
 #include "sitepack/base.h"
 #include "sitepack/elements.h"
+#include "sitepack/io.h"
 #include "survey/lists.h"
 #include "survey/survey_internal.h"
 
@@ -740,7 +741,9 @@ static int component_row(build *b, comp_info *ci, sp_component_row *row) {
   row->in_ccd = ci->in_ccd;
   row->n_heavy_atoms = -1;
   sp_desc_clear(&row->desc);
+  double t0 = sp_now();
   if (ci->usable && sp_sv_component_desc(ci->def, &row->desc)) return SP_E_NOMEM;
+  b->out->t_desc += sp_now() - t0;
   if (ci->def) {
     sp_text_fit(row->formula, sizeof row->formula, ci->def->formula); /* cut: ends with "..." (issue 16) */
     sp_text_fit(row->name, sizeof row->name, ci->def->name);
