@@ -80,7 +80,7 @@ test-full: build
 	tests/run_ctest.sh --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 sanitize: deps
-	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSP_SANITIZE=ON -DCMAKE_C_COMPILER=clang -DSP_WERROR=ON
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSP_SANITIZE=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DSP_WERROR=ON
 	cmake --build build-asan -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=0 tests/run_ctest.sh --test-dir build-asan --output-on-failure -j $(JOBS) -L 'parser|fuzz|sanitize'
 
@@ -114,7 +114,7 @@ bench-read-py: build
 
 FUZZ_SECONDS ?= 60
 fuzz: deps
-	cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSP_FUZZ=ON -DCMAKE_C_COMPILER=clang -DSP_FUZZ_SECONDS=$(FUZZ_SECONDS)
+	cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSP_FUZZ=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DSP_FUZZ_SECONDS=$(FUZZ_SECONDS)
 	cmake --build build-fuzz -j $(JOBS) --target fuzz_cif fuzz_pdb fuzz_gzip fuzz_replay_cif fuzz_replay_pdb fuzz_replay_gzip
 	tests/run_ctest.sh --test-dir build-fuzz --output-on-failure -j $(JOBS) -L fuzz
 
