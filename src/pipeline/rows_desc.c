@@ -105,8 +105,9 @@ int sp_pl_fill_ligand_desc(sp_result *out, sp_ligand_row *lr, sp_err *err) {
   sp_desc_clear(&lr->desc);
   const sp_site_row *row = &out->sites[out->n_sites - 1];
   size_t nl = (size_t)row->n_ligand, nb = (size_t)row->n_bonds;
-  const sp_atom_row *ar = &out->atoms[out->n_atoms - (size_t)row->n_atoms];
-  const sp_bond_row *br = &out->bonds[out->n_bonds - nb];
+  /* the site's rows, the last of their tables (NULL when a table is still empty: no pointer arithmetic on NULL) */
+  const sp_atom_row *ar = row->n_atoms > 0 ? &out->atoms[out->n_atoms - (size_t)row->n_atoms] : NULL;
+  const sp_bond_row *br = nb ? &out->bonds[out->n_bonds - nb] : NULL;
   lig_graph g;
   memset(&g, 0, sizeof g);
   int rc = graph_alloc(&g, nl, nb);
