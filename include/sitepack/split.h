@@ -163,8 +163,8 @@ typedef struct sp_datasplit_summary {
  *  Writes /splits/NAME (int8 per site, attributes: docs/format.md "/splits") and, with write_listing, the TSV
  *  and JSON listing (temporary names, renamed when complete). @return 0; SP_E_NOT_FOUND (no file; no
  *  /clusters: "run sitepack cluster first"; scores: mmseqs2 not found); SP_E_FORMAT (not a sitepack file, columns that do not match);
- *  SP_E_INVALID (bad option: a fraction, max_tanimoto out of (0, 1], a date not YYYY-MM-DD; the column or a
- *  listing exists without force; a file without sites; a side with a fraction > 0 gets no site, or train
+ *  SP_E_INVALID (bad option: a fraction, max_tanimoto out of (0, 1], a before that is not a calendar date
+ *  YYYY-MM-DD, month 1 to 12 and the day within its month: "not a valid date"; the column or a listing exists without force; a file without sites; a side with a fraction > 0 gets no site, or train
  *  gets none); SP_E_IO; SP_E_NOMEM; SP_E_HDF5. On error nothing is written. */
 int sp_split(const char *path, const sp_datasplit_opts *o, sp_datasplit_summary *sum, sp_err *err);
 

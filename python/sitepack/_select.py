@@ -1,5 +1,6 @@
 """Dataset.select(): site indices by the site's ligand, its entry and its own columns (docs/python.md)."""
 
+import datetime
 import numbers
 
 import numpy as np
@@ -66,8 +67,17 @@ def _need(ds, name, since="format version 5"):
 
 
 def _date(path, name, v):
-    if not isinstance(v, str) or len(v) != 10 or v[4] != "-" or v[7] != "-":
+    """v as bytes after checking it is a calendar date YYYY-MM-DD (a str that is not: ValueError; not a str:
+    TypeError)."""
+    if not isinstance(v, str):
         raise TypeError(f"{path}: select({name}=...) takes a date 'YYYY-MM-DD', not {v!r}")
+    ok = len(v) == 10 and v[4] == "-" and v[7] == "-" and (v[:4] + v[5:7] + v[8:]).isdigit() and v.isascii()
+    try:
+        ok = ok and datetime.date(int(v[:4]), int(v[5:7]), int(v[8:])) is not None
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"{path}: select({name}=...): not a valid date {v!r} (YYYY-MM-DD)")
     return v.encode()
 
 
@@ -91,6 +101,9 @@ def curate_mask(ds, lig, st, descriptors=None, rules=None, max_r_free=None, rele
         for name, lim in dict(descriptors).items():
             if name not in DESCRIPTOR_NAMES:
                 raise ValueError(f"{ds.path}: unknown descriptor '{name}' (valid: {', '.join(DESCRIPTOR_NAMES)})")
+            if isinstance(lim, (str, bytes)) or not hasattr(lim, "__len__") or len(lim) != 2:
+                raise ValueError(f"{ds.path}: select(descriptors={{{name!r}: {lim!r}}}): pass a range (lo, hi), "
+                                 "None for an open end, not a single value")
             lo, hi = lim
             _check_numbers(ds.path, **{f"{name}_min": lo, f"{name}_max": hi})
             v = _need(ds, f"ligands/{name}")[lig]

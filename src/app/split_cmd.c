@@ -174,10 +174,7 @@ int sp_cmd_split(int argc, char **argv) {
         break;
       case 'n': o.name = optarg; break;
       case 'L': o.write_listing = 0; break;
-      case 'T': bad = sp_opt_double("split", "--max-tanimoto", optarg, 0, 0, 1, &o.max_tanimoto) != 0 ||
-                      !(o.max_tanimoto > 0);
-        if (bad && o.max_tanimoto <= 0) fprintf(stderr, "sitepack split: --max-tanimoto must be above 0\n");
-        break;
+      case 'T': bad = sp_opt_double("split", "--max-tanimoto", optarg, 0, 1, 1, &o.max_tanimoto) != 0; break;
       case 'B': o.before = optarg; break;
       case 'R': o.time_rules = 0; break;
       case 'K': o.keep_copies = 1; break;

@@ -300,6 +300,19 @@ static int write_column(const char *path, const sp_spl_in *in, const sp_dataspli
   return rc;
 }
 
+/* 1 if d is YYYY-MM-DD and a day of the proleptic Gregorian calendar (month 1 to 12, the day within its month,
+   February 29 in leap years: divisible by 4, not by 100 unless by 400), else 0. */
+static int valid_date(const char *d) {
+  int ok = strlen(d) == 10 && d[4] == '-' && d[7] == '-';
+  for (int i = 0; ok && i < 10; i++) ok = i == 4 || i == 7 || (d[i] >= '0' && d[i] <= '9');
+  if (!ok) return 0;
+  int y = atoi(d), m = atoi(d + 5), day = atoi(d + 8);
+  static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (m < 1 || m > 12) return 0;
+  int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return day >= 1 && day <= mdays[m - 1] + (m == 2 && leap);
+}
+
 static int check_opts(const char *path, const sp_datasplit_opts *o, sp_err *err) {
   if (!(o->test >= 0 && o->test < 1 && o->val >= 0 && o->val < 1 && o->test + o->val < 1))
     return sp_err_set(err, SP_E_INVALID, "%s: --test and --val must be in [0, 1) with test + val < 1", path);
@@ -307,10 +320,9 @@ static int check_opts(const char *path, const sp_datasplit_opts *o, sp_err *err)
   if (!(o->max_tanimoto > 0 && o->max_tanimoto <= 1))
     return sp_err_set(err, SP_E_INVALID, "%s: --max-tanimoto must be in (0, 1]", path);
   if (o->by == SP_BY_TIME) {
-    const char *d = o->before;
-    int ok = d && strlen(d) == 10 && d[4] == '-' && d[7] == '-';
-    for (int i = 0; ok && i < 10; i++) ok = i == 4 || i == 7 || (d[i] >= '0' && d[i] <= '9');
-    if (!ok) return sp_err_set(err, SP_E_INVALID, "%s: --by time needs --before YYYY-MM-DD", path);
+    if (!o->before) return sp_err_set(err, SP_E_INVALID, "%s: --by time needs --before YYYY-MM-DD", path);
+    if (!valid_date(o->before))
+      return sp_err_set(err, SP_E_INVALID, "%s: --before: not a valid date '%s' (YYYY-MM-DD)", path, o->before);
     if (!(o->test + o->val > 0))
       return sp_err_set(err, SP_E_INVALID, "%s: --by time needs --test or --val above 0", path);
   } else if (o->before) {

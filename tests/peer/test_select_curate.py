@@ -70,13 +70,28 @@ def main():
     check(np.array_equal(ds.select(**kw), exp), f"combined: {len(ds.select(**kw))} vs {len(exp)}")
     for bad, exc in ((dict(descriptors={"weight": (0, 1)}), ValueError), (dict(rules="lipinski"), ValueError),
                      (dict(quality="rfree"), ValueError), (dict(interactions={"hydrogen": 1}), ValueError),
-                     (dict(released_after="2010"), TypeError), (dict(max_r_free="0.3"), TypeError),
-                     (dict(bogus=1), TypeError)):
+                     (dict(released_after="2010"), ValueError), (dict(max_r_free="0.3"), TypeError),
+                     (dict(released_after=20100101), TypeError), (dict(bogus=1), TypeError)):
         try:
             ds.select(**bad)
             check(False, f"select({bad}) raised nothing")
         except exc:
             pass
+    # impossible or badly formatted dates and a descriptor without a range: ValueError naming the value
+    for bad, text in ((dict(released_after="2010-13-45"), "not a valid date '2010-13-45' (YYYY-MM-DD)"),
+                      (dict(released_before="2010-02-30"), "not a valid date '2010-02-30'"),
+                      (dict(released_after="2011-02-29"), "not a valid date '2011-02-29'"),
+                      (dict(released_after="2010/01/01"), "not a valid date '2010/01/01'"),
+                      (dict(released_after="2010-1-1"), "not a valid date '2010-1-1'"),
+                      (dict(descriptors={"mw": 200}), "pass a range (lo, hi)")):
+        try:
+            ds.select(**bad)
+            check(False, f"select({bad}) raised nothing")
+        except ValueError as e:
+            check(text in str(e), f"select({bad}): {e}")
+    leap = np.flatnonzero((rel != b"") & (rel >= b"2012-02-29"))
+    check(np.array_equal(ds.select(released_after="2012-02-29"), leap),
+          "a leap day (2012-02-29) is a valid date")
     print(f"{len(FAILS)} failures")
     sys.exit(1 if FAILS else 0)
 

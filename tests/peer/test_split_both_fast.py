@@ -80,10 +80,18 @@ check((sitepack.open(h5).split("redundant", name="nr") == np.flatnonzero(nr == -
 
 # errors: exit 2, nothing written (the file's bytes and no listing)
 digest = hashlib.sha256(open(h5, "rb").read()).hexdigest()
-for extra, why in ((["--max-tanimoto", "0"], "must be above 0"), (["--max-tanimoto", "1.5"], "--max-tanimoto"),
+for extra, why in ((["--max-tanimoto", "0"], "--max-tanimoto must be a number in (0, 1], got '0'"),
+                   (["--max-tanimoto", "1.5"], "--max-tanimoto must be a number in (0, 1], got '1.5'"),
                    (["--by", "time", "--before", "1900-01-01"], "no site on the train side"),
                    (["--by", "time", "--before", "2100-01-01"], "no site on the val side"),
-                   (["--by", "time", "--before", "2015-13"], "YYYY-MM-DD"),
+                   (["--by", "time", "--before", "2015-13"], "not a valid date '2015-13' (YYYY-MM-DD)"),
+                   (["--by", "time", "--before", "2010-13-45"], "not a valid date '2010-13-45' (YYYY-MM-DD)"),
+                   (["--by", "time", "--before", "2010-02-30"], "not a valid date '2010-02-30' (YYYY-MM-DD)"),
+                   (["--by", "time", "--before", "2011-02-29"], "not a valid date '2011-02-29' (YYYY-MM-DD)"),
+                   (["--by", "time", "--before", "1900-02-29"], "not a valid date '1900-02-29' (YYYY-MM-DD)"),
+                   (["--by", "time", "--before", "2015-99-99"], "not a valid date '2015-99-99' (YYYY-MM-DD)"),
+                   (["--by", "time", "--before", "2010-1-1"], "not a valid date '2010-1-1' (YYYY-MM-DD)"),
+                   (["--by", "time", "--before", "2010-04-31"], "not a valid date '2010-04-31' (YYYY-MM-DD)"),
                    (["--by", "time"], "--before"), (["--before", "2015-01-01"], "--before")):
     p = subprocess.run([SP, "split", h5, "--name", "bad"] + extra, capture_output=True, text=True)
     check(p.returncode == 2 and why in p.stderr, f"split {' '.join(extra)}: exit {p.returncode}, {p.stderr.strip()}")
