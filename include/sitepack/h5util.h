@@ -61,9 +61,15 @@ int sp_h5_input_stat(const char *path, struct stat *st, sp_err *err);
  *          its groups and datasets (PATH): <HDF5's text> (the file is damaged or truncated)" (HDF5's text cut
  *          so that the hint stays); sp_h5_read_format()'s SP_E_FORMAT. */
 int sp_h5_open_merged(const char *path, hid_t *file, int64_t *ver, struct stat *st, sp_err *err);
-/** 1 when @p err (may be NULL) is sp_h5_open_merged()'s damaged-file error (SP_E_FORMAT ending with
- *  SP_H5_DAMAGED_HINT), else 0: a command whose exit status for other SP_E_FORMAT errors differs (cluster, split)
- *  exits 1 for it, as check, dump, survey and export do. */
+/** The text of sp_h5_open_merged()'s error for a file without the HDF5 signature (a zero-byte or text file). */
+#define SP_H5_NO_SIGNATURE "(no HDF5 signature)"
+/** The text of sp_h5_input_stat()'s error for a path that is not a regular file (a directory, a FIFO). */
+#define SP_H5_NOT_REGULAR "is not a regular file"
+
+/** 1 when @p err (may be NULL) is one of sp_h5_open_merged()'s errors for a file that cannot be read as HDF5 at
+ *  all (SP_E_FORMAT ending with SP_H5_DAMAGED_HINT, or naming SP_H5_NO_SIGNATURE or SP_H5_NOT_REGULAR), else 0:
+ *  a command whose exit status for other SP_E_FORMAT errors differs (cluster, split) exits 1 for it, as check,
+ *  dump, survey and export do (issue 39). */
 int sp_h5_damaged(const sp_err *err);
 
 /** Create a dataset of the final layout (docs/format.md): contiguous, unfiltered, allocated early,

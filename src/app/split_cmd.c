@@ -21,7 +21,8 @@ static void cluster_usage(FILE *f) {
           "fingerprints from the stored bonds, Butina at Tanimoto >= --tanimoto, in molecule-key order).\n"
           "MMseqs2 (Debian mmseqs2) runs in a temporary folder beside FILE.h5 with --threads threads;\n"
           "--sensitivity S (1 to 7.5) is its -s for the coarse level (default: MMseqs2's, 4).\n"
-          "exit status: 0 written; 1 MMseqs2 failed, FILE.h5 is damaged or truncated, or it could not be written;\n"
+          "exit status: 0 written; 1 MMseqs2 failed, FILE.h5 is not HDF5 (a zero-byte or text file), damaged or\n"
+          "truncated, or it could not be written;\n"
           "2 bad command line, no such file, not a version-3 sitepack file (no /sequences), mmseqs2 not found, or\n"
           "/clusters exists without --force. Nothing is written on an error. Then: sitepack split (docs/usage.md\n"
           "\"Splits\").\n");
@@ -51,7 +52,8 @@ static void split_usage(FILE *f) {
           "identity of a chain it contacts to a train site's chain (MMseqs2 easy-search, 80 %% coverage), the\n"
           "largest Tanimoto to a train ligand, and the stratum novel_protein (identity < 0.3), novel_ligand\n"
           "(Tanimoto < --max-tanimoto), novel_both or not_novel.\n"
-          "exit status: 0 written; 1 FILE.h5 is damaged or truncated, or it could not be written; 2 bad command\n"
+          "exit status: 0 written; 1 FILE.h5 is not HDF5 (a zero-byte or text file), damaged or truncated, or it\n"
+          "could not be written; 2 bad command\n"
           "line or option out of range, no such file, no /clusters (run sitepack cluster first), mmseqs2 not\n"
           "found (scores), a side without sites, or the split exists without --force. Nothing is written on an\n"
           "error.\n");
@@ -77,8 +79,8 @@ static int parse_ids(const char *s, double *lo, double *hi) {
   return 0;
 }
 
-/* 2 for a bad argument, a missing file or one without what the command needs; 1 otherwise, and for a damaged
-   or truncated file, as every reader of a merged file says it (sp_h5_damaged(), issue 39). */
+/* 2 for a bad argument, a missing file or one without what the command needs; 1 otherwise, and for a file that
+   is not HDF5, damaged or truncated, as every reader of a merged file says it (sp_h5_damaged(), issue 39). */
 static int exit_of(int rc, const sp_err *err) {
   if (sp_h5_damaged(err)) return SP_EXIT_RUNTIME;
   return rc == SP_E_INVALID || rc == SP_E_NOT_FOUND || rc == SP_E_FORMAT ? SP_EXIT_USAGE : SP_EXIT_RUNTIME;

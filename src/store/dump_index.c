@@ -299,9 +299,6 @@ static void free_data(idata *x) {
 int sp_dump_index(const char *h5_path, FILE *out, char sep, sp_err *err) {
   if (!h5_path || !out || (sep != '\t' && sep != ','))
     return sp_err_set(err, SP_E_INVALID, "sp_dump_index: NULL argument or a separator other than tab and comma");
-  struct stat stb;
-  int rc = sp_h5_input_stat(h5_path, &stb, err);
-  if (rc) return rc;
   sp_h5_quiet q;
   sp_h5_quiet_begin(&q);
   ictx c = {-1, h5_path, err, sep};
@@ -309,19 +306,11 @@ int sp_dump_index(const char *h5_path, FILE *out, char sep, sp_err *err) {
   memset(&x, 0, sizeof x);
   memcpy(x.col, fixed_tmpl, sizeof x.col);
   int64_t ver = 0;
-  if (H5Fis_hdf5(h5_path) <= 0) {
-    rc = sp_err_set(err, SP_E_FORMAT, "%s is not a sitepack file (not HDF5)", h5_path);
-  } else {
-    hid_t fapl = sp_h5_fapl(0);
-    c.f = fapl >= 0 ? H5Fopen(h5_path, H5F_ACC_RDONLY, fapl) : -1;
-    if (c.f < 0) rc = sp_h5_fail(err, "cannot open", h5_path);
-    if (fapl >= 0) H5Pclose(fapl);
-    if (!rc) rc = sp_h5_read_format(c.f, h5_path, &ver, err);
-    if (!rc && ver < 5)
-      rc = sp_err_set(err, SP_E_NOT_FOUND, "%s: format version %lld has no index columns (descriptors and quality: "
-                      "version 5; docs/format.md \"Versions\")", h5_path, (long long)ver);
-    if (!rc) rc = load(&c, &x);
-  }
+  int rc = sp_h5_open_merged(h5_path, &c.f, &ver, NULL, err); /* one diagnosis for all readers (h5util.h) */
+  if (!rc && ver < 5)
+    rc = sp_err_set(err, SP_E_NOT_FOUND, "%s: format version %lld has no index columns (descriptors and quality: "
+                    "version 5; docs/format.md \"Versions\")", h5_path, (long long)ver);
+  if (!rc) rc = load(&c, &x);
   if (!rc) {
     put_header(out, &x, sep);
     for (int64_t i = 0; i < x.n_sites; i++) put_row(out, &x, i, sep);

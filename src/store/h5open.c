@@ -24,7 +24,7 @@ static int damaged(sp_err *err, const char *what, const char *path) {
 
 /* The steps after stat(2): signature, open, walk of every object header, root attributes. 0 or the class. */
 static int open_steps(const char *path, hid_t *file, int64_t *ver, sp_err *err) {
-  if (H5Fis_hdf5(path) <= 0) return sp_err_set(err, SP_E_FORMAT, "%s is not an HDF5 file (no HDF5 signature)", path);
+  if (H5Fis_hdf5(path) <= 0) return sp_err_set(err, SP_E_FORMAT, "%s is not an HDF5 file " SP_H5_NO_SIGNATURE, path);
   hid_t fapl = sp_h5_fapl(0);
   hid_t f = fapl >= 0 ? H5Fopen(path, H5F_ACC_RDONLY, fapl) : -1;
   int rc = f < 0 ? damaged(err, "cannot open", path) : 0; /* before H5Pclose clears the stack */
@@ -58,4 +58,8 @@ int sp_h5_open_merged(const char *path, hid_t *file, int64_t *ver, struct stat *
   return rc;
 }
 
-int sp_h5_damaged(const sp_err *err) { return err && err->cls == SP_E_FORMAT && strstr(err->msg, SP_H5_DAMAGED_HINT); }
+int sp_h5_damaged(const sp_err *err) {
+  if (!err || err->cls != SP_E_FORMAT) return 0;
+  return strstr(err->msg, SP_H5_DAMAGED_HINT) || strstr(err->msg, SP_H5_NO_SIGNATURE) ||
+         strstr(err->msg, SP_H5_NOT_REGULAR);
+}

@@ -472,7 +472,7 @@ int sp_h5_input_stat(const char *path, struct stat *st, sp_err *err) {
                      : S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) ? "a device"
                      : S_ISSOCK(st->st_mode) ? "a socket"
                                              : "not a plain file";
-  return sp_err_set(err, SP_E_FORMAT, "%s is not a regular file (%s): not a sitepack file", path, kind);
+  return sp_err_set(err, SP_E_FORMAT, "%s " SP_H5_NOT_REGULAR " (%s): not a sitepack file", path, kind);
 }
 
 hid_t sp_h5_fapl(int aligned) {

@@ -3,7 +3,8 @@
 # (check, dump, survey, export, cluster, split, report, bench read --real) and from sitepack.open in Python: class
 # unknown_format, the same message naming the file and ending "(the file is damaged or truncated)", exit 1 (one
 # open for all: sp_h5_open_merged, h5util.h). Before, dump said hdf5_error without the hint, cluster and split
-# "not an HDF5 file (or damaged)" with exit 2, and a damaged dataset header was "missing dataset" in some.
+# "not an HDF5 file (or damaged)" with exit 2, and a damaged dataset header was "missing dataset" in some. A
+# zero-byte or text file: "FILE is not an HDF5 file (no HDF5 signature)", exit 1 from all (dump index too).
 # usage: reliability_damaged.sh SITEPACK MPIEXEC WORKDIR SOURCE_DIR (MPIEXEC unused: one process per command)
 . "$(dirname "$0")/reliability_lib.sh"
 HINT="(the file is damaged or truncated)"
@@ -32,7 +33,7 @@ for name, a in addr.items():
     print(name, "header at", a, "of", sorted(names)[-1] if name == "hdr_last" else "sites/atom_ptr")
 PY
 # every command is refused at the open, so cluster needs no MMseqs2 and split no /clusters here
-CMDS=("check F" "dump F sites" "dump F bonds" "survey F" "export F --all --format sdf,pdb --out $T/x --force --quiet"
+CMDS=("check F" "dump F sites" "dump F bonds" "dump F index" "survey F" "export F --all --format sdf,pdb --out $T/x --force --quiet"
       "cluster F" "split F" "report F --out $T/r.html --force" "bench read --n 10 --atoms 4 --count 5 --reps 1 --dir $T/b --out $T/b.json --real F")
 n=0
 for d in half head hdr_sites hdr_last; do
@@ -70,9 +71,28 @@ else:
 PY
   echo "ok: $d.h5: ${#CMDS[@]} commands and sitepack.open: unknown_format, exit 1: $want"
 done
+# a file that is not HDF5 (zero bytes; text): the same class, text and exit 1 from every command (issue 39: cluster
+# and split exited 2, dump index said "is not a sitepack file (not HDF5)")
+: > "$T/zero.h5"
+printf 'data_1ABC\n_entry.id 1ABC\n' > "$T/text.h5"
+for d in zero text; do
+  f=$T/$d.h5
+  for c in "${CMDS[@]}"; do
+    rc=0
+    timeout 60 "$BIN" ${c//F/$f} > "$T/o.txt" 2> "$T/e.txt" || rc=$?
+    [ "$rc" = 1 ] || die "$d: sitepack ${c//F/...}: exit $rc, expected 1: $(cat "$T/e.txt")"
+    line=$(grep -m1 "^sitepack" "$T/e.txt" || true)
+    case "$line" in
+      *": unknown_format: $f is not an HDF5 file (no HDF5 signature)") ;;
+      *) die "$d: sitepack ${c//F/...}: not 'unknown_format: $f is not an HDF5 file (no HDF5 signature)': $(cat "$T/e.txt")" ;;
+    esac
+    n=$((n + 1))
+  done
+  echo "ok: $d.h5: ${#CMDS[@]} commands: unknown_format, not an HDF5 file, exit 1"
+done
 # the good file still opens everywhere the damaged ones were refused (the walk refuses no sound file)
 expect_rc 0 "$T/c.log" "check of the good file" "$BIN" check "$GOOD" --quiet
 expect_rc 0 "$T/d.log" "dump of the good file" "$BIN" dump "$GOOD" sites
 $PY -c "import sys; sys.path.insert(0, '$SRC/python'); import sitepack; assert len(sitepack.open('$GOOD')) > 0" \
   || die "sitepack.open of the good file"
-echo "reliability_damaged: ok ($n refusals, 4 damaged copies)"
+echo "reliability_damaged: ok ($n refusals, 4 damaged copies, a zero-byte and a text file)"
