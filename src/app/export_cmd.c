@@ -147,8 +147,9 @@ int sp_cmd_export(int argc, char **argv) {
     return rc == SP_E_INVALID || rc == SP_E_NOT_FOUND ? SP_EXIT_USAGE : SP_EXIT_RUNTIME;
   }
   if (!quiet && o.out_dir)
-    fprintf(stderr, "sitepack export: %lld sites, %lld files in %s (%.3f s; tables loaded in %.3f s)\n",
-            (long long)sum.n_sites, (long long)sum.n_files, out, sum.seconds, sum.load_seconds);
+    fprintf(stderr, "sitepack export: %lld site%s, %lld file%s in %s (%.3f s; tables loaded in %.3f s)\n",
+            (long long)sum.n_sites, sum.n_sites == 1 ? "" : "s", (long long)sum.n_files, sum.n_files == 1 ? "" : "s",
+            out, sum.seconds, sum.load_seconds);
   if (!quiet) export_notes(&sum);
   return SP_EXIT_OK;
 }

@@ -424,7 +424,8 @@ void run_summary_print(const struct run_ctx *c) {
   int P = c->env.n_ranks;
   size_t n_run_files = run_files(c);
   double wall = c->fig.wall, lb = c->fig.lower_bound;
-  printf("sitepack: %zu files in %.2f s (%.1f files/s, %.1f MB/s) on %d rank%s\n", n_run_files, wall,
+  printf("sitepack: %zu file%s in %.2f s (%.1f files/s, %.1f MB/s) on %d rank%s\n", n_run_files,
+         n_run_files == 1 ? "" : "s", wall,
          (double)n_run_files / wall, c->sched.bytes_total / 1e6 / wall, P, P == 1 ? "" : "s");
   printf("  files ok %lld, failed %lld", (long long)counts[C_FILES_OK], (long long)counts[C_FILES_FAILED]);
   int first = 1;

@@ -295,7 +295,7 @@ static int phase_scan(struct run_env *e, struct run_files *fl) {
   sp_err err = {0};
   struct stat sb;
   if (sp_scan_dir(job->input, &fl->scan, &err)) {
-    fprintf(stderr, "sitepack run: input %s: %s\n", job->input, err.msg);
+    sp_opt_file_error("run", "input", job->input, err.msg, NULL); /* the path once */
     return SP_EXIT_USAGE;
   } else if (fl->scan.n == 0) {
     fprintf(stderr, "sitepack run: no structure files (.cif .mmcif .pdb .ent, optionally .gz) under %s\n",

@@ -131,13 +131,14 @@ int sp_cmd_cluster(int argc, char **argv) {
   if (!quiet)
     printf("sitepack cluster: %lld sites, %lld chains (%lld protein chains, %lld distinct protein sequences): "
            "%lld chain clusters at %.0f %% (%lld of protein chains, the rest other polymers by identical sequence), "
-           "%lld at %.0f %% identity (%lld of protein chains; coverage %.2f, %s); %lld sites touch no chain; "
+           "%lld at %.0f %% identity (%lld of protein chains; coverage %.2f, MMseqs2 %s); %lld %s no chain; "
            "%lld molecules in %lld ligand clusters (Tanimoto >= %.2f); %.2f s (read %.2f, mmseqs %.2f, ligands "
            "%.2f, write %.2f)\n",
            (long long)s.n_sites, (long long)s.n_chains, (long long)s.n_protein_chains, (long long)s.n_sequences,
            (long long)s.n_clusters_low, o.id_low * 100, (long long)s.n_protein_clusters_low,
            (long long)s.n_clusters_high, o.id_high * 100, (long long)s.n_protein_clusters_high, o.coverage,
-           s.mmseqs_version[0] ? s.mmseqs_version : "mmseqs", (long long)s.n_sites_no_chain, (long long)s.n_molecules,
+           s.mmseqs_version[0] ? s.mmseqs_version : "version unknown", (long long)s.n_sites_no_chain,
+           s.n_sites_no_chain == 1 ? "site touches" : "sites touch", (long long)s.n_molecules,
            (long long)s.n_ligand_clusters, o.tanimoto, s.seconds_total, s.seconds_read, s.seconds_mmseqs,
            s.seconds_ligand, s.seconds_write);
   return SP_EXIT_OK;
@@ -216,7 +217,7 @@ int sp_cmd_split(int argc, char **argv) {
     printf("sitepack split: /splits/%s: train %lld, val %lld, test %lld sites (entries %lld / %lld / %lld), dropped "
            "%lld, copies %lld, undated %lld, redundant %lld; %lld components, largest %lld sites; got %.1f / %.1f / "
            "%.1f %% for %.1f / %.1f / %.1f %% asked (off by %.1f points%s); largest train-val/test Tanimoto %.3f "
-           "(bound < %.2f%s) (%.2f s)\n",
+           "(ions and artifacts excepted; bound < %.2f%s) (%.2f s)\n",
            s.name, (long long)s.sites[0], (long long)s.sites[1], (long long)s.sites[2], (long long)s.entries[0],
            (long long)s.entries[1], (long long)s.entries[2], (long long)s.dropped, (long long)s.copies,
            (long long)s.undated, (long long)s.redundant, (long long)s.n_components, (long long)s.largest_component,

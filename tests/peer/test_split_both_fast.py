@@ -53,8 +53,24 @@ for src, dst, old, new in COPIES:  # the same chains under another entry id (PDB
         fo.write(fi.read().replace(old, new))
 h5 = f"{OUT}/both.h5"
 run([SP, "run", "--input", f"{OUT}/in", "--ccd", CCD, "--out", h5, "--quiet"])
-run([SP, "cluster", h5, "--threads", "2", "--sensitivity", "1", "--quiet"])
-run([SP, "split", h5, "--seed", str(SEED), "--test", str(TEST), "--val", str(VAL), "--by", "both", "--quiet"])
+p = run([SP, "cluster", h5, "--threads", "2", "--sensitivity", "1"])
+# the summary: the MMseqs2 version labelled, the sites without a chain counted from /clusters/site_chain (singular
+# for 1: "1 site touches no chain")
+ver = subprocess.run(["mmseqs", "version"], capture_output=True, text=True).stdout.strip()
+with h5py.File(h5, "r") as f:
+    no_chain = int((f["clusters/site_chain"][()] < 0).sum())
+touch = "1 site touches no chain" if no_chain == 1 else f"{no_chain} sites touch no chain"
+check(f"MMseqs2 {ver}); {touch}; " in p.stdout, f"cluster summary: want 'MMseqs2 {ver}); {touch}': {p.stdout.strip()}")
+p = run([SP, "split", h5, "--seed", str(SEED), "--test", str(TEST), "--val", str(VAL), "--by", "both"])
+check("Tanimoto " in p.stdout and " (ions and artifacts excepted; bound < 0.50) (" in p.stdout,
+      f"split summary: the Tanimoto bound without its exception: {p.stdout.strip()}")
+# one file: "1 file in", not "1 files in"; a missing input named once
+p = run([SP, "run", "--input", os.path.join(STRUCT, "1stp.cif"), "--ccd", CCD, "--out", f"{OUT}/one.h5"])
+check("sitepack: 1 file in " in p.stdout, f"run summary of one file: {p.stdout.splitlines()[:1]}")
+p = subprocess.run([SP, "run", "--input", f"{OUT}/nonexist", "--ccd", CCD, "--out", f"{OUT}/none.h5"],
+                   capture_output=True, text=True)
+check(p.returncode == 2 and p.stderr.count(f"{OUT}/nonexist") == 1 and
+      f"sitepack run: input {OUT}/nonexist: cannot stat: " in p.stderr, f"run --input nonexist: {p.stderr.strip()}")
 if fails:
     sys.exit(1)
 
