@@ -44,7 +44,7 @@ set_tests_properties(test_py_dataset test_py_torch test_py_bonds test_py_compile
 # Graph samples (issue 34, issue 39 item 6): every corpus site's atom features and bond / interaction / radius
 # edges against a per-site read from the Site API, heavy_only, random index sets (compiled = pure, torch_geometric's
 # collate rule), edge cases and refusals, a DataLoader with 2 workers, hybridization vs RDKit, docs/python.md's
-# names and its message-passing example.
+# names, its message-passing example and its PyTorch and torch_geometric snippets.
 add_test(NAME test_py_graph COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_py_graph.py ${SP_PY_OUT}/corpus.h5
   ${CMAKE_SOURCE_DIR}/docs/python.md)
 set_tests_properties(test_py_graph PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "python;peer"
