@@ -28,7 +28,7 @@ int sp_cmd_dump(int argc, char **argv) {
   }
   if (argc - optind != 2) {
     fprintf(stderr, "sitepack dump: give FILE.h5 and TABLE (TABLE: structures, ligands, sites, components, residues, "
-                    "interactions, bonds, chains, segments)\n");
+                    "interactions, bonds, chains, segments, index [--csv])\n");
     return SP_EXIT_USAGE;
   }
   argv += optind - 1;

@@ -346,7 +346,8 @@ static int dump_sites(dump_ctx *d, FILE *out) {
 }
 
 int sp_dump(const char *h5_path, const char *table, FILE *out, sp_err *err) {
-  static const char valid[] = "structures, ligands, components, sites, residues, interactions, bonds, chains, segments";
+  static const char valid[] =
+      "structures, ligands, components, sites, residues, interactions, bonds, chains, segments, index";
   if (!h5_path || !table || !out) return sp_err_set(err, SP_E_INVALID, "sp_dump: NULL argument");
   int t = -1;
   if (!strcmp(table, "structures")) t = SP_T_STRUCTURES;

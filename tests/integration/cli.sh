@@ -31,6 +31,22 @@ for c in dump check export merge survey bench cluster split report; do
     || { echo "FAIL: sitepack help $c (exit $r1) differs from $c --help (exit $r2)"; fail=1; }
 done
 expect 2 "help of an unknown command" -- "$SP" help frobnicate
+# the general help lists every option of split's and cluster's usage lines, --by time, and dump's index and --csv
+"$SP" --help > "$WORK/general.txt"
+for c in split cluster; do
+  for o in $("$SP" $c --help | sed -n '1,/^[A-Z]/p' | grep -o -- '--[a-z-]*' | sort -u); do
+    grep -q -- "$o\b" "$WORK/general.txt" || { echo "FAIL: sitepack --help lacks $c's $o"; fail=1; }
+  done
+done
+grep -q -- '--by protein|ligand|both|time' "$WORK/general.txt" || { echo "FAIL: sitepack --help lacks --by time"; fail=1; }
+grep -q 'sitepack dump FILE.h5 TABLE \[--csv\]' "$WORK/general.txt" && grep -q 'segments, or index' "$WORK/general.txt" \
+  || { echo "FAIL: sitepack --help lacks dump's index or --csv"; fail=1; }
+# dump's lists of valid tables name the index too
+"$SP" dump "$WORK/nosuch.h5" > /dev/null 2> "$WORK/e1.txt"
+"$SP" dump "$WORK/nosuch.h5" nosuchtable > /dev/null 2> "$WORK/e2.txt"
+for e in e1 e2; do
+  grep -q 'segments, index' "$WORK/$e.txt" || { echo "FAIL: dump's list of tables lacks index: $(cat "$WORK/$e.txt")"; fail=1; }
+done
 "$SP" --help | grep -q -- '--assembly none|first' || { echo "FAIL: --help lacks --assembly"; fail=1; }
 # docs/usage.md's job file spells out every key that `run --help` lists, and runs
 "$SP" run --help > "$WORK/runhelp.txt"
