@@ -32,3 +32,10 @@ add_test(NAME peer_export_rules COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/
          ${CMAKE_CURRENT_BINARY_DIR}/export_rules)
 set_tests_properties(peer_export_rules PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;store" TIMEOUT 300)
 endif()
+# Fast (default set): the one valence table (valence.h) equals RDKit's valence lists for every non-metal, its
+# largest valences at charge -1/0/+1 and its implicit-H rule equal RDKit's (UpdatePropertyCache) on single atoms.
+add_executable(sp_dump_valence ${SP_TEST_DIR}/unit/sp_dump_valence.c)
+target_link_libraries(sp_dump_valence PRIVATE sitepack)
+add_test(NAME peer_valence_table COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_valence_table.py
+         $<TARGET_FILE:sp_dump_valence>)
+set_tests_properties(peer_valence_table PROPERTIES LABELS "peer;chem")
