@@ -1,51 +1,14 @@
 /* The ligand SDF of `sitepack export` (export_internal.h; layout and SD fields: docs/format.md "Export
  * files", values of bond_orders: docs/usage.md "Export"). One record per site: the site's ligand atoms,
  * its /bonds rows inside the ligand (metal bonds left out), formal charges from the CCD or the file,
- * completed by the metal-bond rule and the valence rule below, then the SD fields. */
+ * completed by the metal-bond rule and the valence rule (valence.h sp_ligand_charges), then the SD fields. */
 #include "export_internal.h"
 
 #include <stdlib.h>
 
 #include "sitepack/bonds.h"
 #include "sitepack/survey.h"
-
-/* The formal charge of atom row a: the CCD's when the atom matches a CCD atom, else the file's. */
-static int atom_charge(const xfile *x, int64_t a) {
-  return (U8(x->a_ccda, a) & SP_CCD_ATOM_MATCHED) ? I8(x->a_ccdc, a) : I8(x->a_charge, a);
-}
-
-/* Valence of a neutral atom of element z for the metal-bond rule below (N 3, O/S/Se 2, C 4, P 3), 0 otherwise. */
-static int neutral_valence(uint8_t z) {
-  switch (z) {
-    case 6: return 4;
-    case 7: case 15: return 3;
-    case 8: case 16: case 34: return 2;
-    default: return 0;
-  }
-}
-
-/* The largest valence RDKit accepts for element z at formal charge c, -1 where this check does not judge:
- * RDKit's default valence lists (its periodic table, Code/GraphMol/atomic_data.cpp: H 1, B 3, C 4, N 3,
- * O 2, F 1, Si 4/6, P 3/5/7, S 2/4/6, Cl 1, As 3/5/7, Se 2/4/6, Br 1, Te 2/4/6, I 1/3/5: the largest is
- * taken), and for a charged B..F atom the list of its isoelectronic neutral element (N+ as C: 4, O+ as N:
- * 3, O- as F: 1), as RDKit does for these elements. Metals, noble gases and other charged atoms: -1. */
-static int max_valence(uint8_t z, int c) {
-  if (c) {
-    if (z < 5 || z > 9 || z - c < 5 || z - c > 9) return -1;
-    z = (uint8_t)(z - c);
-  }
-  switch (z) {
-    case 1: case 9: case 17: case 35: return 1;
-    case 5: return 3;
-    case 6: return 4;
-    case 7: return 3;
-    case 8: return 2;
-    case 14: case 16: case 34: case 52: return 6;
-    case 15: case 33: return 7;
-    case 53: return 5;
-    default: return -1;
-  }
-}
+#include "sitepack/valence.h"
 
 static int push_row(int64_t **v, size_t *n, size_t *cap, int64_t k) {
   if (*n == *cap) {
@@ -110,114 +73,30 @@ static int sd_bond_type(const xfile *x, int64_t k) {
   return o >= 1 && o <= 4 ? o : 1;
 }
 
-/* lb's per-atom arrays for at least n atoms. Returns 0 or SP_E_NOMEM (the arrays grown so far are kept). */
-static int grow_atoms(lig_bonds *lb, size_t n) {
-  if (n <= lb->cap_dq) return 0;
-  int *dq = realloc(lb->dq, n * sizeof *dq);
-  if (!dq) return SP_E_NOMEM;
-  lb->dq = dq;
-  int *deg = realloc(lb->deg, n * sizeof *deg);
-  if (!deg) return SP_E_NOMEM;
-  lb->deg = deg;
-  int *val = realloc(lb->val, n * sizeof *val);
-  if (!val) return SP_E_NOMEM;
-  lb->val = val;
-  uint8_t *byv = realloc(lb->by_valence, n);
-  if (!byv) return SP_E_NOMEM;
-  lb->by_valence = byv;
-  uint8_t *arom = realloc(lb->arom, n);
-  if (!arom) return SP_E_NOMEM;
-  lb->arom = arom;
-  lb->cap_dq = n;
-  return 0;
-}
-
-/* The per-atom arrays of lb for nl atoms: charges zeroed, degrees and valences of the bond block counted. */
-static int atom_space(const xfile *x, lig_bonds *lb, int32_t nl) {
-  size_t n = (size_t)nl + 1;
-  if (grow_atoms(lb, n)) return SP_E_NOMEM;
-  memset(lb->dq, 0, n * sizeof *lb->dq);
-  memset(lb->deg, 0, n * sizeof *lb->deg);
-  memset(lb->val, 0, n * sizeof *lb->val);
-  memset(lb->by_valence, 0, n);
-  memset(lb->arom, 0, n);
-  for (size_t b = 0; b < lb->n; b++) {
-    int64_t r = lb->rows[b];
-    int t = sd_bond_type(x, r);
-    for (int e = 0; e < 2; e++) {
-      int32_t k = e ? I32(x->b_a2, r) : I32(x->b_a1, r);
-      lb->deg[k]++;
-      lb->val[k] += t == 4 ? 1 : t;
-      if (t == 4) lb->arom[k] = 1;
-    }
-  }
-  lb->n_valence_charged = 0;
+/* The written formal charges of site i's ligand atoms (lb->q): sp_ligand_charges (valence.h) over the file's
+ * charges, the CCD's and the site's /bonds block: the CCD's charge where the atom matches a CCD atom, else the
+ * file's, then the metal-bond rule (bonds to metals are left out of the SDF, as InChI disconnects them) and the
+ * valence rule (four-valent N+, its N-oxide / nitro / azide anion); /atoms/formal_charge holds the same values
+ * (docs/format.md "/atoms"). Returns 0 or SP_E_NOMEM. */
+static int ligand_charges(const xfile *x, int64_t i, lig_bonds *lb) {
+  int64_t a0 = I64(x->s_aptr, i), k0 = I64(x->s_bptr, i), nb = I64(x->s_bptr, i + 1) - k0;
+  int32_t nl = I32(x->s_nlig, i);
+  int rc = sp_ligand_charges((size_t)nl, &U8(x->a_el, a0), &I8(x->a_charge, a0), &I8(x->a_ccdc, a0), &U8(x->a_ccda, a0),
+                             (size_t)nb, nb ? &I32(x->b_a1, k0) : NULL, nb ? &I32(x->b_a2, k0) : NULL,
+                             nb ? &U8(x->b_order, k0) : NULL, &lb->q);
+  lb->n_valence_charged = lb->q.n_valence_charged;
   lb->over_valence = 0;
-  return 0;
-}
-
-/* Bonds to metals are left out of the SDF, as InChI disconnects them; an atom X whose metal bond
- * completed its neutral valence (X's other bonds + 1 <= its neutral valence: a pyrrole N of a haem,
- * a deprotonated O) takes charge -1 and the metal +1, so that no hydrogen is added where the metal was
- * (InChI's own disconnection does the same). A dative bond (X already at its valence: the imine N of a
- * haem) changes no charge. */
-static void metal_charges(const xfile *x, int64_t a0, lig_bonds *lb) {
-  for (size_t m = 0; m < lb->n_metal; m++) {
-    int32_t a = I32(x->b_a1, lb->metal[m]), b = I32(x->b_a2, lb->metal[m]);
-    int32_t metal = sp_element_is_metal(U8(x->a_el, a0 + a)) ? a : b, other = metal == a ? b : a;
-    int nv = neutral_valence(U8(x->a_el, a0 + other));
-    if (!nv || atom_charge(x, a0 + other) + lb->dq[other] != 0 || sp_element_is_metal(U8(x->a_el, a0 + other))) continue;
-    if (lb->val[other] + 1 <= nv) {
-      lb->dq[other] -= 1;
-      lb->dq[metal] += 1;
-    }
-  }
-}
-
-/* An uncharged atom that no CCD atom gives a charge (ccd_atom bit 0 clear: no CCD block, or a name the
- * block does not have): the valence rule may set its charge. */
-static int charge_open(const xfile *x, int64_t a0, const lig_bonds *lb, int32_t k) {
-  return !(U8(x->a_ccda, a0 + k) & SP_CCD_ATOM_MATCHED) && atom_charge(x, a0 + k) + lb->dq[k] == 0;
-}
-
-/* The valence rule, for atoms without a CCD charge (charge_open). An N whose bonds in the bond block
- * add up to valence 4 (four single bonds, hydrogens included where the file has them; or a double bond
- * among them: the central N of an azide, a nitro N), none aromatic, has four bonding pairs and no lone
- * pair: it can only be N+ (the standard valence of a neutral N is 3, of N+ 4: RDKit's and Open Babel's
- * valence tables). Its terminal partner without hydrogen is then the anion of the zwitterion: a singly
- * bonded O of an amine N-oxide R3N+-O- or a nitro group R-N+(=O)-O-, a doubly bonded N of an azide
- * R-N=N+=N- (IUPAC Gold Book, "amine oxides", "nitro compounds", "azides"). The site chemistry applies
- * the N+ / N-oxide rule too (docs/sites.md "ligand bond graph"). A three-connected O is not made an
- * oxonium: trialkyl oxonium ions do not persist in water, and the corpus's one such O is a deposited
- * hydrogen left on a glycosidic O (docs/usage.md "Export"); it gets the SD field warning instead. */
-static void valence_charges(const xfile *x, int64_t a0, int32_t nl, lig_bonds *lb) {
-  for (int32_t k = 0; k < nl; k++) {
-    if (U8(x->a_el, a0 + k) != 7 || !charge_open(x, a0, lb, k) || lb->val[k] != 4 || lb->arom[k]) continue;
-    lb->dq[k] += 1;
-    lb->by_valence[k] = 1;
-    lb->n_valence_charged++;
-    for (size_t b = 0; b < lb->n; b++) {
-      int64_t r = lb->rows[b];
-      int32_t a = I32(x->b_a1, r), c = I32(x->b_a2, r), o = a == k ? c : c == k ? a : -1;
-      if (o < 0 || lb->deg[o] != 1 || !charge_open(x, a0, lb, o)) continue;
-      uint8_t el = U8(x->a_el, a0 + o);
-      int t = sd_bond_type(x, r);
-      if (!((el == 8 && t == 1) || (el == 7 && t == 2))) continue;
-      lb->dq[o] -= 1;
-      lb->by_valence[o] = 1;
-      lb->n_valence_charged++;
-    }
-  }
+  return rc ? SP_E_NOMEM : 0;
 }
 
 /* SD field `warning`: every atom whose written valence (lb->val: as RDKit counts it from the record, an
- * aromatic bond counted 1, the least RDKit counts, so that only certain excesses are flagged) exceeds what max_valence() allows at its written
+ * aromatic bond counted 1, the least RDKit counts, so that only certain excesses are flagged) exceeds what sp_valence_max() (valence.h) allows at its written
  * charge, "atom N NAME COMP/CHAIN/SEQ: E with valence V (at most M at charge C)", "; "-separated. A reader
  * that checks valences (RDKit's sanitization) rejects such a record. Sets lb->over_valence. */
 static void valence_warning(FILE *o, const xfile *x, int64_t a0, int32_t nl, lig_bonds *lb) {
   int n = 0;
   for (int32_t k = 0; k < nl; k++) {
-    int c = atom_charge(x, a0 + k) + lb->dq[k], m = max_valence(U8(x->a_el, a0 + k), c), v = lb->val[k];
+    int c = lb->q.charge[k], m = sp_valence_max(U8(x->a_el, a0 + k), c), v = lb->q.val[k];
     if (m < 0 || v <= m) continue;
     if (!lb->over_valence) lb->over_valence = k + 1;
     int64_t r = I64(x->a_res, a0 + k);
@@ -289,10 +168,10 @@ static void sd_fields(FILE *o, const xfile *x, const site_id *id, int64_t i, int
       fprintf(o, "%s%d-%d", b ? " " : "", I32(x->b_a1, lb->metal[b]) + 1, I32(x->b_a2, lb->metal[b]) + 1);
     fputs("\n\n", o);
   }
-  if (lb->n_valence_charged) { /* "a:+1" / "a:-1": the charges the valence rule set (1-based atom numbers) */
+  if (lb->q.n_valence_charged) { /* "a:+1" / "a:-1": the charges the valence rule set (1-based atom numbers) */
     fputs(">  <valence_charges>\n", o);
     for (int32_t k = 0, n = 0; k < nl; k++)
-      if (lb->by_valence[k]) fprintf(o, "%s%d:%+d", n++ ? " " : "", k + 1, atom_charge(x, a0 + k) + lb->dq[k]);
+      if (lb->q.by_valence[k]) fprintf(o, "%s%d:%+d", n++ ? " " : "", k + 1, lb->q.charge[k]);
     fputs("\n\n", o);
   }
   valence_warning(o, x, a0, nl, lb);
@@ -311,14 +190,14 @@ static void sdf_v2000(FILE *o, const xfile *x, int64_t a0, int32_t nl, const lig
   for (int32_t k = 0; k < nl; k++) {
     const float *p = &F32(x->a_pos, 3 * (a0 + k));
     fprintf(o, "%10.4f%10.4f%10.4f %-3s 0  0  0  0  0  0  0  0  0  0  0  0\n", p[0], p[1], p[2], xelem(U8(x->a_el, a0 + k)));
-    n_chg += atom_charge(x, a0 + k) + lb->dq[k] != 0;
+    n_chg += lb->q.charge[k] != 0;
   }
   for (size_t b = 0; b < lb->n; b++) {
     int64_t k = lb->rows[b];
     fprintf(o, "%3d%3d%3d  0\n", I32(x->b_a1, k) + 1, I32(x->b_a2, k) + 1, sd_bond_type(x, k));
   }
   for (int32_t k = 0, w = 0; k < nl; k++) {
-    int c = atom_charge(x, a0 + k) + lb->dq[k];
+    int c = lb->q.charge[k];
     if (!c) continue;
     if (w % 8 == 0) fprintf(o, "M  CHG%3d", n_chg - w < 8 ? n_chg - w : 8);
     fprintf(o, " %3d %3d", k + 1, c);
@@ -335,7 +214,7 @@ static void sdf_v3000(FILE *o, const xfile *x, int64_t a0, int32_t nl, const lig
   fputs("M  V30 BEGIN ATOM\n", o);
   for (int32_t k = 0; k < nl; k++) {
     const float *p = &F32(x->a_pos, 3 * (a0 + k));
-    int c = atom_charge(x, a0 + k) + lb->dq[k];
+    int c = lb->q.charge[k];
     fprintf(o, "M  V30 %d %s %.4f %.4f %.4f 0", k + 1, xelem(U8(x->a_el, a0 + k)), p[0], p[1], p[2]);
     if (c) fprintf(o, " CHG=%d", c);
     fputc('\n', o);
@@ -354,9 +233,7 @@ int sp_export_write_sdf(FILE *o, const xfile *x, int64_t i, const site_id *id, l
   if (collect_bonds(x, i, lb)) return SP_E_NOMEM;
   int64_t a0 = I64(x->s_aptr, i);
   int32_t nl = I32(x->s_nlig, i);
-  if (atom_space(x, lb, nl)) return SP_E_NOMEM;
-  metal_charges(x, a0, lb);
-  valence_charges(x, a0, nl, lb);
+  if (ligand_charges(x, i, lb)) return SP_E_NOMEM;
   sdf_header(o, id);
   if (nl > 999 || lb->n > 999) sdf_v3000(o, x, a0, nl, lb);
   else sdf_v2000(o, x, a0, nl, lb);
@@ -367,9 +244,5 @@ int sp_export_write_sdf(FILE *o, const xfile *x, int64_t i, const site_id *id, l
 void sp_export_sdf_free(lig_bonds *lb) {
   free(lb->rows);
   free(lb->metal);
-  free(lb->dq);
-  free(lb->by_valence);
-  free(lb->deg);
-  free(lb->val);
-  free(lb->arom);
+  sp_ligand_charges_free(&lb->q);
 }

@@ -9,8 +9,10 @@ block in the sample CCD: its four-bonded N). `sitepack run`, `sitepack export --
 record the charges are recomputed here from the record itself (its atoms and bond block, read by RDKit, and
 its `metal_bonds` field) and the file's charges (/atoms/ccd_charge where /atoms/ccd_atom bit 0, else
 /atoms/charge), by the rules as docs/usage.md states them:
-  - metal bond rule: a non-metal X of neutral valence v (C 4, N 3, P 3, O S Se 2), uncharged so far, whose
-    bond-block valence (aromatic counted 1) + 1 <= v takes -1 and its metal +1 (a dative bond changes nothing);
+  - metal bond rule: a non-metal X of default valence v (RDKit's periodic table, GetDefaultValence: C 4, N 3,
+    P 3, O S Se 2, B 3, halogens 1 ...; an element whose default valence is not positive is left alone),
+    uncharged so far, whose bond-block valence (aromatic counted 1) + 1 <= v takes -1 and its metal +1 (a
+    dative bond changes nothing);
   - valence rule: an uncharged N without a CCD atom, of bond-block valence 4, no aromatic bond, is N+, and its
     terminal uncharged partner without a CCD atom (O by a single bond, N by a double bond) takes -1;
 and the record's `M  CHG` lines (parsed as text, and RDKit's formal charges of the record) must equal them.
@@ -33,7 +35,12 @@ SP, STRUCT, CCD, OUT = sys.argv[1:5]
 FILES = ["19hc.pdb.gz", "4hhb.cif.gz", "7gsa.cif"]
 METALS = set("Li Be Na Mg Al K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Rb Sr Y Zr Nb Mo Tc Ru Rh Pd Ag Cd In Sn Cs "
              "Ba La Ce Pr Nd Sm Eu Gd Tb Dy Ho Er Tm Yb Lu Hf Ta W Re Os Ir Pt Au Hg Tl Pb Bi U".split())
-NEUTRAL_VALENCE = {"C": 4, "N": 3, "P": 3, "O": 2, "S": 2, "Se": 2}
+PT = Chem.GetPeriodicTable()
+
+
+def default_valence(sym):
+    """RDKit's default valence of a neutral atom (independent of sitepack's table, valence.h); 0 where none."""
+    return max(PT.GetDefaultValence(sym), 0)
 
 
 def fields(text):
@@ -66,7 +73,7 @@ def expected(mol, metal_bonds, base, ccd_matched):
             arom[k] |= t == Chem.BondType.AROMATIC
     for a, b in metal_bonds:
         m, x = (a, b) if sym[a] in METALS else (b, a)
-        nv = NEUTRAL_VALENCE.get(sym[x], 0)
+        nv = default_valence(sym[x])
         if nv and q[x] == 0 and sym[x] not in METALS and val[x] + 1 <= nv:
             q[x] -= 1
             q[m] += 1
