@@ -89,9 +89,9 @@ static int ligand_charges(const xfile *x, int64_t i, lig_bonds *lb) {
   return rc ? SP_E_NOMEM : 0;
 }
 
-/* SD field `warning`: every atom whose written valence (lb->val: as RDKit counts it from the record, an
- * aromatic bond counted 1, the least RDKit counts, so that only certain excesses are flagged) exceeds what sp_valence_max() (valence.h) allows at its written
- * charge, "atom N NAME COMP/CHAIN/SEQ: E with valence V (at most M at charge C)", "; "-separated. A reader
+/* SD field `warning`: every atom whose written valence (lb->q.val: as RDKit counts it from the record, an
+ * aromatic bond counted 1, the least RDKit counts, so that only certain excesses are flagged) exceeds what
+ * sp_valence_max() (valence.h) allows at its written charge, "atom N NAME COMP/CHAIN/SEQ: E with valence V (at most M at charge C)", "; "-separated. A reader
  * that checks valences (RDKit's sanitization) rejects such a record. Sets lb->over_valence. */
 static void valence_warning(FILE *o, const xfile *x, int64_t a0, int32_t nl, lig_bonds *lb) {
   int n = 0;
