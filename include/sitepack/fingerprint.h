@@ -30,8 +30,9 @@
  *  invariants (atomic number, heavy degree, hydrogen count, formal charge, ring membership), with the hydrogen
  *  count from RDKit's valence lists and implicit-valence rule at the atom's charge (valence.h) and the bond
  *  orders (no deposited H needed); bond types single/double/triple/aromatic; @p radius >= 0 iterations
- *  (2 = ECFP4-like). The hash function is sitepack's own (sp_hash_combine, base.h; frozen), so the bits are not RDKit's: similarities agree, bit positions do not
- *  (docs/usage.md "Splits"). @p fp: SP_FP_WORDS words owned by the caller, overwritten (all zero on error).
+ *  (2 = ECFP4-like). The hash function is sitepack's own (sp_hash_combine, base.h; frozen), so the bits are
+ *  not RDKit's: similarities agree, bit positions do not (docs/usage.md "Splits"). @p fp: SP_FP_WORDS words
+ *  owned by the caller, overwritten (all zero on error).
  *  Not thread-safe (its sort uses file-scope state). Memory O(n * radius * (nb / 64 + 1)) words, freed before it
  *  returns. @return 0; SP_E_NOMEM; SP_E_INVALID (n < 0 or nb < 0). */
 int sp_morgan_fp(int n, const uint8_t *z, const int8_t *charge, int nb, const int32_t *a1, const int32_t *a2,
