@@ -160,6 +160,10 @@ typedef struct sp_atom_row {
   /* the ligand's own chemistry (bonds.h): ligand atoms only, 0 for site atoms */
   int8_t ccd_charge;             /**< formal charge of the matching CCD atom (_chem_comp_atom.charge) */
   uint8_t ccd_atom;              /**< SP_CCD_ATOM_* bits (bonds.h): matched, aromatic, leaving */
+  /** formal charge (e, format version 5): ligand atoms the charge the SDF export writes (valence.h
+   *  sp_ligand_charges: ccd_charge where ccd_atom is matched, else charge, then the metal-bond and valence
+   *  rules over the site's bonds); site atoms = charge (the file's) */
+  int8_t formal_charge;
 } sp_atom_row;
 
 /** /interactions row: one typed ligand–site interaction (sitechem.h sp_interaction, docs/sites.md).

@@ -8,8 +8,12 @@ _ORDERS = {1: "SINGLE", 2: "DOUBLE", 3: "TRIPLE", 4: "AROMATIC"}
 # At, Rn, Ts, Og)
 _METALS = frozenset(range(1, 119)) - {1, 2, 5, 6, 7, 8, 9, 10, 14, 15, 16, 17, 18, 32, 33, 34, 35, 36, 51, 52, 53,
                                       54, 85, 86, 117, 118}
-# valence of a neutral atom for the metal-bond charge rule: C 4, N 3, P 3, O 2, S 2, Se 2
-_NEUTRAL_VALENCE = {6: 4, 7: 3, 15: 3, 8: 2, 16: 2, 34: 2}
+# version-4 files only (no /atoms/formal_charge): the default valence of a neutral atom for the metal-bond charge
+# rule, sp_valence_default of include/sitepack/valence.h (RDKit's default valences of the non-metals; H 1, B 3,
+# C 4, N 3, O 2, F 1, Si 4, P 3, S 2, Cl 1, Ge 4, As 3, Se 2, Br 1, Sb 3, Te 2, I 1, At 1); tests/peer/
+# test_formal_charge.py checks that this fallback gives the stored column on the corpus
+_NEUTRAL_VALENCE = {1: 1, 5: 3, 6: 4, 7: 3, 8: 2, 9: 1, 14: 4, 15: 3, 16: 2, 17: 1, 32: 4, 33: 3, 34: 2, 35: 1,
+                    51: 3, 52: 2, 53: 1, 85: 1}
 
 
 def _import_rdkit(path):
@@ -24,17 +28,29 @@ def _import_rdkit(path):
 
 def ligand_chemistry(site):
     """(elements, formal charges, bonds [(i, j, order)], metal bonds [(i, j)]) of the site's ligand, as the SDF
-    export writes them: charge = /atoms/ccd_charge where the atom matches a CCD atom (ccd_atom bit 0), else
-    /atoms/charge; the /bonds rows among the ligand atoms (order 0 -> 1); bonds to a metal left out (InChI
-    disconnects them) and, for each, the non-metal atom whose valence it completed (C 4, N 3, P 3, O/S/Se 2)
-    charged -1 and the metal +1, so that no hydrogen is added where the metal was; then the export's valence
-    rule for atoms without a CCD charge (_valence_charges: a four-valent N is N+, its terminal O/N partner the
-    anion)."""
+    export writes them: the /bonds rows among the ligand atoms (order 0 -> 1), bonds to a metal left out (InChI
+    disconnects them); the charges are /atoms/formal_charge (format version 5: computed once by the run, the
+    values the export writes). A file without that column (version 4 and older) gets them recomputed by the
+    export's rules: /atoms/ccd_charge where the atom matches a CCD atom (ccd_atom bit 0), else /atoms/charge;
+    for each metal bond the non-metal atom whose default valence it completed (_NEUTRAL_VALENCE) charged -1 and
+    the metal +1, so that no hydrogen is added where the metal was; then the valence rule for atoms without a
+    CCD charge (_valence_charges: a four-valent N is N+, its terminal O/N partner the anion)."""
     nl = site.n_ligand
     elem = site.elements[:nl].astype(np.int64)
+    bonds, metal = _ligand_bonds(site, nl, elem)
+    if "atoms/formal_charge" in site._ds._cols:
+        return elem, site.atoms("formal_charge")[:nl].astype(np.int64), bonds, metal
     ccd = site.atoms("ccd_atom")[:nl] if "atoms/ccd_atom" in site._ds._cols else np.zeros(nl, np.uint8)
     qc = site.atoms("ccd_charge")[:nl] if "atoms/ccd_charge" in site._ds._cols else np.zeros(nl, np.int8)
     charge = np.where(ccd & 1, qc, site.atoms("charge")[:nl]).astype(np.int64)
+    dq = np.zeros(nl, np.int64)
+    _metal_charges(elem, charge, bonds, metal, dq)
+    _valence_charges(elem, charge, ccd, bonds, dq)
+    return elem, charge + dq, bonds, metal
+
+
+def _ligand_bonds(site, nl, elem):
+    """The /bonds rows of the site among its ligand atoms: ([(i, j, order 1..4)], metal bonds [(i, j)])."""
     bonds, metal, seen = [], [], set()
     for b in site.bonds:
         i, j = int(b["atom1"]), int(b["atom2"])
@@ -46,14 +62,11 @@ def ligand_chemistry(site):
         else:
             o = int(b["order"])
             bonds.append((i, j, o if 1 <= o <= 4 else 1))
-    dq = np.zeros(nl, np.int64)
-    _metal_charges(elem, charge, bonds, metal, dq)
-    _valence_charges(elem, charge, ccd, bonds, dq)
-    return elem, charge + dq, bonds, metal
+    return bonds, metal
 
 
 def _metal_charges(elem, charge, bonds, metal, dq):
-    """The SDF export's metal-bond rule (src/derive/export_sdf.c metal_charges), into dq."""
+    """The SDF export's metal-bond rule (src/chem/formal_charge.c metal_rule), into dq (version-4 files)."""
     for i, j in metal:
         m, other = (i, j) if elem[i] in _METALS else (j, i)
         nv = _NEUTRAL_VALENCE.get(int(elem[other]), 0)
@@ -66,7 +79,7 @@ def _metal_charges(elem, charge, bonds, metal, dq):
 
 
 def _valence_charges(elem, charge, ccd, bonds, dq):
-    """The SDF export's valence rule (src/derive/export_sdf.c valence_charges; docs/usage.md "Export"), into dq:
+    """The SDF export's valence rule (src/chem/formal_charge.c valence_rule; docs/usage.md "Export"), into dq:
     for atoms without a CCD charge (ccd_atom bit 0 clear) and uncharged so far, an N whose bonds add up to
     valence 4 (aromatic bonds counted 1), none aromatic, is N+ (the valence of a neutral N is 3, of N+ 4); its
     terminal partner (one bond) without a charge is then the anion: an O on a single bond (amine N-oxide,

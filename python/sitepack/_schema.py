@@ -70,7 +70,9 @@ OPTIONAL = {("residues", "symop"): ("S16",),
             # format version 4 (docs/format.md "/structures"): the warning texts, UTF-8, one message per line
             ("structures", "warnings"): ("S1024",),
             # format version 5 (docs/format.md "/interactions"): the water bridge's water O - site atom distance
-            ("interactions", "distance2"): ("<f4",)}
+            ("interactions", "distance2"): ("<f4",),
+            # format version 5 (docs/format.md "/atoms"): the formal charge the SDF export writes
+            ("atoms", "formal_charge"): ("i1",)}
 
 #: The format_version from which an OPTIONAL column is required (docs/format.md "Versions"; the C schema's
 #: sp_col_since): a file of that version or later without it is refused, as `sitepack check` refuses it. The
@@ -83,7 +85,7 @@ REQUIRED_SINCE = {("components", "smiles"): 2, ("components", "inchi"): 2, ("com
                   **{k: 3 for k in OPTIONAL if k[0] in ("structures", "ligands") and k != ("structures", "entry_first")},
                   ("residues", "chain_idx"): 3,
                   ("structures", "warnings"): 4,   # after the version-3 entries: it replaces their 3
-                  ("interactions", "distance2"): 5}
+                  ("interactions", "distance2"): 5, ("atoms", "formal_charge"): 5}
 
 #: tables of format version 3 (docs/format.md "/chains", "/segments", "/sequences"): required from version 3,
 #: checked like the others

@@ -160,6 +160,8 @@ static const sp_col cols_atoms[] = {
     /* the ligand's own chemistry (bonds.h) */
     COL(sp_atom_row, ccd_charge, SP_COL_I8),
     COL(sp_atom_row, ccd_atom, SP_COL_U8),
+    /* format version 5: the formal charge the SDF export writes (valence.h sp_ligand_charges) */
+    COL(sp_atom_row, formal_charge, SP_COL_I8),
 };
 
 static const sp_col cols_interactions[] = {
@@ -258,6 +260,7 @@ static const char *const v4_columns[][2] = {
 /* The columns format version 5 added (docs/format.md "Versions"): one list for every column of version 5. */
 static const char *const v5_columns[][2] = {
     {"interactions", "distance2"},
+    {"atoms", "formal_charge"},
 };
 
 int sp_col_since(int t, const sp_col *c) {

@@ -1,6 +1,7 @@
 # Fast (default set, no corpus): the SDF `M  CHG` block of the bundled sample's haems (metal-bond rule: Fe +2,
 # two pyrrole N -1) and tris (valence rule: N+) equals the rules recomputed in Python from each record's graph,
-# its metal_bonds field and the file's charges; RDKit reads the same charges; valence_charges lists them.
+# its metal_bonds field and the file's charges; RDKit reads the same charges; valence_charges lists them; the run's
+# /atoms/formal_charge holds the same values.
 add_test(NAME export_charges_fast COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_export_charges_fast.py
          $<TARGET_FILE:sitepack_cli> ${CMAKE_SOURCE_DIR}/tests/data/structures
          ${CMAKE_SOURCE_DIR}/tests/data/ccd/components_sample.cif ${CMAKE_CURRENT_BINARY_DIR}/export_charges_fast)

@@ -49,8 +49,8 @@ V3_COLUMNS = ("structures/method_file", "structures/r_work", "structures/r_free"
 # what format version 4 added
 V4_COLUMNS = ("structures/warnings",)
 # what format version 5 added: /interactions/distance2, the water bridge's water O - site atom distance that
-# angle2 held before (to_v4 puts it back there)
-V5_COLUMNS = ("interactions/distance2",)
+# angle2 held before (to_v4 puts it back there), and /atoms/formal_charge
+V5_COLUMNS = ("interactions/distance2", "atoms/formal_charge")
 WATER_BRIDGE = 8
 
 
@@ -62,6 +62,7 @@ def to_v4(f):
     a2[water] = f["interactions/distance2"][...][water]
     f["interactions/angle2"][...] = a2
     del f["interactions/distance2"]
+    del f["atoms/formal_charge"]
     f.attrs["format_version"] = np.int64(4)
     f["run"].attrs["format_version"] = np.int64(4)
 
@@ -256,6 +257,9 @@ def versions_45():
                   f"dump interactions: distance2 in version 5 only ({len(h4)} / {len(h5)} columns)")
     p = copy_edit("v5_without_distance2", corpus, lambda f: f.__delitem__("interactions/distance2"))
     expect_invalid(p, "unknown_format", "missing dataset /interactions/distance2")
+    p3 = copy_edit("v5_without_formal_charge", corpus, lambda f: f.__delitem__("atoms/formal_charge"))
+    expect_invalid(p3, "unknown_format", "missing dataset /atoms/formal_charge")
+    os.remove(p3)
 
     def wrong_distance2(f):
         f.create_dataset("interactions/distance2", data=np.zeros(f["interactions/type"].shape[0], "<f8"))

@@ -15,7 +15,8 @@ its `metal_bonds` field) and the file's charges (/atoms/ccd_charge where /atoms/
     dative bond changes nothing);
   - valence rule: an uncharged N without a CCD atom, of bond-block valence 4, no aromatic bond, is N+, and its
     terminal uncharged partner without a CCD atom (O by a single bond, N by a double bond) takes -1;
-and the record's `M  CHG` lines (parsed as text, and RDKit's formal charges of the record) must equal them.
+and the record's `M  CHG` lines (parsed as text, and RDKit's formal charges of the record) and the run's
+/atoms/formal_charge of the site's ligand atoms must equal them.
 Known answers too: each haem has Fe +2 and two N -1 (the pyrrole N), tris N +1 listed in `valence_charges`,
 and the record sanitizes in RDKit.
 """
@@ -106,6 +107,7 @@ if fails:
 with h5py.File(h5, "r") as f:
     ap = f["sites/atom_ptr"][()]
     charge, ccd_charge, ccd_atom = f["atoms/charge"][()], f["atoms/ccd_charge"][()], f["atoms/ccd_atom"][()]
+    formal = f["atoms/formal_charge"][()]
 n_metal = n_valence = n_haem = n_tris = 0
 for fn in sorted(os.listdir(f"{OUT}/sdf")):
     text = open(f"{OUT}/sdf/{fn}").read()
@@ -126,6 +128,8 @@ for fn in sorted(os.listdir(f"{OUT}/sdf")):
     check(got == want, f"{fn}: M  CHG {got}, the rules give {want} (file charges {[c for c in base if c]})")
     rd = {a.GetIdx() + 1: a.GetFormalCharge() for a in mol.GetAtoms() if a.GetFormalCharge()}
     check(rd == want, f"{fn}: RDKit reads formal charges {rd}, the rules give {want}")
+    stored = {k + 1: int(formal[a0 + k]) for k in range(nl) if formal[a0 + k]}
+    check(stored == want, f"{fn}: /atoms/formal_charge {stored}, the record and the rules give {want}")
     vc = {int(p.split(":")[0]) - 1: int(p.split(":")[1]) for p in fl.get("valence_charges", "").split()}
     check(set(vc) == set(by_val) and all(vc[k] == q[k] for k in vc),
           f"{fn}: valence_charges {vc}, the valence rule sets {sorted(by_val)} to {[q[k] for k in sorted(by_val)]}")

@@ -315,18 +315,18 @@ def check_bad_input(path, cli, work):
         return edit
     e119 = sitepack.open(damaged(path, work, "element119.h5", set_col("atoms/element", 119)))
     expect_error("to_rdkit of element 119", lambda: e119[1].to_rdkit(), FE, "site 1", "not an atomic number")
-    q128 = sitepack.open(damaged(path, work, "charge128.h5", set_col("atoms/ccd_charge", -128)))
-    with h5py.File(path, "r") as f:   # a site whose ligand atoms match CCD atoms (their ccd_charge is used)
+    q128 = sitepack.open(damaged(path, work, "charge128.h5", set_col("atoms/formal_charge", -128)))
+    with h5py.File(path, "r") as f:   # a site whose ligand atoms match CCD atoms (to_rdkit takes formal_charge)
         ap, nlg, ca = f["sites/atom_ptr"][:], f["sites/n_ligand"][:], f["atoms/ccd_atom"][:]
     s = next(i for i in range(len(nlg)) if nlg[i] > 1 and (ca[ap[i]:ap[i] + nlg[i]] & 1).all())
     try:
         q128[s].to_rdkit()
-        check(False, "to_rdkit with ccd_charge -128: no error")
+        check(False, "to_rdkit with formal_charge -128: no error")
     except ValueError as e:   # ours (names the file) or RDKit's sanitize error (a ValueError: docs/python.md)
         check((f"site {s}" in str(e) and "charge128.h5" in str(e)) or type(e).__module__.startswith("rdkit"),
-              f"to_rdkit with ccd_charge -128: {type(e).__module__}.{type(e).__name__} {e}")
+              f"to_rdkit with formal_charge -128: {type(e).__module__}.{type(e).__name__} {e}")
     except Exception as e:   # noqa: BLE001
-        check(False, f"to_rdkit with ccd_charge -128: {type(e).__name__} {e}")
+        check(False, f"to_rdkit with formal_charge -128: {type(e).__name__} {e}")
 
     def version_as_text(p):
         with h5py.File(p, "r+") as f:
@@ -629,6 +629,7 @@ def check_distance2(ds, path, work):
             a2[w] = f["interactions/distance2"][...][w]
             f["interactions/angle2"][...] = a2
             del f["interactions/distance2"]
+            del f["atoms/formal_charge"]   # version 5 too
             f.attrs["format_version"] = np.int64(4)
             f["run"].attrs["format_version"] = np.int64(4)
     v4 = damaged(path, work, "v4_angle2_distance.h5", to_v4)
