@@ -150,6 +150,15 @@ int sp_check_components(hid_t file, const char *path, const int64_t rows[SP_T_CO
  *  @return 0; SP_E_FORMAT ("PATH: /structures/warnings[ROW] is empty but n_warnings is 3 ..."); SP_E_NOMEM;
  *  SP_E_HDF5 (a read failed). */
 int sp_check_warnings(hid_t file, const char *path, int64_t n_rows, sp_err *err);
+/** The /atoms/formal_charge rule of sp_check() (format version 5; check_charges.c, docs/format.md "/atoms"): a
+ *  ligand atom's value equals sp_ligand_charges (valence.h) over the file's element, charge, ccd_charge, ccd_atom
+ *  and its site's /bonds rows (what the SDF export writes), a site atom's its /atoms/charge. A file without the
+ *  column (before version 5; check.c requires it from 5) passes. Reads the site pointers whole and the atom and
+ *  bond columns in groups of sites of about SP_CHECK_BLOCK atoms; adds the atoms checked to *@p n_values.
+ *  @return 0; SP_E_BAD_VALUE ("PATH: /atoms/formal_charge[ROW] = 0: not 2, ... of site S"); SP_E_NOMEM;
+ *  SP_E_HDF5 (a read failed). */
+int sp_check_formal_charges(hid_t file, const char *path, const int64_t rows[SP_T_COUNT], int64_t *n_values,
+                            sp_err *err);
 /** Rows per block of sp_check_values(): 262,144 (3 MiB of positions). */
 #define SP_CHECK_BLOCK ((size_t)1 << 18)
 

@@ -16,13 +16,15 @@ its `metal_bonds` field) and the file's charges (/atoms/ccd_charge where /atoms/
   - valence rule: an uncharged N without a CCD atom, of bond-block valence 4, no aromatic bond, is N+, and its
     terminal uncharged partner without a CCD atom (O by a single bond, N by a double bond) takes -1;
 and the record's `M  CHG` lines (parsed as text, and RDKit's formal charges of the record) and the run's
-/atoms/formal_charge of the site's ligand atoms must equal them.
+/atoms/formal_charge of the site's ligand atoms must equal them; `sitepack check` passes the file and refuses a
+copy whose haem Fe or whose site atom has another formal_charge (bad_value).
 Known answers too: each haem has Fe +2 and two N -1 (the pyrrole N), tris N +1 listed in `valence_charges`,
 and the record sanitizes in RDKit.
 """
 import os
 import re
 import shutil
+import subprocess
 import sys
 
 import h5py
@@ -151,6 +153,23 @@ for fn in sorted(os.listdir(f"{OUT}/sdf")):
             Chem.SanitizeMol(m2)
         except Exception as e:  # noqa: BLE001 (RDKit raises several kinds)
             check(False, f"{fn}: does not sanitize in RDKit: {e}")
+# `sitepack check` recomputes the column by the same rules: a haem Fe stored +1 instead of +2, and a site atom
+# whose formal_charge is not its /atoms/charge, are each refused with bad_value naming the row
+with h5py.File(h5, "r") as f:
+    el, nlg = f["atoms/element"][()], f["sites/n_ligand"][()]
+fe = next(int(ap[i]) + k for i in range(len(nlg)) for k in range(int(nlg[i])) if el[ap[i] + k] == 26)
+site_atom = int(ap[0]) + int(nlg[0])
+for row, name in ((fe, "haem Fe"), (site_atom, "site atom")):
+    bad = f"{OUT}/bad_formal_charge.h5"
+    shutil.copy(h5, bad)
+    with h5py.File(bad, "r+") as f:
+        f["atoms/formal_charge"][row] = int(f["atoms/formal_charge"][row]) - 1
+    p = subprocess.run([SP, "check", bad], capture_output=True, text=True)
+    check(p.returncode == 1 and "bad_value" in p.stdout + p.stderr and f"/atoms/formal_charge[{row}]" in p.stderr,
+          f"check of a file whose {name}'s formal_charge is off by one: exit {p.returncode} {p.stderr.strip()[:300]}")
+    os.remove(bad)
+p = subprocess.run([SP, "check", h5], capture_output=True, text=True)
+check(p.returncode == 0 and "formal_charge" in p.stdout, f"check of the run's own file: exit {p.returncode}")
 print(f"records with charges from the metal rule {n_metal} (haem {n_haem}), from the valence rule {n_valence} "
       f"(tris {n_tris})")
 check(n_metal >= 8 and n_haem >= 8 and n_valence >= 1 and n_tris >= 1, "the rules are not exercised")
