@@ -59,26 +59,29 @@ int sp_pl_fill_site(const sp_structure *s, const sp_site *site, int64_t lig_idx,
 }
 
 /* /atoms/formal_charge of the ligand atoms @p ar[0, n_ligand) of the site just written: sp_ligand_charges
- * (valence.h) over their elements, file charges, CCD charges and bonds (w->bonds), the rules and values the SDF
- * export writes (docs/format.md "/atoms"). Returns 0 or SP_E_NOMEM. */
+ * (valence.h) over the values their rows store (element, charge, ccd_charge, ccd_atom) and the ligand's bonds
+ * (w->bonds, the site's /bonds rows), so the export and `sitepack check`, which apply the same function to the
+ * stored columns, get the same charges (docs/format.md "/atoms"). Returns 0 or SP_E_NOMEM. */
 static int pl_formal_charges(sp_worker *w, sp_atom_row *ar, sp_err *err) {
   const sp_bond_list *b = &w->bonds;
   size_t n = w->site.n_ligand, nb = b->n;
   if (SP_GROW(w->fq_el, w->cap_fq_el, n + 1) || SP_GROW(w->fq_q, w->cap_fq_q, n + 1) ||
+      SP_GROW(w->fq_qc, w->cap_fq_qc, n + 1) || SP_GROW(w->fq_ca, w->cap_fq_ca, n + 1) ||
       SP_GROW(w->fq_a1, w->cap_fq_a1, nb + 1) || SP_GROW(w->fq_a2, w->cap_fq_a2, nb + 1) ||
       SP_GROW(w->fq_ord, w->cap_fq_ord, nb + 1))
     return sp_err_set(err, SP_E_NOMEM, "out of memory (formal charges)");
   for (size_t k = 0; k < n; k++) {
     w->fq_el[k] = ar[k].element;
     w->fq_q[k] = ar[k].charge;
+    w->fq_qc[k] = ar[k].ccd_charge;
+    w->fq_ca[k] = ar[k].ccd_atom;
   }
   for (size_t k = 0; k < nb; k++) {
     w->fq_a1[k] = (int32_t)b->bonds[k].a;
     w->fq_a2[k] = (int32_t)b->bonds[k].b;
     w->fq_ord[k] = b->bonds[k].order;
   }
-  int rc = sp_ligand_charges(n, w->fq_el, w->fq_q, b->n_atoms >= n ? b->ccd_charge : NULL,
-                             b->n_atoms >= n ? b->ccd_atom : NULL, nb, w->fq_a1, w->fq_a2, w->fq_ord, &w->fq);
+  int rc = sp_ligand_charges(n, w->fq_el, w->fq_q, w->fq_qc, w->fq_ca, nb, w->fq_a1, w->fq_a2, w->fq_ord, &w->fq);
   if (rc) return sp_err_set(err, rc, "formal charges of the ligand: out of memory");
   for (size_t k = 0; k < n; k++) ar[k].formal_charge = w->fq.charge[k];
   return 0;

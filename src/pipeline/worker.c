@@ -42,6 +42,8 @@ void sp_worker_free(sp_worker *w) {
   sp_ligand_charges_free(&w->fq);
   free(w->fq_el);
   free(w->fq_q);
+  free(w->fq_qc);
+  free(w->fq_ca);
   free(w->fq_a1);
   free(w->fq_a2);
   free(w->fq_ord);
