@@ -11,7 +11,8 @@
 #   make bench-job  the whole job per core: sitepack run -np 1 on the corpus vs a minimal gemmi pipeline, same run,
 #                   alternating, with the run report's phases (bench/job_bench.py; results/job-DATE.json + .md)
 #   make bench-read  read benchmark of the merged layout (results/read-DATE.json)
-#   make bench-read-py  the Python package's read benchmark (results/read-py-DATE.json + .md)
+#   make format-check  the C lines changed against a base formatted as .clang-format says (FORMAT_BASE; docs/testing.md)
+#   make bench-read-py  the Python package's read benchmark (results/read-py-DATE.json + .md, read-py-graph-DATE.*)
 #   make mutate    mutation run of the test suite (tests/mutation/) -> results/mutation-DATE.json + .md (not a test)
 #   make bench-export  SDF export rate of the corpus and RDKit's read rate (results/export-DATE.json + .md)
 #   make bench-merge-io  the parallel merge's write paths: pwrite, MPI-IO, parallel HDF5 (results/merge-io-DATE.json + .md)
@@ -25,8 +26,9 @@ DEB_PKGS := build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-
             libcjson-dev zlib1g-dev libssl-dev python3 python3-dev python3-gemmi python3-rdkit python3-h5py python3-numpy python3-torch python3-matplotlib \
             python3-pip python3-venv python3-setuptools python3-wheel \
             plip python3-openbabel \
-            libdeflate-dev clang libclang-rt-dev libccp4-dev libccp4-data \
-            slurm-wlm munge mmseqs2 python3-biopython
+            libdeflate-dev clang clang-format libclang-rt-dev libccp4-dev libccp4-data \
+            slurm-wlm munge mmseqs2 python3-biopython \
+            chromium python3-pil
 
 # mpirun flags: root needs --allow-run-as-root; --oversubscribe lets tests use more ranks than cores;
 # osc sm: the work-stealing window on shared memory, so a thief never waits for its victim's task to end
@@ -38,7 +40,7 @@ export OMPI_MCA_rmaps_base_oversubscribe := 1
 # Every mpirun and sitepack make starts (demo, tests, benches) is on one node; set OMPI_MCA_pml to change it.
 export OMPI_MCA_pml ?= ob1
 
-.PHONY: all deps build demo test test-full sanitize fuzz bench-parse clean bench-read bench-sched bench-read-py mutate mutate-check bench-archive
+.PHONY: all deps build demo test test-full sanitize fuzz bench-parse clean bench-read bench-sched bench-read-py mutate mutate-check format-check bench-archive
 
 all: build
 
@@ -103,7 +105,8 @@ bench-read: build
 
 # The Python package's read speed, atompack's method (bench/read_py.py; docs/python.md): a 1M x 64-atom synthetic
 # file in the full layout (written once under BENCH_DIR, about 1.6 GB of data) and the real merged output;
-# writes results/read-py-DATE.json + .md
+# writes results/read-py-DATE.json + .md; then graph batches (bench/graph_py.py, issue 34) of the real file vs a
+# plain h5py reader of the same fields: results/read-py-graph-DATE.json + .md
 .PHONY: bench-read-py
 bench-read-py: build
 	mkdir -p $(BENCH_DIR)
@@ -111,6 +114,8 @@ bench-read-py: build
 	  --ccd $(SHARED)/data/ccd/components_excerpt.cif.gz --out $(BENCH_DIR)/real.h5 --force --quiet
 	/usr/bin/python3 bench/read_py.py --build $(BUILD) --dir $(BENCH_DIR) --real $(BENCH_DIR)/real.h5 \
 	  --out results/read-py-$$(date -u +%F).json
+	/usr/bin/python3 bench/graph_py.py --build $(BUILD) --real $(BENCH_DIR)/real.h5 \
+	  --out results/read-py-graph-$$(date -u +%F).json
 
 FUZZ_SECONDS ?= 60
 fuzz: deps
@@ -201,3 +206,9 @@ mutate: deps
 
 mutate-check:
 	/usr/bin/python3 tests/mutation/mutate.py --repo . --check
+
+# make format-check: git clang-format --diff of the C lines changed since FORMAT_BASE (default: the merge-base with
+# main, or HEAD~1 on main), failing on any diff; the whole tree is never reformatted (docs/testing.md "Formatting").
+FORMAT_BASE ?=
+format-check:
+	tests/structure/format_check.sh $(FORMAT_BASE)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The parallel merge's write paths on its own extents: pwrite (today), MPI-IO independent and collective,
-parallel HDF5 independent and collective (issue 21; docs/architecture.md "The parallel merge").
+parallel HDF5 independent and collective (issue 21; docs/decisions.md "The parallel merge").
 
   make bench-merge-io          (= bench/merge_io.py --build build --shared ../shared --out results)
 

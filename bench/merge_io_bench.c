@@ -1,5 +1,5 @@
 /* The write paths of the parallel merge, measured on the merge's own extents (issue 21; bench/merge_io.py,
- * `make bench-merge-io`, docs/architecture.md "The parallel merge").
+ * `make bench-merge-io`, docs/decisions.md "The parallel merge").
  *
  *   mpirun -np P sitepack_bench_merge_io --merged REF.h5 --trace PREFIX --out TARGET [--backends LIST] [--keep 1]
  *

@@ -27,6 +27,9 @@ else()
   else()
     add_library(sitepack_py_fast MODULE python/sitepack/_fast.c)
     target_include_directories(sitepack_py_fast SYSTEM PRIVATE ${_sp_py_inc} ${_sp_np_inc})
+    # radius_edges keeps a pair by the same double sum as the pure-Python path: no fused multiply-adds
+    target_compile_options(sitepack_py_fast PRIVATE -ffp-contract=off)
+    target_link_libraries(sitepack_py_fast PRIVATE m)
     set_target_properties(sitepack_py_fast PROPERTIES PREFIX "" OUTPUT_NAME _fast SUFFIX "${_sp_py_suffix}"
       C_VISIBILITY_PRESET hidden LIBRARY_OUTPUT_DIRECTORY ${SP_PY_FAST_DIR}/sitepack)
     set(SP_PY_FAST ON)

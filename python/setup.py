@@ -20,7 +20,7 @@ def ext_modules():
     except ImportError:
         return []
     return [Extension("sitepack._fast", ["sitepack/_fast.c"], include_dirs=[numpy.get_include()],
-                      extra_compile_args=["-std=c11"], optional=True)]
+                      extra_compile_args=["-std=c11", "-ffp-contract=off"], libraries=["m"], optional=True)]
 
 
 setup(ext_modules=ext_modules())

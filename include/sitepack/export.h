@@ -52,6 +52,10 @@ typedef struct sp_export_summary {
                                   bonds, the O- of an amine N-oxide; SD field valence_charges) */
   int64_t n_over_valence;    /**< ligands with an atom above its valence after the rules (SD field warning):
                                   RDKit's sanitization rejects them */
+  int64_t n_link_hydrogens;  /**< deposited hydrogens left out of the SDF: on an atom that a link to another
+                                  residue uses, which they would put above its valence (SD field link_hydrogens) */
+  int64_t n_fragmented;      /**< ligands whose written molecule is more than one connected fragment (SD field
+                                  fragments, a warning) */
   double seconds;        /**< wall time of the writing (after the tables are loaded), s */
   double load_seconds;   /**< wall time of loading the tables, s */
 } sp_export_summary;

@@ -1,5 +1,6 @@
-/* The HDF5 helpers of src/store (defined in src/store/schema.c) that the modules above it use to read a merged
- * file and add objects to it (src/derive: export, cluster, split): the input check and the format check of a
+/* The HDF5 helpers of src/store (defined in src/store/schema.c; the open of a merged file in src/store/h5open.c)
+ * that the modules above it use to read a merged file and add objects to it (src/derive: export, cluster, split):
+ * the open and diagnosis, the input check and the format check of a
  * merged file, the file access list, final-layout datasets, error text and attributes. The column schema that the
  * writer, the merge and the dump share stays private to store (src/store/store_internal.h includes this header).
  *
@@ -41,6 +42,29 @@ hid_t sp_h5_fapl(int aligned);
  *  @return 0; SP_E_NOT_FOUND ("cannot open PATH: No such file or directory"), SP_E_IO (other stat errors, the
  *          errno text), SP_E_FORMAT ("PATH is not a regular file (a FIFO): not a sitepack file", with the kind). */
 int sp_h5_input_stat(const char *path, struct stat *st, sp_err *err);
+
+/** The hint that ends the message of a file HDF5 cannot open or walk (sp_h5_open_merged()); every reader of a
+ *  merged file, the Python package too, ends the message with it. */
+#define SP_H5_DAMAGED_HINT "(the file is damaged or truncated)"
+
+/** The one open and diagnosis of an existing merged file for every command that reads one (check, dump,
+ *  survey, export, cluster, split, the C reader; a new command calls it first), so that a truncated or damaged
+ *  file gets the same class, message and exit status from each (issue 39): sp_h5_input_stat() (@p st, may be
+ *  NULL, gets the stat), the HDF5 signature, H5Fopen read-only with sp_h5_fapl(0), a walk over every object
+ *  header (H5Ovisit2: a damaged group or dataset header is told here, not by whichever dataset a command reads
+ *  first; raw data are not read) and sp_h5_read_format() (@p ver, may be NULL, gets the format version). HDF5's
+ *  automatic error printing is off inside; its stack is cleared on return.
+ *  @return 0 with the file, read-only, in *@p file (the caller closes it with H5Fclose), or the class with
+ *          *@p file = -1 and @p err (may be NULL) set: SP_E_INVALID (NULL path or file); sp_h5_input_stat()'s
+ *          SP_E_NOT_FOUND, SP_E_IO, SP_E_FORMAT; SP_E_FORMAT "PATH is not an HDF5 file (no HDF5 signature)";
+ *          SP_E_FORMAT "cannot open (PATH): <HDF5's text> (the file is damaged or truncated)" or "cannot read
+ *          its groups and datasets (PATH): <HDF5's text> (the file is damaged or truncated)" (HDF5's text cut
+ *          so that the hint stays); sp_h5_read_format()'s SP_E_FORMAT. */
+int sp_h5_open_merged(const char *path, hid_t *file, int64_t *ver, struct stat *st, sp_err *err);
+/** 1 when @p err (may be NULL) is sp_h5_open_merged()'s damaged-file error (SP_E_FORMAT ending with
+ *  SP_H5_DAMAGED_HINT), else 0: a command whose exit status for other SP_E_FORMAT errors differs (cluster, split)
+ *  exits 1 for it, as check, dump, survey and export do. */
+int sp_h5_damaged(const sp_err *err);
 
 /** Create a dataset of the final layout (docs/format.md): contiguous, unfiltered, allocated early,
  *  never filled, no modification times; shape (n,) or, with @p three, (n, 3); file type @p ftype.

@@ -90,9 +90,9 @@ typedef struct sp_site_batch {
  * @param flags  SP_READER_AUTO or SP_READER_HDF5
  * @return the reader (close with sp_reader_close()), or NULL with @p err set to SP_E_INVALID (NULL
  *         path, unknown flags), SP_E_NOT_FOUND (no such file), SP_E_FORMAT (not an HDF5 / sitepack
- *         file, missing or misshapen atom_ptr / position, atom_ptr not a valid CSR pointer, an n_ligand
- *         outside [0, the site's atoms]),
- *         SP_E_NOMEM, SP_E_HDF5 (the file could not be opened or read, e.g. truncated).
+ *         file; a file HDF5 cannot open or walk, damaged or truncated: sp_h5_open_merged()'s message, as
+ *         sp_check's; missing or misshapen atom_ptr / position, atom_ptr not a valid CSR pointer, an n_ligand
+ *         outside [0, the site's atoms]), SP_E_NOMEM, SP_E_HDF5 (a read of a dataset failed).
  */
 sp_reader *sp_reader_open(const char *path, unsigned flags, sp_err *err);
 

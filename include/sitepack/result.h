@@ -95,6 +95,10 @@ typedef struct sp_ligand_row {
   float occupancy_mean;          /**< mean occupancy of the ligand's heavy atoms */
   int32_t system_id;             /**< PLINDER system within the structure and model: 0, 1, ... */
   int32_t system_size;           /**< ligand instances of that system */
+  /* format version 5 (issue 37; docs/ligands.md "Instances") */
+  char identities[64];           /**< microheterogeneity: "COMP:ALTLOCS:OCC" of each identity, space-separated; "" */
+  char instance_key[40];         /**< "COMP:CHAIN:NUM[ICODE]" of the first residue, "#k" when other ligands of the
+                                      model share these identifiers (k = 1, 2, ... in file order) */
 } sp_ligand_row;
 
 /* /components row: sp_component_row of survey.h (the survey fills it). */

@@ -31,8 +31,10 @@
  * are refined as PLIP's refine_hydrophobic / refine_water_bridges (docs/sites.md "PLIP agreement").
  * Metal geometry: PLIP's metal_complexation (plip/structure/detection.py), outliers of the chosen
  * geometry excluded. Phosphate/sulfonate charge centre: the P/S atom (PLIP find_charged). Water bridges:
- * both legs 2.5-4.1 Å, PLIP's theta / omega with placed H, heavy-atom substitutes without (SP_IXF_NO_H). Hydrogen atoms present in the file are ignored by the
- * interaction and SASA code of the pipeline (sp_sasa() of sasa.h takes whatever atoms it is given).
+ * both legs 2.5-4.1 Å, PLIP's theta / omega with the donor's H, heavy-atom substitutes without (SP_IXF_NO_H).
+ * The donor's H: the H atoms deposited in the file on it (within 1.3 Å; issue 37), else for the sp2 N-H of the
+ * polymer the placed H; H-bonds then use PLIP's D-H...A > 100° (config.py HBOND_DON_ANGLE_MIN) with the best
+ * H in angle2. The SASA code ignores H atoms (sp_sasa() of sasa.h takes whatever atoms it is given).
  */
 #ifndef SITEPACK_SITECHEM_H
 #define SITEPACK_SITECHEM_H

@@ -179,7 +179,7 @@ typedef struct sp_merge_stats {
  * Test hook: SITEPACK_TEST_MERGE_FAIL_RANK=R makes rank R's first row write fail (SP_E_IO, EIO).
  * Bench hook: SITEPACK_MERGE_TRACE=PREFIX makes rank r write PREFIX.r, a text line "offset bytes seconds"
  * for every row write (file offset and bytes of the pwrite, its seconds), then "# copy_seconds S" (the
- * copy step on this rank); bench/merge_io.py replays these extents (docs/architecture.md).
+ * copy step on this rank); bench/merge_io.py replays these extents (docs/decisions.md).
  *
  * @param comm   the ranks, or NULL
  * @param stats  filled for this rank (may be NULL)
@@ -208,8 +208,9 @@ int sp_merge_parallel(const sp_merge_comm *comm, const char *out_path, const cha
  *
  * @param out  stream to write to
  * @return 0, SP_E_INVALID (NULL argument or unknown table: the message lists the valid
- *         names), SP_E_NOT_FOUND (no such file), SP_E_FORMAT (not a sitepack file, or a
- *         missing/misshapen dataset), SP_E_NOMEM, SP_E_HDF5, SP_E_IO (writing @p out failed).
+ *         names), SP_E_NOT_FOUND (no such file), SP_E_FORMAT (not a sitepack file, damaged or truncated:
+ *         sp_h5_open_merged()'s message, as sp_check's; or a missing/misshapen dataset), SP_E_NOMEM,
+ *         SP_E_HDF5, SP_E_IO (writing @p out failed).
  */
 int sp_dump(const char *h5_path, const char *table, FILE *out, sp_err *err);
 
@@ -228,7 +229,8 @@ typedef struct sp_check_summary {
 /**
  * Validate a merged file against docs/format.md ("sitepack check"). Stops at the first problem.
  *
- * Checks, in order: the file exists and opens (HDF5 refuses a truncated file); root attributes
+ * Checks, in order: the file exists, opens and every object header reads (sp_h5_open_merged(), h5util.h: HDF5
+ * refuses a truncated file; the message ends "(the file is damaged or truncated)"); root attributes
  * format = "sitepack", format_version 2 to 5 (SP_FORMAT_VERSION_MIN .. SP_FORMAT_VERSION; a file by the layout
  * of its version: what a later version added may be absent, is checked when present; version 2: the /chains
  * content checks are skipped; versions 2 and 3: the /structures/warnings check is skipped; docs/format.md

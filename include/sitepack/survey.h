@@ -81,6 +81,11 @@ typedef struct sp_ligand {
   char molecule_key[SP_KEY_LEN];  /**< molkey.h, "" when no graph */
   char key_source[16];       /**< "ccd", "file", "distance", "none" */
   int64_t attach_atom;       /**< covalent ligands: polymer atom it is bonded to, -1 otherwise */
+  /** microheterogeneity (docs/ligands.md "Instances"): "COMP:ALTLOCS:OCC" of each identity at the ligand's
+   *  one position, file order, space-separated (OCC: mean occupancy of that residue's atoms); "" otherwise */
+  char identities[64];
+  uint32_t copy;             /**< k of a ligand whose identifiers another ligand of the model shares (1, 2, ... in
+                                  file order); 0 when they are its own */
 } sp_ligand;
 
 /** What the survey knows of one ligand comp_id; written as it is as a /components row (docs/format.md). */
@@ -118,7 +123,9 @@ typedef struct sp_survey {
   uint32_t *atom_refs;       /**< atom indices of all ligands */
   uint8_t *res_role;         /**< [sp_structure.n_residues] SP_ROLE_* */
   char *res_altloc;          /**< [n_residues] chosen altloc per residue ('\0': blank or none) */
-  int32_t *res_ligand;       /**< [n_residues] ligand index, -1 when not part of a ligand */
+  int32_t *res_ligand;       /**< [n_residues] ligand index, -1 when not part of a ligand (the other
+                                  identities of a microheterogeneous ligand: that ligand's index) */
+  size_t n_shared_ids;       /**< identifier sets that several ligands of one model share (sp_ligand.copy) */
   size_t n_comps;
   sp_survey_comp *comps;     /**< one per distinct ligand comp_id, sorted by comp_id */
 } sp_survey;

@@ -54,6 +54,16 @@ int sp_valence_max(uint8_t z, int charge);
  *  @return the count (>= 0); 0 for an element without an entry. */
 int sp_valence_implicit_h(uint8_t z, int charge, int used);
 
+/** What the link-hydrogen rule of sp_ligand_charges (step 0) needs besides the ligand's own columns: the site's
+ *  atoms, positions and bond flags. The export, the pipeline (/atoms/formal_charge) and `sitepack check` pass it,
+ *  so that all three leave out the same hydrogens before the charge rules. */
+typedef struct sp_lig_links {
+  size_t n_all;          /**< atoms of the site block (ligand atoms first): `element` covers [0, n_all) */
+  const float *xyz;      /**< [n][3] ligand atom positions (Å); NULL: an H without a bond has no owner */
+  const uint8_t *flags;  /**< [nb] the bonds' SP_BOND_* bits (/bonds/flags) */
+  uint8_t link_bits;     /**< the bits that make a bond a link: SP_BOND_INTER_RESIDUE | SP_BOND_TO_POLYMER */
+} sp_lig_links;
+
 /** Per-atom results and work space of sp_ligand_charges, reused from ligand to ligand. Zero-initialise it once;
  *  free it with sp_ligand_charges_free(). After a call, arrays [0, n) hold: */
 typedef struct sp_lig_charges {
@@ -62,6 +72,8 @@ typedef struct sp_lig_charges {
   int *deg;            /**< the atom's bonds among the ligand atoms, metal bonds excepted */
   int *val;            /**< the sum of their orders, an aromatic (4) or unknown (0) bond counted 1 */
   uint8_t *arom;       /**< 1 when one of them is aromatic (order 4) */
+  int32_t *own;        /**< a hydrogen left out by the link-hydrogen rule: the linked atom it sits on; -1 others */
+  int n_link_h;        /**< hydrogens left out by the link-hydrogen rule */
   size_t cap;          /**< elements allocated in each array */
   int n_valence_charged; /**< atoms whose charge the valence rule set */
 } sp_lig_charges;
@@ -71,6 +83,13 @@ typedef struct sp_lig_charges {
  * /atoms/formal_charge stores them (docs/usage.md "Export", docs/format.md "/atoms"):
  *  1. the CCD's charge where the atom matches a CCD atom (@p ccd_atom bit 0, SP_CCD_ATOM_MATCHED of bonds.h),
  *     else the file's;
+ *  0. (with @p links, after 1's charges) link-hydrogen rule: a deposited H on an atom X that a link uses (a bond
+ *     of the site, not to a metal, with a link bit), where the H would put X above sp_valence_max at X's charge
+ *     (the glycosidic O6 of a BMA that keeps its HO6: valence 3), is left out of the molecule, one H per unit of
+ *     excess, in atom order: X is the H's one bond partner, or with no bond the nearest heavy ligand atom within
+ *     1.3 Å; an H bonded to a metal or to two atoms is kept. The H's bond leaves the molecule (rules 2 and 3 do
+ *     not see it; deg and val are without it), out->own[H] = X, and its charge is the file's @p charge. The CCD's
+ *     leaving-atom flags say the same of the free component (HO6, HO4 of the sugars);
  *  2. metal-bond rule: for each bond to a metal (sp_element_is_metal of either atom), in bond order, a non-metal
  *     X uncharged so far whose other bonds (val) + 1 <= its default valence (sp_valence_default; an element
  *     without one is left alone) takes -1 and the metal +1, as InChI's metal disconnection does;
@@ -84,12 +103,13 @@ typedef struct sp_lig_charges {
  * @param ccd_atom  [n] SP_CCD_ATOM_* bits (/atoms/ccd_atom); NULL: none matched
  * @param nb        bonds in @p a1, @p a2, @p order (the site's /bonds block, 0-based atom offsets)
  * @param order     [nb] 1, 2, 3, 4 aromatic; other values count as 1 (single)
+ * @param links     the link-hydrogen rule's inputs (element then covers links->n_all atoms); NULL: no H left out
  * @param out       results (grown as needed)
- * @return 0; SP_E_INVALID (NULL array with n or nb > 0); SP_E_NOMEM (out keeps what it had).
+ * @return 0; SP_E_INVALID (NULL array with n or nb > 0, links without flags); SP_E_NOMEM (out keeps what it had).
  */
 int sp_ligand_charges(size_t n, const uint8_t *element, const int8_t *charge, const int8_t *ccd_charge,
                       const uint8_t *ccd_atom, size_t nb, const int32_t *a1, const int32_t *a2, const uint8_t *order,
-                      sp_lig_charges *out);
+                      const sp_lig_links *links, sp_lig_charges *out);
 
 /** Free the arrays of @p c and zero it; NULL accepted. */
 void sp_ligand_charges_free(sp_lig_charges *c);

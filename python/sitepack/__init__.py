@@ -7,7 +7,8 @@
 Python on numpy and h5py: the file is validated once and mapped once (numpy views at the datasets'
 file offsets); ``ds[i]`` and ``ds.get_sites_flat(idx)`` copy rows from the map without an HDF5 call, in C
 when the optional extension sitepack._fast is built (``sitepack.COMPILED``), else in pure Python with the
-same results. PyTorch adapters: ``sitepack.torch`` (imports torch). Documentation: docs/python.md.
+same results. Graph samples (atom features, bond, interaction and radius edges): ``sitepack.graph`` (numpy).
+PyTorch adapters: ``sitepack.torch`` (imports torch). Documentation: docs/python.md.
 """
 
 import pkgutil
@@ -27,6 +28,7 @@ from .dataset import _fast
 COMPILED = _fast is not None
 del _fast
 from .errors import FormatError, FormatVersionError, MissingTableError, SiteIndexError, SitepackError
+from . import graph
 
 
 def open(path):
@@ -41,4 +43,4 @@ def open(path):
 
 __all__ = ["open", "Dataset", "Site", "SitepackError", "FormatError", "FormatVersionError", "SiteIndexError",
            "MissingTableError", "COMPILED", "FORMAT_NAME", "FORMAT_VERSIONS", "LIGAND_FLAGS", "SITE_FLAGS", "ATOM_FLAGS",
-           "RESIDUE_KINDS", "INTERACTION_TYPES", "__version__"]
+           "RESIDUE_KINDS", "INTERACTION_TYPES", "graph", "__version__"]

@@ -8,6 +8,7 @@
  *             (numpy views of the read-only mmap at each dataset's file offset) and closed by _fast_close.
  *   SiteBase  base of dataset._CompiledSite (with Site): positions, elements, flags, n_ligand, n_atoms as C
  *             getters; Site's Python methods (ligand, residues, atoms(), to_rdkit ...) read _ds, index.
+ * And one function: radius_edges, the radius edges of graph batches (sitepack.graph, docs/python.md "Graphs").
  * Nothing here reads the file by itself: every address comes from an ndarray this module holds a reference
  * to (so the mapping outlives every read), every atom row is checked against that array's row count, and
  * every site index against the site count. No HDF5 call, no numpy call per site but the array allocation.
@@ -18,13 +19,14 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 
 /** A parameter that the CPython slot signature requires and this function does not read (-Wextra clean). */
 #define SP_UNUSED(x) (void)(x)
 
 /** ABI of this module as dataset.py expects it: an extension of another version is not used. */
-#define SP_FAST_ABI 1
+#define SP_FAST_ABI 2
 
 /** One mapped /atoms column: the ndarray (owned reference), its first byte, rows and bytes per row. */
 typedef struct {
@@ -585,10 +587,173 @@ static PyTypeObject SiteBaseType = {
     .tp_members = site_members,
 };
 
+/* ---- radius_edges: the atom pairs within r of each sample of a graph batch ---- */
+
+/** A growing list of (src, dst, dist) edges. */
+typedef struct {
+    int64_t *src, *dst;
+    float *dist;
+    Py_ssize_t n, cap;
+} EdgeList;
+
+/** Append one edge; 0, or -1 with MemoryError. */
+static int edge_push(EdgeList *e, int64_t s, int64_t d, double dist)
+{
+    if (e->n == e->cap) {
+        Py_ssize_t cap = e->cap ? 2 * e->cap : 1024;
+        int64_t *ns = PyMem_Realloc(e->src, (size_t)cap * sizeof *ns);
+        if (ns)
+            e->src = ns;
+        int64_t *nd = ns ? PyMem_Realloc(e->dst, (size_t)cap * sizeof *nd) : NULL;
+        if (nd)
+            e->dst = nd;
+        float *nf = nd ? PyMem_Realloc(e->dist, (size_t)cap * sizeof *nf) : NULL;
+        if (!nf) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        e->dist = nf;
+        e->cap = cap;
+    }
+    e->src[e->n] = s;
+    e->dst[e->n] = d;
+    e->dist[e->n] = (float)dist;
+    e->n++;
+    return 0;
+}
+
+/** The squared distance of rows i and j of the (A, 3) float32 positions @p p, in double, in this order of
+ *  operations: ((dx * dx + dy * dy) + dz * dz), dx = x_i - x_j in double (the pure-Python path's numpy
+ *  expression, so both paths keep the same pairs; no contraction into fused multiply-adds: -ffp-contract=off). */
+static inline double dist2(const float *p, int64_t i, int64_t j)
+{
+    double dx = (double)p[3 * i] - (double)p[3 * j];
+    double dy = (double)p[3 * i + 1] - (double)p[3 * j + 1];
+    double dz = (double)p[3 * i + 2] - (double)p[3 * j + 2];
+    double xx = dx * dx, yy = dy * dy, zz = dz * dz;
+    return (xx + yy) + zz;
+}
+
+/** The pairs of one sample (rows a0 .. a0 + n, its first nl the ligand's) with d2 <= r2, in row-major order:
+ *  ligand mode (all_pairs 0): i ligand, j not; all pairs: i < j. Returns 0 or -1 (MemoryError). */
+static int sample_pairs(const float *p, int64_t a0, int64_t n, int64_t nl, double r2, int all_pairs, EdgeList *e)
+{
+    int64_t i_end = all_pairs ? a0 + n : a0 + nl;
+    for (int64_t i = a0; i < i_end; i++) {
+        for (int64_t j = all_pairs ? i + 1 : a0 + nl; j < a0 + n; j++) {
+            double d2 = dist2(p, i, j);
+            if (d2 <= r2 && edge_push(e, i, j, sqrt(d2)))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/** A new 1-D array of @p n items of @p type from @p src (copied). */
+static PyObject *array_from(const void *src, Py_ssize_t n, int type, size_t item)
+{
+    npy_intp d = n;
+    PyObject *a = PyArray_SimpleNew(1, &d, type);
+    if (a && n)
+        memcpy(PyArray_DATA((PyArrayObject *)a), src, (size_t)n * item);
+    return a;
+}
+
+/** The ndarray @p obj as C-contiguous of @p type and @p ndim dims (a new reference), or NULL with an error. */
+static PyArrayObject *as_array(PyObject *obj, int type, int ndim, const char *name)
+{
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROM_OTF(obj, type, NPY_ARRAY_IN_ARRAY);
+    if (a && PyArray_NDIM(a) != ndim) {
+        PyErr_Format(PyExc_ValueError, "radius_edges: %s must have %d dimensions", name, ndim);
+        Py_CLEAR(a);
+    }
+    return a;
+}
+
+/** Check the radius_edges arguments: positions (A, 3), offsets (k + 1,) from 0, never decreasing, ending
+ *  at most at A, n_ligand (k,) each in [0, n of its sample]. 0, or -1 with ValueError. */
+static int radius_args_ok(PyArrayObject *pos, PyArrayObject *off, PyArrayObject *nl)
+{
+    Py_ssize_t k = PyArray_DIM(nl, 0);
+    const int64_t *o = PyArray_DATA(off), *l = PyArray_DATA(nl);
+    if (PyArray_DIM(pos, 1) != 3 || PyArray_DIM(off, 0) != k + 1 || o[0] != 0) {
+        PyErr_SetString(PyExc_ValueError, "radius_edges: positions must be (A, 3), offsets (k + 1,) from 0, "
+                        "n_ligand (k,)");
+        return -1;
+    }
+    for (Py_ssize_t j = 0; j < k; j++)
+        if (o[j + 1] < o[j] || o[j + 1] > PyArray_DIM(pos, 0) || l[j] < 0 || l[j] > o[j + 1] - o[j]) {
+            PyErr_Format(PyExc_ValueError, "radius_edges: sample %zd: rows %lld..%lld, n_ligand %lld do not fit "
+                         "the %zd positions", j, (long long)o[j], (long long)o[j + 1], (long long)l[j],
+                         (Py_ssize_t)PyArray_DIM(pos, 0));
+            return -1;
+        }
+    return 0;
+}
+
+/** radius_edges(positions, offsets, n_ligand, r, all_pairs) -> (src, dst, dist, counts): the pairs within
+ *  @p r Å of each sample of a batch. positions (A, 3) float32 Å; offsets (k + 1,) int64, sample j's rows
+ *  offsets[j]..offsets[j + 1]; n_ligand (k,) int64, its first rows the ligand's; all_pairs false: ligand atom
+ *  i - non-ligand atom j of the same sample, true: every i < j of the sample; a pair is kept when
+ *  ((dx^2 + dy^2) + dz^2) <= r^2 in double. Returns src, dst (E,) int64 batch rows, dist (E,) float32 Å
+ *  (sqrt of that sum, rounded once), counts (k,) int64 edges of each sample, in sample order then row-major.
+ *  Raises ValueError for arrays of other shapes, MemoryError. */
+static PyObject *radius_edges(PyObject *self, PyObject *args)
+{
+    SP_UNUSED(self);
+    PyObject *po, *oo, *lo, *res = NULL;
+    double r;
+    int all_pairs;
+    if (!PyArg_ParseTuple(args, "OOOdp:radius_edges", &po, &oo, &lo, &r, &all_pairs))
+        return NULL;
+    PyArrayObject *pos = as_array(po, NPY_FLOAT32, 2, "positions"), *off = NULL, *nl = NULL;
+    off = pos ? as_array(oo, NPY_INT64, 1, "offsets") : NULL;
+    nl = off ? as_array(lo, NPY_INT64, 1, "n_ligand") : NULL;
+    EdgeList e = {0};
+    PyObject *counts = NULL;
+    if (!nl || radius_args_ok(pos, off, nl))
+        goto done;
+    Py_ssize_t k = PyArray_DIM(nl, 0);
+    const int64_t *o = PyArray_DATA(off), *l = PyArray_DATA(nl);
+    npy_intp dk = k;
+    counts = PyArray_SimpleNew(1, &dk, NPY_INT64);
+    if (!counts)
+        goto done;
+    int64_t *c = PyArray_DATA((PyArrayObject *)counts);
+    const float *p = PyArray_DATA(pos);
+    for (Py_ssize_t j = 0; j < k; j++) {
+        Py_ssize_t before = e.n;
+        if (sample_pairs(p, o[j], o[j + 1] - o[j], l[j], r * r, all_pairs, &e))
+            goto done;
+        c[j] = e.n - before;
+    }
+    PyObject *s = array_from(e.src, e.n, NPY_INT64, 8), *d = array_from(e.dst, e.n, NPY_INT64, 8);
+    PyObject *f = array_from(e.dist, e.n, NPY_FLOAT32, 4);
+    if (s && d && f)
+        res = PyTuple_Pack(4, s, d, f, counts);
+    Py_XDECREF(s);
+    Py_XDECREF(d);
+    Py_XDECREF(f);
+done:
+    PyMem_Free(e.src);
+    PyMem_Free(e.dst);
+    PyMem_Free(e.dist);
+    Py_XDECREF(counts);
+    Py_XDECREF(pos);
+    Py_XDECREF(off);
+    Py_XDECREF(nl);
+    return res;
+}
+
+static PyMethodDef module_methods[] = {
+    {"radius_edges", radius_edges, METH_VARARGS,
+     "radius_edges(positions, offsets, n_ligand, r, all_pairs) -> (src, dst, dist, counts): pairs within r"},
+    {NULL, NULL, 0, NULL}};
+
 static struct PyModuleDef fast_module = {
     PyModuleDef_HEAD_INIT, "sitepack._fast",
     "The compiled reader of sitepack (ds[i] and get_sites_flat's gather in C); optional, see docs/python.md.",
-    -1, NULL, NULL, NULL, NULL, NULL};
+    -1, module_methods, NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__fast(void)
 {

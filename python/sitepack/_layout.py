@@ -10,7 +10,7 @@ import h5py
 import numpy as np
 
 from . import _schema
-from .errors import FormatError, FormatVersionError
+from .errors import DAMAGED_HINT, FormatError, FormatVersionError
 
 FORMAT_NAME = "sitepack"
 #: format_version values this package reads (docs/format.md); any other is refused.
@@ -173,9 +173,12 @@ def inspect(path):
     try:
         f = h5py.File(path, "r")
     except OSError as e:
-        raise FormatError(path, f"cannot open {path}: {e} (the file is damaged or truncated)") from None
+        raise FormatError(path, f"cannot open {path}: {e} {DAMAGED_HINT}") from None
     with f:
         try:
+            # every group's and dataset's header, as the C readers' sp_h5_open_merged() walks them (issue 39): a
+            # damaged header is told at the open, whichever dataset a later read would have met it in
+            f.visititems(lambda name, obj: None)
             _read_attrs(lay, f)
             _check_tables(lay, f)
         except FormatError:   # the package's own (a ValueError too): as raised
@@ -183,7 +186,7 @@ def inspect(path):
         except (OSError, KeyError, RuntimeError, TypeError, ValueError) as e:
             # HDF5 could not read the metadata, or h5py could not convert it (a type of a damaged size, an
             # attribute stored as an array): a damaged file
-            raise FormatError(path, f"{path}: {e} (the file is damaged or truncated)") from None
+            raise FormatError(path, f"{path}: {e} {DAMAGED_HINT}") from None
     return lay
 
 

@@ -72,7 +72,9 @@ OPTIONAL = {("residues", "symop"): ("S16",),
             # format version 5 (docs/format.md "/interactions"): the water bridge's water O - site atom distance
             ("interactions", "distance2"): ("<f4",),
             # format version 5 (docs/format.md "/atoms"): the formal charge the SDF export writes
-            ("atoms", "formal_charge"): ("i1",)}
+            ("atoms", "formal_charge"): ("i1",),
+            # format version 5 (issue 37; docs/format.md "/ligands"): microheterogeneity, identical identifiers
+            ("ligands", "identities"): ("S64",), ("ligands", "instance_key"): ("S40",)}
 
 #: The format_version from which an OPTIONAL column is required (docs/format.md "Versions"; the C schema's
 #: sp_col_since): a file of that version or later without it is refused, as `sitepack check` refuses it. The
@@ -85,7 +87,8 @@ REQUIRED_SINCE = {("components", "smiles"): 2, ("components", "inchi"): 2, ("com
                   **{k: 3 for k in OPTIONAL if k[0] in ("structures", "ligands") and k != ("structures", "entry_first")},
                   ("residues", "chain_idx"): 3,
                   ("structures", "warnings"): 4,   # after the version-3 entries: it replaces their 3
-                  ("interactions", "distance2"): 5, ("atoms", "formal_charge"): 5}
+                  ("interactions", "distance2"): 5, ("atoms", "formal_charge"): 5,
+                  ("ligands", "identities"): 5, ("ligands", "instance_key"): 5}
 
 #: tables of format version 3 (docs/format.md "/chains", "/segments", "/sequences"): required from version 3,
 #: checked like the others

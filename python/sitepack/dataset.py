@@ -14,7 +14,7 @@ from . import _layout, _schema, _select
 from .errors import MissingTableError, SiteIndexError
 
 #: the ABI of sitepack._fast this code uses (SP_FAST_ABI of _fast.c); an extension of another ABI is not used
-_FAST_ABI = 1
+_FAST_ABI = 2
 
 
 def _load_fast():
@@ -308,6 +308,7 @@ class Dataset:
         self._tables = {}
         self._block_dtypes = {}
         self._table_cols = {}
+        self._graph_cache = {}   # sitepack.graph's per-residue columns, made on first use
 
     # -- sequence protocol, pickling, context manager --
     def __len__(self):
@@ -537,7 +538,8 @@ class Dataset:
         rows = _gather_rows(a0, n, offsets)
         return n, offsets, [_take_rows(c, rows) for c in columns]
 
-    SPLIT_SIDES = {"train": 0, "val": 1, "test": 2, "dropped": -1}   #: codes of a /splits column
+    SPLIT_SIDES = {"train": 0, "val": 1, "test": 2, "dropped": -1, "copy": -2, "undated": -3,
+                   "redundant": -4}   #: codes of a /splits column
 
     def split_names(self):
         """Names of the /splits columns (``sitepack split``), sorted; [] when the file has none."""
@@ -546,16 +548,9 @@ class Dataset:
         with h5py.File(self.path, "r") as f:
             return sorted(f["splits"].keys()) if "splits" in f else []
 
-    def split(self, side, name=None):
-        """Sorted int64 site indices of one side (``"train"``, ``"val"``, ``"test"`` or ``"dropped"``) of the
-        split ``/splits/<name>`` written by ``sitepack split`` (docs/usage.md "Splits"). ``name=None`` takes the
-        file's only split. MissingTableError without /splits or without that name; ValueError for another side,
-        for name=None with several splits, and for a column that is not one int8 per site."""
-        self._check_open()
-        if side not in self.SPLIT_SIDES:
-            raise ValueError(f"{self.path}: split side must be one of {', '.join(self.SPLIT_SIDES)}, got {side!r}")
-        if not hasattr(self, "_splits"):
-            self._splits = {}
+    SPLIT_STRATA = {"not_novel": 0, "novel_protein": 1, "novel_ligand": 2, "novel_both": 3}   #: /split_scores codes
+
+    def _split_name(self, name):
         names = self.split_names()
         if name is None:
             if len(names) != 1:
@@ -563,11 +558,29 @@ class Dataset:
                     raise MissingTableError(self.path, f"{self.path}: no /splits (run sitepack split)")
                 raise ValueError(f"{self.path}: several splits ({', '.join(names)}): give name= "
                                  "(SiteDataset: split_name=)")
-            name = names[0]
+            return names[0]
+        if name not in names:
+            raise MissingTableError(self.path, f"{self.path}: no /splits/{name} (splits: {', '.join(names) or 'none'})")
+        return name
+
+    def split(self, side, name=None, stratum=None):
+        """Sorted int64 site indices of one side (``"train"``, ``"val"``, ``"test"``, ``"dropped"``, ``"copy"``,
+        ``"undated"`` or ``"redundant"``) of the split ``/splits/<name>`` written by ``sitepack split``
+        (docs/usage.md "Splits"). ``name=None`` takes the file's only split. ``stratum`` (``"not_novel"``, ``"novel_protein"``,
+        ``"novel_ligand"``, ``"novel_both"``) keeps the val/test sites of that novelty stratum
+        (/split_scores/<name>/stratum, Dataset.split_scores). MissingTableError without /splits, without that
+        name, or (stratum) without its scores; ValueError for another side or stratum, for name=None with several
+        splits, and for a column that is not one int8 per site."""
+        self._check_open()
+        if side not in self.SPLIT_SIDES:
+            raise ValueError(f"{self.path}: split side must be one of {', '.join(self.SPLIT_SIDES)}, got {side!r}")
+        if stratum is not None and stratum not in self.SPLIT_STRATA:
+            raise ValueError(f"{self.path}: stratum must be one of {', '.join(self.SPLIT_STRATA)}, got {stratum!r}")
+        if not hasattr(self, "_splits"):
+            self._splits = {}
+        name = self._split_name(name)
         col = self._splits.get(name)
         if col is None:
-            if name not in names:
-                raise MissingTableError(self.path, f"{self.path}: no /splits/{name} (splits: {', '.join(names) or 'none'})")
             import h5py
             with h5py.File(self.path, "r") as f:
                 d = f["splits"][name]
@@ -575,7 +588,26 @@ class Dataset:
                     raise ValueError(f"{self.path}: /splits/{name} is {d.dtype} {d.shape}, expected int8 ({self._n},)")
                 col = d[()]
             self._splits[name] = col
-        return np.flatnonzero(col == self.SPLIT_SIDES[side]).astype(np.int64)
+        keep = col == self.SPLIT_SIDES[side]
+        if stratum is not None:
+            keep &= self.split_scores(name)["stratum"] == self.SPLIT_STRATA[stratum]
+        return np.flatnonzero(keep).astype(np.int64)
+
+    def split_scores(self, name=None):
+        """The leakage scores of split ``name`` (docs/format.md "/split_scores"): a dict of per-site numpy arrays
+        ``max_identity`` (float64, MMseqs2 identity of the site's chains to train chains, NaN when not val/test
+        or no polypeptide chain), ``max_tanimoto`` (float64, to train ligands, NaN when not val/test) and
+        ``stratum`` (int8, SPLIT_STRATA codes, -1 not scored). MissingTableError when the split has no scores
+        (``sitepack split --no-scores``) or there is no such split."""
+        self._check_open()
+        name = self._split_name(name)
+        import h5py
+        with h5py.File(self.path, "r") as f:
+            if "split_scores" not in f or name not in f["split_scores"]:
+                raise MissingTableError(self.path, f"{self.path}: no /split_scores/{name} (sitepack split without "
+                                                   "--no-scores)")
+            g = f["split_scores"][name]
+            return {k: g[k][()] for k in ("max_identity", "max_tanimoto", "stratum")}
 
     def select(self, **filters):
         """Site indices (sorted int64 array) of the sites that pass every filter given (see sitepack._select

@@ -11,7 +11,15 @@ class SitepackError(Exception):
 
 class FormatError(SitepackError, ValueError):
     """The file is not a valid merged sitepack file: not HDF5, not sitepack's, damaged or truncated, or a
-    dataset with the wrong type, shape or layout. The message is the one `sitepack check` prints."""
+    dataset with the wrong type, shape or layout. The message is the one `sitepack check` prints; a file HDF5
+    cannot open or read the headers of ends with DAMAGED_HINT, as every sitepack command's message does.
+    ``error_class``: the class name the commands print ("unknown_format")."""
+
+    error_class = "unknown_format"
+
+
+# The end of the message for a damaged or truncated file: the same text as the C commands' (h5util.h).
+DAMAGED_HINT = "(the file is damaged or truncated)"
 
 
 class FormatVersionError(FormatError):

@@ -359,8 +359,8 @@ static int backend_open(backend_ctx *c, const char *path, int kind, int real, in
   sp_err err = {0};
   if (kind <= 2) {
     c->rd = sp_reader_open(path, kind == 1 ? SP_READER_HDF5 : SP_READER_AUTO, &err);
-    if (!c->rd) {
-      fprintf(stderr, "bench: %s\n", err.msg);
+    if (!c->rd) { /* the class and message every reader of a merged file prints (sp_opt_input_error) */
+      sp_opt_input_error("bench", path, (int)err.cls, err.msg);
       return -1;
     }
     if (kind != 1 && sp_reader_field_mapped(c->rd, SP_FIELD_POSITION) != 1) {
@@ -492,13 +492,14 @@ static int make_indices(int64_t N, int64_t count, uint64_t seed, int64_t **seq, 
   return 0;
 }
 
-/* For the real file: an atompack-style chunked SoA copy of its site atoms (position, element, flags). */
+/* For the real file: an atompack-style chunked SoA copy of its site atoms (position, element, flags). 0; -2 when
+   @p src does not open (the reason printed); -1 otherwise. */
 static int write_real_soa(bench *b, const char *src, const char *dst, double *write_s) {
   sp_err err = {0};
   sp_reader *rd = sp_reader_open(src, SP_READER_AUTO, &err);
-  if (!rd) {
-    fprintf(stderr, "bench: %s\n", err.msg);
-    return -1;
+  if (!rd) { /* the class and message every reader of a merged file prints (sp_opt_input_error) */
+    sp_opt_input_error("bench", src, (int)err.cls, err.msg);
+    return -2;
   }
   sp_file_counts cn;
   sp_reader_counts(rd, &cn);
@@ -696,8 +697,8 @@ static int alloc_out(const bench *b, rd_out *o) {
   if (b->o.real) {
     sp_err err = {0};
     sp_reader *rd = sp_reader_open(b->o.real, SP_READER_AUTO, &err);
-    if (!rd) {
-      fprintf(stderr, "bench: %s\n", err.msg);
+    if (!rd) { /* the class and message every reader of a merged file prints (sp_opt_input_error) */
+      sp_opt_input_error("bench", b->o.real, (int)err.cls, err.msg);
       return -1;
     }
     sp_file_counts cn;
@@ -770,17 +771,17 @@ static int bench_real(bench *b, rd_out *o) {
   double ws = 0;
   int rc = 0;
   b->real_size = file_size(b->o.real);
-  if (write_real_soa(b, b->o.real, soa, &ws)) {
-    fprintf(stderr, "bench: cannot write %s\n", soa);
+  int wr = write_real_soa(b, b->o.real, soa, &ws);
+  if (wr) {
+    if (wr != -2) fprintf(stderr, "bench: cannot write %s\n", soa); /* -2: the file did not open, said why */
     rc = -1;
   }
   sp_err err = {0};
   sp_reader *rd = rc ? NULL : sp_reader_open(b->o.real, SP_READER_AUTO, &err);
   sp_file_counts cn = {0};
   if (rd) sp_reader_counts(rd, &cn);
-  else if (!rc) {
-    int named = strstr(err.msg, b->o.real) != NULL;
-    fprintf(stderr, "bench: %s%s%s\n", named ? "" : b->o.real, named ? "" : ": ", err.msg);
+  else if (!rc) { /* the class and message every reader of a merged file prints (sp_opt_input_error) */
+    sp_opt_input_error("bench", b->o.real, (int)err.cls, err.msg);
     rc = -1;
   }
   sp_reader_close(rd);

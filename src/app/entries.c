@@ -16,20 +16,20 @@ static int by_key(const void *a, const void *b, void *keys) {
 }
 
 /* Declared in app/run_ctx.h. */
-int run_entries_first(struct run_ctx *c) {
-  size_t n = c->n, *order = malloc((n ? n : 1) * sizeof *order);
+int run_entries_first(struct run_files *f) {
+  size_t n = f->n, *order = malloc((n ? n : 1) * sizeof *order);
   if (!order) return -1;
   for (size_t i = 0; i < n; i++) order[i] = i;
-  qsort_r(order, n, sizeof *order, by_key, c->entry_key);
-  c->n_entries_repeated = c->n_files_repeated = 0;
+  qsort_r(order, n, sizeof *order, by_key, f->entry_key);
+  f->n_entries_repeated = f->n_files_repeated = 0;
   for (size_t a = 0; a < n;) {
     size_t b = a + 1;
-    while (b < n && !strcmp(c->entry_key[order[b]], c->entry_key[order[a]])) b++;
-    int known = c->entry_key[order[a]][0] != 0;
-    for (size_t k = a; k < b; k++) c->entry_first[order[k]] = known ? (int64_t)order[a] : -1;
+    while (b < n && !strcmp(f->entry_key[order[b]], f->entry_key[order[a]])) b++;
+    int known = f->entry_key[order[a]][0] != 0;
+    for (size_t k = a; k < b; k++) f->entry_first[order[k]] = known ? (int64_t)order[a] : -1;
     if (known && b - a > 1) {
-      c->n_entries_repeated++;
-      c->n_files_repeated += b - a - 1;
+      f->n_entries_repeated++;
+      f->n_files_repeated += b - a - 1;
     }
     a = b;
   }

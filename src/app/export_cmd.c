@@ -90,6 +90,12 @@ static void export_notes(const sp_export_summary *sum) {
   if (sum->n_over_valence)
     fprintf(stderr, "sitepack export: %lld ligands with an atom above its valence, not sanitizable (SD field warning)\n",
             (long long)sum->n_over_valence);
+  if (sum->n_link_hydrogens)
+    fprintf(stderr, "sitepack export: %lld deposited hydrogens on linked atoms left out (SD field link_hydrogens)\n",
+            (long long)sum->n_link_hydrogens);
+  if (sum->n_fragmented)
+    fprintf(stderr, "sitepack export: %lld ligands written as several disconnected fragments (SD field fragments)\n",
+            (long long)sum->n_fragmented);
 }
 
 int sp_cmd_export(int argc, char **argv) {

@@ -6,18 +6,20 @@
 #include "app/cmd_merge.h"
 #include "app/cmd_store.h"
 #include "app/cmd_survey.h"
+#include "app/report_html.h"
+#include "app/run_opts.h"
 #include "sitepack/version.h"
 
 static void usage(FILE *f) {
   fprintf(f,
           "sitepack %s: every ligand of a directory of PDB entries and its binding site, in one HDF5 file.\n"
           "\n"
-          "usage:\n"
-          "  mpirun -np P sitepack run [JOB.json] [--input DIR] [--ccd FILE] [--out FILE.h5] [--ph X]\n"
-          "                            [--cutoff A] [--max-site-atoms N] [--model first|all] [--symmetry-mates]\n"
-          "                            [--report FILE.json] [--force] [--quiet] [--keep-parts] [--resume]\n"
-          "                            [--shard I/N|auto] [--entries all|first] [--assembly none|first]\n"
-          "                            [split, steal and limit options: sitepack help run]\n"
+          "usage:\n",
+          SP_VERSION);
+  /* the run's options from their table (app/run_opts.h) */
+  sp_run_opts_usage(f, "mpirun -np P sitepack run", "[JOB.json]",
+                    "[split, steal and limit options: sitepack help run]");
+  fprintf(f,
           "  sitepack dump FILE.h5 TABLE      print a table as TSV (structures, ligands, sites,\n"
           "                                   components, residues, interactions, bonds, chains,\n"
           "                                   segments)\n"
@@ -30,6 +32,8 @@ static void usage(FILE *f) {
           "                                   merge the shard files of run --shard I/N (docs/slurm.md)\n"
           "  sitepack bench read [options]    read/write benchmark (docs/reading.md)\n"
           "  sitepack survey FILE.h5 [--ccd FILE] [--per-comp]  ligand survey summary (docs/ligands.md)\n"
+          "  sitepack report FILE.h5 --out REPORT.html [--site I[,J...]]  the survey as an HTML page of plots,\n"
+          "                                   3D views of sites (docs/report.md)\n"
           "  sitepack cluster FILE.h5 [--identity 0.3,0.9] [--coverage 0.8] [--tanimoto 0.5] [--threads N] [--force]\n"
           "                                   protein (MMseqs2) and ligand clusters into /clusters\n"
           "  sitepack split FILE.h5 [--test 0.1] [--val 0.1] [--seed S] [--by protein|ligand|both] [--name N]\n"
@@ -43,8 +47,7 @@ static void usage(FILE *f) {
           "check, dump, export, survey: 1 for a file that is not a valid sitepack file; each command's\n"
           "--help gives the rest.\n"
           "\n"
-          "docs: README.md, docs/usage.md, docs/format.md\n",
-          SP_VERSION);
+          "docs: README.md, docs/usage.md, docs/format.md\n");
 }
 
 /* The subcommand called @p name, NULL for none. */
@@ -54,7 +57,8 @@ static int (*command(const char *name))(int, char **) {
     int (*fn)(int, char **);
   } cmds[] = {{"run", sp_cmd_run},       {"dump", sp_cmd_dump},     {"check", sp_cmd_check},
               {"merge", sp_cmd_merge},   {"bench", sp_cmd_bench},   {"survey", sp_cmd_survey},
-              {"export", sp_cmd_export}, {"cluster", sp_cmd_cluster}, {"split", sp_cmd_split}};
+              {"export", sp_cmd_export}, {"cluster", sp_cmd_cluster}, {"split", sp_cmd_split},
+              {"report", sp_cmd_report}};
   for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
     if (!strcmp(name, cmds[i].name)) return cmds[i].fn;
   return NULL;

@@ -21,7 +21,7 @@ void run_iso_now(char *buf, size_t cap) {
 
 /* Files this run processed: a shard's own files (issue 8), else all scanned files. */
 static size_t run_files(const struct run_ctx *c) {
-  return c->job.shard_count > 0 ? c->shard.n_assigned : c->n;
+  return c->env.job.shard_count > 0 ? c->resume.shard.n_assigned : c->files.n;
 }
 
 /* A cost model's constants as a new JSON object (owned by the caller; r2 null when not finite). */
@@ -60,15 +60,17 @@ static cJSON *stats_json(const sp_sched_stats *s) {
   return o;
 }
 
-/* The measured makespan of the scheduled phases against max(largest task, total / P) into c->largest,
-   c->total, c->lower_bound, c->makespan; *fitted: the cost model fitted to the gathered task timings
+/* The measured makespan of the scheduled phases (s) against max(largest task, total / P) of the gathered
+   task timings (g) into fig->largest, fig->total, fig->lower_bound, fig->makespan; *fitted: the cost model
+   fitted to those timings
    (with fewer than 2 usable samples: the defaults with n_samples 0, sched.h sp_cost_fit). */
-static void measure_schedule(struct run_ctx *c, sp_cost_model *fitted) {
-  size_t n_samples = c->g.n_samples;
+static void measure_schedule(const struct run_gathered *g, const struct run_sched *s, int n_ranks,
+                             struct run_figures *fig, sp_cost_model *fitted) {
+  size_t n_samples = g->n_samples;
   sp_cost_sample *cs = calloc(n_samples ? n_samples : 1, sizeof *cs);
   double largest = 0, total = 0;
   for (size_t i = 0; i < n_samples; i++) {
-    const double *v = c->g.samples + i * S_N;
+    const double *v = g->samples + i * S_N;
     if (v[S_SECONDS] > largest) largest = v[S_SECONDS];
     total += v[S_SECONDS];
     if (cs) cs[i] = (sp_cost_sample){v[S_SECONDS], (int64_t)v[S_BYTES], (int)v[S_GZIP], (int64_t)v[S_ATOMS],
@@ -77,16 +79,16 @@ static void measure_schedule(struct run_ctx *c, sp_cost_model *fitted) {
   sp_err err = {0};
   sp_cost_fit(cs, cs ? n_samples : 0, fitted, &err);
   free(cs);
-  c->largest = largest;
-  c->total = total;
-  c->lower_bound = total / c->n_ranks > largest ? total / c->n_ranks : largest;
-  c->makespan = c->t_phase_a + c->t_phase_b;
+  fig->largest = largest;
+  fig->total = total;
+  fig->lower_bound = total / n_ranks > largest ? total / n_ranks : largest;
+  fig->makespan = s->t_phase_a + s->t_phase_b;
 }
 
 /* The report's "schedule" object (new, owned by the caller): policy, split, makespan figures, cost models. */
 static cJSON *schedule_json(const struct run_ctx *c, const sp_cost_model *fitted) {
-  const sp_job *job = &c->job;
-  double lb = c->lower_bound, makespan = c->makespan;
+  const sp_job *job = &c->env.job;
+  double lb = c->fig.lower_bound, makespan = c->fig.makespan;
   cJSON *sched = cJSON_CreateObject();
   cJSON_AddStringToObject(sched, "policy", job->no_steal ? "lpt" : "lpt+steal");
   cJSON *sp = cJSON_AddObjectToObject(sched, "split");
@@ -95,27 +97,27 @@ static cJSON *schedule_json(const struct run_ctx *c, const sp_cost_model *fitted
   cJSON_AddNumberToObject(sp, "min_ligands", (double)job->split.min_ligands);
   cJSON_AddNumberToObject(sp, "max_parts", job->split.max_parts);
   cJSON_AddBoolToObject(sp, "cost_guard", job->split.cost_guard);
-  cJSON_AddNumberToObject(sp, "large_files", (double)c->n_big);
-  cJSON_AddNumberToObject(sp, "files_split", (double)c->n_split);
-  cJSON_AddNumberToObject(sp, "extra_parts", (double)c->n_parts_added);
+  cJSON_AddNumberToObject(sp, "large_files", (double)c->sched.n_big);
+  cJSON_AddNumberToObject(sp, "files_split", (double)c->sched.n_split);
+  cJSON_AddNumberToObject(sp, "extra_parts", (double)c->sched.n_parts_added);
   cJSON_AddNumberToObject(sched, "tasks", (double)c->g.n_samples);
-  cJSON_AddNumberToObject(sched, "phase_a_seconds", c->t_phase_a);
-  cJSON_AddNumberToObject(sched, "phase_b_seconds", c->t_phase_b);
+  cJSON_AddNumberToObject(sched, "phase_a_seconds", c->sched.t_phase_a);
+  cJSON_AddNumberToObject(sched, "phase_b_seconds", c->sched.t_phase_b);
   cJSON_AddNumberToObject(sched, "makespan_seconds", makespan);
-  cJSON_AddNumberToObject(sched, "largest_task_seconds", c->largest);
-  cJSON_AddNumberToObject(sched, "total_task_seconds", c->total);
+  cJSON_AddNumberToObject(sched, "largest_task_seconds", c->fig.largest);
+  cJSON_AddNumberToObject(sched, "total_task_seconds", c->fig.total);
   cJSON_AddNumberToObject(sched, "lower_bound_seconds", lb);
   cJSON_AddNumberToObject(sched, "makespan_over_lower_bound", lb > 0 ? makespan / lb : 0);
-  if (c->delay_ms) cJSON_AddNumberToObject(sched, "test_task_delay_ms", c->delay_ms);
-  cJSON_AddItemToObject(sched, "cost_model_used", model_json(&c->model));
+  if (c->env.delay_ms) cJSON_AddNumberToObject(sched, "test_task_delay_ms", c->env.delay_ms);
+  cJSON_AddItemToObject(sched, "cost_model_used", model_json(&c->env.model));
   cJSON_AddItemToObject(sched, "cost_model_fitted", model_json(fitted));
   return sched;
 }
 
 /* Issue 16 item 4: add the report's "scan" object to @p r: the paths the scan could not enter or read
    (io.h sp_scan_problem), counted by kind and listed (path escaped as in /structures, io.h). */
-static void add_scan_json(cJSON *r, const struct run_ctx *c) {
-  const sp_scan_list *l = &c->scan;
+static void add_scan_json(cJSON *r, const struct run_files *fl) {
+  const sp_scan_list *l = &fl->scan;
   cJSON *scan = cJSON_AddObjectToObject(r, "scan");
   cJSON_AddNumberToObject(scan, "files", (double)l->n);
   cJSON_AddNumberToObject(scan, "skipped", (double)l->n_skipped);
@@ -152,9 +154,9 @@ static void add_files_json(cJSON *r, const struct run_ctx *c, size_t n_files) {
   cJSON_AddNumberToObject(files, "duplicates", (double)by_class[SP_E_DUPLICATE]);
   /* issue 16 item 12: files of an entry an earlier file has (entries: all: processed; first: repeated_entry) */
   cJSON *ent = cJSON_AddObjectToObject(files, "entries");
-  cJSON_AddStringToObject(ent, "policy", c->job.entries_first ? "first" : "all");
-  cJSON_AddNumberToObject(ent, "in_several_files", (double)c->n_entries_repeated);
-  cJSON_AddNumberToObject(ent, "later_files", (double)c->n_files_repeated);
+  cJSON_AddStringToObject(ent, "policy", c->env.job.entries_first ? "first" : "all");
+  cJSON_AddNumberToObject(ent, "in_several_files", (double)c->files.n_entries_repeated);
+  cJSON_AddNumberToObject(ent, "later_files", (double)c->files.n_files_repeated);
   cJSON_AddNumberToObject(ent, "not_processed", (double)by_class[SP_E_REPEATED_ENTRY]);
   cJSON *fc = cJSON_AddObjectToObject(files, "failed_by_class");
   for (int k = 1; k < SP_ERRCLASS_COUNT; ++k)
@@ -196,7 +198,7 @@ static void merge_json(cJSON *o, const sp_merge_stats *m) {
 static void add_ranks_json(cJSON *r, const struct run_ctx *c, cJSON **per_rank) {
   const sp_sched_stats *all = c->g.all;
   cJSON *ranks = cJSON_AddArrayToObject(r, "ranks");
-  for (int i = 0; i < c->n_ranks; ++i) {
+  for (int i = 0; i < c->env.n_ranks; ++i) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "rank", all[i].rank);
     cJSON_AddNumberToObject(o, "tasks_planned", (double)all[i].tasks_planned);
@@ -211,7 +213,8 @@ static void add_ranks_json(cJSON *r, const struct run_ctx *c, cJSON **per_rank) 
     cJSON_AddNumberToObject(o, "steal_attempts", (double)all[i].steal_attempts);
     cJSON_AddNumberToObject(o, "peak_rss_bytes", c->g.rss_kib[i] >= 0 ? (double)c->g.rss_kib[i] * 1024.0 : -1);
     cJSON_AddNumberToObject(o, "model_bytes_per_atom_largest_file", c->g.bpa[i]);
-    if (c->merge_all) merge_json(cJSON_AddObjectToObject(o, "merge"), &c->merge_all[i]); /* its share of the merge */
+    if (c->fig.merge_all) /* its share of the merge */
+      merge_json(cJSON_AddObjectToObject(o, "merge"), &c->fig.merge_all[i]);
     if (per_rank[i]) cJSON_AddItemToObject(o, "phases", per_rank[i]);
     per_rank[i] = NULL;
     cJSON_AddItemToArray(ranks, o);
@@ -222,13 +225,15 @@ static void add_ranks_json(cJSON *r, const struct run_ctx *c, cJSON **per_rank) 
    included), and "merge": rank 0's steps of the merge and the totals read back. */
 static void add_steps_json(cJSON *r, const struct run_ctx *c) {
   cJSON *st = cJSON_AddObjectToObject(r, "steps_seconds");
-  for (size_t i = 0; i < c->n_steps; i++) cJSON_AddNumberToObject(st, c->steps[i].name, c->steps[i].seconds);
+  for (size_t i = 0; i < c->fig.n_steps; i++)
+    cJSON_AddNumberToObject(st, c->fig.steps[i].name, c->fig.steps[i].seconds);
   cJSON *mo = cJSON_AddObjectToObject(r, "merge");
-  merge_json(mo, &c->merge_st); /* rank 0's share; the whole merge's rows and bytes follow */
-  cJSON_AddNumberToObject(mo, "read_back_seconds", c->readback_s);
-  if (c->merge_all) {
+  merge_json(mo, &c->fig.merge_st); /* rank 0's share; the whole merge's rows and bytes follow */
+  cJSON_AddNumberToObject(mo, "read_back_seconds", c->fig.readback_s);
+  if (c->fig.merge_all) {
     double tasks = 0, bytes = 0;
-    for (int i = 0; i < c->n_ranks; i++) tasks += (double)c->merge_all[i].tasks, bytes += (double)c->merge_all[i].bytes_written;
+    for (int i = 0; i < c->env.n_ranks; i++)
+      tasks += (double)c->fig.merge_all[i].tasks, bytes += (double)c->fig.merge_all[i].bytes_written;
     cJSON_AddNumberToObject(mo, "tasks_all_ranks", tasks);
     cJSON_AddNumberToObject(mo, "bytes_written_all_ranks", bytes);
   }
@@ -237,13 +242,13 @@ static void add_steps_json(cJSON *r, const struct run_ctx *c) {
   for (int k = 0; k < W_N; k++) cJSON_AddNumberToObject(wo, wname[k], c->g.work[k]);
 }
 
-/* Write the report to c->job.report. `sched` (ownership taken) is the "schedule" object; per_rank[i]
+/* Write the report to c->env.job.report. `sched` (ownership taken) is the "schedule" object; per_rank[i]
    the per-phase objects of rank i (ownership taken). Returns 0, or -1 with errno set (or out of memory). */
 static int write_report(const struct run_ctx *c, cJSON *sched, cJSON **per_rank) {
-  const sp_job *job = &c->job;
+  const sp_job *job = &c->env.job;
   const int64_t *counts = c->g.counts;
   size_t n_files = run_files(c);
-  double wall = c->wall;
+  double wall = c->fig.wall;
   cJSON *r = cJSON_CreateObject();
   cJSON_AddStringToObject(r, "tool", "sitepack");
   cJSON_AddStringToObject(r, "version", SP_VERSION);
@@ -253,13 +258,13 @@ static int write_report(const struct run_ctx *c, cJSON *sched, cJSON **per_rank)
   cJSON_AddStringToObject(r, "created", created);
   cJSON_AddItemToObject(r, "job", cJSON_Parse(job->json));
   cJSON_AddStringToObject(r, "output", job->output);
-  if (c->ccd_sha[0]) cJSON_AddStringToObject(r, "ccd_sha256", c->ccd_sha);
-  if (c->ccd) cJSON_AddNumberToObject(r, "ccd_blocks", (double)c->ccd_blocks); /* issue 16 item 3 */
-  if (c->ccd) cJSON_AddNumberToObject(r, "ccd_duplicate_blocks", (double)c->ccd_duplicates);
-  add_scan_json(r, c);
-  cJSON_AddNumberToObject(r, "n_ranks", c->n_ranks);
+  if (c->ccd.sha[0]) cJSON_AddStringToObject(r, "ccd_sha256", c->ccd.sha);
+  if (c->ccd.ccd) cJSON_AddNumberToObject(r, "ccd_blocks", (double)c->ccd.blocks); /* issue 16 item 3 */
+  if (c->ccd.ccd) cJSON_AddNumberToObject(r, "ccd_duplicate_blocks", (double)c->ccd.duplicates);
+  add_scan_json(r, &c->files);
+  cJSON_AddNumberToObject(r, "n_ranks", c->env.n_ranks);
   cJSON_AddNumberToObject(r, "wall_seconds", wall);
-  cJSON_AddNumberToObject(r, "merge_seconds", c->merge_s);
+  cJSON_AddNumberToObject(r, "merge_seconds", c->fig.merge_s);
   add_steps_json(r, c);
   add_files_json(r, c, n_files);
   cJSON_AddNumberToObject(r, "ligands", (double)counts[C_LIGANDS]);
@@ -291,21 +296,21 @@ static int write_report(const struct run_ctx *c, cJSON *sched, cJSON **per_rank)
 int run_report_write(struct run_ctx *c) {
   int status = 0;
   sp_cost_model fitted;
-  measure_schedule(c, &fitted);
+  measure_schedule(&c->g, &c->sched, c->env.n_ranks, &c->fig, &fitted);
   cJSON *sched = schedule_json(c, &fitted);
-  cJSON **per_rank = calloc((size_t)c->n_ranks, sizeof *per_rank);
-  for (int i = 0; per_rank && i < c->n_ranks; ++i) {
+  cJSON **per_rank = calloc((size_t)c->env.n_ranks, sizeof *per_rank);
+  for (int i = 0; per_rank && i < c->env.n_ranks; ++i) {
     per_rank[i] = cJSON_CreateObject();
     cJSON_AddItemToObject(per_rank[i], "a", stats_json(&c->g.all_a[i]));
-    if (c->phase_b_ran) cJSON_AddItemToObject(per_rank[i], "b", stats_json(&c->g.all_b[i]));
+    if (c->sched.phase_b_ran) cJSON_AddItemToObject(per_rank[i], "b", stats_json(&c->g.all_b[i]));
   }
   if (per_rank && write_report(c, sched, per_rank)) {
-    fprintf(stderr, "sitepack run: cannot write report %s: %s\n", c->job.report, strerror(errno));
+    fprintf(stderr, "sitepack run: cannot write report %s: %s\n", c->env.job.report, strerror(errno));
     status = SP_EXIT_RUNTIME; /* the merged file is complete; only its report is missing */
   } else if (!per_rank) {
     cJSON_Delete(sched);
   }
-  for (int i = 0; per_rank && i < c->n_ranks; ++i) cJSON_Delete(per_rank[i]);
+  for (int i = 0; per_rank && i < c->env.n_ranks; ++i) cJSON_Delete(per_rank[i]);
   free(per_rank);
   return status;
 }
@@ -366,8 +371,8 @@ static void print_name(const char *raw) {
 }
 
 /* Issue 16 item 4: the paths the scan could not enter or read, counted by kind, the first 20 listed. */
-static void print_scan_problems(const struct run_ctx *c) {
-  const sp_scan_list *l = &c->scan;
+static void print_scan_problems(const struct run_files *fl) {
+  const sp_scan_list *l = &fl->scan;
   size_t count[SP_SCAN_KIND_COUNT] = {0};
   for (size_t i = 0; i < l->n_problems; i++)
     if (l->problems[i].kind >= 0 && l->problems[i].kind < SP_SCAN_KIND_COUNT) count[l->problems[i].kind]++;
@@ -409,15 +414,15 @@ static void print_failures(const struct run_ctx *c) {
 
 /* Declared in app/run_ctx.h. */
 void run_summary_print(const struct run_ctx *c) {
-  const sp_job *job = &c->job;
-  const sp_prepare_out *prep = &c->prep;
+  const sp_job *job = &c->env.job;
+  const sp_prepare_out *prep = &c->resume.prep;
   const int64_t *counts = c->g.counts, *by_class = c->g.by_class;
   const sp_sched_stats *all = c->g.all;
-  int P = c->n_ranks;
+  int P = c->env.n_ranks;
   size_t n_run_files = run_files(c);
-  double wall = c->wall, lb = c->lower_bound;
+  double wall = c->fig.wall, lb = c->fig.lower_bound;
   printf("sitepack: %zu files in %.2f s (%.1f files/s, %.1f MB/s) on %d rank%s\n", n_run_files, wall,
-         (double)n_run_files / wall, c->bytes_total / 1e6 / wall, P, P == 1 ? "" : "s");
+         (double)n_run_files / wall, c->sched.bytes_total / 1e6 / wall, P, P == 1 ? "" : "s");
   printf("  files ok %lld, failed %lld", (long long)counts[C_FILES_OK], (long long)counts[C_FILES_FAILED]);
   int first = 1;
   for (int k = 1; k < SP_ERRCLASS_COUNT; ++k)
@@ -431,30 +436,31 @@ void run_summary_print(const struct run_ctx *c) {
            (long long)counts[C_FILES_WARNED], job->output);
   printf("  ligands %lld, sites %lld, site atoms %lld\n", (long long)counts[C_LIGANDS], (long long)counts[C_SITES],
          (long long)counts[C_SITE_ATOMS]);
-  if (c->n_split) printf("  split %zu large files into %zu extra tasks\n", c->n_split, c->n_parts_added);
+  if (c->sched.n_split)
+    printf("  split %zu large files into %zu extra tasks\n", c->sched.n_split, c->sched.n_parts_added);
   if (job->resume) /* issue 9 */
     printf("  resumed %zu files (%zu tasks) from an earlier run, %zu changed since\n", prep->n_resumed,
            prep->n_resumed_tasks, prep->n_changed);
   if (prep->n_duplicates)
     printf("  %zu duplicates (same SHA-256 as an earlier file: not processed again)\n", prep->n_duplicates);
-  if (c->n_entries_repeated && job->entries_first) /* issue 16 item 12 */
+  if (c->files.n_entries_repeated && job->entries_first) /* issue 16 item 12 */
     printf("  entries in more than one file: %zu; their %lld later files not processed (entries: first; status "
-           "repeated_entry)\n", c->n_entries_repeated, (long long)by_class[SP_E_REPEATED_ENTRY]);
-  else if (c->n_entries_repeated)
+           "repeated_entry)\n", c->files.n_entries_repeated, (long long)by_class[SP_E_REPEATED_ENTRY]);
+  else if (c->files.n_entries_repeated)
     printf("  entries in more than one file: %zu; their %zu later files kept (processed unless a duplicate;\n"
            "    /structures/entry_first names each entry's first file; entries: first keeps only that one)\n",
-           c->n_entries_repeated, c->n_files_repeated);
+           c->files.n_entries_repeated, c->files.n_files_repeated);
   int64_t steals = 0;
   for (int i = 0; i < P; ++i) steals += all[i].steals;
   printf("  %zu tasks, steals %lld, makespan %.2f s = %.3f x max(largest task, total/P); busy/wall per rank:",
-         c->g.n_samples, (long long)steals, c->makespan, lb > 0 ? c->makespan / lb : 0);
+         c->g.n_samples, (long long)steals, c->fig.makespan, lb > 0 ? c->fig.makespan / lb : 0);
   for (int i = 0; i < P && i < 32; ++i) printf(" %.2f/%.2f", all[i].busy_s, all[i].wall_s);
   char out_n[4096], rep_n[4096], ccd_n[4096];
   printf("\n  output %s\n  report %s\n", lexical_path(job->output, out_n, sizeof out_n),
          lexical_path(job->report, rep_n, sizeof rep_n));
-  if (c->ccd) /* issue 16 item 3 */
-    printf("  CCD %s: %zu blocks indexed%s\n", lexical_path(job->ccd, ccd_n, sizeof ccd_n), c->ccd_blocks,
-           c->ccd_duplicates ? " (some ids twice: the last block of each used, see the warning)" : "");
-  if (c->scan.n_problems) print_scan_problems(c);
+  if (c->ccd.ccd) /* issue 16 item 3 */
+    printf("  CCD %s: %zu blocks indexed%s\n", lexical_path(job->ccd, ccd_n, sizeof ccd_n), c->ccd.blocks,
+           c->ccd.duplicates ? " (some ids twice: the last block of each used, see the warning)" : "");
+  if (c->files.scan.n_problems) print_scan_problems(&c->files);
   if (counts[C_FILES_FAILED] && c->g.fails) print_failures(c);
 }

@@ -452,7 +452,8 @@ static int hash_batch(prepare *p, const size_t *idx, size_t k) {
 
 /* Step 2: duplicates: equal sizes first (cheap), then equal SHA-256 (p->sha, p->gz of every file of a
    size shared with another, hashed in one batch; an unreadable file stays unhashed); p->dup_of: the
-   first in path order. Returns 0 or hash_batch()'s SP_EXIT_RUNTIME. */
+   first in path order. Zero-byte files are never duplicates (issue 39 item 1): each is read and gets
+   its own class (no_atoms), docs/reliability.md. Returns 0 or hash_batch()'s SP_EXIT_RUNTIME. */
 static int find_duplicates(prepare *p) {
   const int64_t *bytes = p->bytes;
   size_t n = p->n, *order = p->order, n_idx = 0;
@@ -468,14 +469,14 @@ static int find_duplicates(prepare *p) {
   }
   for (size_t a = 0, b; a < n; a = b) { /* every file of a size group of two or more */
     for (b = a + 1; b < n && bytes[order[b]] == bytes[order[a]];) b++;
-    for (size_t j = a; b - a > 1 && j < b; j++) idx[n_idx++] = order[j];
+    for (size_t j = a; b - a > 1 && bytes[order[a]] > 0 && j < b; j++) idx[n_idx++] = order[j]; /* not empty ones */
   }
   int status = hash_batch(p, idx, n_idx);
   free(idx);
   for (size_t a = 0; a < n && !status;) {
     size_t b = a + 1;
     while (b < n && bytes[order[b]] == bytes[order[a]]) b++;
-    if (b - a > 1) {
+    if (b - a > 1) { /* an unhashed file (empty, unreadable) has sha "" and is no duplicate */
       for (size_t k = a + 1; k < b; k++) { /* order inside a size group is by index */
         size_t f = order[k];
         for (size_t j = a; j < k && p->sha[f][0]; j++)

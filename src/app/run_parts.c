@@ -6,19 +6,19 @@
 #include "app/run_ctx.h"
 
 /* Rank 0: "OUT.parts" or "OUT.parts and OUT.resume" (where the per-rank files of @p h lie) into @p buf [cap]. */
-static void held_where(const struct run_ctx *c, const sp_parts_held *h, char *buf, size_t cap) {
-  if (h->n_attempt_files) snprintf(buf, cap, "%s and %s.resume", c->parts_dir, c->job.output);
-  else snprintf(buf, cap, "%s", c->parts_dir);
+static void held_where(const struct run_env *e, const sp_parts_held *h, char *buf, size_t cap) {
+  if (h->n_attempt_files) snprintf(buf, cap, "%s and %s.resume", e->parts_dir, e->job.output);
+  else snprintf(buf, cap, "%s", e->parts_dir);
 }
 
-int run_phase_check_parts(struct run_ctx *c) {
-  if (c->rank != 0 || c->job.resume || c->job.shard_count > 0) return 0;
+int run_phase_check_parts(const struct run_env *e) {
+  if (e->rank != 0 || e->job.resume || e->job.shard_count > 0) return 0;
   sp_parts_held h;
-  if (sp_run_parts_held(c->job.output, c->parts_dir, &h)) return SP_EXIT_RUNTIME;
+  if (sp_run_parts_held(e->job.output, e->parts_dir, &h)) return SP_EXIT_RUNTIME;
   if (!h.n_tasks) return 0;
   char where[2 * RUN_PATH_CAP];
-  held_where(c, &h, where, sizeof where);
-  if (!c->job.force) {
+  held_where(e, &h, where, sizeof where);
+  if (!e->job.force) {
     fprintf(stderr, "sitepack run: %s holds %zu finished tasks (%zu files) of an interrupted run: rerun with "
             "--resume to keep them, or --force to discard them\n", where, h.n_tasks, h.n_files);
     return SP_EXIT_USAGE;
@@ -28,12 +28,12 @@ int run_phase_check_parts(struct run_ctx *c) {
   return 0;
 }
 
-void run_kept_words(const struct run_ctx *c, const char *fix, char *buf, size_t cap) {
+void run_kept_words(const struct run_env *e, const char *fix, char *buf, size_t cap) {
   sp_parts_held h = {0};
-  int bad = sp_run_parts_held(c->job.output, c->parts_dir, &h); /* out of memory: not counted, said so */
+  int bad = sp_run_parts_held(e->job.output, e->parts_dir, &h); /* out of memory: not counted, said so */
   char where[2 * RUN_PATH_CAP], what[96];
-  held_where(c, &h, where, sizeof where);
-  const char *hint = c->job.shard_count > 0 ? "rerun this shard (a shard run does not resume)" : "rerun with --resume";
+  held_where(e, &h, where, sizeof where);
+  const char *hint = e->job.shard_count > 0 ? "rerun this shard (a shard run does not resume)" : "rerun with --resume";
   if (bad || h.n_tasks) {
     if (bad) snprintf(what, sizeof what, "the finished tasks (not counted)");
     else snprintf(what, sizeof what, "%zu finished tasks (%zu files)", h.n_tasks, h.n_files);
@@ -46,6 +46,6 @@ void run_kept_words(const struct run_ctx *c, const char *fix, char *buf, size_t 
                                          "rank-*.h5.failed for a look, and takes disk space until deleted"
                     : h.n_unreadable   ? "its per-rank files cannot be read"
                                        : "no task had finished";
-  snprintf(buf, cap, "nothing was kept in %s (%s): %s%s", c->parts_dir, why, fix,
-           c->job.shard_count > 0 ? hint : "rerun (--resume will start over)");
+  snprintf(buf, cap, "nothing was kept in %s (%s): %s%s", e->parts_dir, why, fix,
+           e->job.shard_count > 0 ? hint : "rerun (--resume will start over)");
 }

@@ -408,7 +408,9 @@ static int cl_write_fps(hid_t g, const cl_out *co) {
     d = H5Dcreate2(g, "fingerprint", H5T_STD_U8LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   int rc = d >= 0 && (!co->n_mol || H5Dwrite(d, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, b) >= 0) &&
                    sp_h5_attr_vstr(d, "units", "1") >= 0 &&
-                   sp_h5_attr_vstr(d, "bit_order", "bit i is bit i % 8 of byte i / 8") >= 0
+                   sp_h5_attr_vstr(d, "bit_order", "bit i is bit i % 8 of byte i / 8") >= 0 &&
+                   sp_h5_attr_vstr(d, "description", "Morgan-style radius-2 2048-bit fingerprint of each distinct "
+                                   "molecule (rows: /clusters/ligand_molecule), 256 bytes a row") >= 0
                ? 0 : -1;
   if (d >= 0) H5Dclose(d);
   if (sp >= 0) H5Sclose(sp);
@@ -425,7 +427,8 @@ static int cl_write(const char *path, const cl_in *in, const sp_cluster_opts *o,
   /* splits made from the clusters replaced here would no longer hold: they go with them */
   sp_h5_quiet q;
   sp_h5_quiet_begin(&q);
-  if (H5Lexists(f, "/splits", H5P_DEFAULT) > 0 && H5Ldelete(f, "/splits", H5P_DEFAULT) < 0) {
+  if ((H5Lexists(f, "/splits", H5P_DEFAULT) > 0 && H5Ldelete(f, "/splits", H5P_DEFAULT) < 0) ||
+      (H5Lexists(f, "/split_scores", H5P_DEFAULT) > 0 && H5Ldelete(f, "/split_scores", H5P_DEFAULT) < 0)) {
     sp_h5_quiet_end(&q);
     H5Gclose(g);
     H5Fclose(f);
@@ -443,25 +446,31 @@ static int cl_write(const char *path, const cl_in *in, const sp_cluster_opts *o,
   for (int l = 0; l < 2 && !bad; l++) {
     double id = l ? o->id_high : o->id_low;
     hid_t d = sp_spl_write(g, chn[l], H5T_STD_I64LE, H5T_NATIVE_INT64, in->n_chains, co->ccl[l], "1", NULL);
-    bad = cl_attrs_protein(d, o, id, sum->mmseqs_version) < 0 || sp_h5_attr_vstr(d, "missing", "-1: no sequence") < 0;
+    bad = cl_attrs_protein(d, o, id, sum->mmseqs_version) < 0 || sp_h5_attr_vstr(d, "missing", "-1: no sequence") < 0 ||
+          sp_h5_attr_vstr(d, "description", l ? "fine protein cluster of each /chains row (the high identity)"
+                                              : "coarse protein cluster of each /chains row (the low identity)") < 0;
     if (d >= 0) H5Dclose(d);
     d = bad ? -1 : sp_spl_write(g, nm[l], H5T_STD_I64LE, H5T_NATIVE_INT64, in->n_sites, co->scl[l], "1", NULL);
     bad = bad || cl_attrs_protein(d, o, id, sum->mmseqs_version) < 0 ||
           sp_h5_attr_vstr(d, "site_rule", "the cluster of /clusters/site_chain") < 0 ||
+          sp_h5_attr_vstr(d, "description", "protein cluster of each /sites row: the cluster of its site_chain") < 0 ||
           sp_h5_attr_vstr(d, "missing", "-1: the site touches no polymer chain with a sequence") < 0;
     if (d >= 0) H5Dclose(d);
   }
   hid_t d = bad ? -1 : sp_spl_write(g, "site_chain", H5T_STD_I64LE, H5T_NATIVE_INT64, in->n_sites, co->site_chain, "1", NULL);
   bad = bad || d < 0 || sp_h5_attr_vstr(d, "rule", "the /chains row with most contact residues of the site, else most "
                                        "polymer residues, ties to the lower row; -1 none") < 0 ||
+                sp_h5_attr_vstr(d, "description", "the chain of each /sites row: a global row of /chains") < 0 ||
                 sp_h5_attr_vstr(d, "missing", "-1: the site touches no polymer chain with a sequence") < 0;
   if (d >= 0) H5Dclose(d);
   d = bad ? -1 : sp_spl_write(g, "ligand", H5T_STD_I64LE, H5T_NATIVE_INT64, in->n_sites, co->site_lcl, "1", NULL);
-  bad = bad || cl_attrs_ligand(d, o) < 0;
+  bad = bad || cl_attrs_ligand(d, o) < 0 ||
+        sp_h5_attr_vstr(d, "description", "ligand cluster (Butina) of each /sites row, numbered 0.. by first site") < 0;
   if (d >= 0) H5Dclose(d);
   d = bad ? -1 : sp_spl_write(g, "ligand_molecule", H5T_STD_I64LE, H5T_NATIVE_INT64, in->n_sites, co->site_mol, "1", NULL);
   bad = bad || d < 0 || sp_h5_attr_vstr(d, "rule", "row of /clusters/fingerprint: the distinct molecule key, in byte "
-                                       "order, sites without a key last, each its own") < 0;
+                                       "order, sites without a key last, each its own") < 0 ||
+                sp_h5_attr_vstr(d, "description", "row of /clusters/fingerprint of each /sites row's ligand") < 0;
   if (d >= 0) H5Dclose(d);
   bad = bad || cl_write_fps(g, co) < 0;
   int rc = bad ? sp_h5_fail(err, "write /clusters", path) : 0;

@@ -416,6 +416,8 @@ static int export_site(const xfile *x, const sp_export_opts *o, int64_t i, int p
         sum->n_single_bond_fallback += lb->unknown_order || lb->conect_no_orders;
         sum->n_valence_charged += lb->n_valence_charged;
         sum->n_over_valence += lb->over_valence != 0;
+        sum->n_link_hydrogens += lb->n_link_h;
+        sum->n_fragmented += lb->n_frag > 1;
       }
     } else {
       write_pocket(f, x, i, &id, k == 1);
@@ -437,17 +439,8 @@ static double now_s(void) {
 }
 
 static int open_merged(xfile *x, const char *path) {
-  struct stat stb;
-  int rs = sp_h5_input_stat(path, &stb, x->err);
-  if (rs) return rs;
-  if (H5Fis_hdf5(path) <= 0) return sp_err_set(x->err, SP_E_FORMAT, "%s is not a sitepack file (not HDF5)", path);
-  hid_t fapl = sp_h5_fapl(0);
-  x->f = fapl >= 0 ? H5Fopen(path, H5F_ACC_RDONLY, fapl) : -1;
-  int rc = x->f < 0 ? sp_h5_fail(x->err, "cannot open", path) : 0;
-  if (fapl >= 0) H5Pclose(fapl);
-  if (rc) return rc;
-  int64_t ver = 0; /* versions 2 to 4: export reads only version-2 datasets (/bonds came with version 2) */
-  return sp_h5_read_format(x->f, path, &ver, x->err);
+  int64_t ver = 0; /* versions 2 to 5: export reads only version-2 datasets (/bonds came with version 2) */
+  return sp_h5_open_merged(path, &x->f, &ver, NULL, x->err); /* one diagnosis for all readers (h5util.h) */
 }
 
 int sp_export(const char *h5_path, const sp_export_opts *o, sp_export_summary *sum, sp_err *err) {

@@ -84,6 +84,14 @@ typedef struct lig_bonds {
   int any_ccd, any_file, any_conect;
   int n_valence_charged; /* atoms whose charge the valence rule set */
   int over_valence;      /* 1-based atom number of the first atom above its valence after the rules; 0 none */
+  /* issue 39: hydrogens on linked atoms left out (valence.h sp_ligand_charges: lb->q.own), fragments
+     (export_sdf.c written_atoms, fragments) */
+  int32_t *num;          /* per ligand atom: its 1-based atom number in the record, 0 when left out */
+  int32_t *uf;           /* per ligand atom: union-find parent of its fragment, -1 at a root */
+  size_t cap_num;        /* elements of num, uf */
+  int32_t n_out;         /* atoms written: n_ligand less the hydrogens left out */
+  int n_link_h;          /* hydrogens left out (SD field link_hydrogens) */
+  int n_frag;            /* connected fragments of the written molecule (bond block and metal bonds) */
 } lig_bonds;
 
 /* Set x->st_conect_orders from /bonds (the tables loaded). Returns 0 or SP_E_NOMEM. */

@@ -1,7 +1,8 @@
 /* The ligand SDF of `sitepack export` (export_internal.h; layout and SD fields: docs/format.md "Export
  * files", values of bond_orders: docs/usage.md "Export"). One record per site: the site's ligand atoms,
  * its /bonds rows inside the ligand (metal bonds left out), formal charges from the CCD or the file,
- * completed by the metal-bond rule and the valence rule (valence.h sp_ligand_charges), then the SD fields. */
+ * completed by the metal-bond rule and the valence rule (valence.h sp_ligand_charges, which first leaves out a
+ * deposited H on a linked atom: the link-hydrogen rule), then the SD fields. */
 #include "export_internal.h"
 
 #include <stdlib.h>
@@ -75,15 +76,18 @@ static int sd_bond_type(const xfile *x, int64_t k) {
 
 /* The written formal charges of site i's ligand atoms (lb->q): sp_ligand_charges (valence.h) over the file's
  * charges, the CCD's and the site's /bonds block: the CCD's charge where the atom matches a CCD atom, else the
- * file's, then the metal-bond rule (bonds to metals are left out of the SDF, as InChI disconnects them) and the
- * valence rule (four-valent N+, its N-oxide / nitro / azide anion); /atoms/formal_charge holds the same values
- * (docs/format.md "/atoms"). Returns 0 or SP_E_NOMEM. */
+ * file's; first the link-hydrogen rule leaves out a deposited H on a linked atom it would put above its valence
+ * (lb->q.own), then the metal-bond rule (bonds to metals are left out of the SDF, as InChI disconnects them) and
+ * the valence rule (four-valent N+, its N-oxide / nitro / azide anion) see the bonds written; /atoms/formal_charge
+ * holds the same values (docs/format.md "/atoms"). Returns 0 or SP_E_NOMEM. */
 static int ligand_charges(const xfile *x, int64_t i, lig_bonds *lb) {
   int64_t a0 = I64(x->s_aptr, i), k0 = I64(x->s_bptr, i), nb = I64(x->s_bptr, i + 1) - k0;
   int32_t nl = I32(x->s_nlig, i);
+  sp_lig_links ln = {(size_t)(I64(x->s_aptr, i + 1) - a0), &F32(x->a_pos, 3 * a0), nb ? &U8(x->b_flags, k0) : NULL,
+                     SP_BOND_INTER_RESIDUE | SP_BOND_TO_POLYMER};
   int rc = sp_ligand_charges((size_t)nl, &U8(x->a_el, a0), &I8(x->a_charge, a0), &I8(x->a_ccdc, a0), &U8(x->a_ccda, a0),
                              (size_t)nb, nb ? &I32(x->b_a1, k0) : NULL, nb ? &I32(x->b_a2, k0) : NULL,
-                             nb ? &U8(x->b_order, k0) : NULL, &lb->q);
+                             nb ? &U8(x->b_order, k0) : NULL, &ln, &lb->q);
   lb->n_valence_charged = lb->q.n_valence_charged;
   lb->over_valence = 0;
   return rc ? SP_E_NOMEM : 0;
@@ -91,14 +95,15 @@ static int ligand_charges(const xfile *x, int64_t i, lig_bonds *lb) {
 
 /* SD field `warning`: every atom whose written valence (lb->q.val: as RDKit counts it from the record, an
  * aromatic bond counted 1, the least RDKit counts, so that only certain excesses are flagged) exceeds what
- * sp_valence_max() (valence.h) allows at its written charge, "atom N NAME COMP/CHAIN/SEQ: E with valence V (at most M at charge C)", "; "-separated. A reader
+ * sp_valence_max() (valence.h) allows at its written charge, "atom N NAME COMP/CHAIN/SEQ: E with valence V (at
+ * most M at charge C)", "; "-separated. A reader
  * that checks valences (RDKit's sanitization) rejects such a record. Sets lb->over_valence. */
 static void valence_warning(FILE *o, const xfile *x, int64_t a0, int32_t nl, lig_bonds *lb) {
   int n = 0;
   for (int32_t k = 0; k < nl; k++) {
     int c = lb->q.charge[k], m = sp_valence_max(U8(x->a_el, a0 + k), c), v = lb->q.val[k];
-    if (m < 0 || v <= m) continue;
-    if (!lb->over_valence) lb->over_valence = k + 1;
+    if (m < 0 || v <= m || !lb->num[k]) continue;
+    if (!lb->over_valence) lb->over_valence = lb->num[k];
     int64_t r = I64(x->a_res, a0 + k);
     char name[SP_ID_LEN], comp[SP_ID_LEN], chain[SP_ID_LEN], ins[8];
     int32_t seq = I32(x->r_seq, r);
@@ -107,11 +112,123 @@ static void valence_warning(FILE *o, const xfile *x, int64_t a0, int32_t nl, lig
     xstr(&x->r_auth, r, chain, sizeof chain);
     xstr(&x->r_ins, r, ins, sizeof ins);
     fprintf(o, "%s", n++ ? "; " : ">  <warning>\n");
-    if (seq == SP_SEQ_NONE) fprintf(o, "atom %d %s %s/%s/.%s", k + 1, name, comp, chain, ins);
-    else fprintf(o, "atom %d %s %s/%s/%d%s", k + 1, name, comp, chain, (int)seq, ins);
+    if (seq == SP_SEQ_NONE) fprintf(o, "atom %d %s %s/%s/.%s", lb->num[k], name, comp, chain, ins);
+    else fprintf(o, "atom %d %s %s/%s/%d%s", lb->num[k], name, comp, chain, (int)seq, ins);
     fprintf(o, ": %s with valence %d (at most %d at charge %d)", xelem(U8(x->a_el, a0 + k)), v, m, c);
   }
   if (n) fputs(", not sanitizable\n\n", o);
+}
+
+/* ---- issue 39: deposited hydrogens on linked atoms left out; fragments of the written molecule ---- */
+
+/* "NAME COMP/CHAIN/SEQ[INS]" of ligand atom k (SEQ "." when absent) into out. */
+static const char *atom_label(const xfile *x, int64_t a0, int32_t k, char *out, size_t cap) {
+  int64_t r = I64(x->a_res, a0 + k);
+  char name[SP_ID_LEN], comp[SP_ID_LEN], chain[SP_ID_LEN], ins[8], seq[16] = ".";
+  int32_t s = I32(x->r_seq, r);
+  if (s != SP_SEQ_NONE) snprintf(seq, sizeof seq, "%d", (int)s);
+  snprintf(out, cap, "%s %s/%s/%s%s", xstr(&x->a_name, a0 + k, name, sizeof name),
+           xstr(&x->r_comp, r, comp, sizeof comp), xstr(&x->r_auth, r, chain, sizeof chain), seq,
+           xstr(&x->r_ins, r, ins, sizeof ins));
+  return out;
+}
+
+/* lb->num and lb->uf for n atoms. 0 or SP_E_NOMEM (the arrays grown so far are kept). */
+static int grow_num(lig_bonds *lb, size_t n) {
+  if (n <= lb->cap_num) return 0;
+  int32_t *num = realloc(lb->num, n * sizeof *num);
+  if (!num) return SP_E_NOMEM;
+  lb->num = num;
+  int32_t *uf = realloc(lb->uf, n * sizeof *uf);
+  if (!uf) return SP_E_NOMEM;
+  lb->uf = uf;
+  lb->cap_num = n;
+  return 0;
+}
+
+/* The record's atom numbers (lb->num: 1-based, 0 for a hydrogen the link-hydrogen rule of sp_ligand_charges left
+   out, lb->q.own), lb->n_out and lb->n_link_h, and the bond block without the bonds of those hydrogens. 0 or
+   SP_E_NOMEM. */
+static int written_atoms(const xfile *x, int32_t nl, lig_bonds *lb) {
+  if (grow_num(lb, (size_t)nl + 1)) return SP_E_NOMEM;
+  lb->n_link_h = lb->q.n_link_h;
+  lb->n_out = 0;
+  for (int32_t k = 0; k < nl; k++) lb->num[k] = lb->q.own[k] < 0 ? ++lb->n_out : 0;
+  if (!lb->n_link_h) return 0;
+  size_t w = 0;
+  for (size_t b = 0; b < lb->n; b++)
+    if (lb->num[I32(x->b_a1, lb->rows[b])] && lb->num[I32(x->b_a2, lb->rows[b])]) lb->rows[w++] = lb->rows[b];
+  lb->n = w;
+  return 0;
+}
+
+/* SD field link_hydrogens: "NAME COMP/CHAIN/SEQ on OWNER (linked to another residue: with it OWNER would have
+   valence V)", "; "-separated, for every H that the link-hydrogen rule (valence.h sp_ligand_charges) left out. */
+static void link_h_field(FILE *o, const xfile *x, int64_t a0, int32_t nl, const lig_bonds *lb) {
+  if (!lb->n_link_h) return;
+  fputs(">  <link_hydrogens>\nleft out: ", o);
+  for (int32_t k = 0, n = 0; k < nl; k++) {
+    if (lb->num[k]) continue;
+    char h[96], on[SP_ID_LEN];
+    int32_t w = lb->q.own[k];
+    xstr(&x->a_name, a0 + w, on, sizeof on);
+    fprintf(o, "%s%s on %s (linked to another residue: with it %s would have valence %d)", n++ ? "; " : "",
+            atom_label(x, a0, k, h, sizeof h), on, on, lb->q.val[w] + 1);
+  }
+  fputs("\n\n", o);
+}
+
+static int32_t uf_find(int32_t *uf, int32_t a) {
+  while (uf[a] >= 0) a = uf[a];
+  return a;
+}
+
+static void uf_join(int32_t *uf, int32_t a, int32_t b) {
+  a = uf_find(uf, a);
+  b = uf_find(uf, b);
+  if (a != b) uf[a > b ? a : b] = a > b ? b : a; /* the lower atom is the root */
+}
+
+/* The connected fragments of the written molecule: its bond block and its bonds to metals (left out of the
+   block, listed in metal_bonds) join atoms. Sets lb->n_frag and the union-find lb->uf. */
+static void fragments(const xfile *x, int32_t nl, lig_bonds *lb) {
+  for (int32_t k = 0; k < nl; k++) lb->uf[k] = -1;
+  for (size_t b = 0; b < lb->n + lb->n_metal; b++) {
+    int64_t r = b < lb->n ? lb->rows[b] : lb->metal[b - lb->n];
+    uf_join(lb->uf, I32(x->b_a1, r), I32(x->b_a2, r));
+  }
+  lb->n_frag = 0;
+  for (int32_t k = 0; k < nl; k++) lb->n_frag += lb->num[k] && lb->uf[k] < 0;
+}
+
+/* SD field fragments, when the written molecule is more than one fragment: "warning: N disconnected fragments
+   of S1, S2, ... atoms; not in the largest: atoms A B ... (...)" (sizes in order of each fragment's first atom,
+   written atom numbers, at most 32 listed). A ligand instance is one molecule (the survey joins residues by
+   their bonds), so more fragments say that the bond block misses bonds: bonds from distances on a disordered
+   ligand, or atoms the file's bond table leaves out. */
+static void fragments_field(FILE *o, int32_t nl, const lig_bonds *lb) {
+  if (lb->n_frag < 2) return;
+  int32_t big = -1, big_n = 0, f = 0;
+  fprintf(o, ">  <fragments>\nwarning: %d disconnected fragments of ", lb->n_frag);
+  for (int32_t k = 0; k < nl; k++) {
+    if (!lb->num[k] || lb->uf[k] >= 0) continue;
+    int32_t n = 0;
+    for (int32_t j = 0; j < nl; j++) n += lb->num[j] && uf_find(lb->uf, j) == k;
+    if (n > big_n) big_n = n, big = k;
+    if (f < 10) fprintf(o, "%s%d", f ? ", " : "", n);
+    else if (f == 10) fputs(", ...", o);
+    f++;
+  }
+  fputs(" atoms; not in the largest: atoms", o);
+  int listed = 0, more = 0;
+  for (int32_t j = 0; j < nl; j++) {
+    if (!lb->num[j] || uf_find(lb->uf, j) == big) continue;
+    if (listed < 32) fprintf(o, " %d", lb->num[j]), listed++;
+    else more++;
+  }
+  if (more) fprintf(o, " ... %d more", more);
+  fputs(" (the bond block does not join them: bonds from distances on a disordered ligand, or atoms the file's "
+        "bond table leaves out)\n\n", o);
 }
 
 static void flag_names(uint32_t flags, char *out, size_t cap) {
@@ -165,16 +282,18 @@ static void sd_fields(FILE *o, const xfile *x, const site_id *id, int64_t i, int
   if (lb->n_metal) { /* "a-b" atom numbers (1-based) of the bonds to metals left out of the bond block */
     fputs(">  <metal_bonds>\n", o);
     for (size_t b = 0; b < lb->n_metal; b++)
-      fprintf(o, "%s%d-%d", b ? " " : "", I32(x->b_a1, lb->metal[b]) + 1, I32(x->b_a2, lb->metal[b]) + 1);
+      fprintf(o, "%s%d-%d", b ? " " : "", lb->num[I32(x->b_a1, lb->metal[b])], lb->num[I32(x->b_a2, lb->metal[b])]);
     fputs("\n\n", o);
   }
   if (lb->q.n_valence_charged) { /* "a:+1" / "a:-1": the charges the valence rule set (1-based atom numbers) */
     fputs(">  <valence_charges>\n", o);
     for (int32_t k = 0, n = 0; k < nl; k++)
-      if (lb->q.by_valence[k]) fprintf(o, "%s%d:%+d", n++ ? " " : "", k + 1, lb->q.charge[k]);
+      if (lb->q.by_valence[k]) fprintf(o, "%s%d:%+d", n++ ? " " : "", lb->num[k], lb->q.charge[k]);
     fputs("\n\n", o);
   }
   valence_warning(o, x, a0, nl, lb);
+  link_h_field(o, x, a0, nl, lb);
+  fragments_field(o, nl, lb);
   fputs("$$$$\n", o);
 }
 
@@ -185,22 +304,23 @@ static void sdf_header(FILE *o, const site_id *id) {
 
 /* V2000 block: up to 999 atoms and bonds, no metal bond. */
 static void sdf_v2000(FILE *o, const xfile *x, int64_t a0, int32_t nl, const lig_bonds *lb) {
-  fprintf(o, "%3d%3zu  0  0  0  0  0  0  0  0999 V2000\n", nl, lb->n);
+  fprintf(o, "%3d%3zu  0  0  0  0  0  0  0  0999 V2000\n", lb->n_out, lb->n);
   int n_chg = 0;
   for (int32_t k = 0; k < nl; k++) {
+    if (!lb->num[k]) continue; /* a hydrogen left out (link_hydrogens) */
     const float *p = &F32(x->a_pos, 3 * (a0 + k));
     fprintf(o, "%10.4f%10.4f%10.4f %-3s 0  0  0  0  0  0  0  0  0  0  0  0\n", p[0], p[1], p[2], xelem(U8(x->a_el, a0 + k)));
     n_chg += lb->q.charge[k] != 0;
   }
   for (size_t b = 0; b < lb->n; b++) {
     int64_t k = lb->rows[b];
-    fprintf(o, "%3d%3d%3d  0\n", I32(x->b_a1, k) + 1, I32(x->b_a2, k) + 1, sd_bond_type(x, k));
+    fprintf(o, "%3d%3d%3d  0\n", lb->num[I32(x->b_a1, k)], lb->num[I32(x->b_a2, k)], sd_bond_type(x, k));
   }
   for (int32_t k = 0, w = 0; k < nl; k++) {
     int c = lb->q.charge[k];
-    if (!c) continue;
+    if (!c || !lb->num[k]) continue;
     if (w % 8 == 0) fprintf(o, "M  CHG%3d", n_chg - w < 8 ? n_chg - w : 8);
-    fprintf(o, " %3d %3d", k + 1, c);
+    fprintf(o, " %3d %3d", lb->num[k], c);
     if (++w % 8 == 0 || w == n_chg) fputc('\n', o);
   }
   fputs("M  END\n", o);
@@ -210,12 +330,13 @@ static void sdf_v2000(FILE *o, const xfile *x, int64_t a0, int32_t nl, const lig
 static void sdf_v3000(FILE *o, const xfile *x, int64_t a0, int32_t nl, const lig_bonds *lb) {
   fputs("  0  0  0     0  0            999 V3000\n", o);
   fputs("M  V30 BEGIN CTAB\n", o);
-  fprintf(o, "M  V30 COUNTS %d %zu 0 0 0\n", nl, lb->n);
+  fprintf(o, "M  V30 COUNTS %d %zu 0 0 0\n", lb->n_out, lb->n);
   fputs("M  V30 BEGIN ATOM\n", o);
   for (int32_t k = 0; k < nl; k++) {
+    if (!lb->num[k]) continue; /* a hydrogen left out (link_hydrogens) */
     const float *p = &F32(x->a_pos, 3 * (a0 + k));
     int c = lb->q.charge[k];
-    fprintf(o, "M  V30 %d %s %.4f %.4f %.4f 0", k + 1, xelem(U8(x->a_el, a0 + k)), p[0], p[1], p[2]);
+    fprintf(o, "M  V30 %d %s %.4f %.4f %.4f 0", lb->num[k], xelem(U8(x->a_el, a0 + k)), p[0], p[1], p[2]);
     if (c) fprintf(o, " CHG=%d", c);
     fputc('\n', o);
   }
@@ -223,7 +344,8 @@ static void sdf_v3000(FILE *o, const xfile *x, int64_t a0, int32_t nl, const lig
   if (lb->n) fputs("M  V30 BEGIN BOND\n", o);
   for (size_t b = 0; b < lb->n; b++) {
     int64_t k = lb->rows[b];
-    fprintf(o, "M  V30 %zu %d %d %d\n", b + 1, sd_bond_type(x, k), I32(x->b_a1, k) + 1, I32(x->b_a2, k) + 1);
+    fprintf(o, "M  V30 %zu %d %d %d\n", b + 1, sd_bond_type(x, k), lb->num[I32(x->b_a1, k)],
+            lb->num[I32(x->b_a2, k)]);
   }
   if (lb->n) fputs("M  V30 END BOND\n", o);
   fputs("M  V30 END CTAB\nM  END\n", o);
@@ -233,9 +355,11 @@ int sp_export_write_sdf(FILE *o, const xfile *x, int64_t i, const site_id *id, l
   if (collect_bonds(x, i, lb)) return SP_E_NOMEM;
   int64_t a0 = I64(x->s_aptr, i);
   int32_t nl = I32(x->s_nlig, i);
-  if (ligand_charges(x, i, lb)) return SP_E_NOMEM;
+  if (ligand_charges(x, i, lb)) return SP_E_NOMEM; /* the link-hydrogen rule first, then the charge rules */
+  if (written_atoms(x, nl, lb)) return SP_E_NOMEM;
+  fragments(x, nl, lb);
   sdf_header(o, id);
-  if (nl > 999 || lb->n > 999) sdf_v3000(o, x, a0, nl, lb);
+  if (lb->n_out > 999 || lb->n > 999) sdf_v3000(o, x, a0, nl, lb);
   else sdf_v2000(o, x, a0, nl, lb);
   sd_fields(o, x, id, i, a0, nl, lb);
   return 0;
@@ -245,4 +369,6 @@ void sp_export_sdf_free(lig_bonds *lb) {
   free(lb->rows);
   free(lb->metal);
   sp_ligand_charges_free(&lb->q);
+  free(lb->num);
+  free(lb->uf);
 }

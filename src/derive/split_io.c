@@ -4,27 +4,14 @@
 #include <time.h>
 
 #include "derive/split_internal.h"
+#include "sitepack/fingerprint.h"
 #include "sitepack/h5util.h"
 #include "sitepack/store.h"
 
 hid_t sp_spl_open_read(const char *path, int min_version, const char *why, sp_err *err) {
-  struct stat st;
-  if (sp_h5_input_stat(path, &st, err)) return -1;
-  sp_h5_quiet q;
-  sp_h5_quiet_begin(&q);
-  hid_t fapl = sp_h5_fapl(0);
-  hid_t f = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, fapl) : -1;
-  if (fapl >= 0) H5Pclose(fapl);
-  sp_h5_quiet_end(&q);
-  if (f < 0) {
-    sp_err_set(err, SP_E_FORMAT, "%s: not an HDF5 file (or damaged): not a sitepack file", path);
-    return -1;
-  }
   int64_t ver = 0;
-  if (sp_h5_read_format(f, path, &ver, err)) {
-    H5Fclose(f);
-    return -1;
-  }
+  hid_t f = -1;
+  if (sp_h5_open_merged(path, &f, &ver, NULL, err)) return -1; /* one diagnosis for all readers (h5util.h) */
   if (ver < min_version) {
     sp_err_set(err, SP_E_FORMAT, "%s: format version %lld has no %s (version %d or later needed)", path,
                (long long)ver, why, min_version);
@@ -145,4 +132,38 @@ double sp_spl_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+uint64_t *sp_spl_read_fp(hid_t file, const char *path, int64_t *m, sp_err *err) {
+  const char *name = "/clusters/fingerprint";
+  hid_t d = open_dataset(file, path, name, err);
+  if (d < 0) return NULL;
+  hid_t sp = H5Dget_space(d);
+  hsize_t dims[2] = {0, 0};
+  int rank = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+  if (rank == 2) H5Sget_simple_extent_dims(sp, dims, NULL);
+  if (sp >= 0) H5Sclose(sp);
+  if (rank != 2 || dims[1] != SP_FP_WORDS * 8) {
+    H5Dclose(d);
+    sp_err_set(err, SP_E_FORMAT, "%s: %s is not (M, %d) bytes", path, name, SP_FP_WORDS * 8);
+    return NULL;
+  }
+  size_t nb = (size_t)dims[0] * SP_FP_WORDS * 8;
+  uint8_t *b = malloc(nb + 1);
+  uint64_t *w = malloc(nb + 8);
+  if (!b || !w || (nb && H5Dread(d, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, b) < 0)) {
+    if (!b || !w) sp_err_set(err, SP_E_NOMEM, "%s: %s: out of memory", path, name);
+    else sp_h5_fail(err, "read", name);
+    free(b), free(w), H5Dclose(d);
+    return NULL;
+  }
+  H5Dclose(d);
+  for (size_t i = 0; i < nb / 8; i++) { /* bit i % 8 of byte i / 8 is bit i of the fingerprint */
+    uint64_t x = 0;
+    for (int k = 7; k >= 0; k--) x = x << 8 | b[i * 8 + (size_t)k];
+    w[i] = x;
+  }
+  free(b);
+  *m = (int64_t)dims[0];
+  return w;
 }

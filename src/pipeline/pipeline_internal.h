@@ -34,13 +34,15 @@ struct sp_worker {
   sp_site_chem chem;
   sp_bond_list bonds;   /* the ligand's bonds on its site block (bonds.h): see sp_pl_fill_site_bonds */
   /* the ligand atoms' formal charges (valence.h sp_ligand_charges) and its inputs gathered from the site:
-   * the ligand atoms' element, charge, ccd_charge, ccd_atom as their rows hold them; the bonds' atoms and orders */
+   * the site atoms' element, the ligand atoms' charge, ccd_charge, ccd_atom, position as their rows hold them; the
+   * bonds' atoms, orders and flags (the link-hydrogen rule) */
   sp_lig_charges fq;
   uint8_t *fq_el, *fq_ca;
   int8_t *fq_q, *fq_qc;
   int32_t *fq_a1, *fq_a2;
-  uint8_t *fq_ord;
-  size_t cap_fq_el, cap_fq_ca, cap_fq_q, cap_fq_qc, cap_fq_a1, cap_fq_a2, cap_fq_ord;
+  uint8_t *fq_ord, *fq_fl;
+  float *fq_xyz;
+  size_t cap_fq_el, cap_fq_ca, cap_fq_q, cap_fq_qc, cap_fq_a1, cap_fq_a2, cap_fq_ord, cap_fq_fl, cap_fq_xyz;
 };
 
 /* ---------------------------------------------------------------- the per-file state (stages.c) */

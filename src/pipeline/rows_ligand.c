@@ -109,6 +109,13 @@ void sp_pl_fill_ligand_row(const sp_structure *s, const sp_survey *sv, const sp_
   memcpy(row->residues, list, fits);
   if (fits < used || k < L->n_res) memcpy(row->residues + fits, " ...", 4);
   row->site_idx = -1;
+  sp_pl_copy_str(row->identities, sizeof row->identities, L->identities);
+  char key[64];
+  int n = residue_key(s, r0, key, sizeof key);
+  for (int i = 0; i < n; i++)
+    if (key[i] == '/') key[i] = ':';
+  if (L->copy) snprintf(key + (n > 0 ? n : 0), sizeof key - (size_t)(n > 0 ? n : 0), "#%u", L->copy);
+  sp_pl_copy_str(row->instance_key, sizeof row->instance_key, key);
 }
 
 /* /structures/warnings (format version 4): the texts of the st->n_warnings warnings that n_warnings counts, the

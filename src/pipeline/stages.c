@@ -140,6 +140,28 @@ static void warn_no_symmetry_mates(pl_file *f) {
   free(cry);
 }
 
+/* Ligands of one model that share comp_id, chain and number (copies in different places, sp_ligand.copy): one
+   warning that names the first such identifier and how many sets there are, once per file (docs/ligands.md). */
+static void warn_shared_identifiers(pl_file *f) {
+  sp_structure *s = &f->w->s;
+  const sp_survey *sv = &f->sv;
+  if (f->part != 0 || !sv->n_shared_ids) return;
+  size_t first = 0, n_copies = 0;
+  while (first < sv->n_ligands && sv->ligands[first].copy != 1) first++;
+  for (size_t i = first; i < sv->n_ligands; i++) {
+    const sp_ligand *L = &sv->ligands[i], *F = &sv->ligands[first];
+    const sp_residue *a = &s->residues[sv->res_refs[L->res_first]], *b = &s->residues[sv->res_refs[F->res_first]];
+    if (L->copy && L->model == F->model && a->auth_seq_id == b->auth_seq_id && a->chain == b->chain &&
+        !strcmp(a->comp_id, b->comp_id))
+      n_copies++;
+  }
+  const sp_residue *r = &s->residues[sv->res_refs[sv->ligands[first].res_first]];
+  sp_structure_warn(s, "ligand identifiers shared: %s %s %d (%zu instances in different places, instance_key "
+                    "#1..#%zu)%s", r->comp_id, s->chains[r->chain].auth_asym_id, r->auth_seq_id, n_copies, n_copies,
+                    sv->n_shared_ids > 1 ? " and other identifier sets" : "");
+  f->out->st.n_warnings = (int32_t)s->n_warnings;
+}
+
 int pl_stage_context(pl_file *f, sp_err *err) {
   sp_structure *s = &f->w->s;
   /* the file's polymer chains (entry.h): rows once, with its structure row; every part links its residues */
@@ -151,6 +173,7 @@ int pl_stage_context(pl_file *f, sp_err *err) {
       (f->part == 0 && sp_pl_add_chain_rows(&f->ec, f->out, err)))
     return sp_err_set(err, SP_E_NOMEM, "%s: out of memory (chains, systems)", f->relpath);
   warn_no_symmetry_mates(f);
+  warn_shared_identifiers(f);
   const sp_task_opts *o = f->opts;
   f->sopt = (sp_site_opts){.cutoff = o->cutoff, .max_atoms = o->max_site_atoms, .symmetry_mates = o->symmetry_mates,
                            .assembly = o->assembly};

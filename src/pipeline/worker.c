@@ -47,6 +47,8 @@ void sp_worker_free(sp_worker *w) {
   free(w->fq_a1);
   free(w->fq_a2);
   free(w->fq_ord);
+  free(w->fq_fl);
+  free(w->fq_xyz);
   free(w);
 }
 

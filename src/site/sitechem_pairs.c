@@ -1,10 +1,36 @@
-/* Site chemistry, atom-pair interactions: vdW contacts, hydrophobic contacts, hydrogen bonds (heavy-atom
+/* Site chemistry, atom-pair interactions: vdW contacts, hydrophobic contacts, hydrogen bonds (deposited H, heavy-atom
  * angle, or PLIP's D–H···A with H placed for the sp2 N–H of the polymer), halogen bonds, water bridges,
  * and PLIP's one H-bond per donor. See sitechem.h (SP_IX_HYDROPHOBIC, _HBOND, _HALOGEN, _WATER_BRIDGE)
  * and docs/sites.md. */
 #include "site/sitechem_internal.h"
 
 #include "sitepack/elements.h"
+
+/* The hydrogens deposited in the file on donor d (issue 37): H / D atoms of the site block bonded to it
+ * (within SP_DEPOSITED_H_BOND Å; of the ligand for a ligand donor, of its own residue for a site donor), at
+ * most max of them, their positions in h; their count (0: none deposited, the rules without H apply). */
+#define SP_DEPOSITED_H_BOND 1.3f /* N/O/S-H 0.96-1.34 Å (Allen et al. 1987); the next heavy atom is >= 1.9 Å away */
+static int deposited_h(const ctx *c, int32_t d, float h[][3], int max) {
+  int32_t f = 0, nn = (int32_t)c->site->n_ligand, n = 0;
+  if (d >= (int32_t)c->site->n_ligand) {
+    size_t rs = c->site->atom_res[d];
+    f = c->w->res_first[rs], nn = c->w->res_n[rs];
+  }
+  for (int32_t k = f; k < f + nn && n < max; k++)
+    if (k != d && EL(c, k) == 1 && d2f(X(c, k), X(c, d)) <= SP_DEPOSITED_H_BOND * SP_DEPOSITED_H_BOND)
+      memcpy(h[n++], X(c, k), sizeof h[0]);
+  return n;
+}
+
+/* The largest D–H···A angle over the n hydrogens h of donor d towards acceptor a, degrees. */
+static float best_dha(const ctx *c, int32_t d, const float (*h)[3], int n, const float *a) {
+  float best = NAN;
+  for (int q = 0; q < n; q++) {
+    float dha = angle3(X(c, d), h[q], a);
+    if (isnan(best) || dha > best) best = dha;
+  }
+  return best;
+}
 
 /* smallest angle neighbour–D···A over the heavy neighbours of donor d; NaN when none known */
 static float donor_angle(const ctx *c, int32_t d, int32_t a) {
@@ -180,25 +206,31 @@ static inline int pair_hydrophobic(ctx *c, sp_interaction ix, uint16_t fa, uint1
   return add_ix(c, &ix) ? SP_E_NOMEM : 0;
 }
 
-/* H-bond with the ligand atom as donor: the heavy-atom angle neighbour–D···A >= 60° */
+/* H-bond with the ligand atom as donor: with H deposited on it, PLIP's D–H···A > 100° for one of them (angle2:
+ * the best); without, the heavy-atom angle neighbour–D···A >= 60° (SP_IXF_NO_H) */
 static inline int pair_hbond_ligand_donor(ctx *c, sp_interaction ix, uint16_t fa, uint16_t fk) {
   if (!((fa & SP_CHEM_DONOR) && (fk & SP_CHEM_ACCEPTOR)) || ix.distance < SP_HBOND_DIST_MIN) return 0;
-  float ang = donor_angle(c, ix.lig_atom, ix.site_atom);
-  if (!(isnan(ang) || ang >= SP_HBOND_HEAVY_ANGLE_MIN)) return 0;
+  float ang = donor_angle(c, ix.lig_atom, ix.site_atom), hpos[4][3];
+  int nh = deposited_h(c, ix.lig_atom, hpos, 4);
+  float best = nh ? best_dha(c, ix.lig_atom, (const float(*)[3])hpos, nh, X(c, ix.site_atom)) : NAN;
+  if (nh ? !(best > SP_PLIP_HBOND_DON_ANGLE_MIN) : !(isnan(ang) || ang >= SP_HBOND_HEAVY_ANGLE_MIN)) return 0;
   ix.type = SP_IX_HBOND;
-  ix.flags = SP_IXF_LIG_DONOR | SP_IXF_NO_H;
+  ix.flags = (uint8_t)(SP_IXF_LIG_DONOR | (nh ? 0 : SP_IXF_NO_H));
   ix.angle = ang;
+  ix.angle2 = best;
   return add_ix(c, &ix) ? SP_E_NOMEM : 0;
 }
 
-/* H-bond with the ligand atom as acceptor: main-chain amide N and sp2 side-chain N with H placed from the
- * residue's atoms, PLIP's D–H···A > 100° with any of them; other donors: the heavy-atom angle */
+/* H-bond with the ligand atom as acceptor: H deposited on the donor, else for main-chain amide N and sp2
+ * side-chain N H placed from the residue's atoms: PLIP's D–H···A > 100° with any of them; other donors: the
+ * heavy-atom angle */
 static inline int pair_hbond_ligand_acceptor(ctx *c, sp_interaction ix, uint16_t fa, uint16_t fk) {
   if (!((fa & SP_CHEM_ACCEPTOR) && (fk & SP_CHEM_DONOR)) || ix.distance < SP_HBOND_DIST_MIN) return 0;
   const int32_t li = ix.lig_atom, k = ix.site_atom;
   const float *a = X(c, li);
-  float ang = donor_angle(c, k, li), hpos[2][3];
-  int nhp = amide_h(c, k, hpos[0]) ? 1 : sidechain_h(c, k, hpos), ok = 0;
+  float ang = donor_angle(c, k, li), hpos[4][3];
+  int nhp = deposited_h(c, k, hpos, 4), ok = 0;
+  if (!nhp) nhp = amide_h(c, k, hpos[0]) ? 1 : sidechain_h(c, k, hpos);
   float best = NAN;
   for (int hq = 0; hq < nhp; hq++) {
     float dha = angle3(X(c, k), hpos[hq], a);
@@ -313,16 +345,17 @@ static float vec_angle4(const float *a, const float *b, const float *c, const fl
 }
 
 /* PLIP's angle windows of one bridge acceptor A – water W – donor D (detection.py water_bridges): with the
- * donor's H placed (the sp2 N–H of the polymer), theta = W···H–D > 100° (WATER_BRIDGE_THETA_MIN) and omega =
- * the angle between A→W and W→H in (71°, 140°) for some H. Without an H position (hydroxyls, amines, the
- * ligand's donors) the heavy-atom substitutes of the H-bond rule: theta becomes neighbour–D···W >= 60°
- * (SP_HBOND_HEAVY_ANGLE_MIN: an H turned towards W then has W···H–D >= 100°), omega is measured with D in
- * place of H and its window widened by the angle the D–H bond (1.01 Å) can subtend at W, asin(1.01 / W···D),
- * so that every position of the H that could pass PLIP's window passes (a necessary condition, as the
- * heavy-atom H-bond angle); the row is flagged SP_IXF_NO_H. 0: rejected. */
+ * donor's H deposited in the file (any donor) or placed (the sp2 N–H of the polymer), theta = W···H–D > 100°
+ * (WATER_BRIDGE_THETA_MIN) and omega = the angle between A→W and W→H in (71°, 140°) for some H. Without an H
+ * position (no H in the file: hydroxyls, amines, the ligand's donors) the heavy-atom substitutes of the H-bond
+ * rule: theta becomes neighbour–D···W >= 60° (SP_HBOND_HEAVY_ANGLE_MIN: an H turned towards W then has
+ * W···H–D >= 100°), omega is measured with D in place of H and its window widened by the angle the D–H bond
+ * (1.01 Å) can subtend at W, asin(1.01 / W···D), so that every position of the H that could pass PLIP's window
+ * passes (a necessary condition, as the heavy-atom H-bond angle); the row is flagged SP_IXF_NO_H. 0: rejected. */
 static int wb_angles(const ctx *c, int32_t acc, int32_t wat, int32_t don, float *omega, uint8_t *flags) {
-  float hp[2][3];
-  int nh = don >= (int32_t)c->site->n_ligand ? (amide_h(c, don, hp[0]) ? 1 : sidechain_h(c, don, hp)) : 0;
+  float hp[4][3];
+  int nh = deposited_h(c, don, hp, 4);
+  if (!nh && don >= (int32_t)c->site->n_ligand) nh = amide_h(c, don, hp[0]) ? 1 : sidechain_h(c, don, hp);
   const float *a = X(c, acc), *wo = X(c, wat), *d = X(c, don);
   if (!nh) {
     float heavy = donor_angle(c, don, wat), om = vec_angle4(a, wo, wo, d), dwd = df(wo, d);

@@ -670,25 +670,10 @@ static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
 
 static int check_body(ck *c, size_t n_spot, uint64_t seed) {
   struct stat stb;
-  int rs = sp_h5_input_stat(c->path, &stb, c->err);
-  if (rs) return rs;
+  int rc = sp_h5_open_merged(c->path, &c->file, &c->ver, &stb, c->err); /* one diagnosis for all readers */
+  if (rc) return rc;
   c->file_size = (uint64_t)stb.st_size;
   c->sum->file_bytes = c->file_size;
-  if (H5Fis_hdf5(c->path) <= 0) {
-    H5Eclear2(H5E_DEFAULT);
-    return sp_err_set(c->err, SP_E_FORMAT, "%s is not an HDF5 file (no HDF5 signature)", c->path);
-  }
-  hid_t fapl = sp_h5_fapl(0);
-  c->file = fapl >= 0 ? H5Fopen(c->path, H5F_ACC_RDONLY, fapl) : -1;
-  int rc = 0;
-  if (c->file < 0) {
-    sp_err e = {0};
-    sp_h5_fail(&e, "cannot open", c->path);
-    rc = sp_err_set(c->err, SP_E_FORMAT, "%s (the file is damaged or truncated)", e.msg);
-  }
-  if (fapl >= 0) H5Pclose(fapl);
-  if (rc) return rc;
-  if ((rc = sp_h5_read_format(c->file, c->path, &c->ver, c->err))) return rc;
   c->sum->format_version = c->ver;
   if ((rc = ck_layout(c))) return rc;
   c->sum->n_structures = c->rows[SP_T_STRUCTURES];

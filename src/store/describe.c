@@ -135,6 +135,8 @@ static const desc descs[] = {
     MISS("ligands", "site_b_max", U_ANG2, "NaN: no polymer heavy atom within 4 \xc3\x85"),
     PLAIN("ligands", "occupancy_mean", U_ONE),
     PLAIN("ligands", "system_id", U_ONE), PLAIN("ligands", "system_size", U_ONE),
+    TEXTN("ligands", "identities", "microheterogeneity: COMP:ALTLOCS:OCC of each identity; empty otherwise"),
+    TEXTN("ligands", "instance_key", "COMP:CHAIN:NUM[ICODE], #k when other ligands of the model share them"),
     /* /components */
     TEXT("components", "comp_id"), CODES("components", "in_ccd", no_yes), TEXT("components", "molecule_key"),
     VALUES("components", "key_source", key_sources), TEXT("components", "formula"), TEXT("components", "name"),
@@ -244,6 +246,8 @@ int sp_describe_dataset(hid_t dset, const char *table, const char *column, sp_er
   int bad = d->units && sp_h5_attr_vstr(dset, "units", d->units) < 0;
   if (!bad && d->note) bad = sp_h5_attr_vstr(dset, "note", d->note) < 0;
   if (!bad && d->missing) bad = sp_h5_attr_vstr(dset, "missing", d->missing) < 0;
+  const char *text = sp_describe_text(table, column); /* issue 39: what the value is (describe_text.c) */
+  if (!bad && text) bad = sp_h5_attr_vstr(dset, "description", text) < 0;
   if (!bad && d->kind != D_NONE) {
     char *js = names_json(d);
     bad = !js || sp_h5_attr_vstr(dset, attr_name(d->kind), js) < 0;

@@ -359,23 +359,11 @@ int sp_dump(const char *h5_path, const char *table, FILE *out, sp_err *err) {
   else if (!strcmp(table, "chains")) t = SP_T_CHAINS;
   else if (!strcmp(table, "segments")) t = SP_T_SEGMENTS;
   if (t < 0) return sp_err_set(err, SP_E_INVALID, "unknown table '%s' (valid tables: %s)", table, valid);
-  struct stat stb;
-  int rs = sp_h5_input_stat(h5_path, &stb, err);
-  if (rs) return rs;
+  dump_ctx d = {-1, err, h5_path, 0, 0, 0};
+  int rc = sp_h5_open_merged(h5_path, &d.file, &d.ver, NULL, err); /* one diagnosis for all readers (h5util.h) */
+  if (rc) return rc;
   sp_h5_quiet q;
   sp_h5_quiet_begin(&q);
-  int rc = 0;
-  dump_ctx d = {-1, err, h5_path, 0, 0, 0};
-  if (H5Fis_hdf5(h5_path) <= 0) {
-    rc = sp_err_set(err, SP_E_FORMAT, "%s is not a sitepack file (not HDF5)", h5_path);
-    goto out;
-  }
-  hid_t fapl = sp_h5_fapl(0);
-  d.file = fapl >= 0 ? H5Fopen(h5_path, H5F_ACC_RDONLY, fapl) : -1;
-  if (d.file < 0) rc = sp_h5_fail(err, "cannot open", h5_path); /* before H5Pclose clears the stack */
-  if (fapl >= 0) H5Pclose(fapl);
-  if (d.file < 0) goto out;
-  if ((rc = sp_h5_read_format(d.file, h5_path, &d.ver, err))) goto out;
   if (sp_tables[t].since > d.ver) {
     rc = sp_err_set(err, SP_E_NOT_FOUND, "%s: format version %lld has no table /%s (format version %d added it; "
                     "docs/format.md \"Versions\")", h5_path, (long long)d.ver, table, sp_tables[t].since);

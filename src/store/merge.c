@@ -1,5 +1,5 @@
 /* Merge per-rank files into the final sitepack file (store.h sp_merge(), sp_merge_parallel();
- * docs/format.md, docs/architecture.md "The parallel merge"). No MPI: the ranks of a parallel merge
+ * docs/format.md, docs/decisions.md "The parallel merge"). No MPI: the ranks of a parallel merge
  * talk through the caller's sp_merge_comm.
  *
  * Steps (each ends with every rank agreeing on the first failure):

@@ -1,5 +1,5 @@
 /* Private to src/store: the state of one merge (merge.c) shared with its /components union
- * (merge_union.c). Not installed. See store.h sp_merge_parallel() and docs/architecture.md
+ * (merge_union.c). Not installed. See store.h sp_merge_parallel() and docs/decisions.md
  * "The parallel merge". */
 #ifndef SITEPACK_STORE_MERGE_INTERNAL_H
 #define SITEPACK_STORE_MERGE_INTERNAL_H

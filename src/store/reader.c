@@ -164,17 +164,10 @@ static int read_all(hid_t d, hid_t mt, void *buf) { return H5Dread(d, mt, H5S_AL
 
 static int open_body(sp_reader *r, sp_err *err) {
   struct stat st;
-  int rs = sp_h5_input_stat(r->path, &st, err);
-  if (rs) return rs;
-  r->file_size = (uint64_t)st.st_size;
-  if (H5Fis_hdf5(r->path) <= 0) return sp_err_set(err, SP_E_FORMAT, "%s is not an HDF5 file", r->path);
-  hid_t fapl = sp_h5_fapl(0);
-  r->file = fapl >= 0 ? H5Fopen(r->path, H5F_ACC_RDONLY, fapl) : -1;
-  int rc = r->file < 0 ? sp_h5_fail(err, "cannot open", r->path) : 0;
-  if (fapl >= 0) H5Pclose(fapl);
+  int64_t ver = 0; /* versions 2 to 5: the datasets read here are the same in all */
+  int rc = sp_h5_open_merged(r->path, &r->file, &ver, &st, err); /* one diagnosis for all readers (h5util.h) */
   if (rc) return rc;
-  int64_t ver = 0; /* versions 2 to 4: the datasets read here are the same in all */
-  if ((rc = sp_h5_read_format(r->file, r->path, &ver, err))) return rc;
+  r->file_size = (uint64_t)st.st_size;
   if (!(r->flags & SP_READER_HDF5) && r->file_size > 0 && r->file_size <= (uint64_t)SIZE_MAX) {
     r->fd = open(r->path, O_RDONLY | O_CLOEXEC);
     if (r->fd >= 0) {

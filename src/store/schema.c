@@ -83,6 +83,8 @@ static const sp_col cols_ligands[] = {
     COL(sp_ligand_row, occupancy_mean, SP_COL_F32),
     COL(sp_ligand_row, system_id, SP_COL_I32),
     COL(sp_ligand_row, system_size, SP_COL_I32),
+    STR(sp_ligand_row, identities),
+    STR(sp_ligand_row, instance_key),
 };
 
 static const sp_col cols_components[] = {
@@ -261,6 +263,8 @@ static const char *const v4_columns[][2] = {
 static const char *const v5_columns[][2] = {
     {"interactions", "distance2"},
     {"atoms", "formal_charge"},
+    {"ligands", "identities"},
+    {"ligands", "instance_key"},
 };
 
 int sp_col_since(int t, const sp_col *c) {

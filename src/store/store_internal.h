@@ -116,9 +116,16 @@ void sp_col_scatter(const sp_col *c, void *rows, size_t row_size, size_t n, cons
  *  text columns), `note` where the units need a word, `missing` where a value stands for "none" ("-1: no site", "NaN: none",
  *  "-2147483648 (INT32_MIN): absent"), and for a coded column one of `codes` (JSON object code ->
  *  name), `flag_bits` (JSON object bit number -> name; the value is 1 << bit) or `values` (JSON array of the
- *  names a text column holds). The names come from the functions and headers that define the codes.
+ *  names a text column holds). The names come from the functions and headers that define the codes. And
+ *  `description` (issue 39), sp_describe_text()'s sentence, where it has one.
  *  @return 0; SP_E_INTERNAL (the dataset has no description: a new column must get one); SP_E_HDF5. */
 int sp_describe_dataset(hid_t dset, const char *table, const char *column, sp_err *err);
+
+/** The `description` of dataset /@p table/@p column of the merged layout (describe_text.c, issue 39): one
+ *  sentence of what a value is where units do not say it (which rows a CSR pointer of N+1 indexes, an offset
+ *  into the site's atom block or a global row, an angle's meaning per interaction type). @return a static
+ *  string, or NULL for a dataset without one (NULL arguments too). */
+const char *sp_describe_text(const char *table, const char *column);
 
 /** Write the root attributes `sitepack_version` (@p tool_version), `created` (@p created, ISO 8601 UTC; a
  *  timing field) and `job_json` (the job's options as JSON) of @p file. @return 0; SP_E_HDF5. */

@@ -45,8 +45,9 @@ static int pdb_polymer_residue(const sp_survey *sv, uint32_t r) {
           sv->ligands[sv->res_ligand[r]].cls == SP_CLASS_PEPTIDE);
 }
 
-/* Modelled polymer residues of chain @p ci: every residue of a polymer entity's chain (mmCIF); in PDB
- * files, where a chain id also holds its ligands and waters, the polymer residues and those of peptides. */
+/* Modelled polymer residues of chain @p ci: every residue of a polymer entity's chain but its glycan sugars
+ * (mmCIF); in PDB files, where a chain id also holds its ligands and waters, the polymer residues and those of
+ * peptides. */
 static int32_t chain_residues(const sp_structure *s, const sp_survey *sv, size_t ci, int32_t ent, int *used) {
   const sp_chain *c = &s->chains[ci];
   int32_t n = 0;
@@ -54,7 +55,7 @@ static int32_t chain_residues(const sp_structure *s, const sp_survey *sv, size_t
   for (uint32_t r = c->first_residue; r < c->first_residue + c->n_residues; r++) {
     uint8_t role = sv->res_role[r];
     if (role != SP_ROLE_OTHER) *used = 1;
-    if (c->entity >= 0 && ent >= 0) n++;
+    if (c->entity >= 0 && ent >= 0) n += role != SP_ROLE_LIGAND || pdb_polymer_residue(sv, r); /* no glycan */
     else if (pdb_polymer_residue(sv, r))
       n++;
   }

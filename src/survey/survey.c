@@ -265,6 +265,7 @@ typedef struct build {
   uint8_t *cand;                 /* ligand candidate of step 1 (not a peptide residue) */
   uint8_t *flag_cov, *flag_metal;
   int64_t *attach;               /* polymer atom of a covalent link, -1 none */
+  uint32_t *mh_primary;          /* microheterogeneity: the chosen residue of each run's residues, else UINT32_MAX */
   uint32_t *peptide_chain;       /* [n_chains] 1: a peptide ligand chain (step 2) */
   growbuf links;                 /* link: covalent links inside instances (steps 4) */
   /* step 5 */
@@ -280,6 +281,7 @@ static void build_free(build *b) {
   free(b->flag_cov);
   free(b->flag_metal);
   free(b->attach);
+  free(b->mh_primary);
   free(b->peptide_chain);
   free(b->links.p);
   free(b->inst_links);
@@ -308,15 +310,17 @@ static int step_init(build *b, const sp_structure *s, sp_ccd *ccd, sp_survey *ou
   b->flag_cov = calloc(n1, 1);
   b->flag_metal = calloc(n1, 1);
   b->attach = malloc(n1 * sizeof *b->attach);
+  b->mh_primary = malloc(n1 * sizeof *b->mh_primary);
   b->peptide_chain = malloc((s->n_chains ? s->n_chains : 1) * sizeof *b->peptide_chain);
   if (!out->res_role || !out->res_altloc || !out->res_ligand || !b->uf || !b->cand || !b->flag_cov ||
-      !b->flag_metal || !b->attach || !b->peptide_chain)
+      !b->flag_metal || !b->attach || !b->mh_primary || !b->peptide_chain)
     return SP_E_NOMEM;
   memset(out->res_role, SP_ROLE_OTHER, nr);
   for (size_t r = 0; r < nr; r++) {
     out->res_ligand[r] = -1;
     b->uf[r] = (uint32_t)r;
     b->attach[r] = -1;
+    b->mh_primary[r] = UINT32_MAX;
   }
   choose_altlocs(s, out->res_altloc);
   b->alt = out->res_altloc;
@@ -325,8 +329,21 @@ static int step_init(build *b, const sp_structure *s, sp_ccd *ccd, sp_survey *ou
   return 0;
 }
 
+/* mmCIF: residue R of chain C is a sugar of a `polymer` entity without a polypeptide or nucleic-acid type
+ * (old-style files: no _entity_poly.type, or 'polysaccharide(D)', 'other'): a glycan ligand, as the
+ * entry's PDB-format file has it (HETATM joined by LINK; docs/ligands.md "Roles"). */
+static bool polymer_sugar(build *b, const sp_chain *C, const sp_residue *R) {
+  const sp_structure *s = b->s;
+  if (R->entity_type != SP_ENT_POLYMER || !s->has_label_ids) return false;
+  uint8_t pt = C->entity >= 0 && (size_t)C->entity < s->n_entities ? s->entities[C->entity].poly_type : SP_POLY_NONE;
+  if (pt != SP_POLY_NONE && pt != SP_POLY_OTHER) return false;
+  if (sp_list_is_sugar(R->comp_id)) return true;
+  const comp_info *ci = comp_get(&b->c, R->comp_id);
+  return ci && ci->saccharide;
+}
+
 /* Role of residue ri of chain C: water, polymer or ligand candidate (docs/ligands.md). */
-static uint8_t residue_role(const build *b, const sp_chain *C, uint32_t ri) {
+static uint8_t residue_role(build *b, const sp_chain *C, uint32_t ri) {
   const sp_structure *s = b->s;
   const sp_residue *R = &s->residues[ri];
   if (R->entity_type == SP_ENT_WATER || sp_list_is_water(R->comp_id)) return SP_ROLE_WATER;
@@ -334,7 +351,8 @@ static uint8_t residue_role(const build *b, const sp_chain *C, uint32_t ri) {
     return SP_ROLE_LIGAND;
   bool linked = (ri > C->first_residue && polymer_linked(s, b->alt, ri - 1, ri, NULL, NULL)) ||
                 (ri + 1 < C->first_residue + C->n_residues && polymer_linked(s, b->alt, ri, ri + 1, NULL, NULL));
-  if (R->entity_type == SP_ENT_POLYMER && s->has_label_ids) return SP_ROLE_POLYMER; /* mmCIF: the entity type decides */
+  if (R->entity_type == SP_ENT_POLYMER && s->has_label_ids) /* mmCIF: the entity type decides */
+    return polymer_sugar(b, C, R) ? SP_ROLE_LIGAND : SP_ROLE_POLYMER;
   if (R->entity_type == SP_ENT_POLYMER) /* entity from SEQRES: polymer if in its sequence and ATOM or linked */
     return (entity_has_comp(s, C->entity, R->comp_id) && (!R->all_hetatm || linked)) ? SP_ROLE_POLYMER
                                                                                    : SP_ROLE_LIGAND;
@@ -403,14 +421,15 @@ static void step_peptides(build *b, const sp_model *M) {
   }
 }
 
-/* 3. branched entities: one instance per chain */
+/* 3. branched entities, and the sugars of an old-style polymer entity (polymer_sugar): one instance per chain */
 static void step_branched(build *b, const sp_model *M) {
   const sp_structure *s = b->s;
   for (uint32_t ci = M->first_chain; ci < M->first_chain + M->n_chains && ci < s->n_chains; ci++) {
     const sp_chain *C = &s->chains[ci];
     uint32_t first = UINT32_MAX;
     for (uint32_t ri = C->first_residue; ri < C->first_residue + C->n_residues && ri < b->nr; ri++)
-      if (b->cand[ri] && s->residues[ri].entity_type == SP_ENT_BRANCHED) {
+      if (b->cand[ri] && (s->residues[ri].entity_type == SP_ENT_BRANCHED ||
+                          (s->residues[ri].entity_type == SP_ENT_POLYMER && s->has_label_ids))) {
         if (first == UINT32_MAX) first = ri;
         else uf_union(b->uf, first, ri);
       }
@@ -703,6 +722,9 @@ static int step_instance(build *b, uint32_t r) {
   comp_info *c0 = comp_get(&b->c, R0->comp_id);
   if (!c0) return SP_E_NOMEM;
   L->cls = instance_class(L, R0, c0, n_res, is_peptide, &f);
+  survey_identities(s, b->mh_primary, r, L->identities, sizeof L->identities);
+  for (size_t q = 0; q < b->nr && L->identities[0]; q++) /* the other identities point at this ligand */
+    if (b->mh_primary[q] == r) b->out->res_ligand[q] = (int32_t)lig_idx;
   if (L->cls == SP_CLASS_ION)
     for (size_t i = 0; i < n_res; i++) b->out->res_role[order[i]] = SP_ROLE_ION;
   return instance_key(b, L, r, order, n_res, c0, &f);
@@ -784,12 +806,15 @@ static int survey_steps(build *b, size_t n_models) {
     step_roles(b, M);
     step_peptides(b, M);
     step_branched(b, M);
-    if (step_connections(b, m) || (m == 0 && step_conects(b)) || step_peptide_links(b, M)) return SP_E_NOMEM;
+    if (step_connections(b, m) || (m == 0 && step_conects(b)) || step_peptide_links(b, M) ||
+        survey_microhet(b->s, M, b->uf, b->out->res_role, b->cand, b->out->res_altloc, b->mh_primary))
+      return SP_E_NOMEM;
   }
   if (step_group(b)) return SP_E_NOMEM;
   for (size_t r = 0; r < b->nr; r++)
     if (b->out->res_role[r] == SP_ROLE_LIGAND && uf_find(b->uf, (uint32_t)r) == r && step_instance(b, (uint32_t)r))
       return SP_E_NOMEM;
+  b->out->n_shared_ids = survey_copies(b->s, b->rrefs.p, b->ligs.p, b->ligs.n);
   if (step_components(b)) return SP_E_NOMEM;
   step_publish(b);
   return 0;

@@ -11,6 +11,7 @@
 #include "sitepack/error.h"
 #include "sitepack/model.h"
 #include "sitepack/molkey.h"
+#include "sitepack/survey.h"
 
 /* What the survey knows of one comp_id (first use creates it: comp_get). */
 typedef struct comp_info {
@@ -68,5 +69,22 @@ int key_from_observed(comp_table *c, const uint32_t *atoms, size_t n_atoms, cons
  * NULL) receives the heavy atoms of that definition. */
 int key_from_file_bonds(comp_table *c, const char *id, uint32_t r, const char *alt, char out[SP_KEY_LEN],
                         int32_t *n_heavy_def);
+
+/* Microheterogeneity and identical identifiers (alternatives.c; docs/ligands.md "Instances"). */
+
+/* Model M: runs of lone ligand candidates (alone in their union-find set uf) at one position (chain, author
+ * number, insertion code, label number) with different comp_ids, every atom in an altloc and no altloc shared,
+ * are one ligand: the identity of highest mean occupancy (ties: the first in file order) stays the candidate,
+ * the others get role SP_ROLE_OTHER, cand 0 and res_alt of the chosen one (so none of their atoms is chosen);
+ * mh_primary[q] = the chosen residue for every residue q of the run (untouched elsewhere). 0 or SP_E_NOMEM. */
+int survey_microhet(const sp_structure *s, const sp_model *M, const uint32_t *uf, uint8_t *role, uint8_t *cand,
+                    char *res_alt, uint32_t *mh_primary);
+/* The identities of chosen residue r (mh_primary[r] == r): "COMP:ALTLOCS:OCC" per residue of its run, file
+ * order, space-separated, cut after the last that fits in cap; "" when r is no such residue. */
+void survey_identities(const sp_structure *s, const uint32_t *mh_primary, uint32_t r, char *out, size_t cap);
+/* Sets ligs[i].copy = k (1, 2, ... in order) for the ligands of one model that share comp_id, author chain,
+ * number, insertion code and label number of their first residue (res_refs: their residues); the number of
+ * such identifier sets. */
+size_t survey_copies(const sp_structure *s, const uint32_t *res_refs, sp_ligand *ligs, size_t n);
 
 #endif

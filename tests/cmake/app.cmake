@@ -25,3 +25,10 @@ add_test(NAME bench_merge_io_smoke
   COMMAND bash ${CMAKE_SOURCE_DIR}/tests/integration/merge_io_bench.sh ${SP_CLI} $<TARGET_FILE:sitepack_bench_merge_io>
           ${CMAKE_BINARY_DIR}/it_merge_io ${CMAKE_SOURCE_DIR})
 set_tests_properties(bench_merge_io_smoke PROPERTIES TIMEOUT 120 LABELS "integration;store")
+# issue 33 item 6: the options of `sitepack run` do not drift: docs/usage.md's option table against --help, the
+# flags, the job-file keys, their ranges and error texts, and the job recorded in /run@job_json
+add_test(NAME run_options_drift
+  COMMAND ${SP_DEBIAN_PYTHON} ${CMAKE_SOURCE_DIR}/tests/integration/run_options.py ${SP_CLI}
+          ${CMAKE_SOURCE_DIR}/tests/data/structures/1kqe.cif.gz ${CMAKE_SOURCE_DIR}/tests/data/ccd/components_sample.cif
+          ${CMAKE_SOURCE_DIR}/docs/usage.md ${CMAKE_BINARY_DIR}/it_run_options)
+set_tests_properties(run_options_drift PROPERTIES TIMEOUT 180 LABELS "integration;app")

@@ -10,6 +10,11 @@ add_test(NAME resume_same_size_edit
   COMMAND ${SP_DEBIAN_PYTHON} ${CMAKE_SOURCE_DIR}/tests/integration/resume_same_size.py $<TARGET_FILE:sitepack_cli>
           ${MPIEXEC_EXECUTABLE} ${CMAKE_BINARY_DIR}/it_resume_same_size ${CMAKE_SOURCE_DIR})
 set_tests_properties(resume_same_size_edit PROPERTIES TIMEOUT 180 LABELS integration)
+# --resume of a file that was a duplicate before and is not now (issue 33 item 9): processed, not kept as duplicate
+add_test(NAME resume_duplicate_gone
+  COMMAND ${SP_DEBIAN_PYTHON} ${CMAKE_SOURCE_DIR}/tests/integration/resume_duplicate.py $<TARGET_FILE:sitepack_cli>
+          ${MPIEXEC_EXECUTABLE} ${CMAKE_BINARY_DIR}/it_resume_duplicate ${CMAKE_SOURCE_DIR})
+set_tests_properties(resume_duplicate_gone PROPERTIES TIMEOUT 120 LABELS integration)
 # An oracle for sites and altlocs with its own rules (gemmi reading, highest mean occupancy, float32
 # d^2 <= 36): two-sided set equality of every site's residues, minimum distances, the ligands' altlocs and
 # each site residue's atoms, on a synthetic file (best conformer not first, ties, mean vs sum, 6.000 Å)

@@ -42,6 +42,15 @@ add_test(NAME test_py_compiled COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/t
 set_tests_properties(test_py_dataset test_py_torch test_py_bonds test_py_compiled PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "python;peer"
   ENVIRONMENT "PYTHONPATH=${SP_PY_FAST_DIR}:${CMAKE_SOURCE_DIR}/python;SITEPACK_EXPECT_COMPILED=${SP_PY_FAST}"
   TIMEOUT 300)
+# Graph samples (issue 34, issue 39 item 6): every corpus site's atom features and bond / interaction / radius
+# edges against a per-site read from the Site API, heavy_only, random index sets (compiled = pure, torch_geometric's
+# collate rule), edge cases and refusals, a DataLoader with 2 workers, hybridization vs RDKit, docs/python.md's
+# names and its message-passing example.
+add_test(NAME test_py_graph COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_py_graph.py ${SP_PY_OUT}/corpus.h5
+  ${CMAKE_SOURCE_DIR}/docs/python.md)
+set_tests_properties(test_py_graph PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "python;peer"
+  ENVIRONMENT "PYTHONPATH=${SP_PY_FAST_DIR}:${CMAKE_SOURCE_DIR}/python;SITEPACK_EXPECT_COMPILED=${SP_PY_FAST}"
+  TIMEOUT 300)
 # cmake --install into a temporary prefix; docs/reading.md's C example via pkg-config (shared, static) and
 # find_package(sitepack); pip install of python/ into a venv with --system-site-packages.
 add_test(NAME test_install COMMAND bash ${CMAKE_SOURCE_DIR}/tests/integration/install.sh ${CMAKE_BINARY_DIR}
@@ -88,3 +97,13 @@ add_test(NAME check_sym_assembly COMMAND $<TARGET_FILE:sitepack_cli> check ${SP_
 set_tests_properties(check_sym_assembly PROPERTIES FIXTURES_REQUIRED py_corpus_sym_assembly LABELS "store;integration"
   TIMEOUT 120)
 endif()
+
+# The graph samples on the bundled sample (no corpus): its merged output (one rank), then test_py_graph on it.
+add_test(NAME py_sample_merged COMMAND $<TARGET_FILE:sitepack_cli> run --input ${CMAKE_SOURCE_DIR}/tests/data/structures
+  --ccd ${CMAKE_SOURCE_DIR}/tests/data/ccd/components_sample.cif --out ${CMAKE_BINARY_DIR}/py_sample_out/sample.h5
+  --force --quiet)
+set_tests_properties(py_sample_merged PROPERTIES FIXTURES_SETUP py_sample LABELS "python;integration" TIMEOUT 120)
+add_test(NAME test_py_graph_sample COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_py_graph.py
+  ${CMAKE_BINARY_DIR}/py_sample_out/sample.h5 ${CMAKE_SOURCE_DIR}/docs/python.md)
+set_tests_properties(test_py_graph_sample PROPERTIES FIXTURES_REQUIRED py_sample LABELS "python;peer"
+  ENVIRONMENT "PYTHONPATH=${CMAKE_BINARY_DIR}/python:${CMAKE_SOURCE_DIR}/python" TIMEOUT 300)

@@ -14,6 +14,13 @@ add_test(NAME reliability_merged_inputs
           ${MPIEXEC_EXECUTABLE} ${CMAKE_BINARY_DIR}/it_reliability_merged_inputs ${CMAKE_SOURCE_DIR})
 set_tests_properties(reliability_merged_inputs PROPERTIES TIMEOUT 300 LABELS "integration;parser")
 
+# Issue 39 item 2: a truncated or damaged merged file: one class, message and exit status from every command that
+# opens one and from sitepack.open (sp_h5_open_merged). One process per command, so the ASan build runs it too.
+add_test(NAME reliability_damaged
+  COMMAND bash ${CMAKE_SOURCE_DIR}/tests/integration/reliability_damaged.sh $<TARGET_FILE:sitepack_cli>
+          ${MPIEXEC_EXECUTABLE} ${CMAKE_BINARY_DIR}/it_reliability_damaged ${CMAKE_SOURCE_DIR})
+set_tests_properties(reliability_damaged PROPERTIES TIMEOUT 120 LABELS "integration;parser")
+
 # The whole pipeline under ASan + UBSan (make sanitize runs the label `sanitize`): run, check, dump, survey,
 # export, cluster, split on the bundled sample and tests/data/sanitize; leak detection on for every command but
 # run (tests/sanitize/pipeline.sh says why). Registered only in a sanitizer build.

@@ -55,6 +55,14 @@ add_test(NAME site_wwpdb_all COMMAND bash -c
   ${CMAKE_CURRENT_BINARY_DIR} $<TARGET_FILE:sitepack_cli> ${SP_SITE_DATA} ${SP_DEBIAN_PYTHON}
   ${SP_TEST_DIR}/peer/test_site_wwpdb_h5.py)
 set_tests_properties(site_wwpdb_all PROPERTIES LABELS "peer;site" TIMEOUT 240)
+# Issue 37 item 3: old-style mmCIF files (tests/peer/make_oldstyle_sugars.py, written with gemmi from PDB files of
+# the corpus) whose oligosaccharides are `polymer` entities with no _entity_poly.type or 'polysaccharide(D)': the
+# same glycan instances, sites and wwPDB site members inside as the PDB-format file.
+add_test(NAME site_polymer_sugars
+  COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_polymer_sugars.py $<TARGET_FILE:sitepack_cli> ${SP_SITE_DATA}
+          ${SP_SITE_DATA}/ccd/components_excerpt.cif.gz ${CMAKE_CURRENT_BINARY_DIR}/site_polymer_sugars
+          1igy.pdb 4a5t.pdb 4byh.pdb 5ajc.pdb 5ajm.pdb 6elc.pdb 6mzk.pdb)
+set_tests_properties(site_polymer_sugars PROPERTIES LABELS "peer;site" TIMEOUT 120)
 # PLINDER for 19HC (PDB format, no label ids): label ids mapped to author ids through PLINDER's entry JSON.
 sp_add_unit_test(test_site_plinder_19hc
   SOURCES ${SP_TEST_DIR}/unit/test_site_plinder.c ${SP_TEST_DIR}/unit/test_site_util.c

@@ -65,6 +65,18 @@ add_test(NAME site_chem_cases
   COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_site_chem_cases.py $<TARGET_FILE:sitepack_cli>
           ${SP_TEST_DIR}/data/site_chem ${SP_SC_DATA}/ccd/components_excerpt.cif.gz ${CMAKE_CURRENT_BINARY_DIR}/site_chem_cases)
 set_tests_properties(site_chem_cases PROPERTIES LABELS "peer;site" TIMEOUT 120)
+# Issue 37 item 4 (tests/data/alternatives, cut from 4E43): microheterogeneity (GOL / EOH in altlocs A / B at one
+# position) is one ligand with its identities; two GOL A 104 in different places are two, keys #1 / #2, a warning
+add_test(NAME site_alternatives
+  COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_alternatives.py $<TARGET_FILE:sitepack_cli>
+          ${SP_TEST_DIR}/data/alternatives ${SP_SC_DATA}/ccd/components_excerpt.cif.gz ${CMAKE_CURRENT_BINARY_DIR}/site_alternatives)
+set_tests_properties(site_alternatives PROPERTIES LABELS "peer;site;survey" TIMEOUT 60)
+# Issue 37 item 1 (tests/data/hbond_h): a hydroxyl whose deposited H points at one of two Asp acceptors donates to
+# that one (PLIP 2.2.2 agrees); without the H, today's rule (the shorter D...A), flagged no_h
+add_test(NAME site_hbond_deposited_h
+  COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_hbond_deposited_h.py $<TARGET_FILE:sitepack_cli>
+          ${SP_TEST_DIR}/data/hbond_h ${SP_SC_DATA}/ccd/components_excerpt.cif.gz ${CMAKE_CURRENT_BINARY_DIR}/site_hbond_h)
+set_tests_properties(site_hbond_deposited_h PROPERTIES LABELS "peer;site" TIMEOUT 60)
 # issue 13: PLIP 2.2.2 itself on every binding site of 20 PDB files of the corpus, counts per type summed
 # over the matched sites (comp id, chain, number) within 15 % (tests/peer/plip_sum.py; docs/sites.md
 # "Differences from PLIP 2.2.2", the per-type table). PLIP takes 1.5-4 min here.
@@ -75,3 +87,9 @@ add_test(NAME peer_plip_sum
           1lnl.pdb 1m4x.pdb 1n7g.pdb 1orc.pdb 1osn.pdb 1r6a.pdb 1rla.pdb 1rmd.pdb 1tf6.pdb)
 set_tests_properties(peer_plip_sum PROPERTIES TIMEOUT 900 LABELS "peer;site")
 endif()
+# The SASA environment at the edge of its box (issue 33 item 9): occluders just inside the reach on every face of
+# the ligand's box, per-atom SASA against a numpy Shrake-Rupley with no box (fast, no corpus)
+add_test(NAME peer_sasa_box_edge
+  COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_sasa_box_edge.py $<TARGET_FILE:sitepack_cli>
+          ${SP_TEST_DIR}/data/ccd/components_sample.cif ${CMAKE_CURRENT_BINARY_DIR}/peer_sasa_box_edge)
+set_tests_properties(peer_sasa_box_edge PROPERTIES LABELS "peer;site" TIMEOUT 120)

@@ -6,3 +6,10 @@ add_test(NAME structure_layers COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/struct
 add_test(NAME structure_layers_selftest
   COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/structure/layers.py ${CMAKE_SOURCE_DIR} --self-test)
 set_tests_properties(structure_layers structure_layers_selftest PROPERTIES TIMEOUT 60 LABELS "structure")
+# make format-check (tests/structure/format_check.sh) in a scratch git repository: a misformatted new or changed
+# line fails it, a formatted one and an unchanged hand layout pass (docs/testing.md "Formatting").
+add_test(NAME structure_format_check_selftest
+  COMMAND ${SP_TEST_DIR}/structure/format_check_selftest.sh ${CMAKE_SOURCE_DIR}
+          ${CMAKE_CURRENT_BINARY_DIR}/format_check_selftest)
+set_tests_properties(structure_format_check_selftest PROPERTIES TIMEOUT 60 LABELS "structure")
+sp_allow_skip(structure_format_check_selftest)

@@ -25,7 +25,7 @@ expect 0 "--version" -- "$SP" --version
 grep -q "^sitepack " "$WORK/out.txt" || { echo "FAIL: --version"; fail=1; }
 expect 0 "run --help" -- "$SP" run --help
 # every subcommand's help through `sitepack help CMD` is its own `CMD --help` (was the general help)
-for c in dump check export merge survey bench cluster split; do
+for c in dump check export merge survey bench cluster split report; do
   "$SP" help $c > "$WORK/h1.txt" 2>&1; r1=$?; "$SP" $c --help > "$WORK/h2.txt" 2>&1; r2=$?
   { [ "$r1" = 0 ] && [ "$r1" = "$r2" ] && cmp -s "$WORK/h1.txt" "$WORK/h2.txt" && ! grep -q '^usage:$' "$WORK/h1.txt"; } \
     || { echo "FAIL: sitepack help $c (exit $r1) differs from $c --help (exit $r2)"; fail=1; }
@@ -89,6 +89,10 @@ echo '{"input": ' > "$WORK/broken.json"
 expect 2 "job file not JSON" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run "$WORK/broken.json"
 expect 2 "no input files" -- "$MPIEXEC" $FLAGS -np 2 "$SP" run --input "$WORK/empty" --out "$WORK/e.h5"
 grep -q "no structure files" "$WORK/err.txt" || { echo "FAIL: no-input message"; fail=1; }
+# docs/usage.md "Exit status": under mpirun the first line is sitepack's, once; mpirun's banner comes after it
+head -1 "$WORK/err.txt" | grep -q "^sitepack run: no structure files" && [ "$(grep -c '^sitepack' "$WORK/err.txt")" = 1 ] \
+  && grep -q "^Primary job" "$WORK/err.txt" \
+  || { echo "FAIL: under mpirun, sitepack's line first then mpirun's banner: $(head -3 "$WORK/err.txt")"; fail=1; }
 expect 2 "unreadable CCD" -- "$MPIEXEC" $FLAGS -np 2 "$SP" run --input "$SRC/tests/data/structures" --ccd "$WORK/none.cif" --out "$WORK/c.h5"
 grep -qi "CCD" "$WORK/err.txt" || { echo "FAIL: CCD error not named"; fail=1; }
 expect 2 "bad --cutoff" -- "$MPIEXEC" $FLAGS -np 1 "$SP" run --input "$SRC/tests/data/structures" --out "$WORK/c.h5" --cutoff -1
@@ -135,7 +139,7 @@ expect 2 "option that takes no value given one" -- "${RUN[@]}" --input "$S1" --o
 grep -q "sitepack run: option --force takes no value" "$WORK/err.txt" || { echo "FAIL: --force=yes message"; cat "$WORK/err.txt"; fail=1; }
 expect 2 "missing value at the end" -- "${RUN[@]}" --input "$S1" --out
 grep -q "sitepack run: missing value for --out" "$WORK/err.txt" || { echo "FAIL: missing value message"; cat "$WORK/err.txt"; fail=1; }
-for cmd in "dump" "check" "survey" "merge" "bench read"; do
+for cmd in "dump" "check" "survey" "merge" "bench read" "report"; do
   expect 2 "$cmd: unknown option" -- "$SP" $cmd --frob
   grep -q "^sitepack $cmd: unknown option: --frob" "$WORK/err.txt" || { echo "FAIL: $cmd: error format"; cat "$WORK/err.txt"; fail=1; }
 done

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-merge-io's two parts on the sample (issue 21; bench/merge_io.py, docs/architecture.md):
+# bench-merge-io's two parts on the sample (issue 21; bench/merge_io.py, docs/decisions.md):
 #   - the trace hook SITEPACK_MERGE_TRACE: a `sitepack run` at -np 2 traces every row write of its merge:
 #     the extents are disjoint, lie inside datasets of the merged file, and with the four /structures
 #     columns that rank 0 writes through HDF5 they are every byte of every dataset (h5py's storage sizes);

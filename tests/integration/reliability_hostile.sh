@@ -1,14 +1,15 @@
 #!/bin/bash
 # Issue 9: a directory of hostile files mixed with good ones. The run completes (exit 0), every good
 # file is ok, every bad one has its stable class; the per-task guard --max-atoms records a large good
-# file as too_many_atoms. Unreadable files: as root, chmod 000 does not stop reads, so the test uses
-# what root cannot read as a file either: a directory named x.cif (the scan recurses into it: no row)
-# and a FIFO named fifo.cif (not a regular file: listed by the scan as not_a_file, never opened, so no
-# hang).
+# file as too_many_atoms; two zero-byte files are each no_atoms (not a duplicate). Unreadable files: as
+# root, chmod 000 does not stop reads, so the test uses what root cannot read as a file either: a directory
+# named x.cif (the scan recurses into it: no row) and a FIFO named fifo.cif (not a regular file: listed
+# by the scan as not_a_file, never opened, so no hang).
 source "$(dirname "$0")/reliability_lib.sh"
 D=$T/in; mkdir -p "$D/x.cif"
 for f in 1stp.cif 1cbn.pdb 4hhb.cif.gz 7gsa.cif; do cp "$SRC/tests/data/structures/$f" "$D/"; done
 : > "$D/empty.cif"
+: > "$D/empty2.cif"   # issue 39 item 1: a second empty file is no_atoms too, never a duplicate of the first
 head -c 3000 "$SRC/tests/data/structures/1dul.cif.gz" > "$D/truncated.cif.gz"
 $PY -c "import random,sys; r=random.Random(9); sys.stdout.buffer.write(bytes(r.randrange(256) for _ in range(5000)))" > "$D/random.cif"
 printf 'This is a plain text note, not a structure.\nSecond line.\n' > "$D/text.cif"
@@ -25,7 +26,7 @@ got = {p.decode(): s.decode() for p, s in zip(f["structures/path"][:], f["struct
 want = {
     "1stp.cif": "ok", "1cbn.pdb": "ok", "4hhb.cif.gz": "ok",   # good files (4hhb: 4779 atoms <= 4800)
     "7gsa.cif": "too_many_atoms",                               # good, but 4914 atoms > --max-atoms 4800
-    "empty.cif": "no_atoms", "truncated.cif.gz": "truncated_gzip", "random.cif": "binary_input",
+    "empty.cif": "no_atoms", "empty2.cif": "no_atoms", "truncated.cif.gz": "truncated_gzip", "random.cif": "binary_input",
     "text.cif": "unknown_format", "x.cif/1cbn_copy.pdb": "duplicate",
 }
 for k, v in sorted(got.items()):

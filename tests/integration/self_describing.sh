@@ -13,6 +13,9 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
   >"$W/run.log" 2>&1 || fail "run: $(tail -3 "$W/run.log")"
 "$SP" check "$W/s.h5" >"$W/check.log" 2>&1 || fail "check of the run's file: $(cat "$W/check.log")"
 "$PY" "$SRC/tests/peer/test_format_attrs.py" "$W/s.h5" "$SRC/docs/format.md" || fail "test_format_attrs.py"
+# issue 39 item 5: a description on every dataset, agreeing with the data (CSR pointers, offsets, per-type columns);
+# /clusters and /splits: split_sample runs it after cluster and split
+"$PY" "$SRC/tests/peer/test_descriptions.py" "$W/s.h5" || fail "test_descriptions.py"
 refused() { # FILE WORDS: check exits 1 and its message holds WORDS
   "$SP" check "$1" >"$W/c.log" 2>&1; rc=$?
   [ $rc -eq 1 ] && grep -qF "$2" "$W/c.log" || fail "check $1: rc $rc, expected 1 with '$2': $(cat "$W/c.log")"

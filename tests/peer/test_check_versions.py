@@ -49,8 +49,8 @@ V3_COLUMNS = ("structures/method_file", "structures/r_work", "structures/r_free"
 # what format version 4 added
 V4_COLUMNS = ("structures/warnings",)
 # what format version 5 added: /interactions/distance2, the water bridge's water O - site atom distance that
-# angle2 held before (to_v4 puts it back there), and /atoms/formal_charge
-V5_COLUMNS = ("interactions/distance2", "atoms/formal_charge")
+# angle2 held before (to_v4 puts it back there), /atoms/formal_charge, and issue 37's /ligands columns
+V5_COLUMNS = ("interactions/distance2", "atoms/formal_charge", "ligands/identities", "ligands/instance_key")
 WATER_BRIDGE = 8
 
 
@@ -62,7 +62,8 @@ def to_v4(f):
     a2[water] = f["interactions/distance2"][...][water]
     f["interactions/angle2"][...] = a2
     del f["interactions/distance2"]
-    del f["atoms/formal_charge"]
+    for c in V5_COLUMNS[1:]:  # /atoms/formal_charge and issue 37's /ligands columns
+        del f[c]
     f.attrs["format_version"] = np.int64(4)
     f["run"].attrs["format_version"] = np.int64(4)
 
@@ -287,8 +288,8 @@ def as_v4_dump(data):
 
 
 def dump_export(v2, v3):
-    v3_names = {c.split("/")[1] for c in V3_COLUMNS + V4_COLUMNS}
-    v4_names = {c.split("/")[1] for c in V4_COLUMNS}
+    v3_names = {c.split("/")[1] for c in V3_COLUMNS + V4_COLUMNS + V5_COLUMNS[1:]}
+    v4_names = {c.split("/")[1] for c in V4_COLUMNS + V5_COLUMNS[1:]}  # issue 37's /ligands columns, not in d3
     for t in ("structures", "ligands", "components", "sites", "residues", "interactions", "bonds"):
         rc4, d4, e4 = run("dump", corpus, t)
         d4 = as_v4_dump(d4)

@@ -48,6 +48,7 @@ def compare_export(h5, name):
     with h5py.File(h5, "r") as f:
         ap, nlig = f["sites/atom_ptr"][()], f["sites/n_ligand"][()]
         fc, q = f["atoms/formal_charge"][()], f["atoms/charge"][()]
+        pos, el = f["atoms/position"][()], f["atoms/element"][()]
         qc, ca = f["atoms/ccd_charge"][()], f["atoms/ccd_atom"][()]
         check(f["atoms/formal_charge"].dtype == np.int8 and f["atoms/formal_charge"].attrs.get("units") in
               ("e", b"e"), f"{name}: formal_charge dtype {f['atoms/formal_charge'].dtype} / units")
@@ -56,7 +57,7 @@ def compare_export(h5, name):
         lig[ap[i]:ap[i] + nlig[i]] = True
     check(np.array_equal(fc[~lig], q[~lig]), f"{name}: site atoms whose formal_charge is not /atoms/charge: "
           f"{int((fc[~lig] != q[~lig]).sum())}")
-    seen, n_atoms, n_charged = set(), 0, 0
+    seen, n_atoms, n_charged, n_link_h = set(), 0, 0, 0
     for m in Chem.SDMolSupplier(sdf, removeHs=False, sanitize=False):
         check(m is not None, f"{name}: a record RDKit cannot read")
         if m is None:
@@ -64,12 +65,25 @@ def compare_export(h5, name):
         i = int(m.GetProp("site_idx"))
         seen.add(i)
         got = [a.GetFormalCharge() for a in m.GetAtoms()]
-        want = fc[ap[i]:ap[i] + nlig[i]].tolist()
+        # the record's atoms are the ligand atoms less the hydrogens of linked atoms the export leaves out (SD field
+        # link_hydrogens): each record atom is the ligand atom at its position (%.4f in the record)
+        lp = pos[ap[i]:ap[i] + nlig[i]].astype(np.float64)
+        xyz = m.GetConformer().GetPositions() if m.GetNumConformers() else np.zeros((0, 3))
+        idx = [int(np.argmin(np.abs(lp - x).max(axis=1))) for x in xyz]
+        check(len(set(idx)) == len(idx) and all(np.abs(lp[k] - x).max() < 1e-3 for k, x in zip(idx, xyz)),
+              f"{name}: site {i}: record atoms not at ligand atom positions")
+        want = fc[ap[i]:ap[i] + nlig[i]][idx].tolist()
         check(got == want, f"{name}: site {i} {m.GetProp('comp_id')}: SDF charges {got}, formal_charge {want}")
+        out = sorted(set(range(int(nlig[i]))) - set(idx))
+        check(len(out) == (len(m.GetProp("link_hydrogens").split(";")) if m.HasProp("link_hydrogens") else 0) and
+              all(el[ap[i] + k] == 1 and fc[ap[i] + k] == q[ap[i] + k] for k in out),
+              f"{name}: site {i}: atoms left out {out}: not the link_hydrogens H with their file charge")
+        n_link_h += len(out)
         n_atoms += len(got)
         n_charged += sum(c != 0 for c in got)
     check(seen == set(range(len(nlig))), f"{name}: {len(nlig) - len(seen)} sites without an SDF record")
     base = np.where(ca & 1, qc, q)
+    print(f"{name}: {n_link_h} hydrogens of linked atoms left out of the SDF (their formal_charge the file's)")
     return len(seen), n_atoms, n_charged, int((fc[lig] != base[lig]).sum())
 
 

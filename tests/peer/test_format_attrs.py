@@ -138,7 +138,7 @@ def names_text(kind, names):
     return f"{kind}: " + ", ".join(f"{k} `{v}`" for k, v in names.items())
 
 
-OPTIONAL_GROUPS = ("clusters", "splits")   # written by sitepack cluster / split, not by every run
+OPTIONAL_GROUPS = ("clusters", "splits", "split_scores")   # written by sitepack cluster / split, not by every run
 
 
 def table(rows):
@@ -147,6 +147,10 @@ def table(rows):
     for name, units, kind, names, note, miss in rows:
         if name.startswith("splits/"):   # one column per split, named by the user: one row for all
             name = "splits/NAME"
+            if name in seen:
+                continue
+        if name.startswith("split_scores/"):   # one group per split: one row per column for all
+            name = "split_scores/NAME/" + name.split("/")[-1]
             if name in seen:
                 continue
         seen.add(name)

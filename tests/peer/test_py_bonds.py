@@ -15,9 +15,10 @@ ligand-chemistry issue, now through the package):
   - for every site, CCD-defined or not, to_rdkit() sanitizes and its canonical isomeric SMILES (stereo from the
     3D positions) equals that of the record `sitepack export --all --format sdf` writes for the site, as RDKit's
     SDMolSupplier reads it (stereo perceived from the molfile's 3D coordinates), or the record carries the SD
-    field `warning` (an atom over RDKit's valence) and RDKit rejects both: 1715 of 1716 on the corpus equal,
-    1 warned (434 of the 822 CCD-defined ones equal before to_rdkit assigned stereochemistry; 32 ligands
-    without CCD charges failed to sanitize before it took the export's valence rule).
+    field `warning` (an atom over RDKit's valence) and RDKit rejects both: 1716 of 1716 on the corpus equal
+    (1715 and 1 warned before both left out the deposited H of linked atoms, issue 39: the glycan of 5OR3; 434
+    of the 822 CCD-defined ones equal before to_rdkit assigned stereochemistry; 32 ligands without CCD charges
+    failed to sanitize before it took the export's valence rule).
 
 Usage: test_py_bonds.py MERGED.h5 CCD.cif SITEPACK_CLI WORK_DIR
 """

@@ -7,12 +7,13 @@ usage: test_split_sample.py SITEPACK MPIEXEC STRUCTURES CCD OUTDIR
   -np 1 file (compare_h5.py), so it gets the same answer too;
 - every site assigned; the sides equal the rule of docs/usage.md recomputed in Python (split_rule.py); no
   val/test site shares an entry, a protein cluster (or, with --by both, a ligand cluster) with train;
-- units / codes / method attributes; sitepack check still accepts the file; Python ds.split and SiteDataset;
+- /split_scores equal at -np 1 with MMseqs2 --threads 1 and -np 2 with --threads 2, and on a rerun;
+- units / codes / method attributes; sitepack survey's split and strata lines equal the counts of the file; sitepack check still accepts the file; Python ds.split and SiteDataset;
 - rerun with --force gives the same bytes; without --force exit 2;
 - bad input, exit 2 and nothing written (file bytes and listings unchanged): no /clusters, mmseqs2 missing, a
   file without /sequences, an empty side;
-- a new entry added later: the sample without its last entry, clustered and split with the same seed; every
-  site whose component key (smallest entry id) is the same in both keeps its side.
+- a new entry added later: the sample without its last entry, clustered and split with the same seed: at most
+  15 % of the sites move side (the fill's frontiers move; 9 of 82 measured).
 """
 import hashlib
 import json
@@ -123,33 +124,43 @@ with h5py.File(a, "r") as f:
 
 # splits: every side rule, P-independence, apartness, rerun bytes
 for by in ("protein", "ligand", "both"):
-    for path in (a, b):
-        run([SP, "split", path, "--seed", str(SEED), "--by", by, "--quiet"])
+    run([SP, "split", a, "--seed", str(SEED), "--by", by, "--quiet"])
+    run([SP, "split", b, "--seed", str(SEED), "--by", by, "--quiet", "--threads", "2"])
     ha = group_bytes(a, "splits")
     hb = group_bytes(b, "splits")
     check(ha == hb, f"--by {by}: /splits differ between -np 1 and -np 2")
+    check(group_bytes(a, "split_scores") == group_bytes(b, "split_scores"),
+          f"--by {by}: /split_scores differ between -np 1 / MMseqs2 --threads 1 and -np 2 / --threads 2")
     with h5py.File(a, "r") as f:
         side = f["splits/by_" + by][()]
         check(R.codes_ok(f["splits/by_" + by]), f"--by {by}: codes attribute")
-        check(np.isin(side, [-1, 0, 1, 2]).all() and len(side) == n, f"--by {by}: every site assigned")
-        exp = R.expected_split(f, SEED, 0.1, 0.1, by)
+        check(np.isin(side, [-2, -1, 0, 1, 2]).all() and len(side) == n, f"--by {by}: every site assigned")
+        exp, _ = R.expected_split(f, SEED, 0.1, 0.1, by)
         check((side == exp).all(), f"--by {by}: sides differ from the documented rule at {np.flatnonzero(side != exp)[:10]}")
         bad = R.check_apart(f, side, by)
         check(not bad, f"--by {by}: {bad[:5]}")
         if by != "both":
-            check((side >= 0).all(), f"--by {by}: dropped sites")
+            check((side != -1).all(), f"--by {by}: dropped sites")
         print(f"--by {by}: sites train/val/test/dropped {[(side == k).sum() for k in (0, 1, 2, -1)]}")
     tsv = f"{OUT}/np1.split-by_{by}.tsv"
     js = json.load(open(f"{OUT}/np1.split-by_{by}.json"))
     check(js["sites"]["test"] == int((side == 2).sum()) and js["sites"]["dropped"] == int((side == -1).sum()),
           f"--by {by}: JSON counts")
     lines = open(tsv).read().splitlines()
-    check(len(lines) == n + 1 and all(R.SIDES[ln.split("\t")[-1]] == side[i] for i, ln in enumerate(lines[1:])),
+    check(len(lines) == n + 1 and all(R.SIDES[ln.split("\t")[6]] == side[i] for i, ln in enumerate(lines[1:])),
           f"--by {by}: TSV sides")
+    with h5py.File(a, "r") as f:
+        strat = f[f"split_scores/by_{by}/stratum"][()]
+    names = {-1: "."} | {v: k for k, v in {"not_novel": 0, "novel_protein": 1, "novel_ligand": 2, "novel_both": 3}.items()}
+    check(all(ln.split("\t")[9] == names[int(strat[i])] for i, ln in enumerate(lines[1:])), f"--by {by}: TSV strata")
     before, tb = group_bytes(a, "splits"), open(tsv, "rb").read()
     run([SP, "split", a, "--seed", str(SEED), "--by", by], rc=2)
     run([SP, "split", a, "--seed", str(SEED), "--by", by, "--force", "--quiet"])
     check(group_bytes(a, "splits") == before and open(tsv, "rb").read() == tb, f"--by {by}: rerun not byte-identical")
+    if by == "both":   # (an MMseqs2 run each: once is enough)
+        sc_before = group_bytes(a, "split_scores")
+        run([SP, "split", a, "--seed", str(SEED), "--by", by, "--force", "--quiet"])
+        check(group_bytes(a, "split_scores") == sc_before, f"--by {by}: rerun scores not byte-identical")
 
 # an empty side: exit 2, nothing written
 h0 = sha(a)
@@ -158,6 +169,22 @@ check("no site on the test side" in p.stderr, f"empty side message: {p.stderr}")
 check(sha(a) == h0 and not os.path.exists(f"{OUT}/np1.split-tiny.tsv"), "empty side: something written")
 
 run([SP, "check", a, "--quiet"])
+# issue 39 item 5: every dataset, /clusters and /splits too, has a description that agrees with its data
+run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "test_descriptions.py"), a])
+
+# survey summarizes the splits and their strata (one line per split, one per val / test strata)
+p = run([SP, "survey", a])
+with h5py.File(a, "r") as f:
+    for by in ("both", "ligand", "protein"):
+        side = f["splits/by_" + by][()]
+        strat = f[f"split_scores/by_{by}/stratum"][()]
+        want = (f"split by_{by} (by {by}): train {(side == 0).sum()}, val {(side == 1).sum()}, test {(side == 2).sum()}, "
+                f"dropped {(side == -1).sum()}, copy {(side == -2).sum()}, undated {(side == -3).sum()}")
+        check(want in p.stdout, f"survey: no line '{want}'")
+        t = [int(((side == 2) & (strat == k)).sum()) for k in (3, 1, 2, 0)]
+        want = (f"split by_{by} test strata: novel_both {t[0]}, novel_protein {t[1]}, novel_ligand {t[2]}, "
+                f"not_novel {t[3]}")
+        check(want in p.stdout, f"survey: no line '{want}'")
 
 # the C fingerprints against RDKit's Morgan(2, 2048) on the same graphs
 try:
@@ -177,6 +204,21 @@ with h5py.File(a, "r") as f:
     side = f["splits/by_both"][()]
 for s, code in R.SIDES.items():
     check((ds.split(s, name="by_both") == np.flatnonzero(side == code)).all(), f"ds.split({s})")
+with h5py.File(a, "r") as f:
+    strat = f["split_scores/by_both/stratum"][()]
+    ident = f["split_scores/by_both/max_identity"][()]
+sc = ds.split_scores("by_both")
+check(np.array_equal(sc["stratum"], strat) and np.array_equal(sc["max_identity"], ident, equal_nan=True),
+      "ds.split_scores equals /split_scores")
+check(((strat >= 0) == ((side == 1) | (side == 2))).all(), "a stratum exactly for the val/test sites")
+for st, k in ds.SPLIT_STRATA.items():
+    check((ds.split("test", name="by_both", stratum=st) == np.flatnonzero((side == 2) & (strat == k))).all(),
+          f"ds.split(test, stratum={st})")
+try:
+    ds.split("test", name="by_both", stratum="novel")
+    check(False, "ds.split with an unknown stratum: no error")
+except ValueError:
+    pass
 try:
     ds.split("train")
     check(False, "ds.split without name among several splits: no error")
@@ -186,6 +228,10 @@ try:
     from sitepack.torch import SiteDataset
     sd = SiteDataset(ds, split="test", split_name="by_both")
     check(len(sd) == (side == 2).sum() and sd[0]["site"] == np.flatnonzero(side == 2)[0], "SiteDataset(split=)")
+    k = int(strat[side == 2][0])
+    name_k = [n_ for n_, v in ds.SPLIT_STRATA.items() if v == k][0]
+    sd = SiteDataset(ds, split="test", split_name="by_both", split_stratum=name_k)
+    check(len(sd) == ((side == 2) & (strat == k)).sum(), "SiteDataset(split_stratum=)")
 except ImportError:
     print("no torch: SiteDataset(split=) not checked")
 
@@ -206,21 +252,22 @@ run([SP, "cluster", c, "--quiet"])
 run([SP, "split", c, "--seed", str(SEED), "--quiet"])
 
 
-def comp_keys(path):
-    """(path, ligand residues) -> (side, component key) of every site, by the rule's components."""
+def sides_of(path):
+    """(path, ligand residues) -> side of every site."""
     with h5py.File(path, "r") as f:
-        key = R.component_keys(f, "protein")
         side = f["splits/by_protein"][()]
         sp_ = f["structures/path"][()][f["sites/structure_idx"][()]]
         res = f["ligands/residues"][()][f["sites/ligand_idx"][()]]
-        return {(sp_[s], res[s]): (int(side[s]), key[s]) for s in range(len(key))}
+        return {(sp_[s], res[s]): int(side[s]) for s in range(len(side))}
 
 
-full, part = comp_keys(a), comp_keys(c)
-same_key = [k for k in part if full[k][1] == part[k][1]]
-moved = [k for k in same_key if full[k][0] != part[k][0]]
-check(len(part) > 0 and not moved, f"sites with an unchanged component key moved side: {moved[:5]}")
-print(f"entry added: {len(part)} sites before, {len(same_key)} with the same component key, {len(moved)} moved")
+full, part = sides_of(a), sides_of(c)
+moved = [k for k in part if full[k] != part[k]]
+new = len(full) - len(part)
+print(f"entry added: {len(part)} sites before, {new} added, {len(moved)} moved")
+# the fill moves components at its frontiers when one is added (docs/usage.md "Splits": the trade-off); on the
+# sample 9 of 82 sites move for an entry of 3 sites; more than 15 % would be a regression
+check(len(part) > 0 and len(moved) <= 0.15 * len(part), f"{len(moved)} sites moved side when an entry was added: {moved[:5]}")
 
 # issue 26: /clusters and /splits describe themselves as the rest of the file (units, codes, missing), and
 # docs/format.md "Units and codes" lists them

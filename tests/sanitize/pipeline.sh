@@ -1,7 +1,7 @@
 #!/bin/bash
 # The whole pipeline under ASan + UBSan (make sanitize, label `sanitize`): run on the bundled sample plus
 # tests/data/sanitize (a ligand of hydrogens only with no residue within the cutoff: its empty hit list once
-# reached qsort as NULL), then check, dump, survey, export, split and cluster on the output.
+# reached qsort as NULL), then check, dump, survey, export, split, cluster and report on the output.
 # `run` is started alone (an MPI singleton) with leak detection off: Open MPI's own allocations, held until
 # exit in components it unloads, are reported as leaks with no frame to suppress them by. Every other command
 # is plain C + HDF5 and runs with leak detection on (an export once leaked /bonds/flags).
@@ -25,8 +25,11 @@ if command -v mmseqs > /dev/null; then   # cluster runs MMseqs2 (Debian's mmseqs
   "$bin" cluster "$work/o.h5" --force --quiet > /dev/null || fail "cluster failed"
   "$bin" split "$work/o.h5" --force > /dev/null || fail "split failed"
 fi
+# the HTML page (docs/report.md), with the 3D blocks of the first site and of the hydrogen-only ligand's site
+hyd=$(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["comp_id"] == "HYD" { print $c["site_idx"] }' "$work/ligands.tsv")
+"$bin" report "$work/o.h5" --out "$work/report.html" --site "0,${hyd:-1}" --force --quiet || fail "report failed"
 # the hydrogen-only ligand is there, with no heavy atom and no site residue
 awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
             $c["comp_id"] == "HYD" { n++; if ($c["n_heavy_atoms"] != 0) bad = 1 }
             END { exit !(n == 1 && !bad) }' "$work/ligands.tsv" || fail "the HYD ligand (2 H, no heavy atom) is not one row with n_heavy_atoms 0"
-echo "sanitize pipeline: run, check, dump, survey, export, cluster, split clean under ASan + UBSan"
+echo "sanitize pipeline: run, check, dump, survey, export, cluster, split, report clean under ASan + UBSan"

@@ -26,6 +26,8 @@
  *    a tie to the first;
  *  - SASA with the default options: one isolated carbon (ligand C with its partner atoms 20 Å away)
  *    has the whole sphere 4 pi (1.70 + 1.4)² Å² (Bondi radius of C + the default probe);
+ *  - the SASA environment's box: one occluding carbon at 4.0-6.3 Å of a ligand carbon, on the high x and the
+ *    low y face of the ligand's box, buries the analytic spherical cap 2 pi R (R - d/2), nothing from 6.2 Å;
  *  - PLIP limits, inclusive as docs/sites.md writes them (d <= limit): a ligand hydroxyl O to a SER OG
  *    at 4.00, 4.05, 4.10 Å is an H-bond each way (two rows, one per donor), at 4.12 Å is none; a ligand C to an ALA CB at 3.95 and 4.00 Å
  *    is hydrophobic, at 4.02 Å is not.
@@ -487,6 +489,51 @@ static void test_sasa_default(void) {
   unload(&f);
 }
 
+/* The SASA environment at the edge of its box (issue 33 item 9): sp_chem_burial collects the occluders inside
+ * the ligand's box grown by reach = r_lig + r_env,max + 2 probe (src/site/sitechem_burial.c), which for a lone
+ * carbon among carbons is 1.70 + 1.70 + 2.8 = 6.2 Å, exactly the distance below which one carbon occludes the
+ * other's probe sphere. One ALA CA along +x or -y (the box's high and low faces) at d Å from ligand atom C1:
+ * the area it buries is the spherical cap of C1's expanded sphere (R = 1.70 + 1.4) inside the occluder's,
+ * 2 pi R h with h = R - d / 2 (equal radii; the analytic two-sphere result that any Shrake-Rupley count
+ * approaches), here 0.97 Å² at 6.1 Å, the cap of about 8 of the 960 points; at 6.3 Å nothing is buried.
+ * A box margin cut by a probe (4.8 Å) or by r_env drops the occluders from 4.8 (resp. 4.5) Å on. */
+static void test_sasa_box_edge(void) {
+  const double R = 1.70 + 1.4, full = 4.0 * M_PI * R * R, point = full / 960.0;
+  const double ds[] = {4.0, 5.0, 5.6, 6.0, 6.1, 6.3};
+  for (int face = 0; face < 2; face++)
+    for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++) {
+      const double d = ds[i];
+      pdbtext t = {0};
+      atom(&t, 0, " CA ", 0, "ALA", 'A', 1, 0, face ? 0 : d, face ? -d : 0, 0, 1, " C");
+      atom(&t, 1, " C1 ", 0, "LIG", 'A', 100, 0, 0, 0, 0, 1, " C");
+      atom(&t, 1, " C2 ", 0, "LIG", 'A', 100, 0, 0, 0, -20, 1, " C"); /* far: C1 is on the box's x and y faces */
+      fx f;
+      if (load(&f, &t)) return;
+      long lig = ligand_of(&f, "LIG", 'A', 100, 0);
+      if (chem_of(&f, lig, NULL)) {
+        unload(&f);
+        return;
+      }
+      size_t k1 = f.site.n_ligand; /* C1's index on the site block */
+      for (size_t k = 0; k < f.site.n_ligand; k++)
+        if (!strcmp(f.s.atom_name[f.site.atoms[k]], "C1")) k1 = k;
+      CHECK(k1 < f.ch.n_atoms, "face %d d %.2f: ligand atom C1 on the site block", face, d);
+      if (k1 >= f.ch.n_atoms) {
+        unload(&f);
+        return;
+      }
+      const double h = d < 2 * R ? R - d / 2 : 0, want = 2 * M_PI * R * h;
+      const double got = (double)f.ch.sasa_free[k1] - (double)f.ch.sasa_complex[k1];
+      /* a cap's count of golden-spiral points is off by at most a few points (and by about 1 %) */
+      CHECK(fabs((double)f.ch.sasa_free[k1] - full) < 1e-3 * full, "face %d d %.2f: free SASA of C1 %.3f Å² (%.3f)",
+            face, d, (double)f.ch.sasa_free[k1], full);
+      CHECK(fabs(got - want) <= 3 * point + 0.02 * want && (want == 0) == (got == 0),
+            "face %d d %.2f Å: C1 buried by the occluder %.3f Å², analytic cap 2 pi R h = %.3f Å² (one point %.3f)",
+            face, d, got, want, point);
+      unload(&f);
+    }
+}
+
 static int count_ix(const fx *f, int type) {
   int n = 0;
   for (size_t k = 0; k < f->ch.n_ix; k++) n += f->ch.ix[k].type == type;
@@ -597,6 +644,7 @@ int main(int argc, char **argv) {
   test_metals();
   test_ion_class();
   test_sasa_default();
+  test_sasa_box_edge();
   test_hbond_limit();
   test_hydrophobic_limit();
   test_metal_limit();
