@@ -26,7 +26,7 @@ DEB_PKGS := build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-
             libcjson-dev zlib1g-dev libssl-dev python3 python3-dev python3-gemmi python3-rdkit python3-h5py python3-numpy python3-torch python3-matplotlib \
             python3-pip python3-venv python3-setuptools python3-wheel \
             plip python3-openbabel \
-            libdeflate-dev clang clang-format libclang-rt-dev libccp4-dev libccp4-data \
+            libdeflate-dev clang clang-format libclang-rt-dev libccp4-dev libccp4-data librdkit-dev \
             slurm-wlm munge mmseqs2 python3-biopython \
             chromium python3-pil
 
@@ -82,7 +82,7 @@ test-full: build
 	tests/run_ctest.sh --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 sanitize: deps
-	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSP_SANITIZE=ON -DCMAKE_C_COMPILER=clang -DSP_WERROR=ON
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSP_SANITIZE=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DSP_WERROR=ON
 	cmake --build build-asan -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=0 tests/run_ctest.sh --test-dir build-asan --output-on-failure -j $(JOBS) -L 'parser|fuzz|sanitize'
 
@@ -119,7 +119,7 @@ bench-read-py: build
 
 FUZZ_SECONDS ?= 60
 fuzz: deps
-	cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSP_FUZZ=ON -DCMAKE_C_COMPILER=clang -DSP_FUZZ_SECONDS=$(FUZZ_SECONDS)
+	cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSP_FUZZ=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DSP_FUZZ_SECONDS=$(FUZZ_SECONDS)
 	cmake --build build-fuzz -j $(JOBS) --target fuzz_cif fuzz_pdb fuzz_gzip fuzz_replay_cif fuzz_replay_pdb fuzz_replay_gzip
 	tests/run_ctest.sh --test-dir build-fuzz --output-on-failure -j $(JOBS) -L fuzz
 

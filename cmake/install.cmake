@@ -41,10 +41,11 @@ foreach(d ${HDF5_INCLUDE_DIRS} ${MPI_C_INCLUDE_DIRS} ${CJSON_INCLUDE_DIR})
 endforeach()
 set(SP_PC_LIBS_PRIVATE "")
 foreach(l ${HDF5_C_LIBRARIES} ${MPI_C_LIBRARIES} ${ZLIB_LIBRARIES} ${OPENSSL_CRYPTO_LIBRARY} ${CJSON_LIBRARY}
-          ${LIBDEFLATE_LIBRARY} ${CCP4C_LIBRARY} ${MATH_LIBRARY})
+          ${LIBDEFLATE_LIBRARY} ${CCP4C_LIBRARY} ${MATH_LIBRARY} ${SP_RDKIT_LIBS})
   if(l)
     string(APPEND SP_PC_LIBS_PRIVATE " ${l}")
   endif()
 endforeach()
+string(APPEND SP_PC_LIBS_PRIVATE " -lstdc++") # src/chem/descriptors.cpp (RDKit): a C program's static link
 configure_file(${CMAKE_SOURCE_DIR}/cmake/sitepack.pc.in ${CMAKE_BINARY_DIR}/sitepack.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/sitepack.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

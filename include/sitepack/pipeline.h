@@ -109,6 +109,21 @@ size_t sp_worker_peak_bytes(const sp_worker *w);
  *  Small files are dominated by fixed allocations, so the largest file is the meaningful one. */
 double sp_worker_max_bytes_per_atom(const sp_worker *w);
 
+/** The facts the site quality criteria judge (result.h SP_QUAL_*), gathered by the pipeline for one site. */
+typedef struct sp_quality_in {
+  float resolution, r_work, r_free;  /**< Å, 1, 1; NaN when the entry has none */
+  uint32_t lig_flags;                /**< SP_LIG_* of the ligand (survey.h) */
+  int n_altlocs;                     /**< distinct altloc ids among the ligand's atoms, every conformer */
+  float occupancy_mean;              /**< of the ligand's heavy atoms (/ligands/occupancy_mean) */
+  float b_mean, site_b_mean;         /**< Å² (/ligands/b_mean, site_b_mean); NaN: not judged */
+  bool pocket_incomplete;            /**< a polymer residue of the site lacks a heavy atom of its CCD definition */
+  bool pocket_gap;                   /**< a label_seq_id missing inside a chain's pocket span */
+  bool crystal_contact;              /**< the site holds crystal symmetry-image residues (SP_SITE_SYMMETRY) */
+} sp_quality_in;
+
+/** The SP_QUAL_* bits of @p q (result.h: each criterion, its threshold and source). Pure; NULL gives 0. */
+uint32_t sp_site_quality(const sp_quality_in *q);
+
 #ifdef __cplusplus
 }
 #endif

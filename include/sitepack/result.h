@@ -99,9 +99,43 @@ typedef struct sp_ligand_row {
   char identities[64];           /**< microheterogeneity: "COMP:ALTLOCS:OCC" of each identity, space-separated; "" */
   char instance_key[40];         /**< "COMP:CHAIN:NUM[ICODE]" of the first residue, "#k" when other ligands of the
                                       model share these identifiers (k = 1, 2, ... in file order) */
+  /** RDKit's descriptors of the instance as `sitepack export` writes its SDF record (descriptors.h; issue 36;
+   *  pipeline rows_desc.c): not computed (flags 0) without a site */
+  sp_descriptors desc;
 } sp_ligand_row;
 
 /* /components row: sp_component_row of survey.h (the survey fills it). */
+
+/** /sites/quality bits (issue 36; docs/format.md "Site quality"): a set bit is a criterion the site does not meet
+ *  (an unknown entry value counts as not met; a criterion that cannot be judged is left clear, as each says).
+ *  Entry and ligand thresholds: PLINDER's quality criteria (Durairaj et al., "PLINDER: the protein-ligand
+ *  interactions dataset and evaluation resource", bioRxiv 2024), as issue 36 lists them; the B ratio and the
+ *  pocket rules are sitepack's, each written below. */
+enum {
+  SP_QUAL_RESOLUTION = 1u << 0,        /**< resolution > SP_QUAL_MAX_RESOLUTION Å, or none */
+  SP_QUAL_R_WORK = 1u << 1,            /**< R > SP_QUAL_MAX_R, or none */
+  SP_QUAL_R_FREE = 1u << 2,            /**< R-free > SP_QUAL_MAX_R_FREE, or none */
+  SP_QUAL_R_GAP = 1u << 3,             /**< R-free - R > SP_QUAL_MAX_R_GAP, or either none */
+  SP_QUAL_LIG_INCOMPLETE = 1u << 4,    /**< the ligand lacks heavy atoms of its CCD definition (flag incomplete) */
+  SP_QUAL_LIG_ALTLOCS = 1u << 5,       /**< more than one altloc id among the ligand's atoms (all conformers) */
+  SP_QUAL_LIG_OCCUPANCY = 1u << 6,     /**< mean occupancy of its heavy atoms < SP_QUAL_MIN_OCCUPANCY */
+  SP_QUAL_LIG_B = 1u << 7,             /**< mean B of its heavy atoms > SP_QUAL_MAX_B_RATIO x the pocket's (site_b_mean);
+                                            not judged (clear) where either is NaN */
+  SP_QUAL_POCKET_INCOMPLETE = 1u << 8, /**< a polymer residue of the site lacks a heavy atom of its CCD definition
+                                            (leaving atoms aside); not judged without a CCD block */
+  SP_QUAL_POCKET_GAP = 1u << 9,        /**< a residue of the sequence is missing inside the pocket's span: between the
+                                            smallest and largest label_seq_id of a chain's site residues, a number no
+                                            residue of that chain has (residues without label_seq_id not judged) */
+  SP_QUAL_CRYSTAL_CONTACT = 1u << 10,  /**< the site holds residues of a crystal symmetry image (site flag symmetry):
+                                            judged only with site.symmetry_mates */
+};
+#define SP_QUAL_COUNT 11
+#define SP_QUAL_MAX_RESOLUTION 3.5f  /**< Å (PLINDER) */
+#define SP_QUAL_MAX_R 0.4f           /**< PLINDER */
+#define SP_QUAL_MAX_R_FREE 0.45f     /**< PLINDER */
+#define SP_QUAL_MAX_R_GAP 0.05f      /**< PLINDER */
+#define SP_QUAL_MIN_OCCUPANCY 0.8f   /**< PLINDER */
+#define SP_QUAL_MAX_B_RATIO 2.0f     /**< sitepack's: a ligand twice as mobile as its pocket is poorly placed */
 
 /** /sites row (one per ligand instance that has a site). */
 typedef struct sp_site_row {
@@ -122,6 +156,8 @@ typedef struct sp_site_row {
   int32_t n_interactions;        /**< typed interactions found (sp_site_chem.n_ix) */
   uint32_t chem_flags;           /**< SP_CHEMF_* (sitechem.h) */
   int32_t n_bonds;               /**< /bonds rows of the site (bonds.h sp_bond_list.n) */
+  uint32_t quality;              /**< SP_QUAL_* bits: the criteria not met (issue 36) */
+  uint8_t pass_quality;          /**< 1 when quality is 0 */
 } sp_site_row;
 
 /** /residues row: residues of site blocks, in site order. */
@@ -226,6 +262,8 @@ typedef struct sp_result {
      (never written to the file): the SHA-256 inside t_read, the site chemistry (bonds, protonation,
      interactions, SASA: sp_ligand_bonds + sp_site_chem_compute) inside t_site; 0 after sp_result_clear */
   double t_sha256, t_chem;
+  /* issue 36: RDKit's descriptors, of the component rows (inside t_survey) and of the instances (inside t_chem) */
+  double t_desc_comp, t_desc_lig;
 } sp_result;
 
 void sp_result_init(sp_result *r);

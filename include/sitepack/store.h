@@ -214,6 +214,24 @@ int sp_merge_parallel(const sp_merge_comm *comm, const char *out_path, const cha
  */
 int sp_dump(const char *h5_path, const char *table, FILE *out, sp_err *err);
 
+/**
+ * The index of a merged file (issue 36; `sitepack dump OUT.h5 index`, docs/format.md "`sitepack dump OUT.h5
+ * index`"): one row per site, a header line first, fields separated by @p sep: site_idx; the entry (/structures
+ * entry_id, path, method, resolution, r_work, r_free, release_date); the ligand (ligand_idx, comp_id,
+ * auth_asym_id, auth_seq_id ("." when absent), ins_code, ligand_residues, class, ligand_flags, molecule_key,
+ * n_heavy_atoms and the fifteen descriptors of /ligands); the site (site_flags, n_residues, quality,
+ * pass_quality, ligand_charge, n_interactions); ix_<type> the site's /interactions rows of each type 1..9
+ * (sp_ix_type_name); pocket_residues, its polymer residues "CHAIN:COMP:SEQ[INS]" space-separated in site order;
+ * then every /clusters and /splits dataset with one value per site, as cluster_NAME / split_NAME, in name order.
+ * Numbers: integers as integers, float32 values with 9 significant digits (the stored value), NaN "nan".
+ * @p sep '\t' (TSV: a tab or newline inside a text becomes a space) or ',' (CSV, RFC 4180: a field holding a comma,
+ * quote or newline is quoted, its quotes doubled).
+ * @return 0; SP_E_INVALID (NULL argument, another separator); SP_E_NOT_FOUND (no such file; a file of format
+ *         version 4 or older: no descriptors and quality); SP_E_FORMAT (not a sitepack file, a missing dataset);
+ *         SP_E_NOMEM; SP_E_HDF5; SP_E_IO (writing @p out failed).
+ */
+int sp_dump_index(const char *h5_path, FILE *out, char sep, sp_err *err);
+
 /** What sp_check() saw (filled as far as it got, also on failure). */
 typedef struct sp_check_summary {
   int64_t n_structures, n_ligands, n_components, n_sites, n_residues, n_atoms; /**< table rows */
@@ -276,6 +294,10 @@ typedef struct sp_output_totals {
   int64_t by_class[SP_ERRCLASS_COUNT];                 /**< rows per error class (duplicate included) */
   int64_t n_ligands, n_sites, n_site_atoms, n_interactions;  /**< table rows */
   int64_t n_with_warnings;  /**< /structures rows with n_warnings > 0 (their texts: /structures/warnings) */
+  int64_t n_components;     /**< /components rows: the ligand comp ids of the run (issue 36 item 5) */
+  int64_t n_not_in_ccd;     /**< ... of them with in_ccd 0: no CCD block, bond orders guessed or from the file */
+  char not_in_ccd_ids[64];  /**< the first of those comp ids in /components order, space-separated, whole ids only
+                                 (" ..." when not all fit); "" when none */
   char *failures;           /**< "path\tclass\tmessage\n" per failed row (not duplicates or repeated entries), in
                                  file order; owned */
   size_t failures_len, failures_cap;

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "sitepack/ccd.h"
+#include "sitepack/descriptors.h"
 #include "sitepack/error.h"
 #include "sitepack/model.h"
 #include "sitepack/molkey.h"
@@ -104,6 +105,9 @@ typedef struct sp_component_row {
   char inchi[SP_INCHI_LEN];      /**< standard InChI */
   char inchikey[SP_INCHIKEY_LEN];/**< InChIKey */
   uint8_t descriptor_flags;      /**< SP_DESC_*_CUT (component.h): that value was longer than its column, cut */
+  /** RDKit's descriptors of the CCD definition (descriptors.h; issue 36): every atom of the block, hydrogens
+   *  and leaving atoms included, its charges and bond orders; not computed (flags 0) without a usable block */
+  sp_descriptors desc;
 } sp_component_row;
 
 /** Per-comp_id chemistry seen in the survey. */
@@ -128,6 +132,12 @@ typedef struct sp_survey {
   size_t n_shared_ids;       /**< identifier sets that several ligands of one model share (sp_ligand.copy) */
   size_t n_comps;
   sp_survey_comp *comps;     /**< one per distinct ligand comp_id, sorted by comp_id */
+  /** issue 36: covalent links (struct_conn covale / LINK) between two ligand residues that are both ions or
+   *  buffers (sp_survey_is_ion_or_buffer: two sulfates joined O-O): not joined, the residues stay two ligands;
+   *  [n_split_links][2] residue indices, in struct_conn order (the caller warns: pipeline stages.c) */
+  size_t n_split_links;
+  uint32_t (*split_links)[2];
+  double t_desc;             /**< s, of the survey's time: RDKit's descriptors of the component rows (issue 36) */
 } sp_survey;
 
 /**
@@ -144,6 +154,11 @@ typedef struct sp_survey {
 bool sp_survey_definition_usable(const sp_component *def, const char *comp_id);
 
 int sp_survey_run(const sp_structure *s, sp_ccd *ccd, const sp_survey_opts *opts, sp_survey *out, sp_err *err);
+/** Whether a covalent link never joins a residue of @p comp_id to another such residue (issue 36;
+ *  docs/ligands.md "Links between ions"): a polyatomic inorganic ion of the ion list (SO4, PO4, ...), an additive
+ *  of the artifact list (buffers, cryo-protectants: GOL, EDO, ...), or a component whose CCD definition @p def
+ *  (NULL: none) has one heavy atom (a monatomic ion). */
+bool sp_survey_is_ion_or_buffer(const char *comp_id, const sp_component *def);
 void sp_survey_free(sp_survey *sv);
 
 /** true if atom @p i belongs to the chosen conformer of its residue: altloc blank, or equal

@@ -50,6 +50,19 @@ TABLES = {
     ],
 }
 
+#: The ligand descriptors of /ligands and /components (format version 5; docs/format.md "Ligand descriptors"):
+#: RDKit's values (include/sitepack/descriptors.h); counts -1 and values NaN where desc_flags bit 0 is clear.
+DESCRIPTORS = [("mw", "<f4"), ("formal_charge", "<i4"), ("hbd", "<i4"), ("hba", "<i4"), ("hbd_lipinski", "<i4"),
+               ("hba_lipinski", "<i4"), ("rotatable_bonds", "<i4"), ("tpsa", "<f4"), ("logp", "<f4"), ("mr", "<f4"),
+               ("n_rings", "<i4"), ("n_aromatic_rings", "<i4"), ("fsp3", "<f4"), ("qed", "<f4"), ("desc_flags", "u1")]
+#: /ligands/desc_flags and /components/desc_flags bits (SP_DESCF_* of descriptors.h)
+DESC_FLAGS = {"computed": 1, "ro5": 2, "ro3": 4, "drug_like": 8}
+
+#: /sites/quality bits (SP_QUAL_* of result.h; docs/format.md "Site quality"): a set bit is a criterion not met
+SITE_QUALITY = {"resolution": 1, "r_work": 2, "r_free": 4, "r_gap": 8, "ligand_incomplete": 16, "ligand_altlocs": 32,
+                "ligand_occupancy": 64, "ligand_b": 128, "pocket_incomplete": 256, "pocket_gap": 512,
+                "crystal_contact": 1024}
+
 #: Columns present only in some files: /residues/symop exactly when some site has symmetry mates; the
 #: columns added by format version 2 (docs/format.md: component descriptors, the atoms' CCD charge and
 #: flags, the sites' bond count) in every version-2 file.
@@ -74,7 +87,11 @@ OPTIONAL = {("residues", "symop"): ("S16",),
             # format version 5 (docs/format.md "/atoms"): the formal charge the SDF export writes
             ("atoms", "formal_charge"): ("i1",),
             # format version 5 (issue 37; docs/format.md "/ligands"): microheterogeneity, identical identifiers
-            ("ligands", "identities"): ("S64",), ("ligands", "instance_key"): ("S40",)}
+            ("ligands", "identities"): ("S64",), ("ligands", "instance_key"): ("S40",),
+            # format version 5 (docs/format.md "Ligand descriptors"): RDKit's descriptors, issue 36
+            **{(t, c): (d,) for t in ("ligands", "components") for c, d in DESCRIPTORS},
+            # format version 5 (docs/format.md "Site quality"): issue 36
+            ("sites", "quality"): ("<u4",), ("sites", "pass_quality"): ("u1",)}
 
 #: The format_version from which an OPTIONAL column is required (docs/format.md "Versions"; the C schema's
 #: sp_col_since): a file of that version or later without it is refused, as `sitepack check` refuses it. The
@@ -88,7 +105,9 @@ REQUIRED_SINCE = {("components", "smiles"): 2, ("components", "inchi"): 2, ("com
                   ("residues", "chain_idx"): 3,
                   ("structures", "warnings"): 4,   # after the version-3 entries: it replaces their 3
                   ("interactions", "distance2"): 5, ("atoms", "formal_charge"): 5,
-                  ("ligands", "identities"): 5, ("ligands", "instance_key"): 5}
+                  ("ligands", "identities"): 5, ("ligands", "instance_key"): 5,
+                  **{(t, c): 5 for t in ("ligands", "components") for c, _ in DESCRIPTORS},
+                  ("sites", "quality"): 5, ("sites", "pass_quality"): 5}
 
 #: tables of format version 3 (docs/format.md "/chains", "/segments", "/sequences"): required from version 3,
 #: checked like the others

@@ -50,12 +50,107 @@ def _check_numbers(path, **limits):
 
 
 FILTERS = ("ligand_class", "comp_id", "molecule_key", "flags", "not_flags", "method", "max_resolution",
-           "min_resolution", "min_atoms", "max_atoms", "min_ligand_atoms", "max_ligand_atoms", "symmetry")
+           "min_resolution", "min_atoms", "max_atoms", "min_ligand_atoms", "max_ligand_atoms", "symmetry",
+           # issue 36 (curate_mask below)
+           "descriptors", "rules", "max_r_free", "released_after", "released_before", "interactions",
+           "min_pocket_residues", "max_pocket_residues", "pass_quality", "quality")
+
+DESCRIPTOR_NAMES = tuple(n for n, _ in _schema.DESCRIPTORS if n != "desc_flags")
+RULES = {"ro5": 2, "ro3": 4, "drug_like": 8}   # /ligands/desc_flags bits (descriptors.h SP_DESCF_*)
+
+
+def _need(ds, name, since="format version 5"):
+    if name not in ds._cols:
+        raise ValueError(f"{ds.path}: select needs /{name}, which this file lacks ({since}; docs/format.md)")
+    return ds._cols[name]
+
+
+def _date(path, name, v):
+    if not isinstance(v, str) or len(v) != 10 or v[4] != "-" or v[7] != "-":
+        raise TypeError(f"{path}: select({name}=...) takes a date 'YYYY-MM-DD', not {v!r}")
+    return v.encode()
+
+
+def curate_mask(ds, lig, st, descriptors=None, rules=None, max_r_free=None, released_after=None,
+                released_before=None, interactions=None, min_pocket_residues=None, max_pocket_residues=None,
+                pass_quality=None, quality=None):
+    """The filters of issue 36 (docs/python.md "Selecting sites"): a bool mask over the sites.
+
+    descriptors: {name: (lo, hi)} inclusive, None for an open end, on the site's ligand's /ligands descriptors
+    (mw, tpsa, logp, mr, fsp3, qed, formal_charge, hbd, hba, hbd_lipinski, hba_lipinski, rotatable_bonds,
+    n_rings, n_aromatic_rings); a ligand without descriptors never passes. rules: "ro5", "ro3", "drug_like"
+    (all given must hold). max_r_free: inclusive, entries without one never pass. released_after /
+    released_before: 'YYYY-MM-DD', inclusive, on /structures/release_date (none: never passes). interactions:
+    {type name: minimum count} (sitepack.INTERACTION_TYPES names; "any": all types together). min/max_pocket_residues:
+    the site's polymer residues (/residues kind 1), inclusive. pass_quality: True / False. quality: names of
+    /sites/quality criteria (sitepack._schema.SITE_QUALITY) that must all be met."""
+    n = len(ds)
+    c = ds._cols
+    keep = np.ones(n, dtype=bool)
+    if descriptors is not None:
+        for name, lim in dict(descriptors).items():
+            if name not in DESCRIPTOR_NAMES:
+                raise ValueError(f"{ds.path}: unknown descriptor '{name}' (valid: {', '.join(DESCRIPTOR_NAMES)})")
+            lo, hi = lim
+            _check_numbers(ds.path, **{f"{name}_min": lo, f"{name}_max": hi})
+            v = _need(ds, f"ligands/{name}")[lig]
+            ok = (_need(ds, "ligands/desc_flags")[lig] & 1) != 0
+            with np.errstate(invalid="ignore"):
+                if lo is not None:
+                    ok &= v >= lo
+                if hi is not None:
+                    ok &= v <= hi
+            keep &= ok
+    if rules is not None:
+        bits = 0
+        for r in _as_list(rules):
+            if r not in RULES:
+                raise ValueError(f"{ds.path}: unknown rule '{r}' (valid: {', '.join(RULES)})")
+            bits |= RULES[r]
+        keep &= (_need(ds, "ligands/desc_flags")[lig] & bits) == bits
+    if max_r_free is not None:
+        _check_numbers(ds.path, max_r_free=max_r_free)
+        with np.errstate(invalid="ignore"):
+            keep &= c["structures/r_free"][st] <= max_r_free
+    for name, v, after in (("released_after", released_after, True), ("released_before", released_before, False)):
+        if v is None:
+            continue
+        d = c["structures/release_date"][st]
+        keep &= (d != b"") & ((d >= _date(ds.path, name, v)) if after else (d <= _date(ds.path, name, v)))
+    if interactions is not None:
+        names = {v: k for k, v in _schema.INTERACTION_TYPES.items()}
+        xp, xt = c["sites/interaction_ptr"], c["interactions/type"]
+        owner = _layout.block_owner(xp)
+        for name, lo in dict(interactions).items():
+            if name != "any" and name not in names:
+                raise ValueError(f"{ds.path}: unknown interaction type '{name}' (valid: any, {', '.join(names)})")
+            _check_numbers(ds.path, **{name: lo})
+            sel = owner if name == "any" else owner[xt == names[name]]
+            keep &= np.bincount(sel, minlength=n)[:n] >= lo
+    if min_pocket_residues is not None or max_pocket_residues is not None:
+        _check_numbers(ds.path, min_pocket_residues=min_pocket_residues, max_pocket_residues=max_pocket_residues)
+        owner = _layout.block_owner(c["sites/residue_ptr"])
+        cnt = np.bincount(owner[c["residues/kind"] == _schema.RESIDUE_KINDS["polymer"]], minlength=n)[:n]
+        if min_pocket_residues is not None:
+            keep &= cnt >= min_pocket_residues
+        if max_pocket_residues is not None:
+            keep &= cnt <= max_pocket_residues
+    if pass_quality is not None:
+        ok = _need(ds, "sites/pass_quality") != 0
+        keep &= ok if pass_quality else ~ok
+    if quality is not None:
+        bits = 0
+        for q in _as_list(quality):
+            if q not in _schema.SITE_QUALITY:
+                raise ValueError(f"{ds.path}: unknown quality criterion '{q}' (valid: {', '.join(_schema.SITE_QUALITY)})")
+            bits |= _schema.SITE_QUALITY[q]
+        keep &= (_need(ds, "sites/quality") & bits) == 0
+    return keep
 
 
 def select(ds, ligand_class=None, comp_id=None, molecule_key=None, flags=None, not_flags=None, method=None,
            max_resolution=None, min_resolution=None, min_atoms=None, max_atoms=None, min_ligand_atoms=None,
-           max_ligand_atoms=None, symmetry=None):
+           max_ligand_atoms=None, symmetry=None, **curate):
     """Sorted int64 indices of the sites passing every filter given (None = no filter).
 
     ligand_class: str or list (/ligands/class: small_molecule, ion, artifact, glycan, cofactor, peptide,
@@ -68,7 +163,12 @@ def select(ds, ligand_class=None, comp_id=None, molecule_key=None, flags=None, n
     min_atoms / max_atoms: site block atoms, inclusive; min_ligand_atoms / max_ligand_atoms: n_ligand;
     symmetry: True = sites holding symmetry-image residues (site flag symmetry), False = none.
     An unknown class or flag name is a ValueError that lists the valid ones; a limit that is not a number
-    (``max_resolution="2"``) a TypeError."""
+    (``max_resolution="2"``) a TypeError. The filters of issue 36 (descriptors, rules, max_r_free,
+    released_after, released_before, interactions, min/max_pocket_residues, pass_quality, quality): curate_mask;
+    another keyword is a TypeError."""
+    unknown = [k for k in curate if k not in FILTERS]
+    if unknown:
+        raise TypeError(f"{ds.path}: select() got an unknown filter {unknown[0]!r} (filters: {', '.join(FILTERS)})")
     _check_numbers(ds.path, max_resolution=max_resolution, min_resolution=min_resolution, min_atoms=min_atoms,
                    max_atoms=max_atoms, min_ligand_atoms=min_ligand_atoms, max_ligand_atoms=max_ligand_atoms)
     c = ds._cols
@@ -116,4 +216,6 @@ def select(ds, ligand_class=None, comp_id=None, molecule_key=None, flags=None, n
     if symmetry is not None:
         has = (c["sites/flags"] & _schema.SITE_FLAGS["symmetry"]) != 0
         keep &= has if symmetry else ~has
+    if curate:
+        keep &= curate_mask(ds, lig, st, **curate)
     return np.flatnonzero(keep).astype(np.int64)

@@ -12,5 +12,9 @@
  * "undecided" (step bound hit) or "unconfirmed" (a member has no CCD definition, or no CCD).
  * Returns 0; 1 the file cannot be read; 2 bad command line. */
 int sp_cmd_survey(int argc, char **argv);
+/* survey_quality.c (issue 36): the lines "ligand descriptors (RDKit): ..." (instances with descriptors, Ro5, Ro3,
+ * drug-like) and "site quality ...: P of N sites pass every criterion; meeting each: ..." of the merged file
+ * @p path; nothing for a file without those columns. */
+void sp_survey_print_quality(const char *path);
 
 #endif

@@ -237,7 +237,8 @@ static void add_steps_json(cJSON *r, const struct run_ctx *c) {
     cJSON_AddNumberToObject(mo, "tasks_all_ranks", tasks);
     cJSON_AddNumberToObject(mo, "bytes_written_all_ranks", bytes);
   }
-  static const char *const wname[W_N] = {"read", "sha256", "parse", "survey", "site", "chemistry", "write"};
+  static const char *const wname[W_N] = {"read",      "sha256", "parse", "survey", "site",
+                                         "chemistry", "write",  "descriptors"};
   cJSON *wo = cJSON_AddObjectToObject(r, "work_seconds"); /* the tasks' seconds by phase, all ranks summed */
   for (int k = 0; k < W_N; k++) cJSON_AddNumberToObject(wo, wname[k], c->g.work[k]);
 }
@@ -260,6 +261,8 @@ static int write_report(const struct run_ctx *c, cJSON *sched, cJSON **per_rank)
   cJSON_AddStringToObject(r, "output", job->output);
   if (c->ccd.sha[0]) cJSON_AddStringToObject(r, "ccd_sha256", c->ccd.sha);
   if (c->ccd.ccd) cJSON_AddNumberToObject(r, "ccd_blocks", (double)c->ccd.blocks); /* issue 16 item 3 */
+  cJSON_AddNumberToObject(r, "comp_ids", (double)c->g.n_comps); /* issue 36 item 5 */
+  cJSON_AddNumberToObject(r, "comp_ids_without_ccd", (double)c->g.n_comps_no_ccd);
   if (c->ccd.ccd) cJSON_AddNumberToObject(r, "ccd_duplicate_blocks", (double)c->ccd.duplicates);
   add_scan_json(r, &c->files);
   cJSON_AddNumberToObject(r, "n_ranks", c->env.n_ranks);
@@ -461,6 +464,11 @@ void run_summary_print(const struct run_ctx *c) {
   if (c->ccd.ccd) /* issue 16 item 3 */
     printf("  CCD %s: %zu blocks indexed%s\n", lexical_path(job->ccd, ccd_n, sizeof ccd_n), c->ccd.blocks,
            c->ccd.duplicates ? " (some ids twice: the last block of each used, see the warning)" : "");
+  if (c->g.n_comps_no_ccd) /* issue 36 item 5: a wrong or partial CCD shows at once */
+    printf("  ligand comp ids without a CCD block: %lld of %lld (bond orders from the file or guessed): %s\n",
+           (long long)c->g.n_comps_no_ccd, (long long)c->g.n_comps, c->g.comps_no_ccd);
+  else if (c->g.n_comps)
+    printf("  ligand comp ids without a CCD block: 0 of %lld\n", (long long)c->g.n_comps);
   if (c->files.scan.n_problems) print_scan_problems(&c->files);
   if (counts[C_FILES_FAILED] && c->g.fails) print_failures(c);
 }

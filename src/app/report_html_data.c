@@ -459,13 +459,36 @@ static int section_clusters(hid_t f, cJSON *sections, sp_err *err) {
   return rc;
 }
 
-/* Each /splits column: sites per side; a float column (a leakage score) as a histogram. */
+/* The leakage scores of split @p name (/split_scores/NAME, sitepack split): max_identity and max_tanimoto as
+ * histograms, the novelty strata as counts (codes: docs/format.md "/split_scores"). 0, or -1 with @p err set. */
+static int split_scores_plots(hid_t f, const char *name, cJSON *sec, sp_err *err) {
+  char group[300], path[400];
+  snprintf(group, sizeof group, "/split_scores/%s", name);
+  if (H5Lexists(f, "/split_scores", H5P_DEFAULT) <= 0 || H5Lexists(f, group, H5P_DEFAULT) <= 0) return 0;
+  if (column_plot(f, group, "max_identity", sec, NULL, err) || column_plot(f, group, "max_tanimoto", sec, NULL, err))
+    return -1;
+  static const char *const strata[] = {"not_scored", "not_novel", "novel_protein", "novel_ligand", "novel_both"};
+  snprintf(path, sizeof path, "%s/stratum", group);
+  int64_t m = 0;
+  int8_t *v = sp_rh_read(f, path, H5T_NATIVE_INT8, 1, 0, -1, &m, err);
+  if (!v) return -1;
+  double c[5] = {0};
+  for (int64_t j = 0; j < m; ++j) c[v[j] >= -1 && v[j] <= 3 ? v[j] + 1 : 0]++;
+  char title[300];
+  snprintf(title, sizeof title, "Split %s: novelty strata of the val/test sites", name);
+  count_plot(sec, path, title, "bar", "stratum", strata, c, 5, "sites");
+  free(v);
+  return 0;
+}
+
+/* Each /splits column: sites per side (train, val, test, and the codes of sites on no side: src/derive/split.c
+ * SP_SPLIT_CODES), its leakage scores when present; a float column as a histogram. */
 static int section_splits(hid_t f, cJSON *sections, sp_err *err) {
   char **names = NULL;
   size_t n = 0;
   if (sp_rh_list(f, "/splits", &names, &n)) return sp_err_set(err, SP_E_NOMEM, "out of memory"), -1;
   cJSON *sec = sp_rh_section(sections, "splits", "Splits and leakage", n ? NULL : "This file has no /splits (run sitepack split).");
-  static const char *const sides[] = {"train", "val", "test", "dropped"};
+  static const char *const sides[] = {"train", "val", "test", "dropped", "copy", "undated", "redundant", "other"};
   int rc = 0;
   for (size_t i = 0; i < n && !rc; ++i) {
     char path[512];
@@ -483,12 +506,13 @@ static int section_splits(hid_t f, cJSON *sections, sp_err *err) {
     int64_t m = 0;
     int8_t *v = sp_rh_read(f, path, H5T_NATIVE_INT8, 1, 0, -1, &m, err);
     if (!v) return sp_rh_list_free(names, n), -1;
-    double c[4] = {0};
-    for (int64_t j = 0; j < m; ++j) c[v[j] >= 0 && v[j] <= 2 ? v[j] : 3]++;
+    double c[8] = {0};
+    for (int64_t j = 0; j < m; ++j) c[v[j] >= 0 && v[j] <= 2 ? v[j] : v[j] >= -4 && v[j] <= -1 ? 2 - v[j] : 7]++;
     char title[300];
     snprintf(title, sizeof title, "Split %s: sites per side", names[i]);
-    count_plot(sec, path, title, "bar", "side", sides, c, 4, "sites");
+    count_plot(sec, path, title, "bar", "side", sides, c, 8, "sites");
     free(v);
+    rc = split_scores_plots(f, names[i], sec, err);
   }
   sp_rh_list_free(names, n);
   return rc;

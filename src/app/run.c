@@ -752,6 +752,9 @@ static int read_back_totals(const struct run_env *e, struct run_gathered *g) {
     memcpy(g->by_class, tot.by_class, sizeof tot.by_class);
     free(g->fails);
     g->fails = tot.failures;
+    g->n_comps = tot.n_components; /* issue 36 item 5 */
+    g->n_comps_no_ccd = tot.n_not_in_ccd;
+    memcpy(g->comps_no_ccd, tot.not_in_ccd_ids, sizeof g->comps_no_ccd);
     tot.failures = NULL;
   } else {
     fprintf(stderr, "sitepack run: cannot read back %s: %s\n", e->job.output, err.msg);

@@ -28,7 +28,7 @@ enum { C_FILES_OK, C_FILES_FAILED, C_FILES_WARNED, C_LIGANDS, C_SITES, C_SITE_AT
 /* The tasks' seconds by phase (the report's "work_seconds", docs/usage.md): read (file read + inflate), SHA-256,
    parse, survey, site (search and the site's tables), chemistry (bonds, protonation, interactions, SASA), write
    (append to the rank's HDF5 file). */
-enum { W_READ, W_SHA256, W_PARSE, W_SURVEY, W_SITE, W_CHEM, W_WRITE, W_N };
+enum { W_READ, W_SHA256, W_PARSE, W_SURVEY, W_SITE, W_CHEM, W_WRITE, W_DESC, W_N };
 
 /* One measured task (this rank's), for the cost fit and the makespan bound: doubles
    {phase, task, seconds, bytes, gzip, atoms, ligands, n_parts} */
@@ -144,6 +144,9 @@ struct run_gathered {
   double *samples;       /* [n_samples][S_N] task timings of every rank */
   size_t n_samples;
   double t_run;          /* seconds from the start to the end of the gather */
+  int64_t n_comps;       /* read back: /components rows (issue 36 item 5: summary, report) */
+  int64_t n_comps_no_ccd;/* ... of them without a CCD block (in_ccd 0) */
+  char comps_no_ccd[64]; /* ... the first of their comp ids (sp_output_totals.not_in_ccd_ids) */
 };
 
 /* The merge, the steps and the report's figures. */

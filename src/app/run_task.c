@@ -130,8 +130,11 @@ static int task_time(struct run_acct *a, const struct run_files *fl, int phase, 
   int n_parts = r->n_parts;
   /* a file whose site failed has no t_site: its chemistry so far is not counted either */
   double chem = r->t_chem < st->t_site ? r->t_chem : st->t_site;
-  const double w[W_N] = {st->t_read - r->t_sha256, r->t_sha256, st->t_parse, st->t_survey, st->t_site - chem, chem,
-                         t_write};
+  /* issue 36: the descriptors out of the survey (components) and the chemistry (instances) into their own phase */
+  double dc = r->t_desc_comp < st->t_survey ? r->t_desc_comp : st->t_survey;
+  double dl = r->t_desc_lig < chem ? r->t_desc_lig : chem;
+  const double w[W_N] = {st->t_read - r->t_sha256, r->t_sha256, st->t_parse, st->t_survey - dc,
+                         st->t_site - chem, chem - dl, t_write, dc + dl};
   for (int k = 0; k < W_N; k++) a->work[k] += w[k];
   a->bytes_done += (double)fl->bytes[f] / (n_parts > 0 ? n_parts : 1);
   double v[S_N] = {phase, (double)task, secs, (double)st->bytes, st->gzip, (double)st->n_atoms, (double)r->n_ligands,

@@ -95,6 +95,7 @@ static void print_summary(const sp_file_survey *s) {
       if (!strcmp(at(cp, r, s->c_in), "0")) printf(" %s", at(cp, r, s->c_comp));
     printf("\n");
   }
+  sp_survey_print_quality(s->path); /* issue 36: descriptors and site quality */
   if ((s->per_comp || s->nc <= 50) && !s->quiet) {
     printf("\nper comp id (instances whose first residue has it):\ncomp_id\tinstances\tmolecules\tclasses\n");
     for (size_t r = 0; r < s->nc; ++r) {

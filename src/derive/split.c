@@ -263,6 +263,12 @@ static int write_scores(hid_t f, const sp_spl_in *in, const sp_datasplit_opts *o
             sp_h5_attr_vstr(d[0], "missing", "NaN: not a val/test site, or the site touches no polypeptide "
                             "chain") < 0 ||
             sp_h5_attr_vstr(d[1], "missing", "NaN: not a val/test site") < 0 ||
+            sp_h5_attr_vstr(d[0], "description", "per /sites row: the largest sequence identity (fraction) of a "
+                            "polypeptide chain the site contacts to a chain a train site contacts (MMseqs2)") < 0 ||
+            sp_h5_attr_vstr(d[1], "description", "per /sites row: the largest Tanimoto of the site's ligand "
+                            "fingerprint to a train site's ligand fingerprint (/clusters/fingerprint)") < 0 ||
+            sp_h5_attr_vstr(d[2], "description", "per /sites row: novelty stratum of a val/test site at "
+                            "novel_identity and novel_tanimoto; not_scored for train and sites on no side") < 0 ||
             sp_h5_attr_vstr(g, "method", "max_identity: mmseqs easy-search -c 0.8 --cov-mode 0 (fident) of the "
                            "polypeptide chains a site contacts against those train sites contact; max_tanimoto: "
                            "/clusters/fingerprint against every train site's molecule") < 0 ||

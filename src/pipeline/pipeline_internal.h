@@ -101,6 +101,15 @@ int sp_pl_fill_site(const sp_structure *s, const sp_site *site, int64_t lig_idx,
  *  the ligand flags on row @p lr. @return 0; the error of sp_ligand_bonds; SP_E_NOMEM. */
 int sp_pl_fill_site_bonds(sp_worker *w, const sp_survey *sv, size_t li, sp_ccd *ccd, sp_ligand_row *lr,
                           sp_result *out, sp_err *err);
+/** RDKit's descriptors (descriptors.h) of the ligand of the site just written, as its exported SDF record
+ *  (rows_desc.c), into @p lr->desc; not computed (flags 0) when RDKit does not sanitize it. @p fq: that site's
+ *  sp_ligand_charges result (the worker's w->fq, whose own[] names the hydrogens left out; NULL: none).
+ *  @return 0; SP_E_NOMEM. */
+int sp_pl_fill_ligand_desc(sp_result *out, const sp_lig_charges *fq, sp_ligand_row *lr, sp_err *err);
+/** The quality bits and pass_quality (result.h SP_QUAL_*; rows_quality.c) of site row @p row of ligand @p li, its
+ *  ligand row @p lr already filled (flags, occupancy, B, site B). */
+void sp_pl_fill_site_quality(const sp_structure *s, const sp_survey *sv, size_t li, const sp_site *site,
+                             sp_ccd *ccd, const sp_ligand_row *lr, sp_site_row *row);
 /** Site chemistry of the site just written (docs/sites.md "Site chemistry"): site, residue and atom columns
  *  and /interactions rows. @return 0; the error of sp_site_chem_compute; SP_E_NOMEM. */
 int sp_pl_fill_site_chem(sp_worker *w, const sp_survey *sv, size_t li, sp_ccd *ccd, const sp_task_opts *opts,

@@ -88,6 +88,7 @@ void sp_pl_fill_ligand_row(const sp_structure *s, const sp_survey *sv, const sp_
   row->n_atoms = (int32_t)L->n_atoms;
   row->n_heavy_atoms = (int32_t)L->n_heavy;
   row->n_ccd_heavy_atoms = L->n_ccd_heavy;
+  sp_desc_clear(&row->desc); /* computed with its site (rows_desc.c) */
   ligand_fit(s, sv, L, row);
   row->site_b_mean = row->site_b_max = NAN;
   sp_pl_copy_str(row->molecule_key, sizeof row->molecule_key, L->molecule_key);

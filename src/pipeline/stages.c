@@ -110,8 +110,16 @@ int pl_stage_survey(pl_file *f, sp_err *err) {
   int rc = sp_survey_run(&f->w->s, f->ccd, &so, &f->sv, &f->ferr);
   f->t2 = sp_now();
   st->t_survey = f->t2 - f->t1;
+  out->t_desc_comp += f->sv.t_desc;
   if (rc == SP_E_NOMEM) return sp_err_set(err, rc, "%s: %s", f->relpath, f->ferr.msg);
   if (rc) return PL_FILE_FAILED;
+  for (size_t k = 0; f->part == 0 && k < f->sv.n_split_links; ++k) { /* issue 36: two ions or buffers linked */
+    const sp_residue *a = &f->w->s.residues[f->sv.split_links[k][0]], *c = &f->w->s.residues[f->sv.split_links[k][1]];
+    sp_structure_warn(&f->w->s, "a covalent link joins two ions or buffers, %s %s/%d and %s %s/%d: kept as two "
+                      "ligands", a->comp_id, f->w->s.chains[a->chain].auth_asym_id, (int)a->auth_seq_id, c->comp_id,
+                      f->w->s.chains[c->chain].auth_asym_id, (int)c->auth_seq_id);
+    st->n_warnings = (int32_t)f->w->s.n_warnings;
+  }
   if (f->split) {
     f->n_parts = sp_split_parts_model(f->split, f->model, st->bytes, st->gzip, st->n_atoms,
                                       (int64_t)f->sv.n_ligands);
@@ -200,7 +208,11 @@ static int ligand_rows(pl_file *f, size_t li, size_t local, sp_err *err) {
   int rc = sp_pl_fill_site(&w->s, &w->site, (int64_t)local, f->sopt.cutoff, f->ec.chain_of, out, err);
   double t_chem = sp_now();
   if (!rc) rc = sp_pl_fill_site_bonds(w, &f->sv, li, f->ccd, &out->ligands[local], out, err);
+  double t_desc = sp_now();
+  if (!rc) rc = sp_pl_fill_ligand_desc(out, &w->fq, &out->ligands[local], err);
+  out->t_desc_lig += sp_now() - t_desc;
   if (!rc) rc = sp_pl_fill_site_chem(w, &f->sv, li, f->ccd, f->opts, out, err);
+  if (!rc) sp_pl_fill_site_quality(&w->s, &f->sv, li, &w->site, f->ccd, &out->ligands[local], &out->sites[out->n_sites - 1]);
   out->t_chem += sp_now() - t_chem;
   return rc;
 }

@@ -67,6 +67,13 @@ static const char *const poly_types[] = {"polypeptide(L)", "polypeptide(D)", "po
 
 #define LIST(a) a, (int)(sizeof(a) / sizeof((a)[0]))
 
+/* /ligands/desc_flags, /components/desc_flags: SP_DESCF_* bits (descriptors.h) */
+static const char *const desc_flags[] = {"computed", "ro5", "ro3", "drug_like"};
+/* /sites/quality: SP_QUAL_* bits (result.h); the names of python/sitepack/_schema.py SITE_QUALITY */
+static const char *const site_quality[] = {"resolution", "r_work", "r_free", "r_gap", "ligand_incomplete",
+                                           "ligand_altlocs", "ligand_occupancy", "ligand_b", "pocket_incomplete",
+                                           "pocket_gap", "crystal_contact"};
+
 /* code names from the functions that define them */
 static const char *geometry(int k) { return sp_geometry_name(k); }
 static const char *element(int k) { return k == 0 ? "unknown" : sp_element_symbol((uint8_t)k); }
@@ -99,6 +106,16 @@ typedef struct desc {
 #define TEXT(t, c) {t, c, NULL, D_NONE, NULL, 0, NULL, 0, NULL, NULL}
 #define TEXTN(t, c, n) {t, c, NULL, D_NONE, NULL, 0, NULL, 0, n, NULL}  /* a text column with its `note` */
 #define NO_SEQ "-2147483648 (INT32_MIN): absent"
+/* the ligand descriptors of table t (issue 36; descriptors.h): RDKit's, -1 / NaN where not computed */
+#define NOT_C_I "-1: not computed (desc_flags bit computed clear)"
+#define NOT_C_F "NaN: not computed (desc_flags bit computed clear)"
+#define DESC_ROWS(t)                                                                                               \
+  MISS(t, "mw", "Da", NOT_C_F), MISS(t, "formal_charge", U_E, NOT_C_I), MISS(t, "hbd", U_ONE, NOT_C_I),             \
+      MISS(t, "hba", U_ONE, NOT_C_I), MISS(t, "hbd_lipinski", U_ONE, NOT_C_I), MISS(t, "hba_lipinski", U_ONE, NOT_C_I), \
+      MISS(t, "rotatable_bonds", U_ONE, NOT_C_I), MISS(t, "tpsa", U_ANG2, NOT_C_F), MISS(t, "logp", U_ONE, NOT_C_F),  \
+      MISS(t, "mr", "cm3/mol", NOT_C_F), MISS(t, "n_rings", U_ONE, NOT_C_I),                                         \
+      MISS(t, "n_aromatic_rings", U_ONE, NOT_C_I), MISS(t, "fsp3", U_ONE, NOT_C_F), MISS(t, "qed", U_ONE, NOT_C_F),  \
+      FLAGS(t, "desc_flags", desc_flags)
 
 static const desc descs[] = {
     /* /structures */
@@ -137,19 +154,21 @@ static const desc descs[] = {
     PLAIN("ligands", "system_id", U_ONE), PLAIN("ligands", "system_size", U_ONE),
     TEXTN("ligands", "identities", "microheterogeneity: COMP:ALTLOCS:OCC of each identity; empty otherwise"),
     TEXTN("ligands", "instance_key", "COMP:CHAIN:NUM[ICODE], #k when other ligands of the model share them"),
+    DESC_ROWS("ligands"),
     /* /components */
     TEXT("components", "comp_id"), CODES("components", "in_ccd", no_yes), TEXT("components", "molecule_key"),
     VALUES("components", "key_source", key_sources), TEXT("components", "formula"), TEXT("components", "name"),
     TEXT("components", "type"), MISS("components", "n_heavy_atoms", U_ONE, "-1: unknown"), TEXT("components", "smiles"),
     TEXT("components", "inchi"), TEXT("components", "inchikey"),
-    FLAGS("components", "descriptor_flags", descriptor_flags),
+    FLAGS("components", "descriptor_flags", descriptor_flags), DESC_ROWS("components"),
     /* /sites */
     PLAIN("sites", "structure_idx", U_ONE), PLAIN("sites", "ligand_idx", U_ONE), PLAIN("sites", "n_ligand", U_ONE),
     PLAIN("sites", "n_atoms", U_ONE), PLAIN("sites", "n_residues", U_ONE), FLAGS("sites", "flags", site_flags),
     PLAIN("sites", "center", U_ANG), PLAIN("sites", "cutoff", U_ANG), PLAIN("sites", "ph", U_PH),
     PLAIN("sites", "sasa_free", U_ANG2), PLAIN("sites", "sasa_complex", U_ANG2), PLAIN("sites", "ligand_charge", U_E),
     PLAIN("sites", "site_charge", U_E), PLAIN("sites", "n_interactions", U_ONE),
-    FLAGS("sites", "chem_flags", site_chem_flags), PLAIN("sites", "n_bonds", U_ONE), PLAIN("sites", "atom_ptr", U_ONE),
+    FLAGS("sites", "chem_flags", site_chem_flags), PLAIN("sites", "n_bonds", U_ONE),
+    FLAGS("sites", "quality", site_quality), CODES("sites", "pass_quality", no_yes), PLAIN("sites", "atom_ptr", U_ONE),
     PLAIN("sites", "residue_ptr", U_ONE), PLAIN("sites", "interaction_ptr", U_ONE), PLAIN("sites", "bond_ptr", U_ONE),
     /* /residues */
     PLAIN("residues", "site_idx", U_ONE), TEXT("residues", "label_asym_id"), TEXT("residues", "auth_asym_id"),

@@ -167,6 +167,9 @@ static int step_index(merge_ctx *c, const char *const *inputs) {
  * pointer dataset [N+1] of each SP_LINK_COUNT column. */
 static int create_table(merge_ctx *c, int t, int optional) {
   const sp_table *tb = &sp_tables[t];
+  if (tb->n_cols + 4 > SP_MERGE_MAX_DSETS) /* its columns and up to four CSR pointers */
+    return sp_err_set(c->err, SP_E_INTERNAL, "/%s has %zu columns: more than SP_MERGE_MAX_DSETS allows", tb->name,
+                      tb->n_cols);
   for (size_t k = 0; k < tb->n_cols; k++) {
     const sp_col *col = &tb->cols[k];
     if (col->optional != optional || (optional == 1 && !c->any_symmetry) || (optional == 2 && !c->any_assembly))

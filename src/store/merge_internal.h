@@ -14,7 +14,7 @@
 
 /* Datasets per table: its columns [0, n_cols), then the CSR pointer dataset of each SP_LINK_COUNT
  * column in column order [n_cols, n_cols + counts). */
-#define SP_MERGE_MAX_DSETS 32
+#define SP_MERGE_MAX_DSETS 64 /* columns + CSR pointers of one table (/ligands: 42 since issue 36); create_table checks */
 
 /* One task of the merge order. */
 typedef struct task_ref {

@@ -32,6 +32,7 @@ void sp_result_clear(sp_result *r) {
   r->n_parts = 1;
   r->has_structure_row = 0;
   r->t_sha256 = r->t_chem = 0;
+  r->t_desc_comp = r->t_desc_lig = 0;
 }
 
 static void *push(void **arr, size_t *n, size_t *cap, size_t elsize) {

@@ -21,6 +21,17 @@
 #define COUNT(type, field, to, ptr) \
   {#field, offsetof(type, field), SP_COL_I32, FSZ(type, field), FSZ(type, field), 0, SP_LINK_COUNT, to, ptr, 0}
 
+/* the ligand descriptors (issue 36; descriptors.h, docs/format.md "Ligand descriptors") of /components and /ligands */
+#define DESC_COLS(T)                                                                                                  \
+  COLN("mw", T, desc.mw, SP_COL_F32), COLN("formal_charge", T, desc.formal_charge, SP_COL_I32),                     \
+      COLN("hbd", T, desc.hbd, SP_COL_I32), COLN("hba", T, desc.hba, SP_COL_I32),                                   \
+      COLN("hbd_lipinski", T, desc.hbd_lipinski, SP_COL_I32), COLN("hba_lipinski", T, desc.hba_lipinski, SP_COL_I32), \
+      COLN("rotatable_bonds", T, desc.rotatable_bonds, SP_COL_I32), COLN("tpsa", T, desc.tpsa, SP_COL_F32),          \
+      COLN("logp", T, desc.logp, SP_COL_F32), COLN("mr", T, desc.mr, SP_COL_F32),                                   \
+      COLN("n_rings", T, desc.n_rings, SP_COL_I32), COLN("n_aromatic_rings", T, desc.n_aromatic_rings, SP_COL_I32), \
+      COLN("fsp3", T, desc.fsp3, SP_COL_F32), COLN("qed", T, desc.qed, SP_COL_F32),                                 \
+      COLN("desc_flags", T, desc.flags, SP_COL_U8)
+
 static const sp_col cols_structures[] = {
     STRU(sp_structure_row, path),
     STRF(sp_structure_row, sha256, 64),
@@ -85,6 +96,7 @@ static const sp_col cols_ligands[] = {
     COL(sp_ligand_row, system_size, SP_COL_I32),
     STR(sp_ligand_row, identities),
     STR(sp_ligand_row, instance_key),
+    DESC_COLS(sp_ligand_row),
 };
 
 static const sp_col cols_components[] = {
@@ -100,6 +112,7 @@ static const sp_col cols_components[] = {
     STR(sp_component_row, inchi),
     STRF(sp_component_row, inchikey, 27),
     COL(sp_component_row, descriptor_flags, SP_COL_U8),
+    DESC_COLS(sp_component_row),
 };
 
 static const sp_col cols_sites[] = {
@@ -120,6 +133,9 @@ static const sp_col cols_sites[] = {
     COUNT(sp_site_row, n_interactions, SP_T_INTERACTIONS, "interaction_ptr"),
     COL(sp_site_row, chem_flags, SP_COL_U32),
     COUNT(sp_site_row, n_bonds, SP_T_BONDS, "bond_ptr"),
+    /* site quality (issue 36; result.h SP_QUAL_*) */
+    COL(sp_site_row, quality, SP_COL_U32),
+    COL(sp_site_row, pass_quality, SP_COL_U8),
 };
 
 static const sp_col cols_residues[] = {
@@ -265,6 +281,17 @@ static const char *const v5_columns[][2] = {
     {"atoms", "formal_charge"},
     {"ligands", "identities"},
     {"ligands", "instance_key"},
+    /* the ligand descriptors (issue 36) */
+    {"ligands", "mw"}, {"ligands", "formal_charge"}, {"ligands", "hbd"}, {"ligands", "hba"},
+    {"ligands", "hbd_lipinski"}, {"ligands", "hba_lipinski"}, {"ligands", "rotatable_bonds"}, {"ligands", "tpsa"},
+    {"ligands", "logp"}, {"ligands", "mr"}, {"ligands", "n_rings"}, {"ligands", "n_aromatic_rings"},
+    {"ligands", "fsp3"}, {"ligands", "qed"}, {"ligands", "desc_flags"},
+    {"components", "mw"}, {"components", "formal_charge"}, {"components", "hbd"}, {"components", "hba"},
+    {"components", "hbd_lipinski"}, {"components", "hba_lipinski"}, {"components", "rotatable_bonds"},
+    {"components", "tpsa"}, {"components", "logp"}, {"components", "mr"}, {"components", "n_rings"},
+    {"components", "n_aromatic_rings"}, {"components", "fsp3"}, {"components", "qed"}, {"components", "desc_flags"},
+    /* site quality (issue 36) */
+    {"sites", "quality"}, {"sites", "pass_quality"},
 };
 
 int sp_col_since(int t, const sp_col *c) {

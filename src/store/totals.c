@@ -1,5 +1,6 @@
 /* Totals of a merged file for the run's summary and report: see sp_output_totals_read() in store.h. */
 #include <hdf5.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,39 @@ static int64_t rows_with_warnings(hid_t f, int64_t n) {
   return k;
 }
 
+/* /components rows, those with in_ccd 0 and the first of their comp ids (issue 36 item 5); 0 rows when the
+ * table cannot be read. */
+static void components_not_in_ccd(hid_t f, sp_output_totals *t) {
+  int64_t n = rows_of(f, "/components/in_ccd");
+  if (n <= 0) return;
+  hid_t ds = H5Dopen2(f, "/components/in_ccd", H5P_DEFAULT);
+  uint8_t *v = calloc((size_t)n, 1);
+  size_t w = 0;
+  char *ids = read_strings(f, "/components/comp_id", n, &w);
+  if (ds >= 0 && v && ids && H5Dread(ds, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0) {
+    t->n_components = n;
+    size_t used = 0, cap = sizeof t->not_in_ccd_ids;
+    for (int64_t i = 0; i < n; i++) {
+      if (v[i]) continue;
+      t->n_not_in_ccd++;
+      size_t len = strnlen(ids + (size_t)i * w, w);
+      if (used == SIZE_MAX) continue;
+      if (used + len + 1 + 4 >= cap) { /* room for " ..." */
+        memcpy(t->not_in_ccd_ids + used, " ...", 5);
+        used = SIZE_MAX;
+        continue;
+      }
+      if (used) t->not_in_ccd_ids[used++] = ' ';
+      memcpy(t->not_in_ccd_ids + used, ids + (size_t)i * w, len);
+      used += len;
+      t->not_in_ccd_ids[used] = 0;
+    }
+  }
+  free(v);
+  free(ids);
+  if (ds >= 0) H5Dclose(ds);
+}
+
 static void append(sp_output_totals *t, const char *s, size_t n) {
   if (SP_GROW(t->failures, t->failures_cap, t->failures_len + n + 1)) return; /* out of memory: the line is dropped */
   memcpy(t->failures + t->failures_len, s, n);
@@ -84,6 +118,7 @@ int sp_output_totals_read(const char *h5_path, sp_output_totals *t, sp_err *err)
     } else {
       if (t->n_interactions < 0) t->n_interactions = 0;
       t->n_with_warnings = rows_with_warnings(f, t->n_structures);
+      components_not_in_ccd(f, t);
       for (int64_t i = 0; i < t->n_structures; ++i) {
         char s[64];
         size_t n = ws < sizeof s - 1 ? ws : sizeof s - 1;

@@ -9,6 +9,7 @@
 
 #include "sitepack/base.h"
 #include "sitepack/elements.h"
+#include "sitepack/io.h"
 #include "survey/lists.h"
 #include "survey/survey_internal.h"
 
@@ -34,6 +35,7 @@ void sp_survey_free(sp_survey *sv) {
   free(sv->res_altloc);
   free(sv->res_ligand);
   free(sv->comps);
+  free(sv->split_links);
   memset(sv, 0, sizeof *sv);
 }
 
@@ -446,6 +448,28 @@ static int push_link(build *b, int64_t a, int64_t at) {
 
 /* 4. connections (struct_conn / LINK) of model m: covalent links join candidates into one
  * instance, or flag a candidate covalent to the polymer; metalc flags metal-bound. 0 or SP_E_NOMEM. */
+bool sp_survey_is_ion_or_buffer(const char *comp_id, const sp_component *def) {
+  return sp_list_is_polyatomic_ion(comp_id) || sp_list_is_artifact(comp_id) ||
+         (def && def->n_atoms && sp_component_heavy_atoms(def) == 1);
+}
+
+/* A covale link between ligand candidates ra and rb that are both ions or buffers: not a join (issue 36); the
+ * pair is recorded for the caller's warning. true when so (false also when out of memory: then joined). */
+static bool link_between_ions(build *b, uint32_t ra, uint32_t rb) {
+  const sp_structure *s = b->s;
+  comp_info *ca = comp_get(&b->c, s->residues[ra].comp_id), *cb = comp_get(&b->c, s->residues[rb].comp_id);
+  if (!ca || !cb || !sp_survey_is_ion_or_buffer(ca->id, ca->def) || !sp_survey_is_ion_or_buffer(cb->id, cb->def))
+    return false;
+  sp_survey *o = b->out;
+  uint32_t(*p)[2] = realloc(o->split_links, (o->n_split_links + 1) * sizeof *p);
+  if (!p) return false;
+  o->split_links = p;
+  p[o->n_split_links][0] = ra;
+  p[o->n_split_links][1] = rb;
+  o->n_split_links++;
+  return true;
+}
+
 static int step_connections(build *b, size_t m) {
   const sp_structure *s = b->s;
   const uint8_t *role = b->out->res_role;
@@ -462,7 +486,9 @@ static int step_connections(build *b, size_t m) {
       if (role[rb] == SP_ROLE_LIGAND) b->flag_metal[rb] = 1;
       continue;
     }
-    if (b->cand[ra] && b->cand[rb]) {
+    if (b->cand[ra] && b->cand[rb] && link_between_ions(b, ra, rb)) {
+      continue; /* two ions or buffers stay two ligands (issue 36) */
+    } else if (b->cand[ra] && b->cand[rb]) {
       uf_union(b->uf, ra, rb);
       if (push_link(b, a, at)) return SP_E_NOMEM;
     } else if (b->cand[ra] && (role[rb] == SP_ROLE_POLYMER || pb)) {
@@ -736,6 +762,10 @@ static int component_row(build *b, comp_info *ci, sp_component_row *row) {
   snprintf(row->comp_id, sizeof row->comp_id, "%s", ci->id);
   row->in_ccd = ci->in_ccd;
   row->n_heavy_atoms = -1;
+  sp_desc_clear(&row->desc);
+  double t0 = sp_now();
+  if (ci->usable && sp_sv_component_desc(ci->def, &row->desc)) return SP_E_NOMEM;
+  b->out->t_desc += sp_now() - t0;
   if (ci->def) {
     sp_text_fit(row->formula, sizeof row->formula, ci->def->formula); /* cut: ends with "..." (issue 16) */
     sp_text_fit(row->name, sizeof row->name, ci->def->name);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "sitepack/ccd.h"
+#include "sitepack/descriptors.h"
 #include "sitepack/error.h"
 #include "sitepack/model.h"
 #include "sitepack/molkey.h"
@@ -86,5 +87,8 @@ void survey_identities(const sp_structure *s, const uint32_t *mh_primary, uint32
  * number, insertion code and label number of their first residue (res_refs: their residues); the number of
  * such identifier sets. */
 size_t survey_copies(const sp_structure *s, const uint32_t *res_refs, sp_ligand *ligs, size_t n);
+/* comp_desc.c: RDKit's descriptors (descriptors.h) of the CCD definition @p def, every atom and bond of it;
+ * @p out cleared when RDKit does not sanitize it. 0 (also then) or SP_E_NOMEM. */
+int sp_sv_component_desc(const sp_component *def, sp_descriptors *out);
 
 #endif

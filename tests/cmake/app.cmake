@@ -32,3 +32,10 @@ add_test(NAME run_options_drift
           ${CMAKE_SOURCE_DIR}/tests/data/structures/1kqe.cif.gz ${CMAKE_SOURCE_DIR}/tests/data/ccd/components_sample.cif
           ${CMAKE_SOURCE_DIR}/docs/usage.md ${CMAKE_BINARY_DIR}/it_run_options)
 set_tests_properties(run_options_drift PROPERTIES TIMEOUT 180 LABELS "integration;app")
+
+# The run's summary and report count the ligand comp ids without a CCD block (issue 36 item 5), equal to the
+# /components rows with in_ccd 0, with and without a CCD, on the bundled sample.
+add_test(NAME run_ccd_miss_summary COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_ccd_miss_summary.py
+  $<TARGET_FILE:sitepack_cli> ${CMAKE_SOURCE_DIR}/tests/data/structures ${CMAKE_SOURCE_DIR}/tests/data/ccd/components_sample.cif
+  ${CMAKE_CURRENT_BINARY_DIR}/ccd_miss)
+set_tests_properties(run_ccd_miss_summary PROPERTIES LABELS "integration;app" TIMEOUT 120)

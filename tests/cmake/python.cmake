@@ -34,6 +34,13 @@ add_test(NAME peer_formal_charge COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer
   ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif.gz ${SP_PY_OUT}/formal_charge)
 set_tests_properties(peer_formal_charge PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;store;python" TIMEOUT 300
   ENVIRONMENT "PYTHONPATH=${CMAKE_SOURCE_DIR}/python")
+# The ligand descriptors (issue 36, include/sitepack/descriptors.h): /components against RDKit's values of the CCD
+# definition read with gemmi, /ligands against RDKit's values of the exported SDF records (counts exactly,
+# MW/logP/TPSA within 0.01, QED within 0.005); prints the agreement per descriptor.
+add_test(NAME peer_descriptors_rdkit COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_descriptors_rdkit.py
+  $<TARGET_FILE:sitepack_cli> ${SP_PY_OUT}/corpus.h5 ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif
+  ${SP_PY_OUT}/descriptors)
+set_tests_properties(peer_descriptors_rdkit PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;survey" TIMEOUT 300)
 # The compiled reader (sitepack._fast) against the pure-Python path: every site and attribute, get_sites_flat of
 # several index sets, the same exceptions; the compiled path is the default when the build made it.
 add_test(NAME test_py_compiled COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_py_compiled.py ${SP_PY_OUT}/corpus.h5)
@@ -96,6 +103,29 @@ set_tests_properties(py_corpus_sym_assembly PROPERTIES FIXTURES_SETUP py_corpus_
 add_test(NAME check_sym_assembly COMMAND $<TARGET_FILE:sitepack_cli> check ${SP_PY_OUT}/corpus_sym_assembly.h5)
 set_tests_properties(check_sym_assembly PROPERTIES FIXTURES_REQUIRED py_corpus_sym_assembly LABELS "store;integration"
   TIMEOUT 120)
+# The site quality bits (issue 36, docs/format.md "Site quality") recomputed from the file's columns, gemmi and the
+# CCD, on the corpus run and on the run with symmetry mates and assembly copies (crystal_contact).
+add_test(NAME peer_site_quality COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_site_quality.py
+  ${SP_PY_OUT}/corpus.h5 ${SP_SHARED_DIR}/data/structures ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif)
+set_tests_properties(peer_site_quality PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;site" TIMEOUT 300)
+# ds.select's filters of issue 36 (descriptors, rules, R-free, dates, interactions, pocket size, quality) against
+# h5py + numpy on the corpus.
+add_test(NAME py_select_curate COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_select_curate.py ${SP_PY_OUT}/corpus.h5)
+set_tests_properties(py_select_curate PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "python;peer" TIMEOUT 120
+  ENVIRONMENT "PYTHONPATH=${SP_PY_FAST_DIR}:${CMAKE_SOURCE_DIR}/python")
+# `sitepack dump OUT.h5 index` (issue 36 item 4): TSV and CSV equal to the tables it comes from (h5py), clusters and
+# splits columns on a copy; the symmetry/assembly run for the tagged pocket residues.
+add_test(NAME peer_dump_index COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_dump_index.py
+  $<TARGET_FILE:sitepack_cli> ${SP_PY_OUT}/corpus.h5 ${SP_PY_OUT}/dump_index)
+set_tests_properties(peer_dump_index PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;store" TIMEOUT 120)
+add_test(NAME peer_dump_index_sym COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_dump_index.py
+  $<TARGET_FILE:sitepack_cli> ${SP_PY_OUT}/corpus_sym_assembly.h5 ${SP_PY_OUT}/dump_index_sym)
+set_tests_properties(peer_dump_index_sym PROPERTIES FIXTURES_REQUIRED py_corpus_sym_assembly LABELS "peer;store"
+  TIMEOUT 120)
+add_test(NAME peer_site_quality_sym COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_site_quality.py
+  ${SP_PY_OUT}/corpus_sym_assembly.h5 ${SP_SHARED_DIR}/data/structures ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif)
+set_tests_properties(peer_site_quality_sym PROPERTIES FIXTURES_REQUIRED py_corpus_sym_assembly LABELS "peer;site"
+  TIMEOUT 300)
 endif()
 
 # The graph samples on the bundled sample (no corpus): its merged output (one rank), then test_py_graph on it.

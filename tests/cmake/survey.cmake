@@ -1,5 +1,7 @@
 # Tests of the molecule key (src/chem/molkey.c) and the ligand survey (src/survey/).
 sp_add_unit_test(test_molkey SOURCES ${SP_TEST_DIR}/unit/test_molkey.c LABELS unit)
+# the ligand descriptors through RDKit (descriptors.h): graph and molfile paths against RDKit's Python values
+sp_add_unit_test(test_descriptors SOURCES ${SP_TEST_DIR}/unit/test_descriptors.c LABELS unit)
 if(SP_HAVE_CORPUS) # needs the corpus (SITEPACK_CORPUS)
 sp_add_unit_test(test_survey_cases SOURCES ${SP_TEST_DIR}/unit/test_survey_cases.c
   ARGS ${SP_SHARED_DIR}/cases ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif LABELS "survey;unit")
@@ -54,3 +56,9 @@ set_tests_properties(test_survey_cmd PROPERTIES TIMEOUT 60 LABELS "survey;integr
 sp_add_unit_test(test_ccd_variety SOURCES ${SP_TEST_DIR}/unit/test_ccd_variety.c
   ARGS ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif ${SP_DEBIAN_PYTHON} LABELS "survey;unit")
 endif()
+# the site quality criteria (issue 36; pipeline.h sp_site_quality): each criterion failed alone
+sp_add_unit_test(test_site_quality SOURCES ${SP_TEST_DIR}/unit/test_site_quality.c LABELS unit)
+# Two ions or buffers joined by a LINK stay two ligands, with a warning (issue 36 item 2; docs/ligands.md).
+add_test(NAME survey_link_ions COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_link_ions.py
+  $<TARGET_FILE:sitepack_cli> ${SP_TEST_DIR}/unit/link_two_sulfates.pdb ${CMAKE_CURRENT_BINARY_DIR}/link_ions)
+set_tests_properties(survey_link_ions PROPERTIES LABELS "survey;integration" TIMEOUT 60)

@@ -49,20 +49,23 @@ V3_COLUMNS = ("structures/method_file", "structures/r_work", "structures/r_free"
 # what format version 4 added
 V4_COLUMNS = ("structures/warnings",)
 # what format version 5 added: /interactions/distance2, the water bridge's water O - site atom distance that
-# angle2 held before (to_v4 puts it back there), /atoms/formal_charge, and issue 37's /ligands columns
-V5_COLUMNS = ("interactions/distance2", "atoms/formal_charge", "ligands/identities", "ligands/instance_key")
+# angle2 held before (to_v4 puts it back there), /atoms/formal_charge (issue 33)
+V5_COLUMNS = ("interactions/distance2", "atoms/formal_charge", "ligands/identities", "ligands/instance_key") + tuple(
+    f"{t}/{c}" for t in ("ligands", "components") for c in (
+        "mw", "formal_charge", "hbd", "hba", "hbd_lipinski", "hba_lipinski", "rotatable_bonds", "tpsa", "logp",
+        "mr", "n_rings", "n_aromatic_rings", "fsp3", "qed", "desc_flags")) + (  # the ligand descriptors (issue 36)
+    "sites/quality", "sites/pass_quality")  # and the site quality (issue 36)
 WATER_BRIDGE = 8
 
 
 def to_v4(f):
     """An open version-5 file (h5py, r+) made version 4 as a version-4 build wrote it: distance2's values back in
-    angle2 on the water-bridge rows, distance2 deleted (docs/format.md "Versions")."""
+    angle2 on the water-bridge rows, distance2 and the ligand descriptors deleted (docs/format.md "Versions")."""
     water = f["interactions/type"][...] == WATER_BRIDGE
     a2 = f["interactions/angle2"][...]
     a2[water] = f["interactions/distance2"][...][water]
     f["interactions/angle2"][...] = a2
-    del f["interactions/distance2"]
-    for c in V5_COLUMNS[1:]:  # /atoms/formal_charge and issue 37's /ligands columns
+    for c in V5_COLUMNS:  # distance2, formal_charge, issue 37's /ligands columns, issue 36's descriptors and quality
         del f[c]
     f.attrs["format_version"] = np.int64(4)
     f["run"].attrs["format_version"] = np.int64(4)
@@ -288,8 +291,9 @@ def as_v4_dump(data):
 
 
 def dump_export(v2, v3):
-    v3_names = {c.split("/")[1] for c in V3_COLUMNS + V4_COLUMNS + V5_COLUMNS[1:]}
-    v4_names = {c.split("/")[1] for c in V4_COLUMNS + V5_COLUMNS[1:]}  # issue 37's /ligands columns, not in d3
+    v5_names = {c.split("/")[1] for c in V5_COLUMNS[1:]}  # issue 37's /ligands columns, issue 36's descriptors
+    v3_names = {c.split("/")[1] for c in V3_COLUMNS + V4_COLUMNS} | v5_names
+    v4_names = {c.split("/")[1] for c in V4_COLUMNS} | v5_names
     for t in ("structures", "ligands", "components", "sites", "residues", "interactions", "bonds"):
         rc4, d4, e4 = run("dump", corpus, t)
         d4 = as_v4_dump(d4)
@@ -309,11 +313,12 @@ def dump_export(v2, v3):
         check(rc == 2 and f"format version 2 has no table /{t}" in err, f"dump {t} of version 2: {rc} {err}")
     rc3, s3, e3 = run("survey", corpus)
     rc33, s33, e33 = run("survey", v3)
-    body = lambda out: [ln for ln in out.decode().splitlines() if not ln.startswith("survey of ")]  # noqa: E731
+    v5_lines = ("survey of ", "ligand descriptors (RDKit):", "site quality (")  # version 5's lines (issue 36)
+    body = lambda out: [ln for ln in out.decode().splitlines() if not ln.startswith(v5_lines)]  # noqa: E731
     check(rc33 == 0 and len(body(s3)) > 10 and body(s33) == body(s3),
           f"survey: version 3 differs from version 4 ({rc33} {e33})")
     rc2, s2, e2 = run("survey", v2)
-    context = ("survey of ", "polymer chains:", "chains by type:", "systems (")  # version 3's protein context
+    context = ("survey of ", "polymer chains:", "chains by type:", "systems (") + v5_lines  # version 3's context
     s3 = [ln for ln in s3.decode().splitlines() if not ln.startswith(context)]
     s2 = [ln for ln in s2.decode().splitlines() if not ln.startswith(context)]
     check(rc3 == 0 and rc2 == 0 and len(s3) > 10 and s2 == s3, f"survey: {rc3} {rc2} {e2} {len(s3)} {len(s2)}")

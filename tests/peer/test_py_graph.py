@@ -361,12 +361,15 @@ def check_rdkit_carbons(ds):
         for a in m.GetAtoms():
             if a.GetAtomicNum() != 6:
                 continue
-            if h[a.GetIdx()] == 0:
+            # the ligand atom of the Mol's atom: to_rdkit leaves out hydrogens of linked atoms (docs/python.md
+            # to_rdkit, property ligand_atom), so Mol indices and ligand offsets differ after the first one
+            k = a.GetIntProp("ligand_atom") if a.HasProp("ligand_atom") else a.GetIdx()
+            if h[k] == 0:
                 unknown += 1
                 continue
             tot += 1
-            if code.get(a.GetHybridization(), 0) != h[a.GetIdx()]:
-                bad.append((i, a.GetIdx(), str(a.GetHybridization()), int(h[a.GetIdx()])))
+            if code.get(a.GetHybridization(), 0) != h[k]:
+                bad.append((i, k, str(a.GetHybridization()), int(h[k])))
     check(tot > 0 and not bad, f"hybridization: {len(bad)} of {tot} ligand carbons differ from RDKit: {bad[:5]}")
     print(f"  hybridization of {tot} ligand carbons = RDKit's ({unknown} of unknown bond orders not compared)")
 

@@ -269,7 +269,15 @@ def file_numbers(h5):
         if "splits" in f:
             for name in f["splits"]:
                 v = f["splits/" + name][:]
-                e["splits"][name] = [int((v == 0).sum()), int((v == 1).sum()), int((v == 2).sum()), int((v == -1).sum())]
+                # train, val, test, then the codes of sites on no side (-1 dropped, -2 copy, -3 undated,
+                # -4 redundant: /splits/NAME@codes), then any other value
+                e["splits"][name] = [int((v == k).sum()) for k in (0, 1, 2, -1, -2, -3, -4)] + \
+                    [int(((v < -4) | (v > 2)).sum())]
+        e["strata"] = {}  # /split_scores/NAME/stratum: not_scored (-1), not_novel .. novel_both (0..3)
+        if "split_scores" in f:
+            for name in f["split_scores"]:
+                v = f["split_scores/" + name + "/stratum"][:]
+                e["strata"][name] = [int((v == k).sum()) for k in (-1, 0, 1, 2, 3)]
         e["groups"] = {}
         for g in ("quality", "descriptors"):
             if g in f:
@@ -327,6 +335,9 @@ def compare(d, h5, name):
     for sname, sides in e["splits"].items():
         t = table(d, "/splits/" + sname)
         check([int(v[0]) for v in t.values()] == sides, f"{name}: split {sname} {t} vs {sides}")
+    for sname, strata in e["strata"].items():
+        t = table(d, f"/split_scores/{sname}/stratum")
+        check([int(v[0]) for v in t.values()] == strata, f"{name}: strata of {sname} {t} vs {strata}")
     for g, cols in e["groups"].items():
         for cname, v in cols.items():
             if set(np.unique(v[np.isfinite(v)])) <= {0.0, 1.0}:

@@ -41,7 +41,7 @@ def read_tree(root):
     for top in ("src", "include"):
         for d, _, names in os.walk(os.path.join(root, top)):
             for n in names:
-                if n.endswith((".c", ".h", ".inc", ".h.in")):
+                if n.endswith((".c", ".cpp", ".h", ".inc", ".h.in")):
                     p = os.path.relpath(os.path.join(d, n), root)
                     with open(os.path.join(root, p), encoding="utf-8", errors="replace") as f:
                         files[p] = f.read()
@@ -186,7 +186,7 @@ def check_cmake(files):
     listed = {}
     for m in re.finditer(r"set\s*\(\s*SP_(\w+)_SOURCES\s+([^)]*)\)", cm):
         mod = m.group(1).lower()
-        for f in re.findall(r"src/[\w/]+\.c", m.group(2)):
+        for f in re.findall(r"src/[\w/]+\.c(?:pp)?\b", m.group(2)):
             if f in listed:
                 out.append(("CMakeLists.txt", 0, "R7", f"{f} listed twice"))
             listed[f] = mod
@@ -195,7 +195,7 @@ def check_cmake(files):
             elif f.split("/")[1] != mod:
                 out.append(("CMakeLists.txt", 0, "R7", f"{f} is listed in SP_{mod.upper()}_SOURCES, not its module's"))
     for p in sorted(files):
-        if p.startswith("src/") and p.endswith(".c") and p not in listed:
+        if p.startswith("src/") and p.endswith((".c", ".cpp")) and p not in listed:
             out.append((p, 0, "R7", "not listed in CMakeLists.txt (SP_<MODULE>_SOURCES)"))
     return out
 

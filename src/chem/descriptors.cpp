@@ -1,0 +1,317 @@
+// Ligand descriptors through RDKit's C++ library (descriptors.h; issue 36). The one C++ file of sitepack:
+// it builds an RDKit molecule from a graph or a molfile block and asks RDKit's own descriptor functions,
+// so that the values are RDKit's (Debian librdkit-dev 2022.09.3, the release of Debian's python3-rdkit).
+// QED is RDKit's Python module rdkit/Chem/QED.py (version 1.1.0 in RDKit 2022.09.3) ported here: its ADS
+// function, parameters, mean weights, acceptor SMARTS and structural-alert SMARTS are copied from that file
+// unchanged (the SMARTS lists were generated from QED.AcceptorSmarts and QED.StructuralAlertSmarts).
+#include "sitepack/descriptors.h"
+
+#include <cmath>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <GraphMol/ChemTransforms/ChemTransforms.h>
+#include <GraphMol/Descriptors/Crippen.h>
+#include <GraphMol/Descriptors/Lipinski.h>
+#include <GraphMol/Descriptors/MolDescriptors.h>
+#include <GraphMol/Descriptors/MolSurf.h>
+#include <GraphMol/FileParsers/FileParsers.h>
+#include <GraphMol/GraphMol.h>
+#include <GraphMol/MolOps.h>
+#include <GraphMol/SmilesParse/SmilesParse.h>
+#include <GraphMol/SmilesParse/SmilesWrite.h>
+#include <GraphMol/Substruct/SubstructMatch.h>
+#include <RDGeneral/FileParseException.h>
+#include <RDGeneral/RDLog.h>
+
+#include "sitepack/error.h"
+
+namespace {
+
+// ---- QED (rdkit/Chem/QED.py, RDKit 2022.09.3) ----
+#include "qed_smarts.inc"
+
+struct Ads {
+  double a, b, c, d, e, f, dmax;
+};
+// adsParameters of QED.py in the order of QEDproperties: MW, ALOGP, HBA, HBD, PSA, ROTB, AROM, ALERTS
+const Ads kAds[8] = {
+    {2.817065973, 392.5754953, 290.7489764, 2.419764353, 49.22325677, 65.37051707, 104.9805561},
+    {3.172690585, 137.8624751, 2.534937431, 4.581497897, 0.822739154, 0.576295591, 131.3186604},
+    {2.948620388, 160.4605972, 3.615294657, 4.435986202, 0.290141953, 1.300669958, 148.7763046},
+    {1.618662227, 1010.051101, 0.985094388, 0.000000001, 0.713820843, 0.920922555, 258.1632616},
+    {1.876861559, 125.2232657, 62.90773554, 87.83366614, 12.01999824, 28.51324732, 104.5686167},
+    {0.010000000, 272.4121427, 2.558379970, 1.565547684, 1.271567166, 2.758063707, 105.4420403},
+    {3.217788970, 957.7374108, 2.274627939, 0.000000001, 1.317690384, 0.375760881, 312.3372610},
+    {0.010000000, 1199.094025, -0.09002883, 0.000000001, 0.185904477, 0.875193782, 417.7253140},
+};
+// WEIGHT_MEAN of QED.py
+const double kWeightMean[8] = {0.66, 0.46, 0.05, 0.61, 0.06, 0.65, 0.48, 0.95};
+
+// QED.py ads(): the asymmetric double sigmoid, divided by its maximum
+double ads(double x, const Ads &p) {
+  double exp1 = 1 + std::exp(-1 * (x - p.c + p.d / 2) / p.e);
+  double exp2 = 1 + std::exp(-1 * (x - p.c - p.d / 2) / p.f);
+  double dx = p.a + p.b / exp1 * (1 - 1 / exp2);
+  return dx / p.dmax;
+}
+
+struct Patterns {
+  std::vector<std::unique_ptr<RDKit::ROMol>> acceptors, alerts;
+  std::unique_ptr<RDKit::ROMol> aliphatic_rings;  // QED.py AliphaticRings
+  bool ok = true;
+};
+
+std::unique_ptr<RDKit::ROMol> smarts(const char *s, bool *ok) {
+  std::unique_ptr<RDKit::ROMol> m(RDKit::SmartsToMol(s));
+  if (!m) *ok = false;
+  return m;
+}
+
+// The patterns, parsed once (C++11 guarantees one thread-safe initialisation).
+const Patterns &patterns() {
+  static const Patterns p = [] {
+    Patterns q;
+    for (const char *s : kAcceptorSmarts) q.acceptors.push_back(smarts(s, &q.ok));
+    for (const char *s : kAlertSmarts) q.alerts.push_back(smarts(s, &q.ok));
+    q.aliphatic_rings = smarts("[$([A;R][!a])]", &q.ok);
+    return q;
+  }();
+  return p;
+}
+
+size_t count_matches(const RDKit::ROMol &mol, const RDKit::ROMol &q) {
+  RDKit::SubstructMatchParameters ps;  // GetSubstructMatches defaults: uniquify, maxMatches 1000
+  return RDKit::SubstructMatch(mol, q, ps).size();
+}
+
+bool has_match(const RDKit::ROMol &mol, const RDKit::ROMol &q) {
+  RDKit::SubstructMatchParameters ps;
+  ps.maxMatches = 1;
+  return !RDKit::SubstructMatch(mol, q, ps).empty();
+}
+
+// QED.py properties() and qed(w=WEIGHT_MEAN) of @p mol (hydrogens already removed, as properties() does), with
+// the properties compute() has already: MW (_CalcMolWt), ALOGP (MolLogP), HBD (CalcNumHBD), PSA (TPSA) and ROTB
+// (CalcNumRotatableBonds with Strict: RDKit's Default option, which compute() used, is Strict -- Lipinski.h "uses
+// the default choice (normally Strict)", and sitepack never changes it; equal on every corpus molecule).
+double qed(const RDKit::ROMol &mol, double mw, double logp, double hbd, double tpsa, double rotb) {
+  const Patterns &p = patterns();
+  if (!p.ok) return NAN;
+  double hba = 0, alerts = 0;
+  for (const auto &q : p.acceptors) hba += (double)count_matches(mol, *q);
+  for (const auto &q : p.alerts) alerts += has_match(mol, *q) ? 1 : 0;
+  std::unique_ptr<RDKit::ROMol> stripped(RDKit::deleteSubstructs(mol, *p.aliphatic_rings));
+  std::vector<std::vector<int>> rings;
+  double arom = (double)RDKit::MolOps::findSSSR(*stripped, rings);
+  double x[8] = {mw, logp, hba, hbd, tpsa, rotb, arom, alerts};
+  double t = 0, wsum = 0;
+  for (int i = 0; i < 8; i++) {
+    t += kWeightMean[i] * std::log(ads(x[i], kAds[i]));
+    wsum += kWeightMean[i];
+  }
+  return std::exp(t / wsum);
+}
+
+// Every descriptor of the sanitized, hydrogen-free @p mol into @p d.
+void compute(const RDKit::ROMol &mol, sp_descriptors *d) {
+  namespace D = RDKit::Descriptors;
+  double mw = D::calcAMW(mol), tpsa = D::calcTPSA(mol);
+  unsigned hbd = D::calcNumHBD(mol), rotb = D::calcNumRotatableBonds(mol);
+  d->mw = (float)mw;
+  d->heavy_atoms = (int32_t)mol.getNumHeavyAtoms();
+  d->formal_charge = RDKit::MolOps::getFormalCharge(mol);
+  d->hbd = (int32_t)hbd;
+  d->hba = (int32_t)D::calcNumHBA(mol);
+  d->hbd_lipinski = (int32_t)D::calcLipinskiHBD(mol);
+  d->hba_lipinski = (int32_t)D::calcLipinskiHBA(mol);
+  d->rotatable_bonds = (int32_t)rotb;
+  d->tpsa = (float)tpsa;
+  double logp = 0, mr = 0;
+  D::calcCrippenDescriptors(mol, logp, mr);
+  d->logp = (float)logp;
+  d->mr = (float)mr;
+  d->n_rings = (int32_t)D::calcNumRings(mol);
+  d->n_aromatic_rings = (int32_t)D::calcNumAromaticRings(mol);
+  d->fsp3 = (float)D::calcFractionCSP3(mol);
+  d->qed = (float)qed(mol, mw, logp, (double)hbd, tpsa, (double)rotb);
+  d->flags = SP_DESCF_COMPUTED;
+  d->flags |= sp_desc_rule_flags(d);
+}
+
+void quiet_rdkit() {
+  static const bool done = [] {
+    RDLog::InitLogs();
+    boost::logging::disable_logs("rdApp.*");
+    return true;
+  }();
+  (void)done;
+}
+
+// Two caches of this process, bounded (each emptied at kCacheMax entries), both exact:
+//  - by the exact input graph (every element, charge, bond and order in the order given): copies of one ligand
+//    in a file are looked up before RDKit reads them;
+//  - by the sanitized molecule's canonical isomeric SMILES (RDKit's MolToSmiles): the identity of what every
+//    descriptor here is a function of (atoms, charges, hydrogen counts, isotopes, bonds and aromaticity as
+//    RDKit perceived them), whatever the atom order: one molecule in many files, an instance and its component,
+//    are computed once. On the corpus 1716 instances are 263 molecules.
+constexpr size_t kCacheMax = 1u << 16;
+std::mutex cache_mutex;
+std::unordered_map<std::string, sp_descriptors> &cache() {
+  static std::unordered_map<std::string, sp_descriptors> c;
+  return c;
+}
+std::unordered_map<std::string, sp_descriptors> &smiles_cache() {
+  static std::unordered_map<std::string, sp_descriptors> c;
+  return c;
+}
+
+void cache_put(std::unordered_map<std::string, sp_descriptors> &c, std::string key, const sp_descriptors &d) {
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  if (c.size() >= kCacheMax) c.clear();
+  c.emplace(std::move(key), d);
+}
+
+bool cache_get(std::unordered_map<std::string, sp_descriptors> &c, const std::string &key, sp_descriptors *d) {
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  auto it = c.find(key);
+  if (it == c.end()) return false;
+  *d = it->second;
+  return true;
+}
+
+// The descriptors of the sanitized molecule @p m, through the SMILES cache.
+void compute_cached(const RDKit::ROMol &m, sp_descriptors *out) {
+  std::string key = RDKit::MolToSmiles(m);
+  if (cache_get(smiles_cache(), key, out)) return;
+  compute(m, out);
+  cache_put(smiles_cache(), std::move(key), *out);
+}
+
+// The steps of RDKit's molfile reader (MolFileParser.cpp finishMolProcessing with sanitize and removeHs): the
+// cleanup step of sanitization, then removeHs, which sanitizes the molecule without its explicit hydrogens;
+// then compute. The error codes of descriptors.h.
+int finish(RDKit::RWMol &m, sp_descriptors *out) {
+  try {
+    unsigned int failed = 0;
+    RDKit::MolOps::sanitizeMol(m, failed, RDKit::MolOps::SANITIZE_CLEANUP);
+    RDKit::MolOps::removeHs(m, false, false);
+  } catch (const RDKit::MolSanitizeException &) {
+    return SP_E_BAD_VALUE;
+  }
+  compute_cached(m, out);
+  return 0;
+}
+
+std::string graph_key(size_t n_atoms, const uint8_t *element, const int8_t *charge, size_t n_bonds,
+                      const uint32_t *bond_atoms, const uint8_t *bond_order) {
+  std::string k;
+  k.reserve(16 + 2 * n_atoms + 9 * n_bonds);
+  k.append(reinterpret_cast<const char *>(&n_atoms), sizeof n_atoms);
+  k.append(reinterpret_cast<const char *>(element), n_atoms);
+  for (size_t i = 0; i < n_atoms; i++) k.push_back(charge ? (char)charge[i] : 0);
+  k.append(reinterpret_cast<const char *>(bond_atoms), 2 * n_bonds * sizeof *bond_atoms);
+  k.append(reinterpret_cast<const char *>(bond_order), n_bonds);
+  return k;
+}
+
+int build_and_finish(size_t n_atoms, const uint8_t *element, const int8_t *charge, size_t n_bonds,
+                     const uint32_t *bond_atoms, const uint8_t *bond_order, sp_descriptors *out) {
+  RDKit::RWMol m;
+  for (size_t i = 0; i < n_atoms; i++) {
+    if (element[i] > 118) return SP_E_BAD_VALUE;
+    auto *a = new RDKit::Atom((int)element[i]);
+    a->setFormalCharge(charge ? charge[i] : 0);
+    m.addAtom(a, false, true);
+  }
+  for (size_t k = 0; k < n_bonds; k++) {
+    uint32_t i = bond_atoms[2 * k], j = bond_atoms[2 * k + 1];
+    if (i >= n_atoms || j >= n_atoms || i == j || m.getBondBetweenAtoms(i, j)) return SP_E_BAD_VALUE;
+    uint8_t o = bond_order[k];
+    RDKit::Bond::BondType t = o == 2   ? RDKit::Bond::DOUBLE
+                              : o == 3 ? RDKit::Bond::TRIPLE
+                              : o == 4 ? RDKit::Bond::AROMATIC
+                                       : RDKit::Bond::SINGLE;
+    unsigned nb = m.addBond(i, j, t);
+    if (o == 4) {  // as the molfile reader marks bond type 4
+      m.getBondWithIdx(nb - 1)->setIsAromatic(true);
+      m.getAtomWithIdx(i)->setIsAromatic(true);
+      m.getAtomWithIdx(j)->setIsAromatic(true);
+    }
+  }
+  return finish(m, out);
+}
+
+}  // namespace
+
+extern "C" {
+
+void sp_desc_clear(sp_descriptors *d) {
+  d->mw = d->tpsa = d->logp = d->mr = d->fsp3 = d->qed = NAN;
+  d->heavy_atoms = d->formal_charge = d->hbd = d->hba = d->hbd_lipinski = d->hba_lipinski = -1;
+  d->rotatable_bonds = d->n_rings = d->n_aromatic_rings = -1;
+  d->flags = 0;
+}
+
+uint8_t sp_desc_rule_flags(const sp_descriptors *d) {
+  if (!(d->flags & SP_DESCF_COMPUTED)) return 0;
+  int ro5_violations = (d->mw > 500) + (d->logp > 5) + (d->hbd_lipinski > 5) + (d->hba_lipinski > 10);
+  uint8_t f = 0;
+  if (ro5_violations <= 1) f |= SP_DESCF_RO5;
+  if (d->mw <= 300 && d->logp <= 3 && d->hbd <= 3 && d->hba <= 3 && d->rotatable_bonds <= 3 && d->tpsa <= 60)
+    f |= SP_DESCF_RO3;
+  if (ro5_violations == 0 && d->rotatable_bonds <= 10 && d->tpsa <= 140 && d->heavy_atoms >= 10)
+    f |= SP_DESCF_DRUG_LIKE;
+  return f;
+}
+
+int sp_desc_from_graph(size_t n_atoms, const uint8_t *element, const int8_t *charge, size_t n_bonds,
+                       const uint32_t *bond_atoms, const uint8_t *bond_order, sp_descriptors *out) {
+  sp_desc_clear(out);
+  if ((n_atoms && !element) || (n_bonds && (!bond_atoms || !bond_order))) return SP_E_INVALID;
+  quiet_rdkit();
+  int rc;
+  try {
+    std::string key = graph_key(n_atoms, element, charge, n_bonds, bond_atoms, bond_order);
+    if (cache_get(cache(), key, out)) return (out->flags & SP_DESCF_COMPUTED) ? 0 : SP_E_BAD_VALUE;
+    rc = build_and_finish(n_atoms, element, charge, n_bonds, bond_atoms, bond_order, out);
+    if (rc == 0 || rc == SP_E_BAD_VALUE) {
+      if (rc) sp_desc_clear(out);
+      cache_put(cache(), std::move(key), *out);
+    }
+  } catch (const std::bad_alloc &) {
+    rc = SP_E_NOMEM;
+  } catch (...) {
+    rc = SP_E_INTERNAL;
+  }
+  if (rc) sp_desc_clear(out);
+  return rc;
+}
+
+int sp_desc_from_molblock(const char *molblock, sp_descriptors *out) {
+  sp_desc_clear(out);
+  if (!molblock) return SP_E_INVALID;
+  quiet_rdkit();
+  int rc = 0;
+  try {
+    std::unique_ptr<RDKit::RWMol> m(RDKit::MolBlockToMol(molblock, true, true));
+    if (!m) rc = SP_E_BAD_VALUE;
+    else compute_cached(*m, out);
+  } catch (const RDKit::MolSanitizeException &) {
+    rc = SP_E_BAD_VALUE;
+  } catch (const RDKit::FileParseException &) {
+    rc = SP_E_BAD_VALUE;
+  } catch (const std::bad_alloc &) {
+    rc = SP_E_NOMEM;
+  } catch (...) {
+    rc = SP_E_INTERNAL;
+  }
+  if (rc) sp_desc_clear(out);
+  return rc;
+}
+
+}  // extern "C"
