@@ -35,7 +35,7 @@ def ligand_chemistry(site):
     export writes them: the /bonds rows among the ligand atoms (order 0 -> 1), bonds to a metal left out (InChI
     disconnects them); first link_hydrogens() leaves out the deposited H of linked atoms (returned last: the
     ligand atom offsets left out; the bonds lose theirs), as the export's sp_ligand_charges does before its charge
-    rules. The charges are /atoms/formal_charge (format version 5: computed once by the run with that same rule,
+    rules. The charges are /atoms/formal_charge (format version 6: computed once by the run with that same rule,
     the values the export writes). A file without that column (version 4 and older) gets them recomputed by the
     export's rules: /atoms/ccd_charge where the atom matches a CCD atom (ccd_atom bit 0), else /atoms/charge;
     for each metal bond the non-metal atom whose default valence it completed (_NEUTRAL_VALENCE) charged -1 and

@@ -91,7 +91,7 @@ static int fc_sites(const char *path, const fc_cols *c, int64_t s0, int64_t s1, 
 
 int sp_check_formal_charges(hid_t file, const char *path, const int64_t rows[SP_T_COUNT], int64_t *n_values,
                             sp_err *err) {
-  if (H5Lexists(file, "/atoms/formal_charge", H5P_DEFAULT) <= 0) return 0; /* before version 5 */
+  if (H5Lexists(file, "/atoms/formal_charge", H5P_DEFAULT) <= 0) return 0; /* before version 6 */
   int64_t N = rows[SP_T_SITES];
   fc_cols c = {0};
   sp_lig_charges w = {0};

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""/atoms/formal_charge (format version 5; docs/format.md "/atoms") against the exported SDF as RDKit reads it, on the
+"""/atoms/formal_charge (format version 6; docs/format.md "/atoms") against the exported SDF as RDKit reads it, on the
 corpus and on the synthetic cases, and the Python package's fallback for version-4 files.
 
 usage: test_formal_charge.py SITEPACK CORPUS.h5 CASES_DIR CCD WORK_DIR
