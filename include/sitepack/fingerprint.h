@@ -7,7 +7,7 @@
  * - Morgan / ECFP fingerprints (Rogers & Hahn 2010, "Extended-connectivity fingerprints", J. Chem. Inf. Model.
  *   50:742), with RDKit's connectivity invariants, radius and folding convention (radius 2 with 2048 bits is
  *   RDKit's GetMorganFingerprintAsBitVect(m, 2, 2048), ECFP4-like) and its duplicate-environment rule;
- * - default valences of the elements (for the implicit hydrogen count): RDKit's periodic table, first entries;
+ * - the implicit hydrogen count: RDKit's valence lists and implicit-valence rule (valence.h sp_valence_implicit_h);
  * - Tanimoto (Jaccard) similarity of bit sets.
  */
 #ifndef SITEPACK_FINGERPRINT_H
@@ -28,10 +28,11 @@
  *  Kekulé order; 0 unknown, taken as 1) and @p arom[nb] (1 aromatic; may be NULL). @p z and, when nb > 0, @p a1,
  *  @p a2 and @p order must not be NULL (n == 0 reads nothing). Atom invariants are RDKit's connectivity
  *  invariants (atomic number, heavy degree, hydrogen count, formal charge, ring membership), with the hydrogen
- *  count from the default valence of the element and the bond orders (no deposited H needed); bond types
- *  single/double/triple/aromatic; @p radius >= 0 iterations (2 = ECFP4-like). The hash function is sitepack's
- *  own (sp_hash_combine, base.h; frozen), so the bits are not RDKit's: similarities agree, bit positions do not
- *  (docs/usage.md "Splits"). @p fp: SP_FP_WORDS words owned by the caller, overwritten (all zero on error).
+ *  count from RDKit's valence lists and implicit-valence rule at the atom's charge (valence.h) and the bond
+ *  orders (no deposited H needed); bond types single/double/triple/aromatic; @p radius >= 0 iterations
+ *  (2 = ECFP4-like). The hash function is sitepack's own (sp_hash_combine, base.h; frozen), so the bits are
+ *  not RDKit's: similarities agree, bit positions do not (docs/usage.md "Splits"). @p fp: SP_FP_WORDS words
+ *  owned by the caller, overwritten (all zero on error).
  *  Not thread-safe (its sort uses file-scope state). Memory O(n * radius * (nb / 64 + 1)) words, freed before it
  *  returns. @return 0; SP_E_NOMEM; SP_E_INVALID (n < 0 or nb < 0). */
 int sp_morgan_fp(int n, const uint8_t *z, const int8_t *charge, int nb, const int32_t *a1, const int32_t *a2,

@@ -95,7 +95,7 @@ typedef struct sp_ligand_row {
   float occupancy_mean;          /**< mean occupancy of the ligand's heavy atoms */
   int32_t system_id;             /**< PLINDER system within the structure and model: 0, 1, ... */
   int32_t system_size;           /**< ligand instances of that system */
-  /* format version 5 (issue 37; docs/ligands.md "Instances") */
+  /* format version 6 (issue 37; docs/ligands.md "Instances") */
   char identities[64];           /**< microheterogeneity: "COMP:ALTLOCS:OCC" of each identity, space-separated; "" */
   char instance_key[40];         /**< "COMP:CHAIN:NUM[ICODE]" of the first residue, "#k" when other ligands of the
                                       model share these identifiers (k = 1, 2, ... in file order) */
@@ -200,6 +200,10 @@ typedef struct sp_atom_row {
   /* the ligand's own chemistry (bonds.h): ligand atoms only, 0 for site atoms */
   int8_t ccd_charge;             /**< formal charge of the matching CCD atom (_chem_comp_atom.charge) */
   uint8_t ccd_atom;              /**< SP_CCD_ATOM_* bits (bonds.h): matched, aromatic, leaving */
+  /** formal charge (e, format version 6): ligand atoms the charge the SDF export writes (valence.h
+   *  sp_ligand_charges: ccd_charge where ccd_atom is matched, else charge, then the metal-bond and valence
+   *  rules over the site's bonds); site atoms = charge (the file's) */
+  int8_t formal_charge;
 } sp_atom_row;
 
 /** /interactions row: one typed ligand–site interaction (sitechem.h sp_interaction, docs/sites.md).

@@ -8,11 +8,16 @@ _ORDERS = {1: "SINGLE", 2: "DOUBLE", 3: "TRIPLE", 4: "AROMATIC"}
 # At, Rn, Ts, Og)
 _METALS = frozenset(range(1, 119)) - {1, 2, 5, 6, 7, 8, 9, 10, 14, 15, 16, 17, 18, 32, 33, 34, 35, 36, 51, 52, 53,
                                       54, 85, 86, 117, 118}
-# valence of a neutral atom for the metal-bond charge rule: C 4, N 3, P 3, O 2, S 2, Se 2
-_NEUTRAL_VALENCE = {6: 4, 7: 3, 15: 3, 8: 2, 16: 2, 34: 2}
-# the largest valence RDKit accepts per element (src/derive/export_sdf.c max_valence: RDKit's atomic_data.cpp);
-# a charged B..F atom takes that of its isoelectronic neutral element
-_MAX_VALENCE = {1: 1, 9: 1, 17: 1, 35: 1, 5: 3, 6: 4, 7: 3, 8: 2, 14: 6, 16: 6, 34: 6, 52: 6, 15: 7, 33: 7, 53: 5}
+# version-4 files only (no /atoms/formal_charge): the default valence of a neutral atom for the metal-bond charge
+# rule, sp_valence_default of include/sitepack/valence.h (RDKit's default valences of the non-metals; H 1, B 3,
+# C 4, N 3, O 2, F 1, Si 4, P 3, S 2, Cl 1, Ge 4, As 3, Se 2, Br 1, Sb 3, Te 2, I 1, At 1); tests/peer/
+# test_formal_charge.py checks that this fallback gives the stored column on the corpus
+_NEUTRAL_VALENCE = {1: 1, 5: 3, 6: 4, 7: 3, 8: 2, 9: 1, 14: 4, 15: 3, 16: 2, 17: 1, 32: 4, 33: 3, 34: 2, 35: 1,
+                    51: 3, 52: 2, 53: 1, 85: 1}
+# the largest valence RDKit accepts per element (sp_valence_max of include/sitepack/valence.h: the last entry of
+# RDKit's valence list); a charged B..F atom takes that of its isoelectronic neutral element
+_MAX_VALENCE = {1: 1, 9: 1, 17: 1, 35: 1, 5: 3, 6: 4, 7: 3, 8: 2, 14: 6, 16: 6, 34: 6, 52: 6, 15: 7, 33: 7, 53: 5,
+                32: 4, 51: 7, 85: 5}
 
 
 def _import_rdkit(path):
@@ -27,18 +32,33 @@ def _import_rdkit(path):
 
 def ligand_chemistry(site):
     """(elements, formal charges, bonds [(i, j, order)], metal bonds [(i, j)]) of the site's ligand, as the SDF
-    export writes them: charge = /atoms/ccd_charge where the atom matches a CCD atom (ccd_atom bit 0), else
-    /atoms/charge; the /bonds rows among the ligand atoms (order 0 -> 1); bonds to a metal left out (InChI
-    disconnects them) and, for each, the non-metal atom whose valence it completed (C 4, N 3, P 3, O/S/Se 2)
-    charged -1 and the metal +1, so that no hydrogen is added where the metal was; then the export's valence
-    rule for atoms without a CCD charge (_valence_charges: a four-valent N is N+, its terminal O/N partner the
-    anion). Before the charge rules, link_hydrogens() leaves out the deposited H of linked atoms (returned last:
-    the ligand atom offsets left out; the bonds lose theirs)."""
+    export writes them: the /bonds rows among the ligand atoms (order 0 -> 1), bonds to a metal left out (InChI
+    disconnects them); first link_hydrogens() leaves out the deposited H of linked atoms (returned last: the
+    ligand atom offsets left out; the bonds lose theirs), as the export's sp_ligand_charges does before its charge
+    rules. The charges are /atoms/formal_charge (format version 6: computed once by the run with that same rule,
+    the values the export writes). A file without that column (version 4 and older) gets them recomputed by the
+    export's rules: /atoms/ccd_charge where the atom matches a CCD atom (ccd_atom bit 0), else /atoms/charge;
+    for each metal bond the non-metal atom whose default valence it completed (_NEUTRAL_VALENCE) charged -1 and
+    the metal +1, so that no hydrogen is added where the metal was; then the valence rule for atoms without a
+    CCD charge (_valence_charges: a four-valent N is N+, its terminal O/N partner the anion)."""
     nl = site.n_ligand
     elem = site.elements[:nl].astype(np.int64)
+    bonds, metal = _ligand_bonds(site, nl, elem)
     ccd = site.atoms("ccd_atom")[:nl] if "atoms/ccd_atom" in site._ds._cols else np.zeros(nl, np.uint8)
     qc = site.atoms("ccd_charge")[:nl] if "atoms/ccd_charge" in site._ds._cols else np.zeros(nl, np.int8)
     charge = np.where(ccd & 1, qc, site.atoms("charge")[:nl]).astype(np.int64)
+    gone = link_hydrogens(site, elem, charge, bonds, metal)
+    if "atoms/formal_charge" in site._ds._cols:
+        return elem, site.atoms("formal_charge")[:nl].astype(np.int64), bonds, metal, gone
+    charge[gone] = site.atoms("charge")[:nl][gone]  # an H left out keeps its file charge, as the stored column
+    dq = np.zeros(nl, np.int64)
+    _metal_charges(elem, charge, bonds, metal, dq)
+    _valence_charges(elem, charge, ccd, bonds, dq)
+    return elem, charge + dq, bonds, metal, gone
+
+
+def _ligand_bonds(site, nl, elem):
+    """The /bonds rows of the site among its ligand atoms: ([(i, j, order 1..4)], metal bonds [(i, j)])."""
     bonds, metal, seen = [], [], set()
     for b in site.bonds:
         i, j = int(b["atom1"]), int(b["atom2"])
@@ -50,15 +70,11 @@ def ligand_chemistry(site):
         else:
             o = int(b["order"])
             bonds.append((i, j, o if 1 <= o <= 4 else 1))
-    gone = link_hydrogens(site, elem, charge, bonds, metal)
-    dq = np.zeros(nl, np.int64)
-    _metal_charges(elem, charge, bonds, metal, dq)
-    _valence_charges(elem, charge, ccd, bonds, dq)
-    return elem, charge + dq, bonds, metal, gone
+    return bonds, metal
 
 
 def _max_valence(z, c):
-    """export_sdf.c max_valence: the largest valence RDKit accepts for element z at charge c, -1 not judged."""
+    """valence.h sp_valence_max: the largest valence RDKit accepts for element z at charge c, -1 not judged."""
     if c:
         if z < 5 or z > 9 or z - c < 5 or z - c > 9:
             return -1
@@ -67,7 +83,7 @@ def _max_valence(z, c):
 
 
 def link_hydrogens(site, elem, charge, bonds, metal):
-    """The SDF export's link-hydrogen rule (src/derive/export_sdf.c link_hydrogens; docs/usage.md "Export", SD
+    """The SDF export's link-hydrogen rule (src/chem/formal_charge.c link_hydrogens, step 0 of sp_ligand_charges; docs/usage.md "Export", SD
     field link_hydrogens): a deposited H on an atom X that a /bonds row to another residue uses (flag inter_residue
     or to_polymer, not a metal bond), which would put X above RDKit's valence at its charge, is left out; X is the
     H's one bond partner, or with no bond the nearest heavy ligand atom within 1.3 A. Returns the sorted ligand
@@ -111,7 +127,7 @@ def link_hydrogens(site, elem, charge, bonds, metal):
 
 
 def _metal_charges(elem, charge, bonds, metal, dq):
-    """The SDF export's metal-bond rule (src/derive/export_sdf.c metal_charges), into dq."""
+    """The SDF export's metal-bond rule (src/chem/formal_charge.c metal_rule), into dq (version-4 files)."""
     for i, j in metal:
         m, other = (i, j) if elem[i] in _METALS else (j, i)
         nv = _NEUTRAL_VALENCE.get(int(elem[other]), 0)
@@ -124,7 +140,7 @@ def _metal_charges(elem, charge, bonds, metal, dq):
 
 
 def _valence_charges(elem, charge, ccd, bonds, dq):
-    """The SDF export's valence rule (src/derive/export_sdf.c valence_charges; docs/usage.md "Export"), into dq:
+    """The SDF export's valence rule (src/chem/formal_charge.c valence_rule; docs/usage.md "Export"), into dq:
     for atoms without a CCD charge (ccd_atom bit 0 clear) and uncharged so far, an N whose bonds add up to
     valence 4 (aromatic bonds counted 1), none aromatic, is N+ (the valence of a neutral N is 3, of N+ 4); its
     terminal partner (one bond) without a charge is then the anion: an O on a single bond (amine N-oxide,

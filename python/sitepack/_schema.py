@@ -50,7 +50,7 @@ TABLES = {
     ],
 }
 
-#: The ligand descriptors of /ligands and /components (format version 5; docs/format.md "Ligand descriptors"):
+#: The ligand descriptors of /ligands and /components (format version 6; docs/format.md "Ligand descriptors"):
 #: RDKit's values (include/sitepack/descriptors.h); counts -1 and values NaN where desc_flags bit 0 is clear.
 DESCRIPTORS = [("mw", "<f4"), ("formal_charge", "<i4"), ("hbd", "<i4"), ("hba", "<i4"), ("hbd_lipinski", "<i4"),
                ("hba_lipinski", "<i4"), ("rotatable_bonds", "<i4"), ("tpsa", "<f4"), ("logp", "<f4"), ("mr", "<f4"),
@@ -84,11 +84,13 @@ OPTIONAL = {("residues", "symop"): ("S16",),
             ("structures", "warnings"): ("S1024",),
             # format version 5 (docs/format.md "/interactions"): the water bridge's water O - site atom distance
             ("interactions", "distance2"): ("<f4",),
-            # format version 5 (issue 37; docs/format.md "/ligands"): microheterogeneity, identical identifiers
+            # format version 6 (docs/format.md "/atoms"): the formal charge the SDF export writes
+            ("atoms", "formal_charge"): ("i1",),
+            # format version 6 (issue 37; docs/format.md "/ligands"): microheterogeneity, identical identifiers
             ("ligands", "identities"): ("S64",), ("ligands", "instance_key"): ("S40",),
-            # format version 5 (docs/format.md "Ligand descriptors"): RDKit's descriptors, issue 36
+            # format version 6 (docs/format.md "Ligand descriptors"): RDKit's descriptors, issue 36
             **{(t, c): (d,) for t in ("ligands", "components") for c, d in DESCRIPTORS},
-            # format version 5 (docs/format.md "Site quality"): issue 36
+            # format version 6 (docs/format.md "Site quality"): issue 36
             ("sites", "quality"): ("<u4",), ("sites", "pass_quality"): ("u1",)}
 
 #: The format_version from which an OPTIONAL column is required (docs/format.md "Versions"; the C schema's
@@ -103,9 +105,10 @@ REQUIRED_SINCE = {("components", "smiles"): 2, ("components", "inchi"): 2, ("com
                   ("residues", "chain_idx"): 3,
                   ("structures", "warnings"): 4,   # after the version-3 entries: it replaces their 3
                   ("interactions", "distance2"): 5,
-                  ("ligands", "identities"): 5, ("ligands", "instance_key"): 5,
-                  **{(t, c): 5 for t in ("ligands", "components") for c, _ in DESCRIPTORS},
-                  ("sites", "quality"): 5, ("sites", "pass_quality"): 5}
+                  # format version 6 (issues 33, 36, 37): v6_columns of src/store/schema.c
+                  ("atoms", "formal_charge"): 6, ("ligands", "identities"): 6, ("ligands", "instance_key"): 6,
+                  **{(t, c): 6 for t in ("ligands", "components") for c, _ in DESCRIPTORS},
+                  ("sites", "quality"): 6, ("sites", "pass_quality"): 6}
 
 #: tables of format version 3 (docs/format.md "/chains", "/segments", "/sequences"): required from version 3,
 #: checked like the others

@@ -60,7 +60,7 @@ DESCRIPTOR_NAMES = tuple(n for n, _ in _schema.DESCRIPTORS if n != "desc_flags")
 RULES = {"ro5": 2, "ro3": 4, "drug_like": 8}   # /ligands/desc_flags bits (descriptors.h SP_DESCF_*)
 
 
-def _need(ds, name, since="format version 5"):
+def _need(ds, name, since="format version 6"):
     if name not in ds._cols:
         raise ValueError(f"{ds.path}: select needs /{name}, which this file lacks ({since}; docs/format.md)")
     return ds._cols[name]

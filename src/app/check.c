@@ -13,8 +13,9 @@ static void check_usage(FILE *f) {
              "type, shape and layout (contiguous, unfiltered, allocated, aligned), the CSR pointers, every\n"
              "index, N random sites (default 100, seed 1) against /atoms/flags and /structures, and the values\n"
              "of /atoms/element and position, /ligands/class, /interactions/type and distance2, /residues/kind,\n"
-             "/sites/cutoff. Reads format versions 2 to 5 (a file by the layout of its version; docs/format.md\n"
-             "\"Versions\"); from version 4 also /structures/warnings against n_warnings.\n"
+             "/sites/cutoff. Reads format versions 2 to 6 (a file by the layout of its version; docs/format.md\n"
+             "\"Versions\"); from version 4 also /structures/warnings against n_warnings; from version 6\n"
+             "/atoms/formal_charge against the SDF export's rules recomputed from the file.\n"
              "exit status: 0 valid, 1 invalid or damaged (the message says what: unknown_format for the layout, indices\n"
              "and versions, bad_value for a value), 2 bad command line or no such file\n");
 }
@@ -73,7 +74,8 @@ int sp_cmd_check(int argc, char **argv) {
            s.file_bytes ? 100.0 * (double)s.data_bytes / (double)s.file_bytes : 0.0);
     printf("  CSR pointers, counts and indices: consistent; %lld sites spot-checked (seed %llu)\n",
            (long long)s.n_spot_checked, seed);
-    printf("  values: %lld rows checked (element, position, ligand class, interaction type, residue kind, cutoff, distance2)\n",
+    printf("  values: %lld rows checked (element, position, ligand class, interaction type, residue kind, cutoff, distance2, "
+           "formal_charge)\n",
            (long long)s.n_values);
   }
   return 0;

@@ -9,31 +9,7 @@
 
 #include "sitepack/base.h"
 #include "sitepack/fingerprint.h"
-
-/* Default valences (RDKit's periodic table, first entries) of the common ligand elements; 0: none known. */
-static int valence_of(int z, int charge, int used) {
-  static const int v1[] = {1, 9, 17, 35, 53};
-  for (size_t i = 0; i < sizeof v1 / sizeof v1[0]; i++)
-    if (z == v1[i]) return 1;
-  int opts[3] = {0, 0, 0};
-  switch (z) {
-    case 5: opts[0] = 3; break;
-    case 6: opts[0] = 4; break;
-    case 7: opts[0] = 3; break;
-    case 8: opts[0] = 2; break;
-    case 14: opts[0] = 4; break;
-    case 15: opts[0] = 3; opts[1] = 5; break;
-    case 16: opts[0] = 2; opts[1] = 4; opts[2] = 6; break;
-    case 34: opts[0] = 2; opts[1] = 4; opts[2] = 6; break;
-    default: return 0;
-  }
-  /* isoelectronic shift of charged N, O, C (N+ is four-valent, O- one-valent) as RDKit does for the
-   * first-row elements */
-  int shift = (z == 7 || z == 8 || z == 15 || z == 16) ? charge : (z == 6 || z == 5 ? -abs(charge) : 0);
-  for (int k = 0; k < 3 && opts[k]; k++)
-    if (opts[k] + shift >= used) return opts[k] + shift;
-  return opts[0] + shift;
-}
+#include "sitepack/valence.h"
 
 typedef struct fp_graph {
   int n;
@@ -147,8 +123,7 @@ static void atom_invariants(const fp_graph *g, const uint8_t *z, const int8_t *c
     int used = (twice_used + 1) / 2; /* two aromatic bonds count 3, as a Kekulé single + double */
     if (n_arom == 3) used = 4;
     int q = charge ? charge[heavy[a]] : 0;
-    int val = valence_of(z[heavy[a]], q, used);
-    int nh = val > used ? val - used : 0;
+    int nh = sp_valence_implicit_h(z[heavy[a]], q, used); /* RDKit's rule over RDKit's lists (valence.h) */
     uint64_t h = sp_hash_combine(0, z[heavy[a]]);
     h = sp_hash_combine(h, (uint64_t)deg);
     h = sp_hash_combine(h, (uint64_t)nh);

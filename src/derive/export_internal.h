@@ -14,6 +14,7 @@
 #include "sitepack/error.h"
 #include "sitepack/export.h"
 #include "sitepack/model.h"
+#include "sitepack/valence.h"
 
 /* One column read whole: n rows of es bytes (p NULL: an optional column the file does not have). */
 typedef struct xcol {
@@ -76,23 +77,18 @@ typedef struct lig_bonds {
   size_t n, cap;
   int64_t *metal;      /* bonds to a metal atom: left out of the bond block (as InChI disconnects them) */
   size_t n_metal, cap_metal;
-  int *dq;             /* per ligand atom: charge change of the metal-bond and valence rules (written charge =
-                          file/CCD charge + dq) */
-  uint8_t *by_valence; /* per ligand atom: 1 when the valence rule set its charge (SD field valence_charges) */
-  int *deg;            /* per ligand atom: its bonds in the bond block */
-  int *val;            /* per ligand atom: the sum of their written types, an aromatic bond (4) counted 1 */
-  uint8_t *arom;       /* per ligand atom: 1 when one of them is written aromatic (4) */
-  size_t cap_dq;       /* elements of dq, by_valence, deg, val, arom */
+  sp_lig_charges q;    /* per ligand atom: the written formal charge, the valence rule's mark, the bond block's
+                          degree and valence (valence.h sp_ligand_charges) */
   int unknown_order;   /* some bond has order 0 (perceived from distances): written as single */
   int conect_no_orders; /* some bond inside a residue comes from CONECT and the entry's CONECT gives no orders */
   int any_ccd, any_file, any_conect;
   int n_valence_charged; /* atoms whose charge the valence rule set */
   int over_valence;      /* 1-based atom number of the first atom above its valence after the rules; 0 none */
-  /* issue 39: hydrogens on linked atoms left out, fragments (export_sdf.c link_hydrogens, fragments) */
+  /* issue 39: hydrogens on linked atoms left out (valence.h sp_ligand_charges: lb->q.own), fragments
+     (export_sdf.c written_atoms, fragments) */
   int32_t *num;          /* per ligand atom: its 1-based atom number in the record, 0 when left out */
-  int32_t *own;          /* per ligand atom left out: the linked atom it was deposited on; -1 for the others */
   int32_t *uf;           /* per ligand atom: union-find parent of its fragment, -1 at a root */
-  size_t cap_num;        /* elements of num, own, uf */
+  size_t cap_num;        /* elements of num, uf */
   int32_t n_out;         /* atoms written: n_ligand less the hydrogens left out */
   int n_link_h;          /* hydrogens left out (SD field link_hydrogens) */
   int n_frag;            /* connected fragments of the written molecule (bond block and metal bonds) */

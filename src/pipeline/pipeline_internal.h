@@ -20,6 +20,7 @@
 #include "sitepack/site.h"
 #include "sitepack/sitechem.h"
 #include "sitepack/survey.h"
+#include "sitepack/valence.h"
 
 struct sp_worker {
   sp_structure s;
@@ -32,6 +33,16 @@ struct sp_worker {
   sp_chem_ws *cws;      /* site chemistry (sitechem.h): see sp_pl_fill_site_chem */
   sp_site_chem chem;
   sp_bond_list bonds;   /* the ligand's bonds on its site block (bonds.h): see sp_pl_fill_site_bonds */
+  /* the ligand atoms' formal charges (valence.h sp_ligand_charges) and its inputs gathered from the site:
+   * the site atoms' element, the ligand atoms' charge, ccd_charge, ccd_atom, position as their rows hold them; the
+   * bonds' atoms, orders and flags (the link-hydrogen rule) */
+  sp_lig_charges fq;
+  uint8_t *fq_el, *fq_ca;
+  int8_t *fq_q, *fq_qc;
+  int32_t *fq_a1, *fq_a2;
+  uint8_t *fq_ord, *fq_fl;
+  float *fq_xyz;
+  size_t cap_fq_el, cap_fq_ca, cap_fq_q, cap_fq_qc, cap_fq_a1, cap_fq_a2, cap_fq_ord, cap_fq_fl, cap_fq_xyz;
 };
 
 /* ---------------------------------------------------------------- the per-file state (stages.c) */
@@ -91,9 +102,10 @@ int sp_pl_fill_site(const sp_structure *s, const sp_site *site, int64_t lig_idx,
 int sp_pl_fill_site_bonds(sp_worker *w, const sp_survey *sv, size_t li, sp_ccd *ccd, sp_ligand_row *lr,
                           sp_result *out, sp_err *err);
 /** RDKit's descriptors (descriptors.h) of the ligand of the site just written, as its exported SDF record
- *  (rows_desc.c), into @p lr->desc; not computed (flags 0) when RDKit does not sanitize it. @return 0;
- *  SP_E_NOMEM. */
-int sp_pl_fill_ligand_desc(sp_result *out, sp_ligand_row *lr, sp_err *err);
+ *  (rows_desc.c), into @p lr->desc; not computed (flags 0) when RDKit does not sanitize it. @p fq: that site's
+ *  sp_ligand_charges result (the worker's w->fq, whose own[] names the hydrogens left out; NULL: none).
+ *  @return 0; SP_E_NOMEM. */
+int sp_pl_fill_ligand_desc(sp_result *out, const sp_lig_charges *fq, sp_ligand_row *lr, sp_err *err);
 /** The quality bits and pass_quality (result.h SP_QUAL_*; rows_quality.c) of site row @p row of ligand @p li, its
  *  ligand row @p lr already filled (flags, occupancy, B, site B). */
 void sp_pl_fill_site_quality(const sp_structure *s, const sp_survey *sv, size_t li, const sp_site *site,

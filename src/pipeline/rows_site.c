@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "pipeline_internal.h"
+#include "sitepack/base.h"
 
 int sp_pl_fill_site(const sp_structure *s, const sp_site *site, int64_t lig_idx, float cutoff,
                     const int64_t *chain_of, sp_result *out, sp_err *err) {
@@ -50,14 +51,50 @@ int sp_pl_fill_site(const sp_structure *s, const sp_site *site, int64_t lig_idx,
     memcpy(ar->atom_name, s->atom_name[ai], SP_ID_LEN);
     ar->element = s->element[ai];
     ar->charge = s->charge[ai];
+    ar->formal_charge = s->charge[ai]; /* site atoms; ligand atoms: pl_formal_charges */
     ar->altloc = s->altloc[ai];
     ar->flags = site->atom_flags[k];
   }
   return 0;
 }
 
+/* /atoms/formal_charge of the ligand atoms @p ar[0, n_ligand) of the site just written: sp_ligand_charges
+ * (valence.h) over the values their rows store (element of every site atom, charge, ccd_charge, ccd_atom,
+ * position) and the site's bonds (w->bonds, the site's /bonds rows, flags included), the link-hydrogen rule
+ * included, so the export and `sitepack check`, which apply the same function to the stored columns, get the same
+ * charges (docs/format.md "/atoms"). Returns 0 or SP_E_NOMEM. */
+static int pl_formal_charges(sp_worker *w, sp_atom_row *ar, sp_err *err) {
+  const sp_bond_list *b = &w->bonds;
+  size_t n = w->site.n_ligand, na = w->site.n_atoms, nb = b->n;
+  if (SP_GROW(w->fq_el, w->cap_fq_el, na + 1) || SP_GROW(w->fq_q, w->cap_fq_q, n + 1) ||
+      SP_GROW(w->fq_qc, w->cap_fq_qc, n + 1) || SP_GROW(w->fq_ca, w->cap_fq_ca, n + 1) ||
+      SP_GROW(w->fq_xyz, w->cap_fq_xyz, 3 * n + 3) || SP_GROW(w->fq_a1, w->cap_fq_a1, nb + 1) ||
+      SP_GROW(w->fq_a2, w->cap_fq_a2, nb + 1) || SP_GROW(w->fq_ord, w->cap_fq_ord, nb + 1) ||
+      SP_GROW(w->fq_fl, w->cap_fq_fl, nb + 1))
+    return sp_err_set(err, SP_E_NOMEM, "out of memory (formal charges)");
+  for (size_t k = 0; k < na; k++) w->fq_el[k] = ar[k].element;
+  for (size_t k = 0; k < n; k++) {
+    w->fq_q[k] = ar[k].charge;
+    w->fq_qc[k] = ar[k].ccd_charge;
+    w->fq_ca[k] = ar[k].ccd_atom;
+    memcpy(w->fq_xyz + 3 * k, ar[k].position, 3 * sizeof *w->fq_xyz);
+  }
+  for (size_t k = 0; k < nb; k++) {
+    w->fq_a1[k] = (int32_t)b->bonds[k].a;
+    w->fq_a2[k] = (int32_t)b->bonds[k].b;
+    w->fq_ord[k] = b->bonds[k].order;
+    w->fq_fl[k] = b->bonds[k].flags;
+  }
+  sp_lig_links ln = {na, w->fq_xyz, w->fq_fl, SP_BOND_INTER_RESIDUE | SP_BOND_TO_POLYMER};
+  int rc = sp_ligand_charges(n, w->fq_el, w->fq_q, w->fq_qc, w->fq_ca, nb, w->fq_a1, w->fq_a2, w->fq_ord, &ln, &w->fq);
+  if (rc) return sp_err_set(err, rc, "formal charges of the ligand: out of memory");
+  for (size_t k = 0; k < n; k++) ar[k].formal_charge = w->fq.charge[k];
+  return 0;
+}
+
 /* The ligand's bonds (bonds.h) on the site just written by sp_pl_fill_site: /bonds rows, the CCD charge and
- * aromatic flag of its atoms, and the ligand flag name_not_in_ccd on its row @p lr. */
+ * aromatic flag of its atoms, the ligand flag name_not_in_ccd on its row @p lr, and the ligand atoms'
+ * formal_charge (pl_formal_charges). */
 int sp_pl_fill_site_bonds(sp_worker *w, const sp_survey *sv, size_t li, sp_ccd *ccd, sp_ligand_row *lr,
                           sp_result *out, sp_err *err) {
   sp_err berr = {0};
@@ -84,7 +121,7 @@ int sp_pl_fill_site_bonds(sp_worker *w, const sp_survey *sv, size_t li, sp_ccd *
     br->flags = x->flags;
     sp_pl_copy_str(br->source, sizeof br->source, sp_bond_source_name(x->source));
   }
-  return 0;
+  return pl_formal_charges(w, ar, err);
 }
 
 /* Site chemistry (engineer sitechem, docs/sites.md "Site chemistry"): contacts, protonation at the

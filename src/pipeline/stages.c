@@ -209,7 +209,7 @@ static int ligand_rows(pl_file *f, size_t li, size_t local, sp_err *err) {
   double t_chem = sp_now();
   if (!rc) rc = sp_pl_fill_site_bonds(w, &f->sv, li, f->ccd, &out->ligands[local], out, err);
   double t_desc = sp_now();
-  if (!rc) rc = sp_pl_fill_ligand_desc(out, &out->ligands[local], err);
+  if (!rc) rc = sp_pl_fill_ligand_desc(out, &w->fq, &out->ligands[local], err);
   out->t_desc_lig += sp_now() - t_desc;
   if (!rc) rc = sp_pl_fill_site_chem(w, &f->sv, li, f->ccd, f->opts, out, err);
   if (!rc) sp_pl_fill_site_quality(&w->s, &f->sv, li, &w->site, f->ccd, &out->ligands[local], &out->sites[out->n_sites - 1]);

@@ -39,6 +39,16 @@ void sp_worker_free(sp_worker *w) {
   sp_chem_ws_free(w->cws);
   sp_site_chem_free(&w->chem);
   sp_bond_list_free(&w->bonds);
+  sp_ligand_charges_free(&w->fq);
+  free(w->fq_el);
+  free(w->fq_q);
+  free(w->fq_qc);
+  free(w->fq_ca);
+  free(w->fq_a1);
+  free(w->fq_a2);
+  free(w->fq_ord);
+  free(w->fq_fl);
+  free(w->fq_xyz);
   free(w);
 }
 

@@ -4,6 +4,7 @@
 #include "site/sitechem_internal.h"
 
 #include "sitepack/elements.h"
+#include "sitepack/valence.h"
 
 /* centre and unit normal (Newell's method) of a ring; max deviation from the plane (Å) */
 float sp_chem_ring_plane(const sp_structure *s, const sp_site *site, ring *r) {
@@ -44,16 +45,13 @@ static int lig_add_bond(lnode *ln, int32_t a, int32_t b, uint8_t ord) {
   return 0;
 }
 
+/* Valence for the implicit hydrogens of atoms without a definition: the default valence of the one table
+ * (valence.h: RDKit's, C 4, N 3, O 2, S 2, Se 2, P 3, B 3, Si 4 ...); 0 for the halogens (default valence 1): a
+ * halogen with its one bond has no H, and one without a bond is a halide ion (the CCD's F, CL, BR, IOD carry
+ * charge -1), not HX. */
 static int valence(uint8_t el) {
-  switch (el) {
-    case 6: return 4;
-    case 7: return 3;
-    case 8: return 2;
-    case 16: return 2;
-    case 15: return 3;
-    case 5: return 3;
-    default: return 0;
-  }
+  int v = sp_valence_default(el);
+  return v == 1 ? 0 : v;
 }
 
 /* one node per ligand heavy atom (w->ln, w->lmap, w->nsite; c->nl), element and the file's charge */

@@ -662,6 +662,7 @@ static int ck_content(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
   if (!rc) rc = ck_spot(c, n_spot, seed, a);
   if (!rc) rc = sp_check_components(c->file, c->path, c->rows, c->err);
   if (!rc) rc = sp_check_values(c->file, c->path, c->rows, &c->sum->n_values, c->err);
+  if (!rc) rc = sp_check_formal_charges(c->file, c->path, c->rows, &c->sum->n_values, c->err); /* version 6 */
   if (!rc && c->ver >= 3) rc = sp_check_describe(c->file, c->path, c->err); /* units and codes (issue 26) */
   if (!rc && c->ver >= 4) rc = sp_check_warnings(c->file, c->path, c->rows[SP_T_STRUCTURES], c->err); /* version 4 */
   return rc;

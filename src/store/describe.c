@@ -188,7 +188,7 @@ static const desc descs[] = {
     MISS("atoms", "frac_protonated", U_ONE, "NaN: as pka"),
     MISS("atoms", "sasa_free", U_ANG2, "NaN: not a ligand heavy atom"),
     MISS("atoms", "sasa_complex", U_ANG2, "NaN: not a ligand heavy atom"),
-    PLAIN("atoms", "ccd_charge", U_E), FLAGS("atoms", "ccd_atom", ccd_atom_bits),
+    PLAIN("atoms", "ccd_charge", U_E), PLAIN("atoms", "formal_charge", U_E), FLAGS("atoms", "ccd_atom", ccd_atom_bits),
     /* /interactions */
     PLAIN("interactions", "site_idx", U_ONE), CODESF("interactions", "type", sp_ix_type_name, 1, SP_IX_COUNT),
     FLAGS("interactions", "flags", ix_flags), CODESF("interactions", "geometry", geometry, 0, SP_GEOM_COUNT),

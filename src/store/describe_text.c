@@ -176,6 +176,8 @@ static const text_row texts[] = {
     {"atoms", "occupancy", "occupancy"},
     {"atoms", "b_iso", "isotropic B factor"},
     {"atoms", "charge", "formal charge as the file gives it (pdbx_formal_charge)"},
+    {"atoms", "formal_charge", "formal charge the SDF export writes: ligand atoms ccd_charge or charge, then the "
+     "link-hydrogen, metal-bond and valence rules (valence.h sp_ligand_charges); site atoms their charge"},
     {"atoms", "altloc", "alternate location id (label_alt_id), empty when blank"},
     {"atoms", "atom_name", "atom name (label_atom_id)"},
     {"atoms", "chem", "site chemistry bits (docs/sites.md)"},

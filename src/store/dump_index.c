@@ -307,9 +307,9 @@ int sp_dump_index(const char *h5_path, FILE *out, char sep, sp_err *err) {
   memcpy(x.col, fixed_tmpl, sizeof x.col);
   int64_t ver = 0;
   int rc = sp_h5_open_merged(h5_path, &c.f, &ver, NULL, err); /* one diagnosis for all readers (h5util.h) */
-  if (!rc && ver < 5)
+  if (!rc && ver < 6)
     rc = sp_err_set(err, SP_E_NOT_FOUND, "%s: format version %lld has no index columns (descriptors and quality: "
-                    "version 5; docs/format.md \"Versions\")", h5_path, (long long)ver);
+                    "version 6; docs/format.md \"Versions\")", h5_path, (long long)ver);
   if (!rc) rc = load(&c, &x);
   if (!rc) {
     put_header(out, &x, sep);

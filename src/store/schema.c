@@ -178,6 +178,8 @@ static const sp_col cols_atoms[] = {
     /* the ligand's own chemistry (bonds.h) */
     COL(sp_atom_row, ccd_charge, SP_COL_I8),
     COL(sp_atom_row, ccd_atom, SP_COL_U8),
+    /* format version 6: the formal charge the SDF export writes (valence.h sp_ligand_charges) */
+    COL(sp_atom_row, formal_charge, SP_COL_I8),
 };
 
 static const sp_col cols_interactions[] = {
@@ -276,6 +278,12 @@ static const char *const v4_columns[][2] = {
 /* The columns format version 5 added (docs/format.md "Versions"): one list for every column of version 5. */
 static const char *const v5_columns[][2] = {
     {"interactions", "distance2"},
+};
+
+/* Columns added by format version 6 (issues 33, 36, 37; docs/format.md "Versions"): required from version 6,
+ * absent from a version-5 file. */
+static const char *const v6_columns[][2] = {
+    {"atoms", "formal_charge"},
     {"ligands", "identities"},
     {"ligands", "instance_key"},
     /* the ligand descriptors (issue 36) */
@@ -294,6 +302,8 @@ static const char *const v5_columns[][2] = {
 int sp_col_since(int t, const sp_col *c) {
   if (t < 0 || t >= SP_T_COUNT) return SP_FORMAT_VERSION;
   if (sp_tables[t].since > 2) return sp_tables[t].since;
+  for (size_t i = 0; i < NCOLS(v6_columns); i++)
+    if (!strcmp(v6_columns[i][0], sp_tables[t].name) && !strcmp(v6_columns[i][1], c->name)) return 6;
   for (size_t i = 0; i < NCOLS(v5_columns); i++)
     if (!strcmp(v5_columns[i][0], sp_tables[t].name) && !strcmp(v5_columns[i][1], c->name)) return 5;
   for (size_t i = 0; i < NCOLS(v4_columns); i++)

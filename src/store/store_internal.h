@@ -92,9 +92,11 @@ typedef struct sp_task_rec {
 
 /** Root attribute "format" of a per-rank file. */
 #define SP_RANK_FORMAT_NAME "sitepack-rank"
-#define SP_RANK_FORMAT_VERSION 7  /* 2: /interactions table; 3: residues' symop; 4: component descriptors, /bonds, atoms' ccd_charge/ccd_atom;
+#define SP_RANK_FORMAT_VERSION 8  /* 2: /interactions table; 3: residues' symop; 4: component descriptors, /bonds, atoms' ccd_charge/ccd_atom;
                                      5: /chains, /segments, /sequences, residues' chain_idx, structure quality and ligand fit columns;
-                                     6: structures' warnings; 7: interactions' distance2 (merged format version 5) */
+                                     6: structures' warnings; 7: interactions' distance2 (merged format version 5);
+                                     8: atoms' formal_charge, ligands' identities, instance_key and descriptors,
+                                     components' descriptors, sites' quality (merged format version 6) */
 
 /* HDF5 types (caller closes with H5Tclose). 0 > value on failure. */
 hid_t sp_h5_col_memtype(const sp_col *c);   /**< native type of one element of the column buffer */
@@ -157,6 +159,15 @@ int sp_check_components(hid_t file, const char *path, const int64_t rows[SP_T_CO
  *  @return 0; SP_E_FORMAT ("PATH: /structures/warnings[ROW] is empty but n_warnings is 3 ..."); SP_E_NOMEM;
  *  SP_E_HDF5 (a read failed). */
 int sp_check_warnings(hid_t file, const char *path, int64_t n_rows, sp_err *err);
+/** The /atoms/formal_charge rule of sp_check() (format version 6; check_charges.c, docs/format.md "/atoms"): a
+ *  ligand atom's value equals sp_ligand_charges (valence.h) over the file's element, charge, ccd_charge, ccd_atom
+ *  and its site's /bonds rows (what the SDF export writes), a site atom's its /atoms/charge. A file without the
+ *  column (before version 6; check.c requires it from 6) passes. Reads the site pointers whole and the atom and
+ *  bond columns in groups of sites of about SP_CHECK_BLOCK atoms; adds the atoms checked to *@p n_values.
+ *  @return 0; SP_E_BAD_VALUE ("PATH: /atoms/formal_charge[ROW] = 0: not 2, ... of site S"); SP_E_NOMEM;
+ *  SP_E_HDF5 (a read failed). */
+int sp_check_formal_charges(hid_t file, const char *path, const int64_t rows[SP_T_COUNT], int64_t *n_values,
+                            sp_err *err);
 /** Rows per block of sp_check_values(): 262,144 (3 MiB of positions). */
 #define SP_CHECK_BLOCK ((size_t)1 << 18)
 

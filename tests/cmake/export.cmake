@@ -1,6 +1,7 @@
 # Fast (default set, no corpus): the SDF `M  CHG` block of the bundled sample's haems (metal-bond rule: Fe +2,
 # two pyrrole N -1) and tris (valence rule: N+) equals the rules recomputed in Python from each record's graph,
-# its metal_bonds field and the file's charges; RDKit reads the same charges; valence_charges lists them.
+# its metal_bonds field and the file's charges; RDKit reads the same charges; valence_charges lists them; the run's
+# /atoms/formal_charge holds the same values.
 add_test(NAME export_charges_fast COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_export_charges_fast.py
          $<TARGET_FILE:sitepack_cli> ${CMAKE_SOURCE_DIR}/tests/data/structures
          ${CMAKE_SOURCE_DIR}/tests/data/ccd/components_sample.cif ${CMAKE_CURRENT_BINARY_DIR}/export_charges_fast)
@@ -46,3 +47,10 @@ add_test(NAME peer_export_molecules COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/p
          $<TARGET_FILE:sitepack_cli> ${CMAKE_BINARY_DIR}/py_test_out/corpus.h5 ${CMAKE_CURRENT_BINARY_DIR}/export_molecules)
 set_tests_properties(peer_export_molecules PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;store" TIMEOUT 300)
 endif()
+# Fast (default set): the one valence table (valence.h) equals RDKit's valence lists for every non-metal, its
+# largest valences at charge -1/0/+1 and its implicit-H rule equal RDKit's (UpdatePropertyCache) on single atoms.
+add_executable(sp_dump_valence ${SP_TEST_DIR}/unit/sp_dump_valence.c)
+target_link_libraries(sp_dump_valence PRIVATE sitepack)
+add_test(NAME peer_valence_table COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_valence_table.py
+         $<TARGET_FILE:sp_dump_valence>)
+set_tests_properties(peer_valence_table PROPERTIES LABELS "peer;chem")

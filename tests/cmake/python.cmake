@@ -26,6 +26,14 @@ set_tests_properties(peer_ccd_smiles PROPERTIES FIXTURES_REQUIRED py_corpus LABE
 # site's pH by Henderson-Hasselbalch, is an acceptor and not a donor; protonated, a donor.
 add_test(NAME peer_acid_bits COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_acid_bits.py ${SP_PY_OUT}/corpus.h5)
 set_tests_properties(peer_acid_bits PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;site" TIMEOUT 120)
+# /atoms/formal_charge (issue 33 item 2): equals RDKit's formal charges of the exported SDF record for every ligand atom
+# of the corpus and of the synthetic cases (../shared/cases), /atoms/charge for site atoms; a version-4 copy (no
+# column) reads in Python and to_rdkit's fallback rules give the column's values for every site.
+add_test(NAME peer_formal_charge COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_formal_charge.py
+  $<TARGET_FILE:sitepack_cli> ${SP_PY_OUT}/corpus.h5 ${SP_SHARED_DIR}/cases
+  ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif.gz ${SP_PY_OUT}/formal_charge)
+set_tests_properties(peer_formal_charge PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "peer;store;python" TIMEOUT 300
+  ENVIRONMENT "PYTHONPATH=${CMAKE_SOURCE_DIR}/python")
 # The ligand descriptors (issue 36, include/sitepack/descriptors.h): /components against RDKit's values of the CCD
 # definition read with gemmi, /ligands against RDKit's values of the exported SDF records (counts exactly,
 # MW/logP/TPSA within 0.01, QED within 0.005); prints the agreement per descriptor.

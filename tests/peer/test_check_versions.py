@@ -50,12 +50,24 @@ V3_COLUMNS = ("structures/method_file", "structures/r_work", "structures/r_free"
 V4_COLUMNS = ("structures/warnings",)
 # what format version 5 added: /interactions/distance2, the water bridge's water O - site atom distance that
 # angle2 held before (to_v4 puts it back there)
-V5_COLUMNS = ("interactions/distance2", "ligands/identities", "ligands/instance_key") + tuple(
+V5_COLUMNS = ("interactions/distance2",)
+# what format version 6 added: /atoms/formal_charge (issue 33), issue 37's /ligands columns, issue 36's ligand
+# descriptors and site quality (src/store/schema.c v6_columns)
+V6_COLUMNS = ("atoms/formal_charge", "ligands/identities", "ligands/instance_key") + tuple(
     f"{t}/{c}" for t in ("ligands", "components") for c in (
         "mw", "formal_charge", "hbd", "hba", "hbd_lipinski", "hba_lipinski", "rotatable_bonds", "tpsa", "logp",
         "mr", "n_rings", "n_aromatic_rings", "fsp3", "qed", "desc_flags")) + (  # the ligand descriptors (issue 36)
     "sites/quality", "sites/pass_quality")  # and the site quality (issue 36)
 WATER_BRIDGE = 8
+
+
+def to_v5(f):
+    """An open version-6 file (h5py, r+) made version 5 as a version-5 build wrote it: the version-6 columns
+    deleted (docs/format.md "Versions")."""
+    for c in V6_COLUMNS:
+        del f[c]
+    f.attrs["format_version"] = np.int64(5)
+    f["run"].attrs["format_version"] = np.int64(5)
 
 
 def to_v4(f):
@@ -65,7 +77,7 @@ def to_v4(f):
     a2 = f["interactions/angle2"][...]
     a2[water] = f["interactions/distance2"][...][water]
     f["interactions/angle2"][...] = a2
-    for c in V5_COLUMNS:  # distance2, issue 37's /ligands columns, issue 36's descriptors and quality
+    for c in V5_COLUMNS + V6_COLUMNS:
         del f[c]
     f.attrs["format_version"] = np.int64(4)
     f["run"].attrs["format_version"] = np.int64(4)
@@ -178,7 +190,7 @@ def tsv_without(data, drop):
 
 def versions():
     rc, out, err = run("check", corpus)
-    check(rc == 0 and b"valid sitepack file (format version 5)" in out, f"corpus: check {rc} {out} {err}")
+    check(rc == 0 and b"valid sitepack file (format version 6)" in out, f"corpus: check {rc} {out} {err}")
     v2 = make_v2(corpus, os.path.join(work, "corpus_v2.h5"))
     v3 = make_v3(corpus, os.path.join(work, "corpus_v3.h5"))
     rc, out, err = run("check", v3)
@@ -191,9 +203,9 @@ def versions():
         rc, out, err = run("check", p)
         check(rc == 0 and b"valid sitepack file (format version 2)" in out, f"{p}: check {rc} {out} {err}")
         reader_equals_h5py(p)
-    for ver in (6, 0):
+    for ver in (7, 0):
         p = copy_edit(f"version{ver}", corpus, lambda f: f.attrs.__setitem__("format_version", np.int64(ver)))
-        expect_invalid(p, "unknown_format", f"unknown format version {ver} (this sitepack reads 2 to 5")
+        expect_invalid(p, "unknown_format", f"unknown format version {ver} (this sitepack reads 2 to 6")
         for cmd in (["dump", p, "sites"], ["export", p, "--all", "--out", "-"]):
             rc, _, err = run(*cmd)
             check(rc != 0 and f"unknown format version {ver}" in err, f"{cmd[0]} of version {ver}: {rc} {err}")
@@ -261,6 +273,7 @@ def versions_45():
                   f"dump interactions: distance2 in version 5 only ({len(h4)} / {len(h5)} columns)")
     p = copy_edit("v5_without_distance2", corpus, lambda f: f.__delitem__("interactions/distance2"))
     expect_invalid(p, "unknown_format", "missing dataset /interactions/distance2")
+    versions_56()
 
     def wrong_distance2(f):
         f.create_dataset("interactions/distance2", data=np.zeros(f["interactions/type"].shape[0], "<f8"))
@@ -268,6 +281,32 @@ def versions_45():
     expect_invalid(p2, "unknown_format", "/interactions/distance2 has the wrong type")
     for p in (p, p2, v4):
         os.remove(p)
+
+
+def versions_56():
+    """Version 5 (before the version-6 columns): check passes it and the C reader reads it; dump and export give
+    the version-6 output without those columns; a version-6 file without any one of them fails check."""
+    v5 = os.path.join(work, "corpus_v5.h5")
+    shutil.copyfile(corpus, v5)
+    with h5py.File(v5, "r+") as f:
+        to_v5(f)
+    rc, out, err = run("check", v5)
+    check(rc == 0 and b"valid sitepack file (format version 5)" in out, f"{v5}: check {rc} {out} {err}")
+    reader_equals_h5py(v5)
+    v6_names = {c.split("/")[1] for c in V6_COLUMNS}
+    for t in ("ligands", "components", "sites", "interactions"):
+        rc6, d6, e6 = run("dump", corpus, t)
+        rc5, d5, e5 = run("dump", v5, t)
+        check(rc5 == 0 and rc6 == 0 and tsv_without(d5, ()) == tsv_without(d6, v6_names),
+              f"dump {t}: version 5 differs from version 6 bar the version-6 columns ({rc5} {rc6} {e5} {e6})")
+    rc5, x5, _ = run("export", v5, "--site", "0,1,2", "--format", "sdf", "--out", "-")
+    rc6, x6, _ = run("export", corpus, "--site", "0,1,2", "--format", "sdf", "--out", "-")
+    check(rc5 == 0 and rc6 == 0 and x5 == x6, "export of version 5 and 6: the same SDF records")
+    for c in V6_COLUMNS:
+        p = copy_edit("v6_without_" + c.replace("/", "_"), corpus, lambda f: f.__delitem__(c))
+        expect_invalid(p, "unknown_format", "missing dataset /" + c)
+        os.remove(p)
+    os.remove(v5)
 
 
 def as_v4_dump(data):
@@ -288,7 +327,7 @@ def as_v4_dump(data):
 
 
 def dump_export(v2, v3):
-    v5_names = {c.split("/")[1] for c in V5_COLUMNS[1:]}  # issue 37's /ligands columns, issue 36's descriptors
+    v5_names = {c.split("/")[1] for c in V6_COLUMNS}  # the version-6 columns, absent from older files too
     v3_names = {c.split("/")[1] for c in V3_COLUMNS + V4_COLUMNS} | v5_names
     v4_names = {c.split("/")[1] for c in V4_COLUMNS} | v5_names
     for t in ("structures", "ligands", "components", "sites", "residues", "interactions", "bonds"):

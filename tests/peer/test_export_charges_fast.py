@@ -9,17 +9,22 @@ block in the sample CCD: its four-bonded N). `sitepack run`, `sitepack export --
 record the charges are recomputed here from the record itself (its atoms and bond block, read by RDKit, and
 its `metal_bonds` field) and the file's charges (/atoms/ccd_charge where /atoms/ccd_atom bit 0, else
 /atoms/charge), by the rules as docs/usage.md states them:
-  - metal bond rule: a non-metal X of neutral valence v (C 4, N 3, P 3, O S Se 2), uncharged so far, whose
-    bond-block valence (aromatic counted 1) + 1 <= v takes -1 and its metal +1 (a dative bond changes nothing);
+  - metal bond rule: a non-metal X of default valence v (RDKit's periodic table, GetDefaultValence: C 4, N 3,
+    P 3, O S Se 2, B 3, halogens 1 ...; an element whose default valence is not positive is left alone),
+    uncharged so far, whose bond-block valence (aromatic counted 1) + 1 <= v takes -1 and its metal +1 (a
+    dative bond changes nothing);
   - valence rule: an uncharged N without a CCD atom, of bond-block valence 4, no aromatic bond, is N+, and its
     terminal uncharged partner without a CCD atom (O by a single bond, N by a double bond) takes -1;
-and the record's `M  CHG` lines (parsed as text, and RDKit's formal charges of the record) must equal them.
+and the record's `M  CHG` lines (parsed as text, and RDKit's formal charges of the record) and the run's
+/atoms/formal_charge of the site's ligand atoms must equal them; `sitepack check` passes the file and refuses a
+copy whose haem Fe or whose site atom has another formal_charge (bad_value).
 Known answers too: each haem has Fe +2 and two N -1 (the pyrrole N), tris N +1 listed in `valence_charges`,
 and the record sanitizes in RDKit.
 """
 import os
 import re
 import shutil
+import subprocess
 import sys
 
 import h5py
@@ -33,7 +38,12 @@ SP, STRUCT, CCD, OUT = sys.argv[1:5]
 FILES = ["19hc.pdb.gz", "4hhb.cif.gz", "7gsa.cif"]
 METALS = set("Li Be Na Mg Al K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Rb Sr Y Zr Nb Mo Tc Ru Rh Pd Ag Cd In Sn Cs "
              "Ba La Ce Pr Nd Sm Eu Gd Tb Dy Ho Er Tm Yb Lu Hf Ta W Re Os Ir Pt Au Hg Tl Pb Bi U".split())
-NEUTRAL_VALENCE = {"C": 4, "N": 3, "P": 3, "O": 2, "S": 2, "Se": 2}
+PT = Chem.GetPeriodicTable()
+
+
+def default_valence(sym):
+    """RDKit's default valence of a neutral atom (independent of sitepack's table, valence.h); 0 where none."""
+    return max(PT.GetDefaultValence(sym), 0)
 
 
 def fields(text):
@@ -66,7 +76,7 @@ def expected(mol, metal_bonds, base, ccd_matched):
             arom[k] |= t == Chem.BondType.AROMATIC
     for a, b in metal_bonds:
         m, x = (a, b) if sym[a] in METALS else (b, a)
-        nv = NEUTRAL_VALENCE.get(sym[x], 0)
+        nv = default_valence(sym[x])
         if nv and q[x] == 0 and sym[x] not in METALS and val[x] + 1 <= nv:
             q[x] -= 1
             q[m] += 1
@@ -99,6 +109,7 @@ if fails:
 with h5py.File(h5, "r") as f:
     ap = f["sites/atom_ptr"][()]
     charge, ccd_charge, ccd_atom = f["atoms/charge"][()], f["atoms/ccd_charge"][()], f["atoms/ccd_atom"][()]
+    formal = f["atoms/formal_charge"][()]
 n_metal = n_valence = n_haem = n_tris = 0
 for fn in sorted(os.listdir(f"{OUT}/sdf")):
     text = open(f"{OUT}/sdf/{fn}").read()
@@ -119,6 +130,8 @@ for fn in sorted(os.listdir(f"{OUT}/sdf")):
     check(got == want, f"{fn}: M  CHG {got}, the rules give {want} (file charges {[c for c in base if c]})")
     rd = {a.GetIdx() + 1: a.GetFormalCharge() for a in mol.GetAtoms() if a.GetFormalCharge()}
     check(rd == want, f"{fn}: RDKit reads formal charges {rd}, the rules give {want}")
+    stored = {k + 1: int(formal[a0 + k]) for k in range(nl) if formal[a0 + k]}
+    check(stored == want, f"{fn}: /atoms/formal_charge {stored}, the record and the rules give {want}")
     vc = {int(p.split(":")[0]) - 1: int(p.split(":")[1]) for p in fl.get("valence_charges", "").split()}
     check(set(vc) == set(by_val) and all(vc[k] == q[k] for k in vc),
           f"{fn}: valence_charges {vc}, the valence rule sets {sorted(by_val)} to {[q[k] for k in sorted(by_val)]}")
@@ -140,6 +153,23 @@ for fn in sorted(os.listdir(f"{OUT}/sdf")):
             Chem.SanitizeMol(m2)
         except Exception as e:  # noqa: BLE001 (RDKit raises several kinds)
             check(False, f"{fn}: does not sanitize in RDKit: {e}")
+# `sitepack check` recomputes the column by the same rules: a haem Fe stored +1 instead of +2, and a site atom
+# whose formal_charge is not its /atoms/charge, are each refused with bad_value naming the row
+with h5py.File(h5, "r") as f:
+    el, nlg = f["atoms/element"][()], f["sites/n_ligand"][()]
+fe = next(int(ap[i]) + k for i in range(len(nlg)) for k in range(int(nlg[i])) if el[ap[i] + k] == 26)
+site_atom = int(ap[0]) + int(nlg[0])
+for row, name in ((fe, "haem Fe"), (site_atom, "site atom")):
+    bad = f"{OUT}/bad_formal_charge.h5"
+    shutil.copy(h5, bad)
+    with h5py.File(bad, "r+") as f:
+        f["atoms/formal_charge"][row] = int(f["atoms/formal_charge"][row]) - 1
+    p = subprocess.run([SP, "check", bad], capture_output=True, text=True)
+    check(p.returncode == 1 and "bad_value" in p.stdout + p.stderr and f"/atoms/formal_charge[{row}]" in p.stderr,
+          f"check of a file whose {name}'s formal_charge is off by one: exit {p.returncode} {p.stderr.strip()[:300]}")
+    os.remove(bad)
+p = subprocess.run([SP, "check", h5], capture_output=True, text=True)
+check(p.returncode == 0 and "formal_charge" in p.stdout, f"check of the run's own file: exit {p.returncode}")
 print(f"records with charges from the metal rule {n_metal} (haem {n_haem}), from the valence rule {n_valence} "
       f"(tris {n_tris})")
 check(n_metal >= 8 and n_haem >= 8 and n_valence >= 1 and n_tris >= 1, "the rules are not exercised")

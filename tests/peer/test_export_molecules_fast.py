@@ -81,7 +81,7 @@ def main():
     sp, ccd, pydir, work = sys.argv[1:5]
     sys.path.insert(0, pydir)
     import sitepack
-    for name in ("frag", "link", "nolink"):
+    for name in ("frag", "link", "nolink", "linkn"):
         os.makedirs(os.path.join(work, name, "in"), exist_ok=True)
     two = [(f"C{k + 1}", "ZZZ", 101, xyz, "C") for k, xyz in
            enumerate([(2, 0, 4), (3.5, 0, 4), (4.3, 1.2, 4), (8.3, 1.2, 4), (9.8, 1.2, 4), (10.6, 0, 4)])]
@@ -94,6 +94,13 @@ def main():
     moved = [g if g[0] != "C3" else ("C3", "YYB", 102, (4.0, -1.4, 4), "C") for g in glyc]
     pdb(os.path.join(work, "nolink", "in", "nolink.pdb"), moved,
         [("C1", "C2"), ("C2", "O2"), ("O2", "HO2"), ("C2", "C3"), ("C3", "C4")])
+
+    amine = [("C1", "YYA", 101, (2.0, 0, 4), "C"), ("C2", "YYA", 101, (3.5, 0, 4), "C"),
+             ("N2", "YYA", 101, (4.2, 1.2, 4), "N"), ("H2A", "YYA", 101, (4.2, 1.5, 4.9), "H"),
+             ("H2B", "YYA", 101, (3.9, 1.9, 3.4), "H"), ("C3", "YYB", 102, (5.6, 1.2, 4), "C"),
+             ("C4", "YYB", 102, (6.3, 2.5, 4), "C")]
+    pdb(os.path.join(work, "linkn", "in", "linkn.pdb"), amine,
+        [("C1", "C2"), ("C2", "N2"), ("N2", "H2A"), ("N2", "H2B"), ("N2", "C3"), ("C3", "C4")])
 
     # item 3: two fragments
     text, mol, fields, err, _ = export(sp, ccd, work, "frag")
@@ -124,10 +131,28 @@ def main():
     # control: O2 linked to no other residue keeps its H
     text, mol, fields, err, _ = export(sp, ccd, work, "nolink")
     check(mol.GetNumAtoms() == 6 and "link_hydrogens" not in fields and sanitizes(mol), f"nolink: {fields}")
+    # the link-hydrogen rule before the charge rules, in one place (valence.h sp_ligand_charges): a linked N2 with
+    # two deposited H (valence 4) loses H2A and stays a neutral amine N (valence 3), not the N+ the valence rule
+    # gives a four-valent N; the stored /atoms/formal_charge, the record's charges, `sitepack check` and to_rdkit
+    # all say 0
+    text, mol, fields, err, h5 = export(sp, ccd, work, "linkn")
+    check(mol.GetNumAtoms() == 6 and fields.get("link_hydrogens", "").startswith("left out: H2A YYA/B/101 on N2")
+          and "valence_charges" not in fields and "M  CHG" not in text and sanitizes(mol), f"linkn: {fields}")
+    import h5py
+    with h5py.File(h5, "r") as f:
+        nl = int(f["sites/n_ligand"][0])
+        fc = f["atoms/formal_charge"][:nl].tolist()
+    check(fc == [0] * 7, f"linkn: /atoms/formal_charge {fc} (the N+ of a four-valent N: the H not left out first)")
+    r = subprocess.run([sp, "check", h5], capture_output=True, text=True)
+    check(r.returncode == 0, f"linkn: check: {r.returncode} {r.stderr[-300:]}")
+    m = sitepack.open(h5)[0].to_rdkit()
+    check([a.GetFormalCharge() for a in m.GetAtoms()] == [0] * 6 and m.GetProp("link_hydrogens") == "3",
+          f"linkn: to_rdkit charges {[a.GetFormalCharge() for a in m.GetAtoms()]}")
     if FAILS:
         print(f"{len(FAILS)} failure(s)")
         return 1
-    print("ok: fragments (2 of 3 atoms), HO2 of a linked O2 left out, kept when O2 is not linked")
+    print("ok: fragments (2 of 3 atoms), HO2 of a linked O2 left out, kept when O2 is not linked; linked N2 "
+          "loses H2A and stays neutral in the record, /atoms/formal_charge, check and to_rdkit")
     return 0
 
 

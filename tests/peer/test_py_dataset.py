@@ -315,18 +315,18 @@ def check_bad_input(path, cli, work):
         return edit
     e119 = sitepack.open(damaged(path, work, "element119.h5", set_col("atoms/element", 119)))
     expect_error("to_rdkit of element 119", lambda: e119[1].to_rdkit(), FE, "site 1", "not an atomic number")
-    q128 = sitepack.open(damaged(path, work, "charge128.h5", set_col("atoms/ccd_charge", -128)))
-    with h5py.File(path, "r") as f:   # a site whose ligand atoms match CCD atoms (their ccd_charge is used)
+    q128 = sitepack.open(damaged(path, work, "charge128.h5", set_col("atoms/formal_charge", -128)))
+    with h5py.File(path, "r") as f:   # a site whose ligand atoms match CCD atoms (to_rdkit takes formal_charge)
         ap, nlg, ca = f["sites/atom_ptr"][:], f["sites/n_ligand"][:], f["atoms/ccd_atom"][:]
     s = next(i for i in range(len(nlg)) if nlg[i] > 1 and (ca[ap[i]:ap[i] + nlg[i]] & 1).all())
     try:
         q128[s].to_rdkit()
-        check(False, "to_rdkit with ccd_charge -128: no error")
+        check(False, "to_rdkit with formal_charge -128: no error")
     except ValueError as e:   # ours (names the file) or RDKit's sanitize error (a ValueError: docs/python.md)
         check((f"site {s}" in str(e) and "charge128.h5" in str(e)) or type(e).__module__.startswith("rdkit"),
-              f"to_rdkit with ccd_charge -128: {type(e).__module__}.{type(e).__name__} {e}")
+              f"to_rdkit with formal_charge -128: {type(e).__module__}.{type(e).__name__} {e}")
     except Exception as e:   # noqa: BLE001
-        check(False, f"to_rdkit with ccd_charge -128: {type(e).__name__} {e}")
+        check(False, f"to_rdkit with formal_charge -128: {type(e).__name__} {e}")
 
     def version_as_text(p):
         with h5py.File(p, "r+") as f:
@@ -629,6 +629,7 @@ def check_distance2(ds, path, work):
             a2[w] = f["interactions/distance2"][...][w]
             f["interactions/angle2"][...] = a2
             del f["interactions/distance2"]
+            del f["atoms/formal_charge"]   # a version-6 column
             f.attrs["format_version"] = np.int64(4)
             f["run"].attrs["format_version"] = np.int64(4)
     v4 = damaged(path, work, "v4_angle2_distance.h5", to_v4)
@@ -648,7 +649,27 @@ def check_distance2(ds, path, work):
     v5 = damaged(path, work, "v5_no_distance2.h5", no_distance2)
     expect_error("version 5 without distance2", lambda: sitepack.open(v5), sitepack.FormatError, v5,
                  "missing dataset /interactions/distance2")
-    for p in (v4, v5):
+    # version 5: the version-6 columns (REQUIRED_SINCE 6: formal_charge, the ligand descriptors, ...) absent
+    v6_cols = sorted("/".join(k) for k, v in _schema.REQUIRED_SINCE.items() if v == 6)
+
+    def to_v5(p):
+        with h5py.File(p, "r+") as f:
+            for c in v6_cols:
+                del f[c]
+            f.attrs["format_version"] = np.int64(5)
+            f["run"].attrs["format_version"] = np.int64(5)
+    v5b = damaged(path, work, "v5_copy.h5", to_v5)
+    with sitepack.open(v5b) as old:
+        check(old.format_version == 5 and len(old) == len(ds) and
+              np.array_equal(old[0].positions, ds[0].positions), "version-5 copy: opened and read")
+    def no_formal_charge(p):
+        with h5py.File(p, "r+") as f:
+            del f["atoms/formal_charge"]
+    v6 = damaged(path, work, "v6_no_formal_charge.h5", no_formal_charge)
+    expect_error("version 6 without formal_charge", lambda: sitepack.open(v6), sitepack.FormatError, v6,
+                 "missing dataset /atoms/formal_charge")
+    check(len(v6_cols) >= 30, f"version-6 columns in _schema.REQUIRED_SINCE: {v6_cols}")
+    for p in (v4, v5, v5b, v6):
         os.remove(p)
 
 
@@ -659,9 +680,9 @@ def main():
     check("torch" not in sys.modules, "import sitepack imported torch")
     ver = subprocess.run([cli, "--version"], capture_output=True, text=True).stdout.split()[1]
     check(sitepack.__version__ == ver, f"package version {sitepack.__version__}, sitepack --version {ver}")
-    check(sitepack.FORMAT_VERSIONS == (1, 2, 3, 4, 5), f"FORMAT_VERSIONS {sitepack.FORMAT_VERSIONS}")
+    check(sitepack.FORMAT_VERSIONS == (1, 2, 3, 4, 5, 6), f"FORMAT_VERSIONS {sitepack.FORMAT_VERSIONS}")
     ds = sitepack.open(path)
-    check(ds.run["tool_version"] == ver and ds.format_version == 5, f"run attrs {ds.run.get('tool_version')}")
+    check(ds.run["tool_version"] == ver and ds.format_version == 6, f"run attrs {ds.run.get('tool_version')}")
     d2 = pickle.loads(pickle.dumps(ds))
     check(d2.path == path and len(d2) == len(ds) and np.array_equal(d2[5].positions, ds[5].positions),
           "pickle round trip")

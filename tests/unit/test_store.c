@@ -159,6 +159,7 @@ static void make_result(const task_spec *ts, double timing, sp_result *r) {
         snprintf(at->atom_name, sizeof at->atom_name, "%s%d", is_lig ? "C" : "N", a % 1000);
         at->element = (uint8_t)(is_lig ? 6 : 7);
         at->charge = (int8_t)(a % 3 - 1);
+        at->formal_charge = at->charge; /* C and N atoms, no bond: the charge rules (valence.h) change nothing */
         at->altloc = a == 1 ? 'A' : '\0';
         at->flags = (uint16_t)(is_lig ? SP_SITE_ATOM_LIGAND : SP_SITE_ATOM_POLYMER);
       }
