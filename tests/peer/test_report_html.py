@@ -5,7 +5,8 @@ usage: test_report_html.py SITEPACK OUTDIR --h5 FILE.h5            (an existing 
        test_report_html.py SITEPACK OUTDIR --run STRUCTURES CCD    (run it here: the bundled sample; then also
                                                                     cluster + split)
 
-For each report written (the file as it is, and for --run also after `cluster` and `split`), with --site on two sites (the one with most interactions and one with a water bridge):
+For each report written (the file as it is, and for --run also after `cluster` and `split`, with the descriptor
+flags of every 4th ligand cleared), with --site on two sites (the one with most interactions and one with a water bridge):
   - Chromium loads the page from file:// (no network) and the page reports no error: #sp-status data-errors = 0
     (uncaught errors and console.error, caught from before the libraries run), and Chromium's own log has no
     console message at level error from the page;
@@ -535,6 +536,11 @@ def main():
         shutil.copy(h5, full)
         run([SP, "cluster", full, "--threads", "2", "--sensitivity", "1", "--quiet"])
         run([SP, "split", full, "--by", "both", "--test", "0.25", "--val", "0.25", "--seed", "3", "--quiet"])
+        with h5py.File(full, "r+") as f:  # every 4th ligand as if RDKit had not computed its descriptors (bit 0
+            fl = f["ligands/desc_flags"]  # clear, values left): the page must leave them out of the plots
+            v = fl[:]
+            v[::4] = 0
+            fl[...] = v
         run([SP, "check", full])
         pages.append((full, f"{OUT}/report_full.html"))
     sites = pick_sites(h5)
