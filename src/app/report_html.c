@@ -28,19 +28,21 @@ typedef struct report_opts {
 } report_opts;
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: sitepack report FILE.h5 --out REPORT.html [--site I[,J...]] [--ccd FILE] [--force] [--quiet]\n"
-             "  one self-contained HTML page (no network needed to view it) of the survey of a merged file as\n"
-             "  plots, each with its numbers: ligand classes, comp ids, method, resolution, release years, pocket\n"
-             "  sizes, interactions per type per ligand class, protein context, clusters, splits, descriptors and\n"
-             "  quality when the file has them (docs/report.md). Aggregates only: its size does not grow with the\n"
-             "  file. --site adds a 3D view of each /sites row named (0-based; at most %d): ligand, pocket\n"
-             "  residues, interactions as dashed lines by type, the waters of water bridges. A site named twice gets\n"
-             "  one view; an empty item (0,,1) is a bad command line.\n"
-             "  --ccd FILE  the CCD to confirm molecule-key groups with (default the run's, as sitepack survey)\n"
-             "  --force     replace an existing REPORT.html\n"
-             "exit status: 0 written; 1 FILE.h5 is not a valid sitepack file (sitepack check's error) or the page\n"
-             "cannot be written; 2 bad command line, no such file, REPORT.html exists without --force, a site out\n"
-             "of range. Nothing is written on an error.\n", SP_REPORT_MAX_SITES);
+  fprintf(f,
+          "usage: sitepack report FILE.h5 --out REPORT.html [--site I[,J...]] [--ccd FILE] [--force] [--quiet]\n"
+          "  one self-contained HTML page (no network needed to view it) of the survey of a merged file as\n"
+          "  plots, each with its numbers: ligand classes, comp ids, method, resolution, release years, pocket\n"
+          "  sizes, interactions per type per ligand class, protein context, clusters, splits, descriptors and\n"
+          "  quality when the file has them (docs/report.md). Aggregates only: its size does not grow with the\n"
+          "  file. --site adds a 3D view of each /sites row named (0-based; at most %d): ligand, pocket\n"
+          "  residues, interactions as dashed lines by type, the waters of water bridges. A site named twice gets\n"
+          "  one view; an empty item (0,,1) is a bad command line.\n"
+          "  --ccd FILE  the CCD to confirm molecule-key groups with (default the run's, as sitepack survey)\n"
+          "  --force     replace an existing REPORT.html\n"
+          "exit status: 0 written; 1 FILE.h5 is not a valid sitepack file (sitepack check's error) or the page\n"
+          "cannot be written; 2 bad command line, no such file, REPORT.html exists without --force, a site out\n"
+          "of range. Nothing is written on an error.\n",
+          SP_REPORT_MAX_SITES);
 }
 
 /* --site I[,J...]: 0-based rows, at most SP_REPORT_MAX_SITES distinct ones; a repeated row is kept once (its

@@ -15,9 +15,9 @@
 #include "sitepack/result.h"
 
 /* The numeric descriptor columns of /ligands, in docs/format.md's order (desc_flags is the pass rates). */
-static const char *const desc_cols[] = {"mw",   "formal_charge", "hbd", "hba",     "hbd_lipinski",     "hba_lipinski",
-                                        "rotatable_bonds", "tpsa", "logp", "mr", "n_rings", "n_aromatic_rings",
-                                        "fsp3", "qed"};
+static const char *const desc_cols[] = {"mw",           "formal_charge",    "hbd",  "hba",  "hbd_lipinski",
+                                        "hba_lipinski", "rotatable_bonds",  "tpsa", "logp", "mr",
+                                        "n_rings",      "n_aromatic_rings", "fsp3", "qed"};
 #define N_DESC (sizeof desc_cols / sizeof desc_cols[0])
 
 /* ------------------------------------------------------------ histograms */
@@ -26,7 +26,10 @@ int64_t sp_rh_hist(cJSON *sec, const char *id, const char *title, const char *xl
   double lo = INFINITY, hi = -INFINITY;
   int64_t nan = 0;
   for (int64_t i = 0; i < n; ++i) {
-    if (!isfinite(v[i])) { nan++; continue; }
+    if (!isfinite(v[i])) {
+      nan++;
+      continue;
+    }
     if (v[i] < lo) lo = v[i];
     if (v[i] > hi) hi = v[i];
   }
