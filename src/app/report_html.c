@@ -28,35 +28,48 @@ typedef struct report_opts {
 } report_opts;
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: sitepack report FILE.h5 --out REPORT.html [--site I[,J...]] [--ccd FILE] [--force] [--quiet]\n"
-             "  one self-contained HTML page (no network needed to view it) of the survey of a merged file as\n"
-             "  plots, each with its numbers: ligand classes, comp ids, method, resolution, release years, pocket\n"
-             "  sizes, interactions per type per ligand class, protein context, clusters, splits, descriptors and\n"
-             "  quality when the file has them (docs/report.md). Aggregates only: its size does not grow with the\n"
-             "  file. --site adds a 3D view of each /sites row named (0-based; at most %d): ligand, pocket\n"
-             "  residues, interactions as dashed lines by type, the waters of water bridges.\n"
-             "  --ccd FILE  the CCD to confirm molecule-key groups with (default the run's, as sitepack survey)\n"
-             "  --force     replace an existing REPORT.html\n"
-             "exit status: 0 written; 1 FILE.h5 is not a valid sitepack file (sitepack check's error) or the page\n"
-             "cannot be written; 2 bad command line, no such file, REPORT.html exists without --force, a site out\n"
-             "of range. Nothing is written on an error.\n", SP_REPORT_MAX_SITES);
+  fprintf(f,
+          "usage: sitepack report FILE.h5 --out REPORT.html [--site I[,J...]] [--ccd FILE] [--force] [--quiet]\n"
+          "  one self-contained HTML page (no network needed to view it) of the survey of a merged file as\n"
+          "  plots, each with its numbers: ligand classes, comp ids, method, resolution, release years, pocket\n"
+          "  sizes, interactions per type per ligand class, protein context, clusters, splits, descriptors and\n"
+          "  quality when the file has them (docs/report.md). Aggregates only: its size does not grow with the\n"
+          "  file. --site adds a 3D view of each /sites row named (0-based; at most %d): ligand, pocket\n"
+          "  residues, interactions as dashed lines by type, the waters of water bridges. A site named twice gets\n"
+          "  one view; an empty item (0,,1) is a bad command line.\n"
+          "  --ccd FILE  the CCD to confirm molecule-key groups with (default the run's, as sitepack survey)\n"
+          "  --force     replace an existing REPORT.html\n"
+          "exit status: 0 written; 1 FILE.h5 is not a valid sitepack file (sitepack check's error) or the page\n"
+          "cannot be written; 2 bad command line, no such file, REPORT.html exists without --force, a site out\n"
+          "of range. Nothing is written on an error.\n",
+          SP_REPORT_MAX_SITES);
 }
 
-/* --site I[,J...]: 0-based rows, at most SP_REPORT_MAX_SITES. 0 or -1 after saying why. */
+/* --site I[,J...]: 0-based rows, at most SP_REPORT_MAX_SITES distinct ones; a repeated row is kept once (its
+ * first place), an empty item ("0,,1", a leading or trailing comma) is an error. 0 or -1 after saying why. */
 static int parse_sites(const char *text, report_opts *o) {
   char buf[4096];
-  snprintf(buf, sizeof buf, "%s", text);
-  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+  if (snprintf(buf, sizeof buf, "%s", text) >= (int)sizeof buf) {
+    fprintf(stderr, "sitepack report: --site: list too long\n");
+    return -1;
+  }
+  for (char *t = buf, *next; t; t = next) {
+    next = strchr(t, ',');
+    if (next) *next++ = '\0';
+    if (!*t) {
+      fprintf(stderr, "sitepack report: invalid_argument: --site: empty item in '%s'\n", text);
+      return -1;
+    }
+    int64_t v;
+    if (sp_opt_int("report", "--site", t, 0, INT64_MAX, &v)) return -1;
+    int seen = 0;
+    for (size_t k = 0; k < o->n_sites && !seen; ++k) seen = o->sites[k] == v;
+    if (seen) continue;
     if (o->n_sites == SP_REPORT_MAX_SITES) {
       fprintf(stderr, "sitepack report: --site: at most %d sites\n", SP_REPORT_MAX_SITES);
       return -1;
     }
-    if (sp_opt_int("report", "--site", t, 0, INT64_MAX, &o->sites[o->n_sites])) return -1;
-    o->n_sites++;
-  }
-  if (!o->n_sites) {
-    fprintf(stderr, "sitepack report: --site: no site given\n");
-    return -1;
+    o->sites[o->n_sites++] = v;
   }
   return 0;
 }

@@ -52,6 +52,24 @@ void sp_rh_series(cJSON *plot, const char *name, const double *v, size_t n);
  * instead of plots. */
 cJSON *sp_rh_section(cJSON *sections, const char *id, const char *title, const char *absent);
 
+/* A key-value row of @p section's "facts" table (key: a stable name the tests read; label: the words). */
+void sp_rh_fact(cJSON *section, const char *key, const char *label, double value);
+/* A histogram plot of the finite values of @p v (@p n): 20 equal bins between their min and max, labelled by
+ * each bin's lower edge; one bin at the value when min == max; no bin when none is finite. NaN and infinite
+ * values are not binned: returns their count, for the caller to state (report_html_chem.c). */
+int64_t sp_rh_hist(cJSON *sec, const char *id, const char *title, const char *xlabel, const double *v, int64_t n);
+
+/* ------------------------------------------------------------ descriptors, quality (report_html_chem.c) */
+
+/* The "descriptors" section: the /ligands descriptor columns (docs/format.md "Ligand descriptors") as histograms
+ * over the ligands with a /sites row and desc_flags bit computed, and their Ro5 / Ro3 / drug-like counts and
+ * rates; absent (a text) without /ligands/desc_flags (format version 4 or older). 0 or -1 with @p err set. */
+int sp_rh_section_descriptors(hid_t f, cJSON *sections, sp_err *err);
+/* The "quality" section: per criterion of /sites/quality (bit names from its flag_bits attribute) the sites
+ * meeting it (bit clear) and the sites with pass_quality 1, as counts (facts meet_NAME, pass_quality: the
+ * numbers of `sitepack survey`) and shares; absent without the columns. 0 or -1 with @p err set. */
+int sp_rh_section_quality(hid_t f, cJSON *sections, sp_err *err);
+
 /* Every section of the report of survey @p s (loaded and counted, CCD opened, keys sorted) and of the
  * HDF5 file @p f: the survey's numbers, method, resolution, release years, pocket sizes, interactions per
  * type per ligand class, clusters, splits, descriptors and quality when present. 0 or an error in @p err. */

@@ -12,6 +12,7 @@
 
 #define at sp_table_at
 #define col sp_table_col
+#define fact sp_rh_fact
 
 /* ------------------------------------------------------------ JSON building blocks */
 
@@ -47,17 +48,6 @@ void sp_rh_series(cJSON *plot, const char *name, const double *v, size_t n) {
   cJSON *a = cJSON_AddArrayToObject(s, "values");
   for (size_t i = 0; i < n; ++i) cJSON_AddItemToArray(a, cJSON_CreateNumber(isfinite(v[i]) ? v[i] : 0));
   cJSON_AddItemToArray(cJSON_GetObjectItem(plot, "series"), s);
-}
-
-/* A key-value row of a section's "facts" table (key: a stable name the tests read; label: the words). */
-static void fact(cJSON *section, const char *key, const char *label, double value) {
-  cJSON *t = cJSON_GetObjectItem(section, "facts");
-  if (!t) t = cJSON_AddArrayToObject(section, "facts");
-  cJSON *r = cJSON_CreateObject();
-  cJSON_AddStringToObject(r, "key", key);
-  cJSON_AddStringToObject(r, "label", label);
-  cJSON_AddNumberToObject(r, "value", isfinite(value) ? value : 0);
-  cJSON_AddItemToArray(t, r);
 }
 
 /* A plot of one series from @p n (label, count) pairs. */
@@ -339,78 +329,21 @@ static int section_sites(const sp_file_survey *s, hid_t f, cJSON *sections, sp_e
   return 0;
 }
 
-/* ------------------------------------------------------------ optional groups, data-driven */
+/* ------------------------------------------------------------ clusters, splits */
 
-/* One numeric column of an optional group: for a 0/1 column (quality flags) its pass rate, otherwise a
- * 20-bin histogram between its finite min and max, with the count of NaN. Added as a plot or a fact. */
-static int column_plot(hid_t f, const char *group, const char *name, cJSON *sec, cJSON *rates, sp_err *err) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", group, name);
+/* The histogram of float column @p path (sp_rh_hist) titled @p title; its NaN rows a fact "N not scored"
+ * (key not_scored_ID), never a bar. 0 or -1 with @p err set. */
+static int score_plot(hid_t f, const char *path, const char *title, const char *xlabel, cJSON *sec, sp_err *err) {
   int64_t n = 0;
   double *v = sp_rh_read(f, path, H5T_NATIVE_DOUBLE, 8, 0, -1, &n, err);
   if (!v) return -1;
-  double lo = INFINITY, hi = -INFINITY, nan = 0, pass = 0;
-  int binary = 1;
-  for (int64_t i = 0; i < n; ++i) {
-    if (!isfinite(v[i])) { nan++; continue; }
-    if (v[i] < lo) lo = v[i];
-    if (v[i] > hi) hi = v[i];
-    binary &= v[i] == 0 || v[i] == 1;
-    pass += v[i] == 1;
-  }
-  if (binary && n && rates) {
-    sp_rh_label(rates, name);
-    cJSON *vals = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(rates, "series"), 0), "values");
-    cJSON_AddItemToArray(vals, cJSON_CreateNumber(pass / (double)n));
-  } else {
-    double h[21] = {0};
-    char lab[21][40];
-    double w = hi > lo ? (hi - lo) / 20 : 1;
-    for (int64_t i = 0; i < n; ++i)
-      if (isfinite(v[i])) h[(int)fmin(19, floor((v[i] - lo) / w))]++;
-    cJSON *p = sp_rh_plot(sec, path, name, "bar", name);
-    for (int b = 0; b < 20 && lo <= hi; ++b) snprintf(lab[b], sizeof lab[b], "%.4g", lo + w * b), sp_rh_label(p, lab[b]);
-    if (nan) sp_rh_label(p, "NaN"), h[lo <= hi ? 20 : 0] = nan;
-    sp_rh_series(p, "rows", h, (lo <= hi ? 20 : 0) + (nan ? 1 : 0));
-  }
+  int64_t nan = sp_rh_hist(sec, path, title, xlabel, v, n);
+  char key[420], label[520];
+  snprintf(key, sizeof key, "not_scored_%s", path);
+  snprintf(label, sizeof label, "%s: %lld not scored (NaN: train and off-side sites)", title, (long long)nan);
+  fact(sec, key, label, (double)nan);
   free(v);
   return 0;
-}
-
-/* Every numeric dataset of @p group (descriptors, quality): a section, or one saying it is absent. */
-static int section_group(hid_t f, const char *group, const char *title, const char *absent, cJSON *sections,
-                         sp_err *err) {
-  char **names = NULL;
-  size_t n = 0;
-  if (sp_rh_list(f, group, &names, &n)) return sp_err_set(err, SP_E_NOMEM, "out of memory"), -1;
-  cJSON *sec = sp_rh_section(sections, group + 1, title, n ? NULL : absent);
-  cJSON *rates = cJSON_CreateObject();
-  cJSON_AddStringToObject(rates, "id", group);
-  cJSON_AddStringToObject(rates, "title", "Pass rates (fraction of rows with value 1)");
-  cJSON_AddStringToObject(rates, "kind", "hbar");
-  cJSON_AddStringToObject(rates, "xlabel", "column");
-  cJSON_AddArrayToObject(rates, "labels");
-  cJSON *ser = cJSON_AddArrayToObject(rates, "series"), *one = cJSON_CreateObject();
-  cJSON_AddStringToObject(one, "name", "pass rate");
-  cJSON_AddArrayToObject(one, "values");
-  cJSON_AddItemToArray(ser, one);
-  int rc = 0;
-  for (size_t i = 0; i < n && !rc; ++i) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", group, names[i]);
-    hid_t d = H5Dopen2(f, path, H5P_DEFAULT), t = d >= 0 ? H5Dget_type(d) : -1;
-    int numeric = t >= 0 && (H5Tget_class(t) == H5T_INTEGER || H5Tget_class(t) == H5T_FLOAT);
-    hid_t sp = d >= 0 ? H5Dget_space(d) : -1;
-    int rank = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : 0;
-    if (sp >= 0) H5Sclose(sp);
-    if (t >= 0) H5Tclose(t);
-    if (d >= 0) H5Dclose(d);
-    if (numeric && rank == 1) rc = column_plot(f, group, names[i], sec, rates, err);
-  }
-  if (cJSON_GetArraySize(cJSON_GetObjectItem(rates, "labels"))) cJSON_AddItemToArray(cJSON_GetObjectItem(sec, "plots"), rates);
-  else cJSON_Delete(rates);
-  sp_rh_list_free(names, n);
-  return rc;
 }
 
 /* Cluster sizes of one /clusters site column: clusters of 1, 2, 3-5, 6-10, 11-20, 21-50, > 50 sites. */
@@ -428,16 +361,20 @@ static int cluster_plot(hid_t f, const char *name, cJSON *sec, sp_err *err) {
   static const int64_t edge[] = {1, 2, 3, 6, 11, 21, 51};
   static const char *const lab[] = {"1", "2", "3-5", "6-10", "11-20", "21-50", "> 50"};
   double h[7] = {0};
+  int64_t with_site = 0;
   for (int64_t c = 0; c < k; ++c) {
     int b = 6;
     while (b > 0 && size[c] < edge[b]) --b;
-    if (size[c]) h[b]++;
+    if (size[c]) h[b]++, with_site++;
   }
   char title[160], key[160];
   snprintf(title, sizeof title, "Cluster sizes: %s (sites per cluster)", name);
   count_plot(sec, path, title, "bar", "sites in the cluster", lab, h, 7, "clusters");
   snprintf(key, sizeof key, "clusters_%s", name);
-  snprintf(title, sizeof title, "%s: clusters", name);
+  snprintf(title, sizeof title, "%s: clusters with a site (the histogram's total)", name);
+  fact(sec, key, title, (double)with_site);
+  snprintf(key, sizeof key, "cluster_ids_%s", name);
+  snprintf(title, sizeof title, "%s: cluster ids 0 to max (those with no site are not in the histogram)", name);
   fact(sec, key, title, (double)k);
   snprintf(key, sizeof key, "no_cluster_%s", name);
   snprintf(title, sizeof title, "%s: sites without a cluster (-1)", name);
@@ -465,8 +402,13 @@ static int split_scores_plots(hid_t f, const char *name, cJSON *sec, sp_err *err
   char group[300], path[400];
   snprintf(group, sizeof group, "/split_scores/%s", name);
   if (H5Lexists(f, "/split_scores", H5P_DEFAULT) <= 0 || H5Lexists(f, group, H5P_DEFAULT) <= 0) return 0;
-  if (column_plot(f, group, "max_identity", sec, NULL, err) || column_plot(f, group, "max_tanimoto", sec, NULL, err))
-    return -1;
+  static const char *const score[] = {"max_identity", "max_tanimoto"};
+  for (int k = 0; k < 2; ++k) {
+    char title[400];
+    snprintf(path, sizeof path, "%s/%s", group, score[k]);
+    snprintf(title, sizeof title, "Split %s: %s of val/test sites", name, score[k]);
+    if (score_plot(f, path, title, score[k], sec, err)) return -1;
+  }
   static const char *const strata[] = {"not_scored", "not_novel", "novel_protein", "novel_ligand", "novel_both"};
   snprintf(path, sizeof path, "%s/stratum", group);
   int64_t m = 0;
@@ -499,7 +441,9 @@ static int section_splits(hid_t f, cJSON *sections, sp_err *err) {
     if (t >= 0) H5Tclose(t);
     if (d >= 0) H5Dclose(d);
     if (cls == H5T_FLOAT) {
-      rc = column_plot(f, "/splits", names[i], sec, NULL, err);
+      char title[400];
+      snprintf(title, sizeof title, "Split column %s", names[i]);
+      rc = score_plot(f, path, title, names[i], sec, err);
       continue;
     }
     if (cls != H5T_INTEGER || size != 1) continue;
@@ -524,8 +468,7 @@ int sp_rh_sections(const sp_file_survey *s, hid_t f, cJSON *sections, sp_err *er
     return sp_err_set(err, SP_E_NOMEM, "out of memory");
   if (section_sites(s, f, sections, err)) return err->cls ? err->cls : SP_E_NOMEM;
   if (section_clusters(f, sections, err) || section_splits(f, sections, err) ||
-      section_group(f, "/descriptors", "Descriptors", "This file has no /descriptors.", sections, err) ||
-      section_group(f, "/quality", "Quality", "This file has no /quality.", sections, err))
+      sp_rh_section_descriptors(f, sections, err) || sp_rh_section_quality(f, sections, err))
     return err->cls ? err->cls : SP_E_NOMEM;
   return 0;
 }

@@ -3,10 +3,10 @@
 
 usage: test_report_html.py SITEPACK OUTDIR --h5 FILE.h5            (an existing merged file: the corpus)
        test_report_html.py SITEPACK OUTDIR --run STRUCTURES CCD    (run it here: the bundled sample; then also
-                                                                    cluster + split, /quality, /descriptors)
+                                                                    cluster + split)
 
-For each report written (the file as it is, and for --run also after `cluster`, `split` and an added /quality and
-/descriptors group), with --site on two sites (the one with most interactions and one with a water bridge):
+For each report written (the file as it is, and for --run also after `cluster` and `split`, with the descriptor
+flags of every 4th ligand cleared), with --site on two sites (the one with most interactions and one with a water bridge):
   - Chromium loads the page from file:// (no network) and the page reports no error: #sp-status data-errors = 0
     (uncaught errors and console.error, caught from before the libraries run), and Chromium's own log has no
     console message at level error from the page;
@@ -15,9 +15,13 @@ For each report written (the file as it is, and for --run also after `cluster`, 
   - the numbers in the tables equal `sitepack survey`'s (its summary lines, parsed; its --per-comp table for the
     comp ids shown), and the other tables equal numpy/h5py's counts from the file's columns (method, resolution
     bins, release years, pocket sizes, sites and interactions per type per ligand class, cluster sizes, split
-    sides, pass rates and histograms of the added columns); each 3D view's legend counts equal the site's
+    sides, the split scores' histograms (one bin when all values are equal; the NaN rows "not scored", no bar), the
+    /ligands descriptor histograms and Ro5/Ro3/drug-like counts over the ligands with a site and computed
+    descriptors, and the quality counts per criterion equal to `sitepack survey`'s quality line); cluster facts
+    agree with their histograms; each 3D view's legend counts equal the site's
     /interactions rows by type, and its identifiers the site's /ligands and /structures row;
-  - the sections a file lacks (clusters, splits, descriptors, quality) say they are absent; with --run also the
+  - the sections a file lacks (clusters, splits; descriptors and quality in a file before version 5) say they are
+    absent; --site with an empty item exits 2 and writes nothing, a repeated site gets one view; with --run also the
     page of tests/data/format_v2/small_v2.h5 (no /chains: the protein context absent too);
   - a damaged file: `report` exits as `check` does, with check's error (class and message), and writes nothing;
     an existing output is refused without --force (exit 2, file untouched).
@@ -47,6 +51,8 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--use-gl=swiftshader", 
          "--hide-scrollbars", "--no-first-run", "--disable-extensions", "--enable-logging=stderr", "--v=0"]
 WIDTH = 1400
 CLASSES = ["small_molecule", "ion", "artifact", "glycan", "cofactor", "peptide", "unknown"]
+DESC = ["mw", "formal_charge", "hbd", "hba", "hbd_lipinski", "hba_lipinski", "rotatable_bonds", "tpsa", "logp", "mr",
+        "n_rings", "n_aromatic_rings", "fsp3", "qed"]
 IX = [None, "hydrophobic", "hbond", "salt_bridge", "pi_stack_parallel", "pi_stack_t", "pi_cation", "halogen",
       "water_bridge", "metal"]
 
@@ -59,6 +65,7 @@ class Dom(html.parser.HTMLParser):
     def __init__(self):
         super().__init__()
         self.facts, self.plots, self.absent, self.legend, self.ids = {}, {}, set(), {}, {}
+        self.labels, self.titles, self._box = {}, {}, None  # fact labels by key, plot titles by plot id
         self.status, self.layout, self.errors = None, None, []
         self._table = self._row = self._cell = None
         self._fact_key = self._site = self._pre = self._dt = None
@@ -75,6 +82,10 @@ class Dom(html.parser.HTMLParser):
             self._row, self._fact_key = [], a.get("data-key")
         elif tag in ("td", "th") and self._row is not None:
             self._cell, self._text = True, ""
+        elif tag == "div" and a.get("class") == "plot-box":
+            self._box = a["id"][len("plot-"):]
+        elif tag == "h3" and self._box is not None:
+            self._h3, self._text = True, ""
         elif tag == "p" and "data-absent" in a:
             self.absent.add(a["data-absent"])
         elif tag == "div" and a.get("id") == "sp-status":
@@ -103,9 +114,13 @@ class Dom(html.parser.HTMLParser):
                 self.plots[name].append(self._row)
             else:
                 self.facts[self._fact_key] = self._row[1]
+                self.labels[self._fact_key] = self._row[0]
             self._row = None
         elif tag == "table":
             self._table = None
+        elif tag == "h3" and getattr(self, "_h3", None):
+            self.titles[self._box] = self._text.strip()
+            self._h3, self._box = None, None
         elif tag == "pre" and self._pre:
             if self._pre == "layout":
                 self.layout = json.loads(self._text)
@@ -264,7 +279,9 @@ def file_numbers(h5):
                     v = f["clusters/" + name][:]
                     sizes = np.bincount(v[v >= 0])
                     sizes = sizes[sizes > 0]
-                    e["clusters"][name] = (np.searchsorted([1, 2, 3, 6, 11, 21, 51], sizes, side="right") - 1, len(np.bincount(v[v >= 0])), int((v < 0).sum()))
+                    # (size bins, clusters with a site, cluster ids 0..max, sites without a cluster)
+                    e["clusters"][name] = (np.searchsorted([1, 2, 3, 6, 11, 21, 51], sizes, side="right") - 1,
+                                           len(sizes), len(np.bincount(v[v >= 0])), int((v < 0).sum()))
         e["splits"] = {}
         if "splits" in f:
             for name in f["splits"]:
@@ -273,15 +290,26 @@ def file_numbers(h5):
                 # -4 redundant: /splits/NAME@codes), then any other value
                 e["splits"][name] = [int((v == k).sum()) for k in (0, 1, 2, -1, -2, -3, -4)] + \
                     [int(((v < -4) | (v > 2)).sum())]
+        e["scores"] = {}
         e["strata"] = {}  # /split_scores/NAME/stratum: not_scored (-1), not_novel .. novel_both (0..3)
         if "split_scores" in f:
             for name in f["split_scores"]:
                 v = f["split_scores/" + name + "/stratum"][:]
                 e["strata"][name] = [int((v == k).sum()) for k in (-1, 0, 1, 2, 3)]
-        e["groups"] = {}
-        for g in ("quality", "descriptors"):
-            if g in f:
-                e["groups"][g] = {k: f[g + "/" + k][:].astype(float) for k in f[g]}
+                e["scores"][name] = {k: f["split_scores/%s/%s" % (name, k)][:].astype(float)
+                                     for k in ("max_identity", "max_tanimoto")}
+        e["descriptors"] = None  # /ligands descriptor columns over the ligands with a site and computed ones
+        if "desc_flags" in f["ligands"]:
+            fl = f["ligands/desc_flags"][:].astype(np.uint32)
+            keep = np.zeros(len(fl), bool)
+            keep[f["sites/ligand_idx"][:]] = True
+            n_site = int(keep.sum())
+            keep &= (fl & 1) != 0
+            e["descriptors"] = {"n_site": n_site, "n": int(keep.sum()),
+                                "rates": {k: int(((fl & b) != 0)[keep].sum()) for k, b in
+                                          (("ro5", 2), ("ro3", 4), ("drug_like", 8))},
+                                "cols": {c: f["ligands/" + c][:].astype(float)[keep] for c in DESC}}
+        e["quality"] = "quality" in f["sites"] and "pass_quality" in f["sites"]
     return e
 
 
@@ -326,34 +354,90 @@ def compare(d, h5, name):
     got = {c: [int(t[ix][hdr.index(c)]) for ix in IX[1:]] for c in hdr}
     check(got == e["interactions"], f"{name}: interactions per type per class {got} vs {e['interactions']}")
     check(d.facts.get("interactions") == str(e["n_interactions"]), f"{name}: interaction count")
-    for cname, (bins, n, none) in e["clusters"].items():
+    for cname, (bins, n, ids, none) in e["clusters"].items():
         t = table(d, "/clusters/" + cname)
         want = np.bincount(bins, minlength=7)
         check([int(v[0]) for v in t.values()] == list(want), f"{name}: cluster sizes {cname} {t} vs {want}")
-        check(d.facts.get("clusters_" + cname) == str(n) and d.facts.get("no_cluster_" + cname) == str(none),
-              f"{name}: cluster facts {cname}")
+        # the clusters fact is the histogram's total; the ids 0..max (some without a site) a fact of its own
+        check(d.facts.get("clusters_" + cname) == str(n) == str(int(want.sum())) and
+              d.facts.get("cluster_ids_" + cname) == str(ids) and d.facts.get("no_cluster_" + cname) == str(none),
+              f"{name}: cluster facts {cname}: clusters {d.facts.get('clusters_' + cname)}, histogram {want.sum()}, "
+              f"ids {d.facts.get('cluster_ids_' + cname)} vs {ids}")
     for sname, sides in e["splits"].items():
         t = table(d, "/splits/" + sname)
         check([int(v[0]) for v in t.values()] == sides, f"{name}: split {sname} {t} vs {sides}")
     for sname, strata in e["strata"].items():
         t = table(d, f"/split_scores/{sname}/stratum")
         check([int(v[0]) for v in t.values()] == strata, f"{name}: strata of {sname} {t} vs {strata}")
-    for g, cols in e["groups"].items():
-        for cname, v in cols.items():
-            if set(np.unique(v[np.isfinite(v)])) <= {0.0, 1.0}:
-                t = table(d, "/" + g)
-                check(abs(t[cname][0] - (v == 1).mean()) < 1e-3, f"{name}: pass rate {g}/{cname} {t} vs {(v == 1).mean()}")
-            else:
-                t = table(d, f"/{g}/{cname}")
-                fin = v[np.isfinite(v)]
-                check(int(sum(x[0] for k, x in t.items() if k != "NaN")) == len(fin) and
-                      int(t.get("NaN", [0])[0]) == len(v) - len(fin), f"{name}: histogram {g}/{cname} {t}")
-                lo, w = fin.min(), (fin.max() - fin.min()) / 20
-                want = np.bincount(np.minimum(19, np.floor((fin - lo) / w).astype(int)), minlength=20)
-                check([int(x[0]) for k, x in t.items() if k != "NaN"] == list(want), f"{name}: histogram {g}/{cname}")
-    for sec in ("clusters", "splits", "quality", "descriptors"):
-        has = {"clusters": bool(e["clusters"]), "splits": bool(e["splits"])}.get(sec, sec in e["groups"])
+    for sname, scores in e["scores"].items():
+        for k, v in scores.items():
+            pid = f"/split_scores/{sname}/{k}"
+            check(d.titles.get(pid) == f"Split {sname}: {k} of val/test sites", f"{name}: title {d.titles.get(pid)}")
+            check_hist(d, pid, v, name)
+            nan = int((~np.isfinite(v)).sum())
+            check(d.facts.get("not_scored_" + pid) == str(nan) and f"{nan} not scored" in d.labels.get("not_scored_" + pid, ""),
+                  f"{name}: {pid}: not scored {d.facts.get('not_scored_' + pid)} vs {nan}")
+    compare_descriptors(d, e["descriptors"], name)
+    compare_quality(d, h5, e["quality"], name)
+    for sec in ("clusters", "splits"):
+        has = bool(e[sec])
         check((sec in d.absent) != has, f"{name}: section {sec}: absent {sec in d.absent}, in the file {has}")
+
+
+def check_hist(d, pid, v, name):
+    """The page's histogram of @p v: 20 bins between the finite min and max (one when they are equal), no bar of
+    NaN, labels the bins' lower edges."""
+    t = table(d, pid)
+    check("NaN" not in t, f"{name}: {pid} has a NaN bar")
+    fin = v[np.isfinite(v)]
+    if not len(fin):
+        check(not t, f"{name}: {pid}: bins without a value {t}")
+        return
+    lo, hi = fin.min(), fin.max()
+    if lo == hi:
+        want, labels = [len(fin)], [lo]
+    else:
+        w = (hi - lo) / 20
+        want = list(np.bincount(np.minimum(19, np.floor((fin - lo) / w).astype(int)), minlength=20))
+        labels = [lo + w * b for b in range(20)]
+    check([int(x[0]) for x in t.values()] == want, f"{name}: histogram {pid} {t} vs {want}")
+    check(len(t) == len(labels) and all(abs(float(k) - x) <= 1e-3 * max(1, abs(x)) for k, x in zip(t, labels)),
+          f"{name}: histogram {pid} labels {list(t)} vs {labels}")
+
+
+def compare_descriptors(d, e, name):
+    check(("descriptors" in d.absent) == (e is None), f"{name}: descriptors absent {'descriptors' in d.absent}")
+    if e is None:
+        return
+    check(d.facts.get("desc_ligands_with_site") == str(e["n_site"]) and d.facts.get("desc_computed") == str(e["n"]),
+          f"{name}: descriptor rows {d.facts.get('desc_computed')} vs {e['n']}")
+    t = table(d, "/ligands/desc_flags")
+    for k, c in e["rates"].items():
+        check(d.facts.get("pass_" + k) == str(c) and abs(t[k][0] - c / max(e["n"], 1)) < 1e-3,
+              f"{name}: {k}: page {d.facts.get('pass_' + k)} {t.get(k)} vs {c} of {e['n']}")
+    check(e["n"] > 0, f"{name}: no ligand with a site has computed descriptors")
+    for c, v in e["cols"].items():
+        check_hist(d, "/ligands/" + c, v, name)
+
+
+def compare_quality(d, h5, has, name):
+    check(("quality" in d.absent) != has, f"{name}: quality absent {'quality' in d.absent}, columns {has}")
+    if not has:
+        return
+    q = run([SP, "survey", h5, "--quiet"]).stdout
+    m = re.search(r"^site quality .*: (\d+) of (\d+) sites pass every criterion; meeting each:(.*)$", q, re.M)
+    check(m is not None, f"{name}: no quality line in survey: {q}")
+    if not m:
+        return
+    meet = dict((k, int(v)) for k, v in re.findall(r"(\w+) (\d+)", m.group(3)))
+    n = int(m.group(2))
+    check(len(meet) == 11, f"{name}: survey quality {meet}")
+    t = table(d, "/sites/quality")
+    check(d.facts.get("pass_quality") == m.group(1) and d.facts.get("quality_sites") == m.group(2) and
+          abs(t["pass_quality"][0] - int(m.group(1)) / n) < 1e-3, f"{name}: pass_quality vs survey {m.group(1)}")
+    for k, c in meet.items():
+        check(d.facts.get("meet_" + k) == str(c) and abs(t[k][0] - c / n) < 1e-3,
+              f"{name}: quality {k}: page {d.facts.get('meet_' + k)} {t.get(k)} vs survey {c} of {n}")
 
 
 def pick_sites(h5):
@@ -423,19 +507,15 @@ def failure_modes(h5):
               f"{bad}: report wrote a page")
     p = subprocess.run([SP, "report", h5, "--out", f"{OUT}/bad.html", "--site", "999999999"], capture_output=True, text=True)
     check(p.returncode == 2 and not os.path.exists(f"{OUT}/bad.html"), f"site out of range: exit {p.returncode} {p.stderr}")
-
-
-def add_groups(h5):
-    """A /quality group (two 0/1 columns) and a /descriptors group (a float column with NaN, an int column)."""
-    with h5py.File(h5, "r+") as f:
-        n = len(f["sites/ligand_idx"])
-        rng = np.random.default_rng(7)
-        f["quality/pass_b"] = (rng.random(n) < 0.8).astype(np.uint8)
-        f["quality/pass_occupancy"] = (f["ligands/occupancy_mean"][:][f["sites/ligand_idx"][:]] >= 0.9).astype(np.uint8)
-        v = f["sites/sasa_free"][:].astype(np.float64)
-        v[::5] = np.nan
-        f["descriptors/sasa_free"] = v
-        f["descriptors/n_atoms"] = f["sites/n_atoms"][:]
+    for arg in ("0,,1", "0,", ",0", ""):  # an empty item is a bad command line, nothing written
+        p = subprocess.run([SP, "report", h5, "--out", f"{OUT}/bad.html", "--site", arg], capture_output=True, text=True)
+        check(p.returncode == 2 and "empty item" in p.stderr and not os.path.exists(f"{OUT}/bad.html"),
+              f"--site '{arg}': exit {p.returncode} {p.stderr}")
+    page = f"{OUT}/dup.html"  # a site named more than once: one view of it
+    run([SP, "report", h5, "--out", page, "--site", "0,0,0", "--site", "1,0", "--force", "--quiet"])
+    d = load(page)
+    n3d = sum(1 for it in d.layout["items"] if it["kind"] == "site") if d.layout else 0
+    check(sorted(d.ids) == ["0", "1"] and n3d == 2, f"--site 0,0,0 --site 1,0: views {sorted(d.ids)}, {n3d} 3D canvases")
 
 
 def main():
@@ -456,7 +536,11 @@ def main():
         shutil.copy(h5, full)
         run([SP, "cluster", full, "--threads", "2", "--sensitivity", "1", "--quiet"])
         run([SP, "split", full, "--by", "both", "--test", "0.25", "--val", "0.25", "--seed", "3", "--quiet"])
-        add_groups(full)
+        with h5py.File(full, "r+") as f:  # every 4th ligand as if RDKit had not computed its descriptors (bit 0
+            fl = f["ligands/desc_flags"]  # clear, values left): the page must leave them out of the plots
+            v = fl[:]
+            v[::4] = 0
+            fl[...] = v
         run([SP, "check", full])
         pages.append((full, f"{OUT}/report_full.html"))
     sites = pick_sites(h5)
