@@ -105,5 +105,8 @@ int sp_h5_read_attr_str(hid_t obj, const char *name, char *buf, size_t cap);
  *  one-element array) into *value. 0, or -1 when absent, of another type class, or holding more values. */
 int sp_h5_read_attr_i64(hid_t obj, const char *name, int64_t *value);
 int sp_h5_read_attr_f64(hid_t obj, const char *name, double *value);
+/** Rows of dataset @p name of @p loc: its first dimension (a 1-D or 2-D dataset); -1 when it cannot be opened or
+ *  has no dimension. Nothing is read but the dataspace. */
+int64_t sp_h5_rows(hid_t loc, const char *name);
 
 #endif

@@ -60,17 +60,6 @@ static int read_str(ictx *c, const char *dpath, int64_t n, char **out, size_t *w
   return rc;
 }
 
-static int64_t rows(ictx *c, const char *dpath) {
-  hid_t d = H5Dopen2(c->f, dpath, H5P_DEFAULT);
-  if (d < 0) return -1;
-  hid_t s = H5Dget_space(d);
-  hsize_t dims[2] = {0, 0};
-  int nd = s >= 0 ? H5Sget_simple_extent_dims(s, dims, NULL) : -1;
-  if (s >= 0) H5Sclose(s);
-  H5Dclose(d);
-  return nd >= 1 ? (int64_t)dims[0] : -1;
-}
-
 /* A field: TSV replaces a tab or newline by a space; CSV quotes a field holding the separator, a quote or a
  * newline (RFC 4180: a quote doubled). */
 static void put_text(FILE *o, const char *s, size_t max, char sep) {
@@ -160,7 +149,7 @@ static herr_t extra_cb(hid_t g, const char *name, const H5L_info_t *info, void *
   if (x->n_extra >= 64) return 0;
   char p[96];
   snprintf(p, sizeof p, "/%s/%s", grp, name);
-  if (rows(c, p) != x->n_sites) return 0;
+  if (sp_h5_rows(c->f, p) != x->n_sites) return 0;
   hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
   if (d < 0) return 0;
   hid_t s = H5Dget_space(d);
@@ -194,10 +183,10 @@ static int load_extra(ictx *c, idata *x) {
 }
 
 static int load(ictx *c, idata *x) {
-  x->n_sites = rows(c, "/sites/ligand_idx");
-  x->n_res = rows(c, "/residues/kind");
-  x->n_ix = rows(c, "/interactions/type");
-  int64_t n_lig = rows(c, "/ligands/comp_id"), n_st = rows(c, "/structures/path");
+  x->n_sites = sp_h5_rows(c->f, "/sites/ligand_idx");
+  x->n_res = sp_h5_rows(c->f, "/residues/kind");
+  x->n_ix = sp_h5_rows(c->f, "/interactions/type");
+  int64_t n_lig = sp_h5_rows(c->f, "/ligands/comp_id"), n_st = sp_h5_rows(c->f, "/structures/path");
   if (x->n_sites < 0 || x->n_res < 0 || x->n_ix < 0 || n_lig < 0 || n_st < 0)
     return sp_err_set(c->err, SP_E_FORMAT, "%s: not a merged sitepack file (missing tables)", c->path);
   for (int k = 0; k < N_FIXED; k++) {

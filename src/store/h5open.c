@@ -1,4 +1,5 @@
-/* sp_h5_open_merged(): the one open and diagnosis of a merged file that every reader uses (h5util.h, issue 39). */
+/* sp_h5_open_merged(): the one open and diagnosis of a merged file that every reader uses (h5util.h, issue 39);
+ * sp_h5_rows(), the row count of a dataset (dump index and the run totals). */
 #include <stdio.h>
 #include <string.h>
 
@@ -62,4 +63,15 @@ int sp_h5_damaged(const sp_err *err) {
   if (!err || err->cls != SP_E_FORMAT) return 0;
   return strstr(err->msg, SP_H5_DAMAGED_HINT) || strstr(err->msg, SP_H5_NO_SIGNATURE) ||
          strstr(err->msg, SP_H5_NOT_REGULAR);
+}
+
+int64_t sp_h5_rows(hid_t loc, const char *name) {
+  hid_t ds = H5Dopen2(loc, name, H5P_DEFAULT);
+  if (ds < 0) return -1;
+  hid_t sp = H5Dget_space(ds);
+  hsize_t dims[2] = {0, 0};
+  int nd = sp >= 0 ? H5Sget_simple_extent_dims(sp, dims, NULL) : -1;
+  if (sp >= 0) H5Sclose(sp);
+  H5Dclose(ds);
+  return nd >= 1 ? (int64_t)dims[0] : -1;
 }

@@ -5,20 +5,9 @@
 #include <string.h>
 
 #include "sitepack/base.h"
+#include "sitepack/h5util.h"
 #include "sitepack/store.h"
 #include "store_internal.h"
-
-/* Rows of a 1-D (or first dimension of a 2-D) dataset; -1 when it cannot be opened. */
-static int64_t rows_of(hid_t f, const char *name) {
-  hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
-  if (ds < 0) return -1;
-  hid_t sp = H5Dget_space(ds);
-  hsize_t dims[2] = {0, 0};
-  int nd = sp >= 0 ? H5Sget_simple_extent_dims(sp, dims, NULL) : -1;
-  if (sp >= 0) H5Sclose(sp);
-  H5Dclose(ds);
-  return nd >= 1 ? (int64_t)dims[0] : -1;
-}
 
 /* A whole fixed-size string column: *width bytes per row, NUL-padded (not terminated when full). */
 static char *read_strings(hid_t f, const char *name, int64_t n, size_t *width) {
@@ -57,7 +46,7 @@ static int64_t rows_with_warnings(hid_t f, int64_t n) {
 /* /components rows, those with in_ccd 0 and the first of their comp ids (issue 36 item 5); 0 rows when the
  * table cannot be read. */
 static void components_not_in_ccd(hid_t f, sp_output_totals *t) {
-  int64_t n = rows_of(f, "/components/in_ccd");
+  int64_t n = sp_h5_rows(f, "/components/in_ccd");
   if (n <= 0) return;
   hid_t ds = H5Dopen2(f, "/components/in_ccd", H5P_DEFAULT);
   uint8_t *v = calloc((size_t)n, 1);
@@ -103,11 +92,11 @@ int sp_output_totals_read(const char *h5_path, sp_output_totals *t, sp_err *err)
   int rc = 0;
   char *status = NULL, *path = NULL, *msg = NULL;
   H5E_BEGIN_TRY {
-    t->n_structures = rows_of(f, "/structures/status");
-    t->n_ligands = rows_of(f, "/ligands/comp_id");
-    t->n_sites = rows_of(f, "/sites/n_atoms");
-    t->n_site_atoms = rows_of(f, "/atoms/element");
-    t->n_interactions = rows_of(f, "/interactions/type");
+    t->n_structures = sp_h5_rows(f, "/structures/status");
+    t->n_ligands = sp_h5_rows(f, "/ligands/comp_id");
+    t->n_sites = sp_h5_rows(f, "/sites/n_atoms");
+    t->n_site_atoms = sp_h5_rows(f, "/atoms/element");
+    t->n_interactions = sp_h5_rows(f, "/interactions/type");
     size_t ws = 0, wp = 0, wm = 0;
     if (t->n_structures < 0 || t->n_ligands < 0 || t->n_sites < 0 || t->n_site_atoms < 0) {
       rc = sp_err_set(err, SP_E_FORMAT, "%s: not a merged sitepack file (missing tables)", h5_path);
