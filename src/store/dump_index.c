@@ -75,11 +75,22 @@ static void put_text(FILE *o, const char *s, size_t max, char sep) {
   if (quote) fputc('"', o);
 }
 
+/* A float32 value in the fewest significant digits (6 to 9) that read back as the same float32: 1.8, not
+ * 1.79999995, and still the stored value (9 digits always suffice for float32: IEEE 754-2008, 5.12.2). */
+static void put_f32_shortest(FILE *o, float f) {
+  char buf[32];
+  for (int p = 6; p <= 9; p++) {
+    snprintf(buf, sizeof buf, "%.*g", p, (double)f);
+    if (strtof(buf, NULL) == f || p == 9) break;
+  }
+  fputs(buf, o);
+}
+
 static void put_num(FILE *o, double v, int seq) {
   if (isnan(v)) fputs("nan", o);
   else if (seq && v == (double)INT32_MIN) fputc('.', o);
   else if (v == floor(v) && fabs(v) < 1e15) fprintf(o, "%.0f", v);
-  else fprintf(o, "%.9g", (double)(float)v); /* float32 columns: 9 digits give the stored value back */
+  else put_f32_shortest(o, (float)v); /* float32 columns */
 }
 
 #define N_FIXED 38

@@ -45,8 +45,20 @@ def same(cell, value, col):
     if isinstance(value, (np.floating, float)):
         if math.isnan(value):
             return cell == "nan"
-        return np.float32(float(cell)) == np.float32(value)
+        # the stored float32, in the fewest digits (6 to 9) that give it back: 1.8, not 1.79999995
+        return np.float32(float(cell)) == np.float32(value) and sig_digits(cell) <= max(6, shortest(value))
     return int(cell) == int(value)
+
+
+def sig_digits(cell):
+    """Significant digits of a printed number ("1.8e-05" -> 2)."""
+    m = cell.lower().lstrip("-").split("e")[0].replace(".", "").lstrip("0")
+    return len(m.rstrip("0")) if "." in cell.split("e")[0] else len(m)
+
+
+def shortest(value):
+    """Digits of the shortest text that reads back as this float32 (numpy's repr: Steele-White / dragon4)."""
+    return sig_digits(np.format_float_scientific(np.float32(value), unique=True, trim="-"))
 
 
 def expected(f):
