@@ -15,26 +15,20 @@
 
 typedef struct lig_graph {
   size_t nl, nb;
-  uint8_t *el, *order, *arom;
+  uint8_t *el, *order;
   int8_t *chg;
-  int *val, *deg, *map; /* map: ligand atom -> graph atom, -1 for an H the export leaves out */
+  int *map; /* map: ligand atom -> graph atom, -1 for an H the export leaves out */
   uint32_t *ab;
-  size_t n_metal;
-  uint32_t *metal;   /* [2 * n_metal] the metal bonds inside the ligand */
 } lig_graph;
 
-static void graph_free(lig_graph *g) {
-  free(g->el), free(g->order), free(g->arom), free(g->chg), free(g->val), free(g->deg), free(g->map);
-  free(g->ab), free(g->metal);
-}
+static void graph_free(lig_graph *g) { free(g->el), free(g->order), free(g->chg), free(g->map), free(g->ab); }
 
 static int graph_alloc(lig_graph *g, size_t nl, size_t nb) {
   size_t n = nl ? nl : 1, m = nb ? nb : 1;
   g->nl = nl;
-  g->el = calloc(n, 1), g->arom = calloc(n, 1), g->chg = calloc(n, 1);
-  g->val = calloc(n, sizeof(int)), g->deg = calloc(n, sizeof(int)), g->map = calloc(n, sizeof(int));
-  g->order = calloc(m, 1), g->ab = calloc(2 * m, sizeof(uint32_t)), g->metal = calloc(2 * m, sizeof(uint32_t));
-  return g->el && g->arom && g->chg && g->val && g->deg && g->map && g->order && g->ab && g->metal ? 0 : SP_E_NOMEM;
+  g->el = calloc(n, 1), g->chg = calloc(n, 1), g->map = calloc(n, sizeof(int));
+  g->order = calloc(m, 1), g->ab = calloc(2 * m, sizeof(uint32_t));
+  return g->el && g->chg && g->map && g->order && g->ab ? 0 : SP_E_NOMEM;
 }
 
 /* Atoms and bonds of the site's ligand from its rows: @p ar its first nl atom rows, @p br its nb bond rows; the
@@ -52,18 +46,9 @@ static void graph_fill(lig_graph *g, const sp_atom_row *ar, const sp_bond_row *b
     uint32_t a0 = (uint32_t)br[k].atom1, b0 = (uint32_t)br[k].atom2;
     if (b0 >= nl || a0 >= nl || g->map[a0] < 0 || g->map[b0] < 0) continue;
     uint32_t a = (uint32_t)g->map[a0], b = (uint32_t)g->map[b0];
-    if (sp_element_is_metal(g->el[a]) || sp_element_is_metal(g->el[b])) {
-      g->metal[2 * g->n_metal] = a, g->metal[2 * g->n_metal + 1] = b, g->n_metal++;
-      continue;
-    }
-    uint8_t t = br[k].order >= 1 && br[k].order <= 4 ? br[k].order : 1;
-    g->ab[2 * g->nb] = a, g->ab[2 * g->nb + 1] = b, g->order[g->nb++] = t;
-    for (int e = 0; e < 2; e++) {
-      uint32_t x = e ? b : a;
-      g->deg[x]++;
-      g->val[x] += t == 4 ? 1 : t;
-      if (t == 4) g->arom[x] = 1;
-    }
+    if (sp_element_is_metal(g->el[a]) || sp_element_is_metal(g->el[b])) continue; /* left out, as in the SDF */
+    g->ab[2 * g->nb] = a, g->ab[2 * g->nb + 1] = b;
+    g->order[g->nb++] = br[k].order >= 1 && br[k].order <= 4 ? br[k].order : 1;
   }
   g->nl = n;
 }
