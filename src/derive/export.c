@@ -414,7 +414,7 @@ static int export_site(const xfile *x, const sp_export_opts *o, int64_t i, int p
       rc = sp_export_write_sdf(f, x, i, &id, lb);
       if (!rc) {
         sum->n_single_bond_fallback += lb->unknown_order || lb->conect_no_orders;
-        sum->n_valence_charged += lb->n_valence_charged;
+        sum->n_valence_charged += lb->q.n_valence_charged;
         sum->n_over_valence += lb->over_valence != 0;
         sum->n_link_hydrogens += lb->n_link_h;
         sum->n_fragmented += lb->n_frag > 1;

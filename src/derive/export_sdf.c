@@ -88,7 +88,6 @@ static int ligand_charges(const xfile *x, int64_t i, lig_bonds *lb) {
   int rc = sp_ligand_charges((size_t)nl, &U8(x->a_el, a0), &I8(x->a_charge, a0), &I8(x->a_ccdc, a0), &U8(x->a_ccda, a0),
                              (size_t)nb, nb ? &I32(x->b_a1, k0) : NULL, nb ? &I32(x->b_a2, k0) : NULL,
                              nb ? &U8(x->b_order, k0) : NULL, &ln, &lb->q);
-  lb->n_valence_charged = lb->q.n_valence_charged;
   lb->over_valence = 0;
   return rc ? SP_E_NOMEM : 0;
 }
