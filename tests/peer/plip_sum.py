@@ -32,15 +32,23 @@ SP_TYPES = {1: "hydrophobic", 2: "hbond", 3: "salt_bridge", 4: "pi_stack", 5: "p
             7: "halogen", 8: "water_bridge", 9: "metal"}
 
 
-def plip_file(path):
+def plip_sets(path):
+    """PLIP's interaction set of every ligand of the file, as plipcmd makes them: {bsid: PLInteraction}."""
     plip_config.DNARECEPTOR = False
     m = PDBComplex()
     m.load_pdb(path)
-    out = {}
+    sets = {}
     for lig in m.ligands:
         bsid = ":".join([lig.hetid, lig.chain, str(lig.position)])
         m.characterize_complex(lig)
-        s = m.interaction_sets[bsid]
+        sets[bsid] = m.interaction_sets[bsid]
+    return sets
+
+
+def plip_file(path, sets=None):
+    """Counts per type of every PLIP binding site of the file (of `sets`, plip_sets(path), when given)."""
+    out = {}
+    for bsid, s in (sets if sets is not None else plip_sets(path)).items():
         d = {t: sum(len(getattr(s, n)) for n in PLIP_LISTS[t]) for t in TYPES}
         own = sum(1 for x in s.metal_complexes if x.location == "ligand")
         d["metal"] -= own
@@ -80,6 +88,29 @@ def sitepack_files(cli, structures, ccd, work, files):
     return res
 
 
+def match_sites(files, sp, plip_counts):
+    """PLIP's binding sites of each file (plip_counts(file): plip_file's dict) matched to sitepack's (sp:
+    sitepack_files' dict) by file and HETID:CHAIN:NUMBER (PLIP's chain Z also matches sitepack's blank chain:
+    PLIP's PDBParser.fix_pdbline names a HETATM with no chain Z); unmatched PLIP sites are printed. Returns the
+    per-type sums over the matched sites, {"plip": {...}, "sitepack": {...}}, and the matched sites."""
+    sums = {"plip": {t: 0 for t in TYPES + ["metal_own_ligand"]}, "sitepack": {t: 0 for t in TYPES}}
+    sites = []
+    for fn in files:
+        for bsid, d in plip_counts(fn).items():
+            het, chain, num = bsid.split(":")
+            key = (fn, bsid) if (fn, bsid) in sp or chain != "Z" else (fn, f"{het}::{num}")
+            s = sp.get(key)
+            if s is None:
+                print(f"unmatched PLIP site {fn} {bsid}")
+                continue
+            sites.append({"file": fn, "site": bsid, "sitepack_site": key[1], "plip": d, "sitepack": s})
+            for t in TYPES:
+                sums["plip"][t] += d[t]
+                sums["sitepack"][t] += s[t]
+            sums["plip"]["metal_own_ligand"] += d["metal_own_ligand"]
+    return sums, sites
+
+
 def main(argv):
     cli, structures, ccd, work = argv[1:5]
     rest = argv[5:]
@@ -97,20 +128,7 @@ def main(argv):
     t0 = time.time()
     sp = sitepack_files(cli, structures, ccd, work, files)
     t1 = time.time()
-    sums = {"plip": {t: 0 for t in TYPES + ["metal_own_ligand"]}, "sitepack": {t: 0 for t in TYPES}}
-    sites = []
-    for fn in files:
-        pl = plip_file(os.path.join(structures, fn))
-        for bsid, d in pl.items():
-            s = sp.get((fn, bsid))
-            if s is None:
-                print(f"unmatched PLIP site {fn} {bsid}")
-                continue
-            sites.append({"file": fn, "site": bsid, "plip": d, "sitepack": s})
-            for t in TYPES:
-                sums["plip"][t] += d[t]
-                sums["sitepack"][t] += s[t]
-            sums["plip"]["metal_own_ligand"] += d["metal_own_ligand"]
+    sums, sites = match_sites(files, sp, lambda fn: plip_file(os.path.join(structures, fn)))
     t2 = time.time()
     print(f"{len(files)} files, {len(sites)} binding sites matched (sitepack {t1 - t0:.1f} s, PLIP {t2 - t1:.1f} s)")
     print("| type | PLIP 2.2.2 | sitepack | ratio |")
