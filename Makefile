@@ -164,6 +164,17 @@ SCALING_REPLICAS ?= 1
 bench-export: build
 	/usr/bin/python3 bench/export_bench.py --build $(BUILD) --shared $(SHARED) --out results
 
+# make bench-perceive: Open Babel's bond-order perception against the CCD excerpt's blocks and the corpus ligands
+# (issue 37 item 2; bench/perceive_openbabel.py, docs/decisions.md "Libraries"; writes
+# results/perception-openbabel-<date>.json and .md). Needs python3-openbabel, which `make deps` does not install
+# (Open Babel is not linked: the measurement is why).
+.PHONY: bench-perceive
+bench-perceive:
+	@dpkg-query -W -f='$${Status}\n' python3-openbabel 2>/dev/null | grep -q 'install ok installed' || \
+	  { echo "bench-perceive needs python3-openbabel: apt-get install -y python3-openbabel"; exit 1; }
+	/usr/bin/python3 bench/perceive_openbabel.py --ccd $(SHARED)/data/ccd/components_excerpt.cif \
+	  --structures $(SHARED)/data/structures
+
 # sitepack cluster / split on the corpus and 4 replicas (900 files), MMseqs2 scaling, PDB projection (issue 27)
 .PHONY: bench-cluster
 bench-cluster: build

@@ -56,6 +56,11 @@ enum {
   SP_DESCF_RO5 = 1u << 1,        /**< rule of five, at most one violation */
   SP_DESCF_RO3 = 1u << 2,        /**< rule of three, all six criteria */
   SP_DESCF_DRUG_LIKE = 1u << 3,  /**< no Ro5 violation, Veber's two, heavy_atoms >= 10 */
+  SP_DESCF_UNKNOWN_ORDERS = 1u << 4, /**< /ligands only (version 7): some bond among the ligand's atoms (not to a
+                                          metal) has order 0, unknown (a distance bond, bonds.h), which the molecule
+                                          has as single, as the SDF export writes it: the values are those of that
+                                          all-single-bond reading, not of the ligand's real chemistry (issue 37;
+                                          set by the pipeline, never by sp_desc_from_graph) */
 };
 
 /** Descriptors of one molecule. Counts are -1 and values NaN when not computed (flags 0). */

@@ -56,7 +56,7 @@ DESCRIPTORS = [("mw", "<f4"), ("formal_charge", "<i4"), ("hbd", "<i4"), ("hba", 
                ("hba_lipinski", "<i4"), ("rotatable_bonds", "<i4"), ("tpsa", "<f4"), ("logp", "<f4"), ("mr", "<f4"),
                ("n_rings", "<i4"), ("n_aromatic_rings", "<i4"), ("fsp3", "<f4"), ("qed", "<f4"), ("desc_flags", "u1")]
 #: /ligands/desc_flags and /components/desc_flags bits (SP_DESCF_* of descriptors.h)
-DESC_FLAGS = {"computed": 1, "ro5": 2, "ro3": 4, "drug_like": 8}
+DESC_FLAGS = {"computed": 1, "ro5": 2, "ro3": 4, "drug_like": 8, "unknown_orders": 16}  # unknown_orders: version 7
 
 #: /sites/quality bits (SP_QUAL_* of result.h; docs/format.md "Site quality"): a set bit is a criterion not met
 SITE_QUALITY = {"resolution": 1, "r_work": 2, "r_free": 4, "r_gap": 8, "ligand_incomplete": 16, "ligand_altlocs": 32,

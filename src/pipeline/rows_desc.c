@@ -5,7 +5,9 @@
  * single), the formal charge of each atom its /atoms/formal_charge row (set by sp_pl_fill_site_bonds with the
  * export's own function, valence.h sp_ligand_charges: the CCD's or the file's charge, the metal-bond and valence
  * rules; tests/peer/test_descriptors_rdkit.py checks the values against RDKit's of the exported SDF), less the
- * hydrogens the export leaves out on linked atoms (the link-hydrogen rule, SD field link_hydrogens). */
+ * hydrogens the export leaves out on linked atoms (the link-hydrogen rule, SD field link_hydrogens). A molecule
+ * with a bond of unknown order (order 0: a distance bond, bonds.h) has its values of that bond read as single, as
+ * the SDF has it, and the row says so (desc_flags bit unknown_orders, version 7; issue 37). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,9 +35,11 @@ static int graph_alloc(lig_graph *g, size_t nl, size_t nb) {
 
 /* Atoms and bonds of the site's ligand from its rows: @p ar its first nl atom rows, @p br its nb bond rows; the
  * hydrogens the link-hydrogen rule left out (@p own[k] >= 0, valence.h sp_lig_charges; NULL: none) and their
- * bonds are not in the graph, as they are not in the SDF record. */
-static void graph_fill(lig_graph *g, const sp_atom_row *ar, const sp_bond_row *br, size_t nb, const int32_t *own) {
+ * bonds are not in the graph, as they are not in the SDF record. Returns 1 when some bond of the graph has order 0
+ * (unknown, a distance bond: single in the graph, as in the SDF record), else 0. */
+static int graph_fill(lig_graph *g, const sp_atom_row *ar, const sp_bond_row *br, size_t nb, const int32_t *own) {
   size_t nl = g->nl, n = 0;
+  int unknown = 0;
   for (size_t k = 0; k < nl; k++) {
     g->map[k] = own && own[k] >= 0 ? -1 : (int)n;
     if (g->map[k] < 0) continue;
@@ -49,8 +53,10 @@ static void graph_fill(lig_graph *g, const sp_atom_row *ar, const sp_bond_row *b
     if (sp_element_is_metal(g->el[a]) || sp_element_is_metal(g->el[b])) continue; /* left out, as in the SDF */
     g->ab[2 * g->nb] = a, g->ab[2 * g->nb + 1] = b;
     g->order[g->nb++] = br[k].order >= 1 && br[k].order <= 4 ? br[k].order : 1;
+    unknown |= br[k].order == 0;
   }
   g->nl = n;
+  return unknown;
 }
 
 int sp_pl_fill_ligand_desc(sp_result *out, const sp_lig_charges *fq, sp_ligand_row *lr, sp_err *err) {
@@ -64,8 +70,9 @@ int sp_pl_fill_ligand_desc(sp_result *out, const sp_lig_charges *fq, sp_ligand_r
   memset(&g, 0, sizeof g);
   int rc = graph_alloc(&g, nl, nb);
   if (!rc) {
-    graph_fill(&g, ar, br, nb, fq && nl ? fq->own : NULL);
+    int unknown = graph_fill(&g, ar, br, nb, fq && nl ? fq->own : NULL);
     rc = sp_desc_from_graph(g.nl, g.el, g.chg, g.nb, g.ab, g.order, &lr->desc);
+    if (!rc && unknown && (lr->desc.flags & SP_DESCF_COMPUTED)) lr->desc.flags |= SP_DESCF_UNKNOWN_ORDERS;
   }
   graph_free(&g);
   if (rc == SP_E_NOMEM) return sp_err_set(err, SP_E_NOMEM, "out of memory (ligand descriptors)");

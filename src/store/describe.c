@@ -68,7 +68,7 @@ static const char *const poly_types[] = {"polypeptide(L)", "polypeptide(D)", "po
 #define LIST(a) a, (int)(sizeof(a) / sizeof((a)[0]))
 
 /* /ligands/desc_flags, /components/desc_flags: SP_DESCF_* bits (descriptors.h) */
-static const char *const desc_flags[] = {"computed", "ro5", "ro3", "drug_like"};
+static const char *const desc_flags[] = {"computed", "ro5", "ro3", "drug_like", "unknown_orders"};
 /* /sites/quality: SP_QUAL_* bits (result.h); the names of python/sitepack/_schema.py SITE_QUALITY */
 static const char *const site_quality[] = {"resolution", "r_work", "r_free", "r_gap", "ligand_incomplete",
                                            "ligand_altlocs", "ligand_occupancy", "ligand_b", "pocket_incomplete",

@@ -131,7 +131,7 @@ static const text_row texts[] = {
     {"ligands", "n_aromatic_rings", "aromatic rings (RDKit CalcNumAromaticRings)"},
     {"ligands", "fsp3", "fraction of sp3 carbons (RDKit CalcFractionCSP3)"},
     {"ligands", "qed", "quantitative estimate of drug-likeness (Bickerton et al. 2012; RDKit QED.qed, ported)"},
-    {"ligands", "desc_flags", "descriptor bits: computed, ro5, ro3, drug_like (docs/format.md \"Ligand descriptors\")"},
+    {"ligands", "desc_flags", "descriptor bits: computed, ro5, ro3, drug_like, unknown_orders (docs/format.md \"Ligand descriptors\")"},
     /* RDKit descriptors of the CCD definition (issue 36; docs/format.md "Ligand descriptors") */
     {"components", "mw", "molecular weight (RDKit Descriptors.MolWt)"},
     {"components", "formal_charge", "net formal charge of the molecule"},

@@ -9,7 +9,8 @@ RDKit's Python API, computed here independently of the file:
      (Chem.SDMolSupplier: sanitize, remove hydrogens). Same rule for records RDKit rejects.
 Counts (heavy atoms, formal charge, HBD/HBA both definitions, rotatable bonds, rings, aromatic rings) exactly;
 MW, logP, TPSA (and MR) within 0.01, fsp3 within 1e-6, QED (rdkit.Chem.QED.qed) within 0.005; the flags Ro5, Ro3
-and drug_like recomputed from RDKit's values by the rules of descriptors.h. Prints per descriptor: n compared,
+and drug_like recomputed from RDKit's values by the rules of descriptors.h, and the bit unknown_orders (version 7) set
+exactly on the records whose SD field bond_orders says the bonds are from distances. Prints per descriptor: n compared,
 n within tolerance, and the largest difference (the agreement table of docs/format.md).
 usage: test_descriptors_rdkit.py SITEPACK CORPUS_H5 CCD_CIF WORK_DIR
 """
@@ -34,7 +35,7 @@ BOND = {1: Chem.BondType.SINGLE, 2: Chem.BondType.DOUBLE, 3: Chem.BondType.TRIPL
 COUNTS = ["heavy_atoms", "formal_charge", "hbd", "hba", "hbd_lipinski", "hba_lipinski", "rotatable_bonds", "n_rings",
           "n_aromatic_rings"]
 TOL = {"mw": 0.01, "logp": 0.01, "tpsa": 0.01, "mr": 0.01, "fsp3": 1e-6, "qed": 0.005}
-FLAG_COMPUTED, FLAG_RO5, FLAG_RO3, FLAG_DRUG = 1, 2, 4, 8
+FLAG_COMPUTED, FLAG_RO5, FLAG_RO3, FLAG_DRUG, FLAG_UNKNOWN_ORDERS = 1, 2, 4, 8, 16
 
 
 def fail(msg):
@@ -111,8 +112,9 @@ class Tally:
         self.n = {k: 0 for k in COUNTS + list(TOL) + ["flags"]}
         self.ok = dict(self.n)
         self.worst = {k: 0.0 for k in self.n}
+        self.n_unknown = 0
 
-    def compare(self, what, row, v):
+    def compare(self, what, row, v, extra=0):
         for k in COUNTS:
             got = int(row["desc_heavy_atoms" if k == "heavy_atoms" else k])
             self.n[k] += 1
@@ -133,7 +135,7 @@ class Tally:
             else:
                 fail(f"{what}: {k} {got} != RDKit {v[k]:.5f} (tolerance {tol})")
         self.n["flags"] += 1
-        want = rule_flags(v) | FLAG_COMPUTED
+        want = rule_flags(v) | FLAG_COMPUTED | extra
         if int(row["desc_flags"]) == want:
             self.ok["flags"] += 1
         else:
@@ -214,14 +216,19 @@ def check_instances(f, exe, h5, work):
             if not computed:
                 fail(f"ligand {li} (site {site}): not computed, but RDKit sanitizes its SDF record")
                 continue
-            t.compare(f"ligand {li} (site {site}, {os.path.basename(path)})", row, rdkit_values(m))
+            # bit unknown_orders (version 7) where the record's bond_orders field says its bonds are from distances
+            unknown = "bonds from distances" in rec.split(">  <bond_orders>\n", 1)[-1].split("\n\n", 1)[0]
+            t.n_unknown += unknown
+            t.compare(f"ligand {li} (site {site}, {os.path.basename(path)})", row, rdkit_values(m),
+                      FLAG_UNKNOWN_ORDERS if unknown else 0)
     with_site = int(np.sum(lg["site_idx"][:] >= 0))
     if len(seen) != with_site:
         fail(f"{len(seen)} ligands in the exported SDF, {with_site} with a site")
     for li in range(len(rows)):
         if li not in seen and int(rows[li]["desc_flags"]) != 0:
             fail(f"ligand {li}: no site, yet desc_flags {int(rows[li]['desc_flags'])}")
-    t.report(f"instances ({len(seen)} SDF records; {n_rejected} RDKit rejects)")
+    t.report(f"instances ({len(seen)} SDF records; {n_rejected} RDKit rejects; {t.n_unknown} with bonds from "
+             "distances, desc_flags bit unknown_orders)")
     return t
 
 
