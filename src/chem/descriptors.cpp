@@ -246,6 +246,22 @@ int build_and_finish(size_t n_atoms, const uint8_t *element, const int8_t *charg
   return finish(m, out);
 }
 
+// The error code (descriptors.h) of the exception being handled; called in a catch block only: RDKit's
+// sanitization and molfile parse errors SP_E_BAD_VALUE, out of memory SP_E_NOMEM, any other SP_E_INTERNAL.
+int exception_code() {
+  try {
+    throw;
+  } catch (const RDKit::MolSanitizeException &) {
+    return SP_E_BAD_VALUE;
+  } catch (const RDKit::FileParseException &) {
+    return SP_E_BAD_VALUE;
+  } catch (const std::bad_alloc &) {
+    return SP_E_NOMEM;
+  } catch (...) {
+    return SP_E_INTERNAL;
+  }
+}
+
 }  // namespace
 
 extern "C" {
@@ -283,10 +299,8 @@ int sp_desc_from_graph(size_t n_atoms, const uint8_t *element, const int8_t *cha
       if (rc) sp_desc_clear(out);
       cache_put(cache(), std::move(key), *out);
     }
-  } catch (const std::bad_alloc &) {
-    rc = SP_E_NOMEM;
   } catch (...) {
-    rc = SP_E_INTERNAL;
+    rc = exception_code();
   }
   if (rc) sp_desc_clear(out);
   return rc;
@@ -301,14 +315,8 @@ int sp_desc_from_molblock(const char *molblock, sp_descriptors *out) {
     std::unique_ptr<RDKit::RWMol> m(RDKit::MolBlockToMol(molblock, true, true));
     if (!m) rc = SP_E_BAD_VALUE;
     else compute_cached(*m, out);
-  } catch (const RDKit::MolSanitizeException &) {
-    rc = SP_E_BAD_VALUE;
-  } catch (const RDKit::FileParseException &) {
-    rc = SP_E_BAD_VALUE;
-  } catch (const std::bad_alloc &) {
-    rc = SP_E_NOMEM;
   } catch (...) {
-    rc = SP_E_INTERNAL;
+    rc = exception_code();
   }
   if (rc) sp_desc_clear(out);
   return rc;
