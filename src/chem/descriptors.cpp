@@ -6,6 +6,7 @@
 // unchanged (the SMARTS lists were generated from QED.AcceptorSmarts and QED.StructuralAlertSmarts).
 #include "sitepack/descriptors.h"
 
+#include <bitset>
 #include <cmath>
 #include <memory>
 #include <mutex>
@@ -22,6 +23,7 @@
 #include <GraphMol/FileParsers/FileParsers.h>
 #include <GraphMol/GraphMol.h>
 #include <GraphMol/MolOps.h>
+#include <GraphMol/QueryOps.h>
 #include <GraphMol/SmilesParse/SmilesParse.h>
 #include <GraphMol/SmilesParse/SmilesWrite.h>
 #include <GraphMol/Substruct/SubstructMatch.h>
@@ -60,9 +62,91 @@ double ads(double x, const Ads &p) {
   return dx / p.dmax;
 }
 
+// ---- A screen before RDKit's SubstructMatch (exact: it only skips calls whose answer is known) ----
+// An atom's key: its atomic number, + 128 when aromatic (what RDKit's SMARTS atom primitives C, c, #6, a, A test).
+// For each query atom, the keys of the atoms it can match, read from its query tree (QueryOps.h): "AtomAtomicNum"
+// (#n) and "AtomType" (C, c: makeAtomType, atomic number + 1000 if aromatic) equality queries name them, "AtomIsAromatic"
+// (a) and "AtomIsAliphatic" (A) half of them, "AtomAnd" / "AtomOr" intersect / join their children; any other node
+// (H counts, charges, degree, rings, recursive SMARTS $(...), a negated node) can match any key: a superset, never
+// less. A match maps every query atom to an atom of its keys and every query bond to a bond between two such atoms;
+// when the molecule has none (or, for Crippen, no untyped atom for query atom 0), SubstructMatch would return no
+// match and is not called. Otherwise it is called as before: the descriptors are exactly RDKit's.
+typedef std::bitset<256> Keys;
+
+int atom_key(const RDKit::Atom *a) { return (a->getAtomicNum() & 127) + (a->getIsAromatic() ? 128 : 0); }
+
+Keys keys_of(const RDKit::Atom::QUERYATOM_QUERY *q) {
+  Keys k;
+  if (q->getNegation()) return k.set();
+  const std::string &d = q->getDescription();
+  if (d == "AtomAnd" || d == "AtomOr") {
+    if (d == "AtomAnd") k.set();
+    for (auto it = q->beginChildren(); it != q->endChildren(); ++it) k = d == "AtomAnd" ? k & keys_of(it->get())
+                                                                                       : k | keys_of(it->get());
+    return k;
+  }
+  const auto *eq = dynamic_cast<const RDKit::ATOM_EQUALS_QUERY *>(q);
+  if (!eq || eq->getTol() != 0) return k.set();
+  const int v = eq->getVal();
+  if (d == "AtomAtomicNum" && v >= 0 && v < 128) return k.set((size_t)v).set((size_t)v + 128);
+  if (d == "AtomType" && v >= 0 && v < 1128 && v % 1000 < 128) return k.set((size_t)(v % 1000 + (v >= 1000 ? 128 : 0)));
+  if ((d == "AtomIsAromatic" || d == "AtomIsAliphatic") && v == 1) {
+    for (size_t i = 0; i < 128; i++) k.set(d == "AtomIsAromatic" ? i + 128 : i);
+    return k;
+  }
+  return k.set();
+}
+
+// A query's keys: per atom, and its bonds' ends.
+struct Screen {
+  std::vector<Keys> atoms;
+  std::vector<std::pair<unsigned, unsigned>> bonds;
+};
+
+Screen screen_of(const RDKit::ROMol &q) {
+  Screen s;
+  for (const RDKit::Atom *a : q.atoms()) s.atoms.push_back(a->hasQuery() ? keys_of(a->getQuery()) : Keys().set());
+  for (const RDKit::Bond *b : q.bonds()) s.bonds.emplace_back(b->getBeginAtomIdx(), b->getEndAtomIdx());
+  return s;
+}
+
+// The molecule's side: the keys present, and each bond's two keys.
+struct MolKeys {
+  Keys present;
+  std::vector<std::pair<int, int>> bonds;
+  explicit MolKeys(const RDKit::ROMol &m) {
+    for (const RDKit::Atom *a : m.atoms()) present.set((size_t)atom_key(a));
+    for (const RDKit::Bond *b : m.bonds()) bonds.emplace_back(atom_key(b->getBeginAtom()), atom_key(b->getEndAtom()));
+  }
+};
+
+// False when query @p s has no match in the molecule of @p m; @p root, when not NULL, the keys query atom 0 may
+// take (Crippen: those of the atoms not yet typed).
+bool may_match(const MolKeys &m, const Screen &s, const Keys *root) {
+  for (size_t i = 0; i < s.atoms.size(); i++)
+    if ((s.atoms[i] & (i == 0 && root ? *root : m.present)).none()) return false;
+  for (const auto &qb : s.bonds) {
+    const Keys &u = s.atoms[qb.first], &v = s.atoms[qb.second];
+    bool any = false;
+    for (const auto &b : m.bonds)
+      if ((u[(size_t)b.first] && v[(size_t)b.second]) || (u[(size_t)b.second] && v[(size_t)b.first])) {
+        any = true;
+        break;
+      }
+    if (!any) return false;
+  }
+  return true;
+}
+
+struct Pattern {
+  std::unique_ptr<RDKit::ROMol> mol;
+  Screen screen;
+};
+
 struct Patterns {
-  std::vector<std::unique_ptr<RDKit::ROMol>> acceptors, alerts;
+  std::vector<Pattern> acceptors, alerts;
   std::unique_ptr<RDKit::ROMol> aliphatic_rings;  // QED.py AliphaticRings
+  std::vector<Screen> crippen;  // of each pattern of RDKit's CrippenParamCollection, in order
   bool ok = true;
 };
 
@@ -72,27 +156,74 @@ std::unique_ptr<RDKit::ROMol> smarts(const char *s, bool *ok) {
   return m;
 }
 
+Pattern pattern(const char *s, bool *ok) {
+  Pattern p{smarts(s, ok), Screen()};
+  if (p.mol) p.screen = screen_of(*p.mol);
+  return p;
+}
+
 // The patterns, parsed once (C++11 guarantees one thread-safe initialisation).
 const Patterns &patterns() {
   static const Patterns p = [] {
     Patterns q;
-    for (const char *s : kAcceptorSmarts) q.acceptors.push_back(smarts(s, &q.ok));
-    for (const char *s : kAlertSmarts) q.alerts.push_back(smarts(s, &q.ok));
+    for (const char *s : kAcceptorSmarts) q.acceptors.push_back(pattern(s, &q.ok));
+    for (const char *s : kAlertSmarts) q.alerts.push_back(pattern(s, &q.ok));
     q.aliphatic_rings = smarts("[$([A;R][!a])]", &q.ok);
+    for (const auto &c : *RDKit::Descriptors::CrippenParamCollection::getParams())
+      q.crippen.push_back(c.dp_pattern ? screen_of(*c.dp_pattern) : Screen());
     return q;
   }();
   return p;
 }
 
-size_t count_matches(const RDKit::ROMol &mol, const RDKit::ROMol &q) {
+size_t count_matches(const RDKit::ROMol &mol, const MolKeys &k, const Pattern &q) {
   RDKit::SubstructMatchParameters ps;  // GetSubstructMatches defaults: uniquify, maxMatches 1000
-  return RDKit::SubstructMatch(mol, q, ps).size();
+  if (!may_match(k, q.screen, nullptr)) return 0;
+  return RDKit::SubstructMatch(mol, *q.mol, ps).size();
 }
 
-bool has_match(const RDKit::ROMol &mol, const RDKit::ROMol &q) {
+bool has_match(const RDKit::ROMol &mol, const MolKeys &k, const Pattern &q) {
   RDKit::SubstructMatchParameters ps;
   ps.maxMatches = 1;
-  return !RDKit::SubstructMatch(mol, q, ps).empty();
+  if (!may_match(k, q.screen, nullptr)) return false;
+  return !RDKit::SubstructMatch(mol, *q.mol, ps).empty();
+}
+
+// Crippen.cpp's calcCrippenDescriptors(mol, logp, mr) (includeHs: on a copy with every hydrogen explicit,
+// MolOps::addHs(mol, false, false)) and its getCrippenAtomContribs, step for step: the parameters in their order, each
+// typing the atoms not yet typed at which one of its matches is rooted (SubstructMatch(mol, pattern, matches,
+// uniquify false, recursion possible: maxMatches 1000)), until every atom is typed; logp and mr the sums of the
+// contributions in atom order. The one change: a pattern that the screen shows has no match rooted at an untyped atom
+// is not matched (RDKit's loop would type nothing with it).
+void crippen(const RDKit::ROMol &mol, double *logp, double *mr) {
+  const std::vector<Screen> &screen = patterns().crippen;
+  std::unique_ptr<RDKit::ROMol> h(RDKit::MolOps::addHs(mol, false, false));
+  const size_t n = h->getNumAtoms();
+  const MolKeys keys(*h);
+  std::vector<double> lp(n, 0.0), m(n, 0.0);
+  std::vector<char> needed(n, 1);
+  int left_of_key[256] = {0};  // untyped atoms of each key
+  Keys root;                   // the keys of the untyped atoms
+  for (const RDKit::Atom *a : h->atoms()) left_of_key[atom_key(a)]++, root.set((size_t)atom_key(a));
+  size_t left = n, k = 0;
+  for (const auto &c : *RDKit::Descriptors::CrippenParamCollection::getParams()) {
+    if (!left) break;
+    if (k < screen.size() && !may_match(keys, screen[k++], &root)) continue;
+    std::vector<RDKit::MatchVectType> matches;
+    RDKit::SubstructMatch(*h, *c.dp_pattern, matches, false, true);
+    for (const auto &match : matches) {
+      const int idx = match[0].second;
+      if (!needed[idx]) continue;
+      needed[idx] = 0, left--;
+      const int key = atom_key(h->getAtomWithIdx((unsigned)idx));
+      if (!--left_of_key[key]) root.reset((size_t)key);
+      lp[idx] = c.logp, m[idx] = c.mr;
+    }
+  }
+  double a = 0.0, b = 0.0;
+  for (double x : lp) a += x;
+  for (double x : m) b += x;
+  *logp = a, *mr = b;
 }
 
 // QED.py properties() and qed(w=WEIGHT_MEAN) of @p mol (hydrogens already removed, as properties() does), with
@@ -103,8 +234,9 @@ double qed(const RDKit::ROMol &mol, double mw, double logp, double hbd, double t
   const Patterns &p = patterns();
   if (!p.ok) return NAN;
   double hba = 0, alerts = 0;
-  for (const auto &q : p.acceptors) hba += (double)count_matches(mol, *q);
-  for (const auto &q : p.alerts) alerts += has_match(mol, *q) ? 1 : 0;
+  const MolKeys keys(mol);
+  for (const auto &q : p.acceptors) hba += (double)count_matches(mol, keys, q);
+  for (const auto &q : p.alerts) alerts += has_match(mol, keys, q) ? 1 : 0;
   std::unique_ptr<RDKit::ROMol> stripped(RDKit::deleteSubstructs(mol, *p.aliphatic_rings));
   std::vector<std::vector<int>> rings;
   double arom = (double)RDKit::MolOps::findSSSR(*stripped, rings);
@@ -132,7 +264,7 @@ void compute(const RDKit::ROMol &mol, sp_descriptors *d) {
   d->rotatable_bonds = (int32_t)rotb;
   d->tpsa = (float)tpsa;
   double logp = 0, mr = 0;
-  D::calcCrippenDescriptors(mol, logp, mr);
+  crippen(mol, &logp, &mr);
   d->logp = (float)logp;
   d->mr = (float)mr;
   d->n_rings = (int32_t)D::calcNumRings(mol);
