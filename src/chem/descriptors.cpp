@@ -63,73 +63,156 @@ double ads(double x, const Ads &p) {
 }
 
 // ---- A screen before RDKit's SubstructMatch (exact: it only skips calls whose answer is known) ----
-// An atom's key: its atomic number, + 128 when aromatic (what RDKit's SMARTS atom primitives C, c, #6, a, A test).
-// For each query atom, the keys of the atoms it can match, read from its query tree (QueryOps.h): "AtomAtomicNum"
-// (#n) and "AtomType" (C, c: makeAtomType, atomic number + 1000 if aromatic) equality queries name them, "AtomIsAromatic"
-// (a) and "AtomIsAliphatic" (A) half of them, "AtomAnd" / "AtomOr" intersect / join their children; any other node
-// (H counts, charges, degree, rings, recursive SMARTS $(...), a negated node) can match any key: a superset, never
-// less. A match maps every query atom to an atom of its keys and every query bond to a bond between two such atoms;
-// when the molecule has none (or, for Crippen, no untyped atom for query atom 0), SubstructMatch would return no
-// match and is not called. Otherwise it is called as before: the descriptors are exactly RDKit's.
+// A match maps every query atom to an atom its query accepts and every query bond to a bond its query accepts between
+// the images of its ends (the tests of SubstructMatch, SubstructUtils.h atomCompat / bondCompat). The screen bounds
+// each query from above: for a query atom, a Box of the values of six atom properties it can accept, read from its
+// query tree (QueryOps.h; the descriptions RDKit's SMARTS parser gives): the key, atomic number + 128 if aromatic
+// ("AtomAtomicNum" #n, "AtomType" C / c: makeAtomType, atomic number + 1000 if aromatic; "AtomIsAromatic" a,
+// "AtomIsAliphatic" A), the formal charge ("AtomFormalCharge"), the H count ("AtomHCount", getTotalNumHs(true)), the
+// degree ("AtomExplicitDegree" D, getDegree) and total degree ("AtomTotalDegree" X), ring membership ("AtomInRing",
+// "AtomInNRings": AtomRingQuery, -1 any ring); "AtomAnd" intersects its children's boxes, "AtomOr" joins them
+// dimension by dimension; any other node (valence, isotope, recursive SMARTS $(...), a negated node, a tolerance)
+// accepts every value. For a query bond, the bond types it can accept ("BondOrder", "SingleOrAromaticBond",
+// "BondAnd", "BondOr"; any other: all). Values beyond a dimension's range share its last bit. So a box holds every
+// atom the query accepts, and when some query atom has no atom in its box, or some query bond no bond of its types
+// between atoms of its ends' boxes (Crippen: or query atom 0 no untyped atom), there is no match: SubstructMatch
+// would return none and is not called. Otherwise it is called as before: the descriptors are exactly RDKit's.
 typedef std::bitset<256> Keys;
 
-int atom_key(const RDKit::Atom *a) { return (a->getAtomicNum() & 127) + (a->getIsAromatic() ? 128 : 0); }
+struct Box {
+  Keys key;
+  uint32_t charge, hs, degree, total_degree;  // bit v (charge: v + 15), clamped to 0..31
+  uint32_t ring;                              // bit 0 not in a ring, bit 1 in one
+  static Box all() { return Box{Keys().set(), ~0u, ~0u, ~0u, ~0u, 3u}; }
+  static Box none() { return Box{Keys(), 0, 0, 0, 0, 0}; }
+  Box operator&(const Box &o) const {
+    return Box{key & o.key, charge & o.charge, hs & o.hs, degree & o.degree, total_degree & o.total_degree,
+               ring & o.ring};
+  }
+  Box operator|(const Box &o) const {
+    return Box{key | o.key, charge | o.charge, hs | o.hs, degree | o.degree, total_degree | o.total_degree,
+               ring | o.ring};
+  }
+};
 
-Keys keys_of(const RDKit::Atom::QUERYATOM_QUERY *q) {
-  Keys k;
-  if (q->getNegation()) return k.set();
-  const std::string &d = q->getDescription();
-  if (d == "AtomAnd" || d == "AtomOr") {
-    if (d == "AtomAnd") k.set();
-    for (auto it = q->beginChildren(); it != q->endChildren(); ++it) k = d == "AtomAnd" ? k & keys_of(it->get())
-                                                                                       : k | keys_of(it->get());
-    return k;
-  }
-  const auto *eq = dynamic_cast<const RDKit::ATOM_EQUALS_QUERY *>(q);
-  if (!eq || eq->getTol() != 0) return k.set();
-  const int v = eq->getVal();
-  if (d == "AtomAtomicNum" && v >= 0 && v < 128) return k.set((size_t)v).set((size_t)v + 128);
-  if (d == "AtomType" && v >= 0 && v < 1128 && v % 1000 < 128) return k.set((size_t)(v % 1000 + (v >= 1000 ? 128 : 0)));
-  if ((d == "AtomIsAromatic" || d == "AtomIsAliphatic") && v == 1) {
-    for (size_t i = 0; i < 128; i++) k.set(d == "AtomIsAromatic" ? i + 128 : i);
-    return k;
-  }
-  return k.set();
+uint32_t bit(int v) { return 1u << (v < 0 ? 0 : v > 31 ? 31 : v); }
+
+// The box of an equality node @p d = @p v (or all values when it is not one of the six properties).
+Box equality_box(const std::string &d, int v) {
+  Box b = Box::all();
+  if (d == "AtomAtomicNum" && v >= 0 && v < 128) b.key = Keys().set((size_t)v).set((size_t)v + 128);
+  else if (d == "AtomType" && v >= 0 && v < 1128 && v % 1000 < 128) b.key = Keys().set((size_t)(v % 1000 + (v >= 1000 ? 128 : 0)));
+  else if ((d == "AtomIsAromatic" || d == "AtomIsAliphatic") && v == 1) {
+    b.key.reset();
+    for (size_t i = 0; i < 128; i++) b.key.set(d == "AtomIsAromatic" ? i + 128 : i);
+  } else if (d == "AtomFormalCharge") b.charge = bit(v + 15);
+  else if (d == "AtomHCount") b.hs = bit(v);
+  else if (d == "AtomExplicitDegree") b.degree = bit(v);
+  else if (d == "AtomTotalDegree") b.total_degree = bit(v);
+  else if (d == "AtomInRing" && (v == 0 || v == 1)) b.ring = v ? 2u : 1u;
+  else if (d == "AtomInNRings") b.ring = v == 0 ? 1u : 2u;
+  return b;
 }
 
-// A query's keys: per atom, and its bonds' ends.
+Box box_of(const RDKit::Atom::QUERYATOM_QUERY *q) {
+  if (q->getNegation()) return Box::all();
+  const std::string &d = q->getDescription();
+  if (d == "AtomAnd" || d == "AtomOr") {
+    Box b = d == "AtomAnd" ? Box::all() : Box::none();
+    for (auto it = q->beginChildren(); it != q->endChildren(); ++it) b = d == "AtomAnd" ? b & box_of(it->get())
+                                                                                       : b | box_of(it->get());
+    return b;
+  }
+  const auto *eq = dynamic_cast<const RDKit::ATOM_EQUALS_QUERY *>(q);
+  return eq && eq->getTol() == 0 ? equality_box(d, eq->getVal()) : Box::all();
+}
+
+uint64_t bond_types_of(const RDKit::Bond::QUERYBOND_QUERY *q) {
+  if (q->getNegation()) return ~0ull;
+  const std::string &d = q->getDescription();
+  if (d == "BondAnd" || d == "BondOr") {
+    uint64_t t = d == "BondAnd" ? ~0ull : 0;
+    for (auto it = q->beginChildren(); it != q->endChildren(); ++it)
+      t = d == "BondAnd" ? t & bond_types_of(it->get()) : t | bond_types_of(it->get());
+    return t;
+  }
+  const auto *eq = dynamic_cast<const RDKit::BOND_EQUALS_QUERY *>(q);
+  if (!eq || eq->getTol() != 0) return ~0ull;
+  const int v = eq->getVal();
+  if (d == "BondOrder" && v >= 0 && v < 64) return 1ull << v;
+  if (d == "SingleOrAromaticBond" && v == 1) return (1ull << RDKit::Bond::SINGLE) | (1ull << RDKit::Bond::AROMATIC);
+  return ~0ull;
+}
+
+// A query's boxes: per atom; per bond its ends and types.
 struct Screen {
-  std::vector<Keys> atoms;
-  std::vector<std::pair<unsigned, unsigned>> bonds;
+  std::vector<Box> atoms;
+  struct QBond {
+    unsigned u, v;
+    uint64_t types;
+  };
+  std::vector<QBond> bonds;
 };
 
 Screen screen_of(const RDKit::ROMol &q) {
   Screen s;
-  for (const RDKit::Atom *a : q.atoms()) s.atoms.push_back(a->hasQuery() ? keys_of(a->getQuery()) : Keys().set());
-  for (const RDKit::Bond *b : q.bonds()) s.bonds.emplace_back(b->getBeginAtomIdx(), b->getEndAtomIdx());
+  for (const RDKit::Atom *a : q.atoms()) s.atoms.push_back(a->hasQuery() ? box_of(a->getQuery()) : Box::all());
+  for (const RDKit::Bond *b : q.bonds())
+    s.bonds.push_back({b->getBeginAtomIdx(), b->getEndAtomIdx(), b->hasQuery() ? bond_types_of(b->getQuery()) : ~0ull});
   return s;
 }
 
-// The molecule's side: the keys present, and each bond's two keys.
+// The molecule's side: each atom's six values (as Box bits), each bond's ends and type.
 struct MolKeys {
-  Keys present;
-  std::vector<std::pair<int, int>> bonds;
+  struct A {
+    int key;
+    uint32_t charge, hs, degree, total_degree, ring;
+  };
+  struct B {
+    unsigned x, y;
+    uint64_t type;
+  };
+  std::vector<A> atoms;
+  std::vector<B> bonds;
   explicit MolKeys(const RDKit::ROMol &m) {
-    for (const RDKit::Atom *a : m.atoms()) present.set((size_t)atom_key(a));
-    for (const RDKit::Bond *b : m.bonds()) bonds.emplace_back(atom_key(b->getBeginAtom()), atom_key(b->getEndAtom()));
+    const RDKit::RingInfo *ri = m.getRingInfo();
+    for (const RDKit::Atom *a : m.atoms()) {
+      uint32_t ring = !ri->isInitialized() ? 3u : ri->numAtomRings(a->getIdx()) ? 2u : 1u;
+      atoms.push_back({(a->getAtomicNum() & 127) + (a->getIsAromatic() ? 128 : 0), bit(a->getFormalCharge() + 15),
+                       bit((int)a->getTotalNumHs(true)), bit((int)a->getDegree()), bit((int)a->getTotalDegree()), ring});
+    }
+    for (const RDKit::Bond *b : m.bonds()) {
+      int t = (int)b->getBondType();
+      bonds.push_back({b->getBeginAtomIdx(), b->getEndAtomIdx(), t >= 0 && t < 64 ? 1ull << t : ~0ull});
+    }
   }
 };
 
-// False when query @p s has no match in the molecule of @p m; @p root, when not NULL, the keys query atom 0 may
-// take (Crippen: those of the atoms not yet typed).
-bool may_match(const MolKeys &m, const Screen &s, const Keys *root) {
-  for (size_t i = 0; i < s.atoms.size(); i++)
-    if ((s.atoms[i] & (i == 0 && root ? *root : m.present)).none()) return false;
+bool in_box(const MolKeys::A &a, const Box &b) {
+  return b.key[(size_t)a.key] && (a.charge & b.charge) && (a.hs & b.hs) && (a.degree & b.degree) &&
+         (a.total_degree & b.total_degree) && (a.ring & b.ring);
+}
+
+// False when query @p s has no match in the molecule of @p m; @p root, when not NULL, the atoms query atom 0 may
+// map to (Crippen: those not yet typed).
+bool may_match(const MolKeys &m, const Screen &s, const std::vector<char> *root) {
+  const size_t n = m.atoms.size(), nq = s.atoms.size();
+  thread_local std::vector<char> cand;  // [nq * n]: atom j in the box of query atom i
+  cand.assign(nq * n, 0);
+  for (size_t i = 0; i < nq; i++) {
+    bool any = false;
+    for (size_t j = 0; j < n; j++) {
+      char c = (i || !root || (*root)[j]) && in_box(m.atoms[j], s.atoms[i]);
+      cand[i * n + j] = c;
+      any = any || c;
+    }
+    if (!any) return false;
+  }
   for (const auto &qb : s.bonds) {
-    const Keys &u = s.atoms[qb.first], &v = s.atoms[qb.second];
+    const char *u = &cand[qb.u * n], *v = &cand[qb.v * n];
     bool any = false;
     for (const auto &b : m.bonds)
-      if ((u[(size_t)b.first] && v[(size_t)b.second]) || (u[(size_t)b.second] && v[(size_t)b.first])) {
+      if ((b.type & qb.types) && ((u[b.x] && v[b.y]) || (u[b.y] && v[b.x]))) {
         any = true;
         break;
       }
@@ -202,21 +285,16 @@ void crippen(const RDKit::ROMol &mol, double *logp, double *mr) {
   const MolKeys keys(*h);
   std::vector<double> lp(n, 0.0), m(n, 0.0);
   std::vector<char> needed(n, 1);
-  int left_of_key[256] = {0};  // untyped atoms of each key
-  Keys root;                   // the keys of the untyped atoms
-  for (const RDKit::Atom *a : h->atoms()) left_of_key[atom_key(a)]++, root.set((size_t)atom_key(a));
   size_t left = n, k = 0;
   for (const auto &c : *RDKit::Descriptors::CrippenParamCollection::getParams()) {
     if (!left) break;
-    if (k < screen.size() && !may_match(keys, screen[k++], &root)) continue;
+    if (k < screen.size() && !may_match(keys, screen[k++], &needed)) continue;
     std::vector<RDKit::MatchVectType> matches;
     RDKit::SubstructMatch(*h, *c.dp_pattern, matches, false, true);
     for (const auto &match : matches) {
       const int idx = match[0].second;
       if (!needed[idx]) continue;
       needed[idx] = 0, left--;
-      const int key = atom_key(h->getAtomWithIdx((unsigned)idx));
-      if (!--left_of_key[key]) root.reset((size_t)key);
       lp[idx] = c.logp, m[idx] = c.mr;
     }
   }
