@@ -71,7 +71,8 @@ def summarize(reps, np):
     med = statistics.median
     return {"np": np, "reps": reps, "median_wall_s": med(x["wall_s"] for x in reps),
             "median_report_wall_s": med(x["report_wall_s"] for x in reps),
-            "median_work_s": med(x["work_s"] for x in reps), "median_descriptors_s": med(x["descriptors_s"] for x in reps),
+            "median_work_s": med(x["work_s"] for x in reps),
+            "median_descriptors_s": med(x["descriptors_s"] for x in reps),
             "median_share_of_work": med(x["share_of_work"] for x in reps),
             "median_share_of_rank_time": med(x["share_of_rank_time"] for x in reps)}
 
@@ -135,7 +136,8 @@ def main():
         "host": platform.node(), "n_cpus": os.cpu_count(), "kernel": platform.release(),
         "loadavg_start": load_start, "loadavg_end": list(os.getloadavg()),
         "mpi": sh(["mpirun", "--version"]).splitlines()[0], "hdf5": hdf5, "rdkit": rdBase.rdkitVersion,
-        "python": sys.version.split()[0], "sitepack": sh([os.path.join(a.build, "bin", "sitepack"), "--version"]).strip(),
+        "python": sys.version.split()[0],
+        "sitepack": sh([os.path.join(a.build, "bin", "sitepack"), "--version"]).strip(),
         "before": sh([os.path.join(before, "bin", "sitepack"), "--version"]).strip() if before else None,
         "cmake_build_type": _cache(a.build, "CMAKE_BUILD_TYPE"), "reps": a.reps,
         "inputs": inputs(a.data), "ccd": {"path": a.ccd, "bytes": os.path.getsize(a.ccd)}, "sdf_dir": sdf,

@@ -86,11 +86,11 @@ struct Box {
   static Box all() { return Box{Keys().set(), ~0u, ~0u, ~0u, ~0u, 3u}; }
   static Box none() { return Box{Keys(), 0, 0, 0, 0, 0}; }
   Box operator&(const Box &o) const {
-    return Box{key & o.key, charge & o.charge, hs & o.hs, degree & o.degree, total_degree & o.total_degree,
+    return Box{key & o.key,  charge & o.charge, hs & o.hs, degree & o.degree, total_degree & o.total_degree,
                ring & o.ring};
   }
   Box operator|(const Box &o) const {
-    return Box{key | o.key, charge | o.charge, hs | o.hs, degree | o.degree, total_degree | o.total_degree,
+    return Box{key | o.key,  charge | o.charge, hs | o.hs, degree | o.degree, total_degree | o.total_degree,
                ring | o.ring};
   }
 };
@@ -101,7 +101,8 @@ uint32_t bit(int v) { return 1u << (v < 0 ? 0 : v > 31 ? 31 : v); }
 Box equality_box(const std::string &d, int v) {
   Box b = Box::all();
   if (d == "AtomAtomicNum" && v >= 0 && v < 128) b.key = Keys().set((size_t)v).set((size_t)v + 128);
-  else if (d == "AtomType" && v >= 0 && v < 1128 && v % 1000 < 128) b.key = Keys().set((size_t)(v % 1000 + (v >= 1000 ? 128 : 0)));
+  else if (d == "AtomType" && v >= 0 && v < 1128 && v % 1000 < 128)
+    b.key = Keys().set((size_t)(v % 1000 + (v >= 1000 ? 128 : 0)));
   else if ((d == "AtomIsAromatic" || d == "AtomIsAliphatic") && v == 1) {
     b.key.reset();
     for (size_t i = 0; i < 128; i++) b.key.set(d == "AtomIsAromatic" ? i + 128 : i);
@@ -119,8 +120,8 @@ Box box_of(const RDKit::Atom::QUERYATOM_QUERY *q) {
   const std::string &d = q->getDescription();
   if (d == "AtomAnd" || d == "AtomOr") {
     Box b = d == "AtomAnd" ? Box::all() : Box::none();
-    for (auto it = q->beginChildren(); it != q->endChildren(); ++it) b = d == "AtomAnd" ? b & box_of(it->get())
-                                                                                       : b | box_of(it->get());
+    for (auto it = q->beginChildren(); it != q->endChildren(); ++it)
+      b = d == "AtomAnd" ? b & box_of(it->get()) : b | box_of(it->get());
     return b;
   }
   const auto *eq = dynamic_cast<const RDKit::ATOM_EQUALS_QUERY *>(q);
@@ -179,7 +180,8 @@ struct MolKeys {
     for (const RDKit::Atom *a : m.atoms()) {
       uint32_t ring = !ri->isInitialized() ? 3u : ri->numAtomRings(a->getIdx()) ? 2u : 1u;
       atoms.push_back({(a->getAtomicNum() & 127) + (a->getIsAromatic() ? 128 : 0), bit(a->getFormalCharge() + 15),
-                       bit((int)a->getTotalNumHs(true)), bit((int)a->getDegree()), bit((int)a->getTotalDegree()), ring});
+                       bit((int)a->getTotalNumHs(true)), bit((int)a->getDegree()), bit((int)a->getTotalDegree()),
+                       ring});
     }
     for (const RDKit::Bond *b : m.bonds()) {
       int t = (int)b->getBondType();
@@ -229,7 +231,7 @@ struct Pattern {
 struct Patterns {
   std::vector<Pattern> acceptors, alerts;
   std::unique_ptr<RDKit::ROMol> aliphatic_rings;  // QED.py AliphaticRings
-  std::vector<Screen> crippen;  // of each pattern of RDKit's CrippenParamCollection, in order
+  std::vector<Screen> crippen;                    // of each pattern of RDKit's CrippenParamCollection, in order
   bool ok = true;
 };
 
