@@ -179,9 +179,12 @@ struct MolKeys {
     const RDKit::RingInfo *ri = m.getRingInfo();
     for (const RDKit::Atom *a : m.atoms()) {
       uint32_t ring = !ri->isInitialized() ? 3u : ri->numAtomRings(a->getIdx()) ? 2u : 1u;
-      atoms.push_back({(a->getAtomicNum() & 127) + (a->getIsAromatic() ? 128 : 0), bit(a->getFormalCharge() + 15),
-                       bit((int)a->getTotalNumHs(true)), bit((int)a->getDegree()), bit((int)a->getTotalDegree()),
-                       ring});
+      uint32_t hs = ~0u, total_degree = ~0u;  // any, should RDKit refuse them (no implicit valence computed)
+      try {
+        hs = bit((int)a->getTotalNumHs(true)), total_degree = bit((int)a->getTotalDegree());
+      } catch (...) {}
+      atoms.push_back({(a->getAtomicNum() & 127) + (a->getIsAromatic() ? 128 : 0), bit(a->getFormalCharge() + 15), hs,
+                       bit((int)a->getDegree()), total_degree, ring});
     }
     for (const RDKit::Bond *b : m.bonds()) {
       int t = (int)b->getBondType();
