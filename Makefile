@@ -8,6 +8,8 @@
 #   make sanitize  ASan+UBSan build (build-asan/, clang, warnings as errors) and the parser/reader tests under it
 #   make fuzz      libFuzzer build (build-fuzz/, clang) and a short run of each harness (FUZZ_SECONDS each)
 #   make bench-parse  reader speed and memory vs gemmi -> results/parse-<date>.json + .md (not a test)
+#   make bench-desc  the ligand descriptors' share of `sitepack run` -np 1 and -np 2 and RDKit's Python on the same
+#                   molecules, same run (bench/desc_bench.py; results/desc-DATE.json + .md)
 #   make bench-job  the whole job per core: sitepack run -np 1 on the corpus vs a minimal gemmi pipeline, same run,
 #                   alternating, with the run report's phases (bench/job_bench.py; results/job-DATE.json + .md)
 #   make bench-read  read benchmark of the merged layout (results/read-DATE.json)
@@ -138,6 +140,17 @@ JOB_BEFORE ?=
 bench-job: build
 	/usr/bin/python3 bench/job_bench.py --build $(BUILD) --shared $(SHARED) --out results --reps $(JOB_REPS) \
 	  --np $(JOB_NP) --scratch $(BENCH_DIR) $(if $(JOB_BEFORE),--before $(JOB_BEFORE))
+
+# make bench-desc: the descriptors' seconds (the run report's work_seconds) in `sitepack run` -np 1 and -np 2 on
+# shared/data/structures against RDKit's Python (bench/desc_rdkit.py) on the run's exported ligands, DESC_REPS
+# alternated reps, medians (bench/desc_bench.py; results/desc-<date>.json and .md). DESC_BEFORE=BUILD2: an earlier
+# build's sitepack as more sides of the same run (before/after)
+DESC_REPS ?= 5
+DESC_BEFORE ?=
+.PHONY: bench-desc
+bench-desc: build
+	/usr/bin/python3 bench/desc_bench.py --build $(BUILD) --shared $(SHARED) --out results --reps $(DESC_REPS) \
+	  --scratch $(BENCH_DIR) $(if $(DESC_BEFORE),--before $(DESC_BEFORE))
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz out

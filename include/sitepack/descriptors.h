@@ -30,6 +30,14 @@
  *    only (rdkit/Chem/QED.py, version 1.1.0 of RDKit 2022.09.3); its formula, ADS parameters, weights,
  *    acceptor and structural-alert SMARTS are ported into the shim, the SMARTS matched by RDKit's
  *    SubstructMatch exactly as QED.py matches them.
+ * Speed, not values: each molecule is computed once per process (a cache by the exact input graph, then one by
+ * RDKit's canonical SMILES of the sanitized molecule, so an instance equal to its component or to a ligand of an
+ * earlier file is not computed again). The SMARTS of QED and of Crippen's atom typing go to RDKit's SubstructMatch
+ * after an exact screen (descriptors.cpp): an upper bound of what each query atom and bond can match, read from
+ * RDKit's own query trees, skips a call only when no match can exist. Crippen's typing is the loop of RDKit's
+ * Crippen.cpp (getCrippenAtomContribs over CrippenParamCollection, on the molecule with explicit hydrogens) run in
+ * the shim with that screen. The values are those of the RDKit calls named above (tests/peer; make bench-desc
+ * times it).
  * Flags (SP_DESCF_*) from those values:
  *  - SP_DESCF_RO5: Lipinski's rule of five (Lipinski et al., Adv. Drug Deliv. Rev. 23, 3, 1997) with at
  *    most one violation, the paper's alert being two or more: mw <= 500, logp <= 5, hbd_lipinski <= 5,

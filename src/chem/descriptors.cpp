@@ -6,6 +6,7 @@
 // unchanged (the SMARTS lists were generated from QED.AcceptorSmarts and QED.StructuralAlertSmarts).
 #include "sitepack/descriptors.h"
 
+#include <bitset>
 #include <cmath>
 #include <memory>
 #include <mutex>
@@ -22,6 +23,7 @@
 #include <GraphMol/FileParsers/FileParsers.h>
 #include <GraphMol/GraphMol.h>
 #include <GraphMol/MolOps.h>
+#include <GraphMol/QueryOps.h>
 #include <GraphMol/SmilesParse/SmilesParse.h>
 #include <GraphMol/SmilesParse/SmilesWrite.h>
 #include <GraphMol/Substruct/SubstructMatch.h>
@@ -60,9 +62,179 @@ double ads(double x, const Ads &p) {
   return dx / p.dmax;
 }
 
+// ---- A screen before RDKit's SubstructMatch (exact: it only skips calls whose answer is known) ----
+// A match maps every query atom to an atom its query accepts and every query bond to a bond its query accepts between
+// the images of its ends (the tests of SubstructMatch, SubstructUtils.h atomCompat / bondCompat). The screen bounds
+// each query from above: for a query atom, a Box of the values of six atom properties it can accept, read from its
+// query tree (QueryOps.h; the descriptions RDKit's SMARTS parser gives): the key, atomic number + 128 if aromatic
+// ("AtomAtomicNum" #n, "AtomType" C / c: makeAtomType, atomic number + 1000 if aromatic; "AtomIsAromatic" a,
+// "AtomIsAliphatic" A), the formal charge ("AtomFormalCharge"), the H count ("AtomHCount", getTotalNumHs(true)), the
+// degree ("AtomExplicitDegree" D, getDegree) and total degree ("AtomTotalDegree" X), ring membership ("AtomInRing",
+// "AtomInNRings": AtomRingQuery, -1 any ring); "AtomAnd" intersects its children's boxes, "AtomOr" joins them
+// dimension by dimension; any other node (valence, isotope, recursive SMARTS $(...), a negated node, a tolerance)
+// accepts every value. For a query bond, the bond types it can accept ("BondOrder", "SingleOrAromaticBond",
+// "BondAnd", "BondOr"; any other: all). Values beyond a dimension's range share its last bit. So a box holds every
+// atom the query accepts, and when some query atom has no atom in its box, or some query bond no bond of its types
+// between atoms of its ends' boxes (Crippen: or query atom 0 no untyped atom), there is no match: SubstructMatch
+// would return none and is not called. Otherwise it is called as before: the descriptors are exactly RDKit's.
+typedef std::bitset<256> Keys;
+
+struct Box {
+  Keys key;
+  uint32_t charge, hs, degree, total_degree;  // bit v (charge: v + 15), clamped to 0..31
+  uint32_t ring;                              // bit 0 not in a ring, bit 1 in one
+  static Box all() { return Box{Keys().set(), ~0u, ~0u, ~0u, ~0u, 3u}; }
+  static Box none() { return Box{Keys(), 0, 0, 0, 0, 0}; }
+  Box operator&(const Box &o) const {
+    return Box{key & o.key,  charge & o.charge, hs & o.hs, degree & o.degree, total_degree & o.total_degree,
+               ring & o.ring};
+  }
+  Box operator|(const Box &o) const {
+    return Box{key | o.key,  charge | o.charge, hs | o.hs, degree | o.degree, total_degree | o.total_degree,
+               ring | o.ring};
+  }
+};
+
+uint32_t bit(int v) { return 1u << (v < 0 ? 0 : v > 31 ? 31 : v); }
+
+// The box of an equality node @p d = @p v (or all values when it is not one of the six properties).
+Box equality_box(const std::string &d, int v) {
+  Box b = Box::all();
+  if (d == "AtomAtomicNum" && v >= 0 && v < 128) b.key = Keys().set((size_t)v).set((size_t)v + 128);
+  else if (d == "AtomType" && v >= 0 && v < 1128 && v % 1000 < 128)
+    b.key = Keys().set((size_t)(v % 1000 + (v >= 1000 ? 128 : 0)));
+  else if ((d == "AtomIsAromatic" || d == "AtomIsAliphatic") && v == 1) {
+    b.key.reset();
+    for (size_t i = 0; i < 128; i++) b.key.set(d == "AtomIsAromatic" ? i + 128 : i);
+  } else if (d == "AtomFormalCharge") b.charge = bit(v + 15);
+  else if (d == "AtomHCount") b.hs = bit(v);
+  else if (d == "AtomExplicitDegree") b.degree = bit(v);
+  else if (d == "AtomTotalDegree") b.total_degree = bit(v);
+  else if (d == "AtomInRing" && (v == 0 || v == 1)) b.ring = v ? 2u : 1u;
+  else if (d == "AtomInNRings") b.ring = v == 0 ? 1u : 2u;
+  return b;
+}
+
+Box box_of(const RDKit::Atom::QUERYATOM_QUERY *q) {
+  if (q->getNegation()) return Box::all();
+  const std::string &d = q->getDescription();
+  if (d == "AtomAnd" || d == "AtomOr") {
+    Box b = d == "AtomAnd" ? Box::all() : Box::none();
+    for (auto it = q->beginChildren(); it != q->endChildren(); ++it)
+      b = d == "AtomAnd" ? b & box_of(it->get()) : b | box_of(it->get());
+    return b;
+  }
+  const auto *eq = dynamic_cast<const RDKit::ATOM_EQUALS_QUERY *>(q);
+  return eq && eq->getTol() == 0 ? equality_box(d, eq->getVal()) : Box::all();
+}
+
+uint64_t bond_types_of(const RDKit::Bond::QUERYBOND_QUERY *q) {
+  if (q->getNegation()) return ~0ull;
+  const std::string &d = q->getDescription();
+  if (d == "BondAnd" || d == "BondOr") {
+    uint64_t t = d == "BondAnd" ? ~0ull : 0;
+    for (auto it = q->beginChildren(); it != q->endChildren(); ++it)
+      t = d == "BondAnd" ? t & bond_types_of(it->get()) : t | bond_types_of(it->get());
+    return t;
+  }
+  const auto *eq = dynamic_cast<const RDKit::BOND_EQUALS_QUERY *>(q);
+  if (!eq || eq->getTol() != 0) return ~0ull;
+  const int v = eq->getVal();
+  if (d == "BondOrder" && v >= 0 && v < 64) return 1ull << v;
+  if (d == "SingleOrAromaticBond" && v == 1) return (1ull << RDKit::Bond::SINGLE) | (1ull << RDKit::Bond::AROMATIC);
+  return ~0ull;
+}
+
+// A query's boxes: per atom; per bond its ends and types.
+struct Screen {
+  std::vector<Box> atoms;
+  struct QBond {
+    unsigned u, v;
+    uint64_t types;
+  };
+  std::vector<QBond> bonds;
+};
+
+Screen screen_of(const RDKit::ROMol &q) {
+  Screen s;
+  for (const RDKit::Atom *a : q.atoms()) s.atoms.push_back(a->hasQuery() ? box_of(a->getQuery()) : Box::all());
+  for (const RDKit::Bond *b : q.bonds())
+    s.bonds.push_back({b->getBeginAtomIdx(), b->getEndAtomIdx(), b->hasQuery() ? bond_types_of(b->getQuery()) : ~0ull});
+  return s;
+}
+
+// The molecule's side: each atom's six values (as Box bits), each bond's ends and type.
+struct MolKeys {
+  struct A {
+    int key;
+    uint32_t charge, hs, degree, total_degree, ring;
+  };
+  struct B {
+    unsigned x, y;
+    uint64_t type;
+  };
+  std::vector<A> atoms;
+  std::vector<B> bonds;
+  explicit MolKeys(const RDKit::ROMol &m) {
+    const RDKit::RingInfo *ri = m.getRingInfo();
+    for (const RDKit::Atom *a : m.atoms()) {
+      uint32_t ring = !ri->isInitialized() ? 3u : ri->numAtomRings(a->getIdx()) ? 2u : 1u;
+      uint32_t hs = ~0u, total_degree = ~0u;  // any, should RDKit refuse them (no implicit valence computed)
+      try {
+        hs = bit((int)a->getTotalNumHs(true)), total_degree = bit((int)a->getTotalDegree());
+      } catch (...) {}
+      atoms.push_back({(a->getAtomicNum() & 127) + (a->getIsAromatic() ? 128 : 0), bit(a->getFormalCharge() + 15), hs,
+                       bit((int)a->getDegree()), total_degree, ring});
+    }
+    for (const RDKit::Bond *b : m.bonds()) {
+      int t = (int)b->getBondType();
+      bonds.push_back({b->getBeginAtomIdx(), b->getEndAtomIdx(), t >= 0 && t < 64 ? 1ull << t : ~0ull});
+    }
+  }
+};
+
+bool in_box(const MolKeys::A &a, const Box &b) {
+  return b.key[(size_t)a.key] && (a.charge & b.charge) && (a.hs & b.hs) && (a.degree & b.degree) &&
+         (a.total_degree & b.total_degree) && (a.ring & b.ring);
+}
+
+// False when query @p s has no match in the molecule of @p m; @p root, when not NULL, the atoms query atom 0 may
+// map to (Crippen: those not yet typed).
+bool may_match(const MolKeys &m, const Screen &s, const std::vector<char> *root) {
+  const size_t n = m.atoms.size(), nq = s.atoms.size();
+  thread_local std::vector<char> cand;  // [nq * n]: atom j in the box of query atom i
+  cand.assign(nq * n, 0);
+  for (size_t i = 0; i < nq; i++) {
+    bool any = false;
+    for (size_t j = 0; j < n; j++) {
+      char c = (i || !root || (*root)[j]) && in_box(m.atoms[j], s.atoms[i]);
+      cand[i * n + j] = c;
+      any = any || c;
+    }
+    if (!any) return false;
+  }
+  for (const auto &qb : s.bonds) {
+    const char *u = &cand[qb.u * n], *v = &cand[qb.v * n];
+    bool any = false;
+    for (const auto &b : m.bonds)
+      if ((b.type & qb.types) && ((u[b.x] && v[b.y]) || (u[b.y] && v[b.x]))) {
+        any = true;
+        break;
+      }
+    if (!any) return false;
+  }
+  return true;
+}
+
+struct Pattern {
+  std::unique_ptr<RDKit::ROMol> mol;
+  Screen screen;
+};
+
 struct Patterns {
-  std::vector<std::unique_ptr<RDKit::ROMol>> acceptors, alerts;
+  std::vector<Pattern> acceptors, alerts;
   std::unique_ptr<RDKit::ROMol> aliphatic_rings;  // QED.py AliphaticRings
+  std::vector<Screen> crippen;                    // of each pattern of RDKit's CrippenParamCollection, in order
   bool ok = true;
 };
 
@@ -72,27 +244,69 @@ std::unique_ptr<RDKit::ROMol> smarts(const char *s, bool *ok) {
   return m;
 }
 
+Pattern pattern(const char *s, bool *ok) {
+  Pattern p{smarts(s, ok), Screen()};
+  if (p.mol) p.screen = screen_of(*p.mol);
+  return p;
+}
+
 // The patterns, parsed once (C++11 guarantees one thread-safe initialisation).
 const Patterns &patterns() {
   static const Patterns p = [] {
     Patterns q;
-    for (const char *s : kAcceptorSmarts) q.acceptors.push_back(smarts(s, &q.ok));
-    for (const char *s : kAlertSmarts) q.alerts.push_back(smarts(s, &q.ok));
+    for (const char *s : kAcceptorSmarts) q.acceptors.push_back(pattern(s, &q.ok));
+    for (const char *s : kAlertSmarts) q.alerts.push_back(pattern(s, &q.ok));
     q.aliphatic_rings = smarts("[$([A;R][!a])]", &q.ok);
+    for (const auto &c : *RDKit::Descriptors::CrippenParamCollection::getParams())
+      q.crippen.push_back(c.dp_pattern ? screen_of(*c.dp_pattern) : Screen());
     return q;
   }();
   return p;
 }
 
-size_t count_matches(const RDKit::ROMol &mol, const RDKit::ROMol &q) {
+size_t count_matches(const RDKit::ROMol &mol, const MolKeys &k, const Pattern &q) {
   RDKit::SubstructMatchParameters ps;  // GetSubstructMatches defaults: uniquify, maxMatches 1000
-  return RDKit::SubstructMatch(mol, q, ps).size();
+  if (!may_match(k, q.screen, nullptr)) return 0;
+  return RDKit::SubstructMatch(mol, *q.mol, ps).size();
 }
 
-bool has_match(const RDKit::ROMol &mol, const RDKit::ROMol &q) {
+bool has_match(const RDKit::ROMol &mol, const MolKeys &k, const Pattern &q) {
   RDKit::SubstructMatchParameters ps;
   ps.maxMatches = 1;
-  return !RDKit::SubstructMatch(mol, q, ps).empty();
+  if (!may_match(k, q.screen, nullptr)) return false;
+  return !RDKit::SubstructMatch(mol, *q.mol, ps).empty();
+}
+
+// Crippen.cpp's calcCrippenDescriptors(mol, logp, mr) (includeHs: on a copy with every hydrogen explicit,
+// MolOps::addHs(mol, false, false)) and its getCrippenAtomContribs, step for step: the parameters in their order, each
+// typing the atoms not yet typed at which one of its matches is rooted (SubstructMatch(mol, pattern, matches,
+// uniquify false, recursion possible: maxMatches 1000)), until every atom is typed; logp and mr the sums of the
+// contributions in atom order. The one change: a pattern that the screen shows has no match rooted at an untyped atom
+// is not matched (RDKit's loop would type nothing with it).
+void crippen(const RDKit::ROMol &mol, double *logp, double *mr) {
+  const std::vector<Screen> &screen = patterns().crippen;
+  std::unique_ptr<RDKit::ROMol> h(RDKit::MolOps::addHs(mol, false, false));
+  const size_t n = h->getNumAtoms();
+  const MolKeys keys(*h);
+  std::vector<double> lp(n, 0.0), m(n, 0.0);
+  std::vector<char> needed(n, 1);
+  size_t left = n, k = 0;
+  for (const auto &c : *RDKit::Descriptors::CrippenParamCollection::getParams()) {
+    if (!left) break;
+    if (k < screen.size() && !may_match(keys, screen[k++], &needed)) continue;
+    std::vector<RDKit::MatchVectType> matches;
+    RDKit::SubstructMatch(*h, *c.dp_pattern, matches, false, true);
+    for (const auto &match : matches) {
+      const int idx = match[0].second;
+      if (!needed[idx]) continue;
+      needed[idx] = 0, left--;
+      lp[idx] = c.logp, m[idx] = c.mr;
+    }
+  }
+  double a = 0.0, b = 0.0;
+  for (double x : lp) a += x;
+  for (double x : m) b += x;
+  *logp = a, *mr = b;
 }
 
 // QED.py properties() and qed(w=WEIGHT_MEAN) of @p mol (hydrogens already removed, as properties() does), with
@@ -103,8 +317,9 @@ double qed(const RDKit::ROMol &mol, double mw, double logp, double hbd, double t
   const Patterns &p = patterns();
   if (!p.ok) return NAN;
   double hba = 0, alerts = 0;
-  for (const auto &q : p.acceptors) hba += (double)count_matches(mol, *q);
-  for (const auto &q : p.alerts) alerts += has_match(mol, *q) ? 1 : 0;
+  const MolKeys keys(mol);
+  for (const auto &q : p.acceptors) hba += (double)count_matches(mol, keys, q);
+  for (const auto &q : p.alerts) alerts += has_match(mol, keys, q) ? 1 : 0;
   std::unique_ptr<RDKit::ROMol> stripped(RDKit::deleteSubstructs(mol, *p.aliphatic_rings));
   std::vector<std::vector<int>> rings;
   double arom = (double)RDKit::MolOps::findSSSR(*stripped, rings);
@@ -132,7 +347,7 @@ void compute(const RDKit::ROMol &mol, sp_descriptors *d) {
   d->rotatable_bonds = (int32_t)rotb;
   d->tpsa = (float)tpsa;
   double logp = 0, mr = 0;
-  D::calcCrippenDescriptors(mol, logp, mr);
+  crippen(mol, &logp, &mr);
   d->logp = (float)logp;
   d->mr = (float)mr;
   d->n_rings = (int32_t)D::calcNumRings(mol);
@@ -246,6 +461,22 @@ int build_and_finish(size_t n_atoms, const uint8_t *element, const int8_t *charg
   return finish(m, out);
 }
 
+// The error code (descriptors.h) of the exception being handled; called in a catch block only: RDKit's
+// sanitization and molfile parse errors SP_E_BAD_VALUE, out of memory SP_E_NOMEM, any other SP_E_INTERNAL.
+int exception_code() {
+  try {
+    throw;
+  } catch (const RDKit::MolSanitizeException &) {
+    return SP_E_BAD_VALUE;
+  } catch (const RDKit::FileParseException &) {
+    return SP_E_BAD_VALUE;
+  } catch (const std::bad_alloc &) {
+    return SP_E_NOMEM;
+  } catch (...) {
+    return SP_E_INTERNAL;
+  }
+}
+
 }  // namespace
 
 extern "C" {
@@ -283,10 +514,8 @@ int sp_desc_from_graph(size_t n_atoms, const uint8_t *element, const int8_t *cha
       if (rc) sp_desc_clear(out);
       cache_put(cache(), std::move(key), *out);
     }
-  } catch (const std::bad_alloc &) {
-    rc = SP_E_NOMEM;
   } catch (...) {
-    rc = SP_E_INTERNAL;
+    rc = exception_code();
   }
   if (rc) sp_desc_clear(out);
   return rc;
@@ -301,14 +530,8 @@ int sp_desc_from_molblock(const char *molblock, sp_descriptors *out) {
     std::unique_ptr<RDKit::RWMol> m(RDKit::MolBlockToMol(molblock, true, true));
     if (!m) rc = SP_E_BAD_VALUE;
     else compute_cached(*m, out);
-  } catch (const RDKit::MolSanitizeException &) {
-    rc = SP_E_BAD_VALUE;
-  } catch (const RDKit::FileParseException &) {
-    rc = SP_E_BAD_VALUE;
-  } catch (const std::bad_alloc &) {
-    rc = SP_E_NOMEM;
   } catch (...) {
-    rc = SP_E_INTERNAL;
+    rc = exception_code();
   }
   if (rc) sp_desc_clear(out);
   return rc;
