@@ -217,7 +217,7 @@ int sp_cmd_split(int argc, char **argv) {
     printf("sitepack split: /splits/%s: train %lld, val %lld, test %lld sites (entries %lld / %lld / %lld), dropped "
            "%lld, copies %lld, undated %lld, redundant %lld; %lld components, largest %lld sites; got %.1f / %.1f / "
            "%.1f %% for %.1f / %.1f / %.1f %% asked (off by %.1f points%s); largest train-val/test Tanimoto %.3f "
-           "(ions and artifacts excepted; bound < %.2f%s) (%.2f s)\n",
+           "(ions, artifacts, detergents excepted; bound < %.2f%s) (%.2f s)\n",
            s.name, (long long)s.sites[0], (long long)s.sites[1], (long long)s.sites[2], (long long)s.entries[0],
            (long long)s.entries[1], (long long)s.entries[2], (long long)s.dropped, (long long)s.copies,
            (long long)s.undated, (long long)s.redundant, (long long)s.n_components, (long long)s.largest_component,
