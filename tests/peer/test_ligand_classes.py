@@ -9,7 +9,7 @@ usage: test_ligand_classes.py lists REPO
          named PLINDER exactly when artifacts_badlist.csv holds it, BioLiP exactly when the BioLiP list holds it,
          and its name is the BioLiP list's), the stored files' SHA-256 against PROVENANCE.md, the BioLiP copy
          against Debian's PLIP (plip.basic.config.biolip_list, an independent copy of the same list), and no list
-         id in the cofactor list (the class order would hide it).
+         id in the cofactor list (the class order would hide it); docs/ligands.md's rows name the same ids.
        test_ligand_classes.py case SITEPACK PDB WORK_DIR [STRUCTURES_DIR]
          `sitepack run` on tests/data/ligand_classes/list_classes.pdb (synthetic, one ligand per rule) gives the
          class of every rule; with the corpus's structures, 1GZM (C8E x12, LDA x3 detergent; PLM x4, PEF x2 lipid,
@@ -67,7 +67,8 @@ def check_lists(repo):
     for cls in ("artifact", "detergent", "lipid"):
         table = {r[0] for r in rows if r[1] == cls}
         check(set(code[cls]) == table and len(code[cls]) == len(table),
-              f"{cls}: lists.c - table {sorted(set(code[cls]) - table)}, table - lists.c {sorted(table - set(code[cls]))}")
+              f"{cls}: lists.c - table {sorted(set(code[cls]) - table)}, "
+              f"table - lists.c {sorted(table - set(code[cls]))}")
     ions = {r[0] for r in rows if r[1] == "ion"}
     check(ions and ions <= set(code["poly_ion"]), f"ion rows not in k_poly_ion: {sorted(ions - set(code['poly_ion']))}")
     for cid, cls, source, joined, name in rows:
@@ -81,6 +82,12 @@ def check_lists(repo):
     check(none == ["POL"], f"ids of no published list: {none} (only POL, kept from the earlier list)")
     hidden = set(code["cofactor"]) & set(ids)
     check(not hidden, f"list ids also cofactors: {sorted(hidden)}")
+    docs = [ln for ln in open(os.path.join(repo, "docs/ligands.md")) if ln.startswith("| `")]
+    for cls in ("artifact", "detergent", "lipid"):  # the rule cell of the class's row names every id of its list
+        row = [ln for ln in docs if ln.startswith(f"| `{cls}`")]
+        ids_doc = set(re.findall(r"\b[0-9A-Z]{2,4}\b", row[0].split("|")[2])) if row else set()
+        check(ids_doc == set(code[cls]), f"docs/ligands.md {cls} row: not in lists.c "
+              f"{sorted(ids_doc - set(code[cls]))}, missing {sorted(set(code[cls]) - ids_doc)}")
     n = {c: sum(r[1] == c for r in rows) for c in ("artifact", "detergent", "lipid", "ion")}
     print(f"classes.tsv: {n}; PLINDER ids {len(plinder)}, BioLiP ids {len(biolip)}")
 
