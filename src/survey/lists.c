@@ -24,10 +24,12 @@ static const char *const k_nucleotide[] = {"A", "C", "DA", "DC", "DG", "DI", "DT
 static const char *const k_reserved[] = {"DRG", "DUM", "INH", "LIG", "UNK", "UNL", "UNX"};
 
 /* Inorganic polyatomic ions (oxoanions, ammonium, azide, cyanide, thiocyanate ...) and the metal ammine
- * complexes of the BioLiP list (IRI, NCO, RHD, CON: tests/data/ligand_classes/classes.tsv). */
+ * complexes and the other inorganic oxoanions of the BioLiP list (IRI NCO RHD CON, SOH LCO LCP SE4 THJ:
+ * tests/data/ligand_classes/classes.tsv). */
 static const char *const k_poly_ion[] = {
-    "2HP", "AZI", "BCT", "BO3", "BO4", "CO3", "CON", "CYN", "FLO", "IOD", "IRI", "MOO", "NCO", "NH4", "NO2", "NO3",
-    "OH", "PER", "PI", "PO3", "PO4", "RHD", "SCN", "SO3", "SO4", "SUL", "TCN", "VO4", "WO4"};
+    "2HP", "AZI", "BCT", "BO3", "BO4", "CO3", "CON", "CYN", "FLO", "IOD", "IRI", "LCO", "LCP", "MOO", "NCO", "NH4",
+    "NO2", "NO3", "OH", "PER", "PI", "PO3", "PO4", "RHD", "SCN", "SE4", "SO3", "SO4", "SOH", "SUL", "TCN", "THJ",
+    "VO4", "WO4"};
 
 /* Crystallisation, cryo-protection, buffer and reducing-agent additives (docs/ligands.md "Classes"). Every id
  * is a row of tests/data/ligand_classes/classes.tsv with the published list(s) that name it (PLINDER's

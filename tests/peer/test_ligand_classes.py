@@ -88,6 +88,11 @@ def check_lists(repo):
         ids_doc = set(re.findall(r"\b[0-9A-Z]{2,4}\b", row[0].split("|")[2])) if row else set()
         check(ids_doc == set(code[cls]), f"docs/ligands.md {cls} row: not in lists.c "
               f"{sorted(ids_doc - set(code[cls]))}, missing {sorted(set(code[cls]) - ids_doc)}")
+    union = set(plinder) | set(biolip)
+    named = set().union(*(c_list(src, "k_" + k) for k in ("water", "amino", "reserved", "sugar", "cofactor")))
+    n_taken, n_named = len(union & set(ids)), len((union - set(ids)) & (named | set(code["poly_ion"])))
+    check((len(union), n_taken, n_named) == (521, 219, 24),
+          f"lists' ids {len(union)}, in a list class {n_taken}, named by another list {n_named} (docs/ligands.md)")
     n = {c: sum(r[1] == c for r in rows) for c in ("artifact", "detergent", "lipid", "ion")}
     print(f"classes.tsv: {n}; PLINDER ids {len(plinder)}, BioLiP ids {len(biolip)}")
 
