@@ -21,7 +21,7 @@
 
 const char *sp_ligand_class_name(int cls) {
   static const char *const names[SP_CLASS_COUNT] = {"small_molecule", "ion",     "artifact", "glycan",   "cofactor",
-                                                     "peptide",        "unknown", "lipid",    "detergent"};
+                                                    "peptide",        "unknown", "lipid",    "detergent"};
   if (cls < 0 || cls >= SP_CLASS_COUNT) return "unknown";
   return names[cls];
 }
