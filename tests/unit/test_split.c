@@ -135,8 +135,8 @@ static void test_side_names(void) {
 /* Ions, artifacts (buffers, cryo-protectants) and detergents join no ligand component and follow their protein;
  * every other class, lipids included, is a ligand of the ligand rule (docs/usage.md "Splits", docs/ligands.md). */
 static void test_follows_protein(void) {
-  static const char *const names[] = {"ion",     "artifact", "detergent", "small_molecule", "lipid",
-                                      "glycan",  "cofactor", "peptide",   "unknown"};
+  static const char *const names[] = {"ion",    "artifact", "detergent", "small_molecule", "lipid",
+                                      "glycan", "cofactor", "peptide",   "unknown"};
   static const int follows[] = {1, 1, 1, 0, 0, 0, 0, 0, 0};
   enum { N = 9, W = 16 };
   char cls[N * W];
