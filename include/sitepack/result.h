@@ -79,7 +79,7 @@ typedef struct sp_ligand_row {
   int32_t label_seq_id;          /**< SP_SEQ_NONE when '.' */
   char ins_code[4];
   char altloc[4];                /**< chosen conformer, "" if none */
-  char cls[SP_CLASS_LEN];        /**< ion, artifact, glycan, cofactor, small_molecule, peptide, unknown */
+  char cls[SP_CLASS_LEN];        /**< sp_ligand_class_name(): small_molecule, ion, ..., lipid, detergent */
   uint32_t flags;                /**< SP_LIG_* bits (survey.h) */
   int32_t n_residues;
   int32_t n_atoms;               /**< atoms of the chosen conformer, H included */

@@ -148,11 +148,11 @@ typedef struct sp_datasplit_summary {
  *  - the others are joined into components: by entry always; by protein (and both, and time after the cut) by
  *    the coarse cluster (/clusters protein_low) of the site's chain and of every polymer chain it contacts
  *    (/residues/contact); by ligand by the ligand component at max_tanimoto (sp_spl_ligand_components: every
- *    pair of molecules of /clusters/fingerprint at Tanimoto >= t joined; ions and artifacts join none);
+ *    pair of molecules of /clusters/fingerprint at Tanimoto >= t joined; ions, artifacts and detergents join none);
  *  - the components, in order of a hash of the seed and their key (smallest entry id), fill test, then val,
  *    each up to its fraction of the sites (a component that does not fit goes on: smaller ones after it
  *    may), the rest train;
- *  - SP_BY_BOTH: val/test sites (not ions or artifacts) whose ligand component has a train site are dropped,
+ *  - SP_BY_BOTH: val/test sites (not ions, artifacts or detergents) whose ligand component has a train site are dropped,
  *    and the fill is redone with the val/test targets raised by what was dropped (up to 32 passes; the pass
  *    with the smallest deviation kept);
  *  - SP_BY_TIME: train = sites released (else deposited) before @p o->before; the after-cut components fill

@@ -25,7 +25,8 @@
 extern "C" {
 #endif
 
-/** Ligand classes (DESIGN.md). Names via sp_ligand_class_name(). */
+/** Ligand classes (DESIGN.md; rules: docs/ligands.md "Classes"). Names via sp_ligand_class_name(). LIPID and
+ *  DETERGENT are format version 7 (docs/format.md): appended, so the codes of the older classes stay. */
 typedef enum sp_ligand_class {
   SP_CLASS_SMALL_MOLECULE = 0,
   SP_CLASS_ION = 1,
@@ -34,10 +35,13 @@ typedef enum sp_ligand_class {
   SP_CLASS_COFACTOR = 4,
   SP_CLASS_PEPTIDE = 5,
   SP_CLASS_UNKNOWN = 6,
+  SP_CLASS_LIPID = 7,     /**< a lipid of BioLiP's / PLINDER's lists (src/survey/lists.c) */
+  SP_CLASS_DETERGENT = 8, /**< a detergent of the same lists */
   SP_CLASS_COUNT
 } sp_ligand_class;
 
-/** "small_molecule", "ion", "artifact", "glycan", "cofactor", "peptide", "unknown". */
+/** "small_molecule", "ion", "artifact", "glycan", "cofactor", "peptide", "unknown", "lipid", "detergent";
+ *  "unknown" for a code out of range. */
 const char *sp_ligand_class_name(int cls);
 
 /** Ligand flag bits (sp_ligand.flags, /ligands/flags). */
@@ -156,7 +160,7 @@ bool sp_survey_definition_usable(const sp_component *def, const char *comp_id);
 int sp_survey_run(const sp_structure *s, sp_ccd *ccd, const sp_survey_opts *opts, sp_survey *out, sp_err *err);
 /** Whether a covalent link never joins a residue of @p comp_id to another such residue (issue 36;
  *  docs/ligands.md "Links between ions"): a polyatomic inorganic ion of the ion list (SO4, PO4, ...), an additive
- *  of the artifact list (buffers, cryo-protectants: GOL, EDO, ...), or a component whose CCD definition @p def
+ *  of the artifact list (buffers, cryo-protectants: GOL, EDO, ...) or of the detergent list, or a component whose CCD definition @p def
  *  (NULL: none) has one heavy atom (a monatomic ion). */
 bool sp_survey_is_ion_or_buffer(const char *comp_id, const sp_component *def);
 void sp_survey_free(sp_survey *sv);

@@ -33,7 +33,8 @@ def _flag_masks(path, names):
     return lig, site
 
 
-LIGAND_CLASSES = ("small_molecule", "ion", "artifact", "glycan", "cofactor", "peptide", "unknown")  # format.md
+LIGAND_CLASSES = ("small_molecule", "ion", "artifact", "glycan", "cofactor", "peptide", "unknown", "lipid",
+                  "detergent")  # format.md; lipid, detergent: version 7
 
 
 def _check_classes(path, wanted):
@@ -167,7 +168,7 @@ def select(ds, ligand_class=None, comp_id=None, molecule_key=None, flags=None, n
     """Sorted int64 indices of the sites passing every filter given (None = no filter).
 
     ligand_class: str or list (/ligands/class: small_molecule, ion, artifact, glycan, cofactor, peptide,
-    unknown); comp_id: str or list, a comp_id of any of the ligand's own residues (its /residues rows of
+    unknown, lipid, detergent; lipid and detergent from format version 7); comp_id: str or list, a comp_id of any of the ligand's own residues (its /residues rows of
     kind 0: NAG selects a NAG-NAG-BMA glycan too; the rule of ``sitepack export --comp``); molecule_key: str or
     list (/ligands/molecule_key of the site's ligand); flags: names that must all be set,
     not_flags: names none of which may be set (ligand flags sitepack.LIGAND_FLAGS, site flags

@@ -214,17 +214,18 @@ int sp_cmd_split(int argc, char **argv) {
     return exit_of(rc, &err);
   }
   if (!quiet) {
-    printf("sitepack split: /splits/%s: train %lld, val %lld, test %lld sites (entries %lld / %lld / %lld), dropped "
-           "%lld, copies %lld, undated %lld, redundant %lld; %lld components, largest %lld sites; got %.1f / %.1f / "
-           "%.1f %% for %.1f / %.1f / %.1f %% asked (off by %.1f points%s); largest train-val/test Tanimoto %.3f "
-           "(ions and artifacts excepted; bound < %.2f%s) (%.2f s)\n",
-           s.name, (long long)s.sites[0], (long long)s.sites[1], (long long)s.sites[2], (long long)s.entries[0],
-           (long long)s.entries[1], (long long)s.entries[2], (long long)s.dropped, (long long)s.copies,
-           (long long)s.undated, (long long)s.redundant, (long long)s.n_components, (long long)s.largest_component,
-           100 * s.got[0], 100 * s.got[1], 100 * s.got[2], 100 * s.asked[0], 100 * s.asked[1], 100 * s.asked[2],
-           100 * s.deviation, s.deviation > 0.02 ? ": more than 2, the components allow no closer fill" : "",
-           s.max_cross_tanimoto, o.max_tanimoto, o.by == SP_BY_PROTEIN || (o.by == SP_BY_TIME && !o.time_rules) ?
-           ": not applied" : "", s.seconds);
+    printf(
+        "sitepack split: /splits/%s: train %lld, val %lld, test %lld sites (entries %lld / %lld / %lld), dropped "
+        "%lld, copies %lld, undated %lld, redundant %lld; %lld components, largest %lld sites; got %.1f / %.1f / "
+        "%.1f %% for %.1f / %.1f / %.1f %% asked (off by %.1f points%s); largest train-val/test Tanimoto %.3f "
+        "(ions, artifacts, detergents excepted; bound < %.2f%s) (%.2f s)\n",
+        s.name, (long long)s.sites[0], (long long)s.sites[1], (long long)s.sites[2], (long long)s.entries[0],
+        (long long)s.entries[1], (long long)s.entries[2], (long long)s.dropped, (long long)s.copies,
+        (long long)s.undated, (long long)s.redundant, (long long)s.n_components, (long long)s.largest_component,
+        100 * s.got[0], 100 * s.got[1], 100 * s.got[2], 100 * s.asked[0], 100 * s.asked[1], 100 * s.asked[2],
+        100 * s.deviation, s.deviation > 0.02 ? ": more than 2, the components allow no closer fill" : "",
+        s.max_cross_tanimoto, o.max_tanimoto,
+        o.by == SP_BY_PROTEIN || (o.by == SP_BY_TIME && !o.time_rules) ? ": not applied" : "", s.seconds);
     for (int k = 0; s.scored && k < 2; k++)
       printf("sitepack split: %s strata: not_novel %lld, novel_protein %lld, novel_ligand %lld, novel_both %lld%s\n",
              k ? "test" : "val", (long long)s.strata[k][0], (long long)s.strata[k][1], (long long)s.strata[k][2],

@@ -67,7 +67,7 @@ typedef struct sp_spl_in {
   char pcol[64];
 } sp_spl_in;
 
-/** 1 when site @p s's ligand is an ion or artifact-class (buffers): it joins no ligand component. */
+/** 1 when site @p s's ligand is an ion, artifact-class (buffers) or detergent: it joins no ligand component. */
 int sp_spl_follows_protein(const sp_spl_in *in, int64_t s);
 
 /** Union-find over @p p (each element its own root at start): root of @p x (path halving), and the union of

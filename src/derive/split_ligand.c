@@ -21,10 +21,10 @@ void sp_spl_union(int64_t *p, int64_t a, int64_t b) {
 
 int sp_spl_follows_protein(const sp_spl_in *in, int64_t s) {
   const char *c = in->cls + in->lidx[s] * in->cls_w;
-  return !strncmp(c, "ion", in->cls_w) || !strncmp(c, "artifact", in->cls_w);
+  return !strncmp(c, "ion", in->cls_w) || !strncmp(c, "artifact", in->cls_w) || !strncmp(c, "detergent", in->cls_w);
 }
 
-/* Molecules used by a site that joins ligand components (not an ion or artifact): used[M] set to 1. */
+/* Molecules used by a site that joins ligand components (not an ion, artifact or detergent): used[M] set to 1. */
 static void used_molecules(const sp_spl_in *in, uint8_t *used) {
   for (int64_t s = 0; s < in->n_sites; s++)
     if (!sp_spl_follows_protein(in, s)) used[in->mol[s]] = 1;

@@ -25,7 +25,7 @@ static const cv_col cv_cols[CV_COUNT] = {
     [CV_ELEMENT] = {SP_T_ATOMS, "element", "an atomic number 0..118 (0: unknown)"},
     [CV_POSITION] = {SP_T_ATOMS, "position", "finite coordinates (x, y, z in Å)"},
     [CV_CLASS] = {SP_T_LIGANDS, "class",
-                  "one of small_molecule, ion, artifact, glycan, cofactor, peptide, unknown"},
+                  "one of small_molecule, ion, artifact, glycan, cofactor, peptide, unknown, lipid, detergent"},
     [CV_IX_TYPE] = {SP_T_INTERACTIONS, "type", "an interaction type 1..9 (hydrophobic .. metal)"},
     [CV_RES_KIND] = {SP_T_RESIDUES, "kind", "a residue kind 0..4 (ligand, polymer, other ligand, ion, water)"},
     [CV_CUTOFF] = {SP_T_SITES, "cutoff", "a finite cutoff > 0 Å"},

@@ -23,18 +23,40 @@ static const char *const k_nucleotide[] = {"A", "C", "DA", "DC", "DG", "DI", "DT
 
 static const char *const k_reserved[] = {"DRG", "DUM", "INH", "LIG", "UNK", "UNL", "UNX"};
 
-/* Inorganic polyatomic ions (oxoanions, ammonium, azide, cyanide, thiocyanate ...). */
-static const char *const k_poly_ion[] = {"2HP", "AZI", "BCT", "BO3", "BO4", "CO3", "CYN", "FLO", "IOD",
-                                         "MOO", "NH4", "NO2", "NO3", "OH",  "PER", "PI",  "PO3", "PO4",
-                                         "SCN", "SO3", "SO4", "SUL", "TCN", "VO4", "WO4"};
+/* Inorganic polyatomic ions (oxoanions, ammonium, azide, cyanide, thiocyanate ...) and the metal ammine
+ * complexes and the other inorganic oxoanions of the BioLiP list (IRI NCO RHD CON, SOH LCO LCP SE4 THJ:
+ * tests/data/ligand_classes/classes.tsv). */
+static const char *const k_poly_ion[] = {"2HP", "AZI", "BCT", "BO3", "BO4", "CO3", "CON", "CYN", "FLO",
+                                         "IOD", "IRI", "LCO", "LCP", "MOO", "NCO", "NH4", "NO2", "NO3",
+                                         "OH",  "PER", "PI",  "PO3", "PO4", "RHD", "SCN", "SE4", "SO3",
+                                         "SO4", "SOH", "SUL", "TCN", "THJ", "VO4", "WO4"};
 
-/* Crystallisation, cryo-protection, buffer and detergent additives. */
+/* Crystallisation, cryo-protection, buffer and reducing-agent additives (docs/ligands.md "Classes"). Every id
+ * is a row of tests/data/ligand_classes/classes.tsv with the published list(s) that name it (PLINDER's
+ * artifacts_badlist.csv, BioLiP's ligand_list: third_party/ligand_lists/): checked by ligand_class_lists. */
 static const char *const k_artifact[] = {
-    "12P", "15P", "1PE", "1PG", "2PE", "7PE", "ACT", "B3P", "BCN", "BEN", "BME", "BOG", "BTB", "C8E", "CIT",
-    "CXS", "DIO", "DMF", "DMS", "DTT", "EDO", "EPE", "ETE", "FLC", "FMT", "GOL", "HED", "HEZ", "IMD", "IPA",
-    "LDA", "LMT", "MES", "MLA", "MLI", "MPD", "MRD", "NHE", "OGA", "P4C", "P6G", "PE4", "PE5", "PE8", "PEG",
-    "PG0", "PG4", "PG5", "PG6", "PGE", "PGO", "PGR", "POL", "SGM", "SIN", "SPD", "SPM", "SRT", "TAM", "TAR",
-    "TBU", "TLA", "TRS", "URE", "XPE"};
+    "12P", "144", "15P", "16P", "1PE", "1PG", "2PE", "6JZ", "7PE", "7PG", "ACT", "AE3", "AE4", "B3P", "BCN", "BEN",
+    "BME", "BTB", "BU1", "CAC", "CAD", "CIT", "CXS", "D1D", "DIO", "DMF", "DMS", "DTD", "DTT", "DTU", "DTV", "EDO",
+    "EPE", "ETE", "ETF", "ETX", "FLC", "FMT", "GOL", "GVT", "HED", "HEZ", "HT3", "HTH", "HTO", "IMD", "IPA", "M2M",
+    "ME2", "MES", "MLA", "MLI", "MPD", "MPO", "MRD", "NHE", "OGA", "P15", "P33", "P3G", "P4C", "P4G", "P6G", "PE3",
+    "PE4", "PE5", "PE8", "PEG", "PEU", "PG0", "PG4", "PG5", "PG6", "PGE", "PGF", "PGO", "PGR", "POL", "SGM", "SIN",
+    "SPD", "SPM", "SRT", "TAM", "TAR", "TBU", "TFA", "TLA", "TOE", "TRS", "URE", "XPE"};
+
+/* Detergents (alkyl glycosides and maltosides, amine oxides, polyoxyethylene alkyl ethers, CHAPS), all from
+ * the same lists (classes.tsv). */
+static const char *const k_detergent[] = {"BGL", "BHG", "BNG", "BOG", "C10", "C8E", "CE1", "CE9", "CPS", "CXE", "DDQ",
+                                          "DET", "HSG", "HSH", "HTG", "LDA", "LMT", "LMU", "N8E", "OES", "SOG", "UMQ"};
+
+/* Lipids (fatty acids, acylglycerols, phospho-, glyco-, ether and sphingolipids, the lists' lipid fragments),
+ * all from BioLiP's list, some also PLINDER's (classes.tsv). */
+static const char *const k_lipid[] = {
+    "02U", "1AG", "1EM", "2DP", "3PE", "3PH", "4AG", "6PE", "6PH", "6PL", "6UL", "7E8", "7E9", "7PH",
+    "8PE", "9PE", "AGA", "B3H", "BXC", "CD4", "CDL", "CN3", "CN6", "CNS", "DAO", "DDR", "DGA", "DGD",
+    "DGG", "DKA", "DPG", "FTT", "GGD", "HGP", "HGX", "L1P", "L2C", "L2P", "L3P", "L44", "L4P", "LFA",
+    "LHG", "LI1", "LIO", "LMG", "LPP", "MC3", "MGE", "MVC", "MYR", "MYY", "NER", "OLA", "OLB", "OLC",
+    "OPC", "P1O", "PA8", "PAM", "PC1", "PC2", "PC6", "PC7", "PC8", "PCF", "PCW", "PD7", "PEE", "PEF",
+    "PEH", "PEK", "PEV", "PEX", "PG8", "PGT", "PGV", "PLC", "PLD", "PLM", "POV", "PSC", "PTY", "PX2",
+    "PX4", "PX6", "PX8", "SPH", "SQD", "SQU", "STE", "TGL", "TRD", "UND", "UPL", "XP4", "XPA"};
 
 /* Cofactors (enzyme cofactors, prosthetic groups, nucleotide cofactors, metal clusters). */
 static const char *const k_cofactor[] = {
@@ -59,15 +81,25 @@ bool sp_list_is_reserved(const char *id) {
 }
 bool sp_list_is_polyatomic_ion(const char *id) { return IN(id, k_poly_ion); }
 bool sp_list_is_artifact(const char *id) { return IN(id, k_artifact); }
+bool sp_list_is_detergent(const char *id) { return IN(id, k_detergent); }
+bool sp_list_is_lipid(const char *id) { return IN(id, k_lipid); }
 bool sp_list_is_cofactor(const char *id) { return IN(id, k_cofactor); }
 bool sp_list_is_sugar(const char *id) { return IN(id, k_sugar); }
 
 bool sp_list_self_check(void) {
-#define SORTED(l)                                                                  \
-  for (size_t i = 1; i < sizeof(l) / sizeof((l)[0]); i++)                          \
-    if (strcmp((l)[i - 1], (l)[i]) >= 0) return false;
-  SORTED(k_water) SORTED(k_amino) SORTED(k_nucleotide) SORTED(k_reserved) SORTED(k_poly_ion)
-  SORTED(k_artifact) SORTED(k_cofactor) SORTED(k_sugar)
+#define SORTED(l)                                         \
+  for (size_t i = 1; i < sizeof(l) / sizeof((l)[0]); i++) \
+    if (strcmp((l)[i - 1], (l)[i]) >= 0) return false
+  SORTED(k_water);
+  SORTED(k_amino);
+  SORTED(k_nucleotide);
+  SORTED(k_reserved);
+  SORTED(k_poly_ion);
+  SORTED(k_artifact);
+  SORTED(k_detergent);
+  SORTED(k_lipid);
+  SORTED(k_cofactor);
+  SORTED(k_sugar);
 #undef SORTED
   return true;
 }

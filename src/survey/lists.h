@@ -14,10 +14,14 @@ bool sp_list_is_standard_residue(const char *comp_id);
 bool sp_list_is_amino_acid(const char *comp_id);
 /** Reserved / placeholder ids: UNL, UNX, UNK, DUM, LIG, DRG, INH and two-digit 01..99. */
 bool sp_list_is_reserved(const char *comp_id);
-/** Polyatomic inorganic ions classified as `ion` (SO4, PO4, NO3, ...). */
+/** Polyatomic inorganic ions classified as `ion` (SO4, PO4, NO3, ..., from BioLiP's list IRI, SOH, ...). */
 bool sp_list_is_polyatomic_ion(const char *comp_id);
-/** Crystallisation / cryo-protection additives classified as `artifact`. */
+/** Crystallisation / cryo-protection / buffer additives classified as `artifact` (PLINDER's and BioLiP's lists). */
 bool sp_list_is_artifact(const char *comp_id);
+/** Detergents classified as `detergent` (PLINDER's and BioLiP's lists). */
+bool sp_list_is_detergent(const char *comp_id);
+/** Lipids classified as `lipid` (BioLiP's list, some also PLINDER's). */
+bool sp_list_is_lipid(const char *comp_id);
 /** Cofactors classified as `cofactor`. */
 bool sp_list_is_cofactor(const char *comp_id);
 /** Monosaccharides classified as `glycan` when no CCD/file type says so. */

@@ -20,8 +20,8 @@
 #define LINK_MAX_DIST 2.0f
 
 const char *sp_ligand_class_name(int cls) {
-  static const char *const names[SP_CLASS_COUNT] = {"small_molecule", "ion",     "artifact", "glycan",
-                                                     "cofactor",       "peptide", "unknown"};
+  static const char *const names[SP_CLASS_COUNT] = {"small_molecule", "ion",     "artifact", "glycan",   "cofactor",
+                                                    "peptide",        "unknown", "lipid",    "detergent"};
   if (cls < 0 || cls >= SP_CLASS_COUNT) return "unknown";
   return names[cls];
 }
@@ -449,7 +449,7 @@ static int push_link(build *b, int64_t a, int64_t at) {
 /* 4. connections (struct_conn / LINK) of model m: covalent links join candidates into one
  * instance, or flag a candidate covalent to the polymer; metalc flags metal-bound. 0 or SP_E_NOMEM. */
 bool sp_survey_is_ion_or_buffer(const char *comp_id, const sp_component *def) {
-  return sp_list_is_polyatomic_ion(comp_id) || sp_list_is_artifact(comp_id) ||
+  return sp_list_is_polyatomic_ion(comp_id) || sp_list_is_artifact(comp_id) || sp_list_is_detergent(comp_id) ||
          (def && def->n_atoms && sp_component_heavy_atoms(def) == 1);
 }
 
@@ -651,11 +651,15 @@ static int instance_atoms(build *b, sp_ligand *L, size_t lig_idx, const uint32_t
   return 0;
 }
 
-/* 5c. class of instance L (order of the rules: docs/ligands.md); c0 is its first residue's comp. */
+/* 5c. class of instance L (order of the rules: docs/ligands.md); c0 is its first residue's comp. A lone residue
+ * of the detergent or lipid list takes that class before the saccharide rule (BOG, a glucoside, is a detergent;
+ * DGD, a galactolipid, a lipid), covalent or not (a palmitoyl on a cysteine is a lipid, flagged covalent). */
 static uint8_t instance_class(const sp_ligand *L, const sp_residue *R0, const comp_info *c0,
                               size_t n_res, bool is_peptide, const inst_facts *f) {
   if (is_peptide) return SP_CLASS_PEPTIDE;
   if (f->any_unknown) return SP_CLASS_UNKNOWN;
+  if (n_res == 1 && sp_list_is_detergent(R0->comp_id)) return SP_CLASS_DETERGENT;
+  if (n_res == 1 && sp_list_is_lipid(R0->comp_id)) return SP_CLASS_LIPID;
   if (R0->entity_type == SP_ENT_BRANCHED || f->all_sugar) return SP_CLASS_GLYCAN;
   if (n_res == 1 && ((c0->usable && c0->def && sp_component_heavy_atoms(c0->def) == 1) ||
                      (!c0->usable && L->n_heavy == 1) || sp_list_is_polyatomic_ion(R0->comp_id)))

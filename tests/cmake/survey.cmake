@@ -62,3 +62,20 @@ sp_add_unit_test(test_site_quality SOURCES ${SP_TEST_DIR}/unit/test_site_quality
 add_test(NAME survey_link_ions COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_link_ions.py
   $<TARGET_FILE:sitepack_cli> ${SP_TEST_DIR}/unit/link_two_sulfates.pdb ${CMAKE_CURRENT_BINARY_DIR}/link_ions)
 set_tests_properties(survey_link_ions PROPERTIES LABELS "survey;integration" TIMEOUT 60)
+# The list classes (issue 36 item 2; docs/ligands.md "Classes"): the ids of src/survey/lists.c equal the curated
+# table tests/data/ligand_classes/classes.tsv, whose sources are the stored PLINDER and BioLiP lists
+# (third_party/ligand_lists, checked against their SHA-256 and PLIP's copy of BioLiP's list) ...
+add_test(NAME ligand_class_lists COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_ligand_classes.py lists
+  ${CMAKE_SOURCE_DIR})
+set_tests_properties(ligand_class_lists PROPERTIES LABELS "survey;peer" TIMEOUT 60)
+# ... and one ligand per rule of a synthetic file gets its class (lipid, covalent lipid, detergent, buffer, metal
+# ammine, a linked list lipid, a list id left out); with the corpus, 1GZM's and 1TCC's lipids and detergents.
+add_test(NAME survey_list_classes COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_ligand_classes.py case
+  $<TARGET_FILE:sitepack_cli> ${SP_TEST_DIR}/data/ligand_classes/list_classes.pdb ${CMAKE_CURRENT_BINARY_DIR}/list_classes)
+set_tests_properties(survey_list_classes PROPERTIES LABELS "survey;integration" TIMEOUT 60)
+if(SP_HAVE_CORPUS) # needs the corpus (SITEPACK_CORPUS)
+add_test(NAME survey_list_classes_corpus COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_ligand_classes.py case
+  $<TARGET_FILE:sitepack_cli> ${SP_TEST_DIR}/data/ligand_classes/list_classes.pdb
+  ${CMAKE_CURRENT_BINARY_DIR}/list_classes_corpus ${SP_SHARED_DIR}/data/structures)
+set_tests_properties(survey_list_classes_corpus PROPERTIES LABELS "survey;integration" TIMEOUT 60)
+endif()

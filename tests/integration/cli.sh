@@ -237,7 +237,7 @@ expect 2 "export to an existing file" -- "$SP" export "$WORK/one.h5" --site 0 --
 grep -q "exists (use --force to overwrite)" "$WORK/err.txt" || { echo "FAIL: export exists: $(cat "$WORK/err.txt")"; fail=1; }
 expect 0 "export --force" -- "$SP" export "$WORK/one.h5" --site 0 --out "$WORK/exp" --force --quiet
 expect 2 "export --class nonsense" -- "$SP" export "$WORK/one.h5" --class nonsense --out "$WORK/exp2"
-grep -q "unknown class 'nonsense' (valid: small_molecule, ion, artifact, glycan, cofactor, peptide, unknown)" "$WORK/err.txt" \
+grep -q "unknown class 'nonsense' (valid: small_molecule, ion, artifact, glycan, cofactor, peptide, unknown, lipid, detergent)" "$WORK/err.txt" \
   || { echo "FAIL: export --class nonsense: $(cat "$WORK/err.txt")"; fail=1; }
 expect 0 "dump structures" -- "$SP" dump "$WORK/one.h5" structures
 head -1 "$WORK/out.txt" | grep -q "path" || { echo "FAIL: dump header"; fail=1; }

@@ -54,7 +54,7 @@ def site_tables(f):
     ent = np.where(ef[st] >= 0, ef[st], st)
     keys = [eid[e] if eid[e] else path[e] for e in ent]
     cls = f["ligands/class"][()][lig]
-    follows = np.isin(cls, [b"ion", b"artifact"])
+    follows = np.isin(cls, [b"ion", b"artifact", b"detergent"])
     return ent, keys, follows
 
 

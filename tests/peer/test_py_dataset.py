@@ -183,6 +183,7 @@ def check_select(ds, lig, st, sites, cli):
     cases = [
         (dict(ligand_class="small_molecule"), lambda i: cls[i] == "small_molecule"),
         (dict(ligand_class=["ion", "cofactor"]), lambda i: cls[i] in ("ion", "cofactor")),
+        (dict(ligand_class=["lipid", "detergent"]), lambda i: cls[i] in ("lipid", "detergent")),  # version 7
         (dict(comp_id=common_comp), lambda i: common_comp in own[i]),
         # a comp_id inside multi-residue ligands (glycans): any of the ligand's own residues, as export --comp
         (dict(comp_id="MAN"), lambda i: "MAN" in own[i]),
@@ -206,6 +207,9 @@ def check_select(ds, lig, st, sites, cli):
         want = [i for i in range(n) if pred(i)]
         check(got.dtype == np.int64 and list(got) == want, f"select({kw}): {len(got)} sites, expected {len(want)}")
     check(0 < len(ds.select(ligand_class="small_molecule")) < n, "select: small_molecule is a proper subset")
+    n_lip, n_det = len(ds.select(ligand_class="lipid")), len(ds.select(ligand_class="detergent"))
+    check(n_lip == 6 and n_det == 16, f"select: {n_lip} lipid sites (1GZM's 4 PLM, 2 PEF), {n_det} detergent sites "
+          "(1GZM's 12 C8E, 3 LDA; 1TCC's BOG)")
     n_man_first = sum(comp[i] == "MAN" for i in range(n))
     for c in ("MAN", "BMA", "NAG", common_comp):
         got, want = len(ds.select(comp_id=c)), export_count(cli, ds.path, c)

@@ -50,7 +50,7 @@ CHROME = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--use-gl=swiftshader", "--enable-unsafe-swiftshader",
          "--hide-scrollbars", "--no-first-run", "--disable-extensions", "--enable-logging=stderr", "--v=0"]
 WIDTH = 1400
-CLASSES = ["small_molecule", "ion", "artifact", "glycan", "cofactor", "peptide", "unknown"]
+CLASSES = ["small_molecule", "ion", "artifact", "glycan", "cofactor", "peptide", "unknown", "lipid", "detergent"]
 DESC = ["mw", "formal_charge", "hbd", "hba", "hbd_lipinski", "hba_lipinski", "rotatable_bonds", "tpsa", "logp", "mr",
         "n_rings", "n_aromatic_rings", "fsp3", "qed"]
 IX = [None, "hydrophobic", "hbond", "salt_bridge", "pi_stack_parallel", "pi_stack_t", "pi_cation", "halogen",

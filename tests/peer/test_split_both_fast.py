@@ -62,7 +62,7 @@ with h5py.File(h5, "r") as f:
 touch = "1 site touches no chain" if no_chain == 1 else f"{no_chain} sites touch no chain"
 check(f"MMseqs2 {ver}); {touch}; " in p.stdout, f"cluster summary: want 'MMseqs2 {ver}); {touch}': {p.stdout.strip()}")
 p = run([SP, "split", h5, "--seed", str(SEED), "--test", str(TEST), "--val", str(VAL), "--by", "both"])
-check("Tanimoto " in p.stdout and " (ions and artifacts excepted; bound < 0.50) (" in p.stdout,
+check("Tanimoto " in p.stdout and " (ions, artifacts, detergents excepted; bound < 0.50) (" in p.stdout,
       f"split summary: the Tanimoto bound without its exception: {p.stdout.strip()}")
 # one file: "1 file in", not "1 files in"; a missing input named once
 p = run([SP, "run", "--input", os.path.join(STRUCT, "1stp.cif"), "--ccd", CCD, "--out", f"{OUT}/one.h5"])

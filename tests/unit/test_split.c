@@ -1,11 +1,12 @@
 /* Ligand fingerprints and Butina (include/sitepack/fingerprint.h, split.h; src/chem/fingerprint.c,
  * src/derive/butina.c): properties that hold whatever the hash: invariance to atom order and to explicit
  * hydrogens, Kekulé + aromatic flag = aromatic bonds, similarity ordering of a small series, Butina's centroid
- * rule and tie order. */
+ * rule and tie order; which ligand classes follow their protein in a split (src/derive/split_internal.h). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "derive/split_internal.h"
 #include "sitepack/split.h"
 #include "sp_test.h"
 
@@ -131,10 +132,32 @@ static void test_side_names(void) {
         sp_side_name(3) == NULL, "side names");
 }
 
+/* Ions, artifacts (buffers, cryo-protectants) and detergents join no ligand component and follow their protein;
+ * every other class, lipids included, is a ligand of the ligand rule (docs/usage.md "Splits", docs/ligands.md). */
+static void test_follows_protein(void) {
+  static const char *const names[] = {"ion",    "artifact", "detergent", "small_molecule", "lipid",
+                                      "glycan", "cofactor", "peptide",   "unknown"};
+  static const int follows[] = {1, 1, 1, 0, 0, 0, 0, 0, 0};
+  enum { N = 9, W = 16 };
+  char cls[N * W];
+  int64_t lidx[N];
+  memset(cls, 0, sizeof cls);
+  for (int i = 0; i < N; i++) memcpy(cls + i * W, names[i], strlen(names[i])), lidx[i] = N - 1 - i;
+  sp_spl_in in;
+  memset(&in, 0, sizeof in);
+  in.n_sites = N, in.lidx = lidx, in.cls = cls, in.cls_w = W;
+  for (int s = 0; s < N; s++) {
+    int l = (int)lidx[s];
+    CHECK(sp_spl_follows_protein(&in, s) == follows[l], "site of class %s: follows %d", names[l],
+          sp_spl_follows_protein(&in, s));
+  }
+}
+
 int main(void) {
   test_invariance();
   test_similarity();
   test_butina();
   test_side_names();
+  test_follows_protein();
   return sp_test_done("test_split");
 }
