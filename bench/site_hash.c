@@ -111,8 +111,10 @@ int main(int argc, char **argv) {
   if (!n_ph) ph[0] = 4.0, ph[1] = 7.4, ph[2] = 10.0, n_ph = 3;
   if (passes < 1) passes = 1;
   if (argc - ai < 3) {
-    fprintf(stderr, "usage: %s [--ph X]... [--passes N] [--fresh] [--per-file] [--symmetry-mates] [--assembly] CCD "
-            "DIR FILE...\n", argv[0]);
+    fprintf(stderr,
+            "usage: %s [--ph X]... [--passes N] [--fresh] [--per-file] [--symmetry-mates] [--assembly] CCD "
+            "DIR FILE...\n",
+            argv[0]);
     return 2;
   }
   sp_ccd *ccd = NULL;

@@ -33,7 +33,8 @@ typedef struct cl_in {
   uint8_t *kind, *contact;                /* /residues */
   int64_t *res_chain;
   char *mkey; size_t mkey_w;              /* /ligands/molecule_key */
-  uint8_t *elem; int8_t *charge;          /* /atoms element; formal_charge (version >= 6), else ccd_charge */
+  uint8_t *elem;  /* /atoms/element */
+  int8_t *charge; /* /atoms/formal_charge (version >= 6), else ccd_charge */
   int32_t *b1, *b2; uint8_t *border, *barom;
 } cl_in;
 
@@ -47,8 +48,7 @@ static void cl_in_free(cl_in *in) {
 
 static int cl_read(const char *path, cl_in *in, sp_err *err) {
   int64_t ver = 0;
-  hid_t f = sp_spl_open_read_version(path, 3, "/chains and /sequences (run a sitepack of format version 3)", &ver,
-                                     err);
+  hid_t f = sp_spl_open_read_version(path, 3, "/chains and /sequences (run a sitepack of format version 3)", &ver, err);
   if (f < 0) return err->cls;
   /* the fingerprint's charges: the file's one formal charge since version 6 (the one the SDF export writes);
      before it, the CCD's charge of the matched atom */

@@ -187,7 +187,8 @@ static int write_json(const char *tmp, const char *path, const sp_spl_in *in, co
     if ((unsigned char)*p < 0x20) fprintf(f, "\\u%04x", (unsigned char)*p);
     else fputc(*p, f);
   }
-  fprintf(f, "\",\n  \"by\": \"%s\",\n  \"seed\": %llu,\n  \"test\": %s,\n  \"val\": %s,\n"
+  fprintf(f,
+          "\",\n  \"by\": \"%s\",\n  \"seed\": %llu,\n  \"test\": %s,\n  \"val\": %s,\n"
           "  \"protein_clusters\": \"%s\",\n  \"ligand_clusters\": \"/clusters/ligand\",\n"
           "  \"tool_version\": \"%s\",\n  \"git_sha\": \"%s\",\n  \"n_sites\": %lld,\n",
           by_name(o->by), (unsigned long long)o->seed, f64_shortest(b_test, o->test), f64_shortest(b_val, o->val),

@@ -7,9 +7,9 @@
 
 /* one atom row of the site, for grouping the copies of an atom */
 typedef struct copy_key {
-  uint32_t atom;   /* index into the structure */
-  uint32_t rank;   /* 0: the file's own; 1: assembly copy; 2: symmetry image */
-  uint32_t row;    /* row in the site */
+  uint32_t atom; /* index into the structure */
+  uint32_t rank; /* 0: the file's own; 1: assembly copy; 2: symmetry image */
+  uint32_t row;  /* row in the site */
 } copy_key;
 
 static int cmp_key(const void *pa, const void *pb) {
