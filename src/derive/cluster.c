@@ -33,8 +33,8 @@ typedef struct cl_in {
   uint8_t *kind, *contact;                /* /residues */
   int64_t *res_chain;
   char *mkey; size_t mkey_w;              /* /ligands/molecule_key */
-  uint8_t *elem;  /* /atoms/element */
-  int8_t *charge; /* /atoms/formal_charge (version >= 6), else ccd_charge */
+  uint8_t *elem;                          /* /atoms/element */
+  int8_t *charge;                         /* /atoms/formal_charge (version >= 6), else ccd_charge */
   int32_t *b1, *b2; uint8_t *border, *barom;
 } cl_in;
 
