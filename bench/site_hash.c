@@ -6,10 +6,16 @@
  * work leaves the results unchanged (bench/site_hash.sh compares against a stored line).
  *
  * With --passes N every file's sites are computed N times at each pH with the same workspaces (cached
- * per-model grids) and the hash covers every pass; --fresh uses a new workspace per file.
+ * per-model grids) and the hash covers every pass; --fresh uses a new workspace per file; --symmetry-mates and
+ * --assembly add the copies (site options symmetry_mates, assembly). Every output of sp_site is hashed: the
+ * atoms, their flags, residue slots and positions, the residues (residue, kind, image, minimum distance), the
+ * images (operator, translation, transform, tag, assembly). The file's columns from later steps (charges,
+ * identities, descriptors, quality: src/pipeline) are not outputs of these two functions: the rank-count
+ * checks compare whole files (tests/integration/compare_h5.py; compare_covers.py checks it sees every column).
  *
  * build: cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc bench/site_hash.c build-X/libsitepack.a -ldeflate -lz -lcrypto -lm -lccp4c -lpthread
- * usage: site_hash [--ph X]... [--passes N] [--fresh] [--per-file] CCD STRUCTURES_DIR FILE...
+ * usage: site_hash [--ph X]... [--passes N] [--fresh] [--per-file] [--symmetry-mates] [--assembly] CCD
+ *        STRUCTURES_DIR FILE...
  * prints: one line per pH "ph X sites N atoms M hash H", then "all H" */
 #include <math.h>
 #include <stdint.h>
@@ -40,10 +46,19 @@ static uint64_t hash_site(uint64_t h, const sp_site *s) {
   h = HA(h, s->atoms, s->n_atoms);
   h = HA(h, s->atom_flags, s->n_atoms);
   h = HA(h, s->atom_res, s->n_atoms);
+  h = HA(h, s->xyz, s->n_atoms);
   for (size_t r = 0; r < s->n_res; r++) {
     h = H(h, s->res[r].residue);
     h = H(h, s->res[r].kind);
+    h = H(h, s->res[r].image);
     h = H(h, s->res[r].min_distance);
+  }
+  uint64_t ni = s->n_images;
+  h = H(h, ni);
+  for (size_t i = 0; i < s->n_images; i++) {
+    const sp_site_image *im = &s->images[i];
+    h = H(h, im->op), h = HA(h, im->t, 3), h = HA(h, &im->rot[0][0], 9), h = HA(h, im->trn, 3);
+    h = h_bytes(h, im->tag, strnlen(im->tag, sizeof im->tag)), h = H(h, im->assembly);
   }
   return h;
 }
@@ -82,19 +97,24 @@ static uint64_t hash_chem(uint64_t h, const sp_site_chem *c) {
 
 int main(int argc, char **argv) {
   double ph[MAXPH];
-  int n_ph = 0, passes = 1, fresh = 0, per_file = 0, ai = 1;
+  int n_ph = 0, passes = 1, fresh = 0, per_file = 0, sym = 0, assembly = 0, ai = 1;
   while (ai < argc && !strncmp(argv[ai], "--", 2)) {
     if (!strcmp(argv[ai], "--ph") && ai + 1 < argc && n_ph < MAXPH) ph[n_ph++] = atof(argv[++ai]);
     else if (!strcmp(argv[ai], "--passes") && ai + 1 < argc) passes = atoi(argv[++ai]);
     else if (!strcmp(argv[ai], "--fresh")) fresh = 1;
     else if (!strcmp(argv[ai], "--per-file")) per_file = 1;
+    else if (!strcmp(argv[ai], "--symmetry-mates")) sym = 1;
+    else if (!strcmp(argv[ai], "--assembly")) assembly = 1;
     else return fprintf(stderr, "unknown option %s\n", argv[ai]), 2;
     ai++;
   }
   if (!n_ph) ph[0] = 4.0, ph[1] = 7.4, ph[2] = 10.0, n_ph = 3;
   if (passes < 1) passes = 1;
   if (argc - ai < 3) {
-    fprintf(stderr, "usage: %s [--ph X]... [--passes N] [--fresh] [--per-file] CCD DIR FILE...\n", argv[0]);
+    fprintf(stderr,
+            "usage: %s [--ph X]... [--passes N] [--fresh] [--per-file] [--symmetry-mates] [--assembly] CCD "
+            "DIR FILE...\n",
+            argv[0]);
     return 2;
   }
   sp_ccd *ccd = NULL;
@@ -129,6 +149,8 @@ int main(int argc, char **argv) {
       memset(&so, 0, sizeof so);
       so.cutoff = 6.0f;
       so.max_atoms = 12000;
+      so.symmetry_mates = sym;
+      so.assembly = assembly;
       for (int p = 0; p < passes; p++)
         for (size_t l = 0; l < sv.n_ligands; l++) {
           uint64_t h = hp[k];

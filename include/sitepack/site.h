@@ -149,7 +149,10 @@ void sp_site_ws_free(sp_site_ws *ws);
  *              chains) with a chosen atom within the cutoff of a ligand heavy atom, grouped by copy
  *              (generator, then operator order), as symmetry images are, with image->assembly = 1,
  *              atoms flagged SP_SITE_ATOM_ASSEMBLY, site flag SP_SITE_ASSEMBLY. The ligand itself stays
- *              the file's.
+ *              the file's. Each atom is held once at each position (within 0.03 Å): a copy that lies on
+ *              the file's atom (special position) or on an assembly copy of it (a crystal operator that
+ *              is an assembly operator) is left out, so such a copy keeps its assembly label
+ *              (src/site/copies.h, docs/sites.md "Symmetry mates and assembly copies together").
  * @return 0; SP_E_NOMEM; SP_E_INVALID (NULL argument, ligand index out of range, infinite
  *         cutoff, ligand model/residue/atom indices out of bounds or outside its model).
  */

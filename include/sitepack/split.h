@@ -83,8 +83,9 @@ typedef struct sp_cluster_summary {
  *  protein cluster is that of the chain with most of its contact residues (/residues/contact), else with
  *  most of its polymer residues, ties to the lower /chains row; -1 when it has none. Ligands: one
  *  fingerprint (sp_morgan_fp, radius 2) per distinct /ligands/molecule_key from the site of that key with
- *  most ligand heavy atoms (first in site order on ties), built from the ligand's /bonds and /atoms/element,
- *  ccd_charge; a site without a key is its own molecule; Butina at @p o->tanimoto in molecule-key byte
+ *  most ligand heavy atoms (first in site order on ties), built from the ligand's /bonds and /atoms/element
+ *  and formal charges: /atoms/formal_charge in a file of format version >= 6 (the one the SDF export
+ *  writes), /atoms/ccd_charge before it (SP_E_FORMAT when the column is missing); a site without a key is its own molecule; Butina at @p o->tanimoto in molecule-key byte
  *  order. Cluster numbers: 0.. in order of first chain row (protein) or first site (ligand).
  *  @return 0; SP_E_NOT_FOUND (no file; MMseqs2 not found: "mmseqs2 not found (PATH ...): apt-get install
  *  mmseqs2"); SP_E_FORMAT (not a sitepack file, version < 3, no /sequences); SP_E_INVALID (/clusters exists

@@ -33,7 +33,8 @@ typedef struct cl_in {
   uint8_t *kind, *contact;                /* /residues */
   int64_t *res_chain;
   char *mkey; size_t mkey_w;              /* /ligands/molecule_key */
-  uint8_t *elem; int8_t *charge;          /* /atoms element, ccd_charge */
+  uint8_t *elem;                          /* /atoms/element */
+  int8_t *charge;                         /* /atoms/formal_charge (version >= 6), else ccd_charge */
   int32_t *b1, *b2; uint8_t *border, *barom;
 } cl_in;
 
@@ -46,8 +47,12 @@ static void cl_in_free(cl_in *in) {
 #define RD(dst, name, mt, T, cnt) (!((dst) = (T *)sp_spl_read(f, path, name, mt, sizeof(T), cnt, err)))
 
 static int cl_read(const char *path, cl_in *in, sp_err *err) {
-  hid_t f = sp_spl_open_read(path, 3, "/chains and /sequences (run a sitepack of format version 3)", err);
+  int64_t ver = 0;
+  hid_t f = sp_spl_open_read_version(path, 3, "/chains and /sequences (run a sitepack of format version 3)", &ver, err);
   if (f < 0) return err->cls;
+  /* the fingerprint's charges: the file's one formal charge since version 6 (the one the SDF export writes);
+     before it, the CCD's charge of the matched atom */
+  const char *qcol = ver >= 6 ? "/atoms/formal_charge" : "/atoms/ccd_charge";
   int64_t n1 = 0, n2 = 0, n3 = 0, n4 = 0, n5 = 0, nr[2] = {0, 0}, na = 0, nb[3] = {0, 0, 0};
   int bad = !(in->ctype = sp_spl_read_str(f, path, "/chains/type", &in->ctype_w, &in->n_chains, err)) ||
             RD(in->seq_ptr, "/chains/seq_ptr", H5T_NATIVE_INT64, int64_t, &n1) ||
@@ -62,7 +67,7 @@ static int cl_read(const char *path, cl_in *in, sp_err *err) {
             RD(in->res_chain, "/residues/chain_idx", H5T_NATIVE_INT64, int64_t, &nr[1]) ||
             !(in->mkey = sp_spl_read_str(f, path, "/ligands/molecule_key", &in->mkey_w, &in->n_lig, err)) ||
             RD(in->elem, "/atoms/element", H5T_NATIVE_UINT8, uint8_t, &in->n_atoms) ||
-            RD(in->charge, "/atoms/ccd_charge", H5T_NATIVE_INT8, int8_t, &na) ||
+            RD(in->charge, qcol, H5T_NATIVE_INT8, int8_t, &na) ||
             RD(in->b1, "/bonds/atom1", H5T_NATIVE_INT32, int32_t, &in->n_bonds) ||
             RD(in->b2, "/bonds/atom2", H5T_NATIVE_INT32, int32_t, &nb[0]) ||
             RD(in->border, "/bonds/order", H5T_NATIVE_UINT8, uint8_t, &nb[1]) ||

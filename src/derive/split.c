@@ -166,8 +166,19 @@ static int write_tsv(const char *tmp, const sp_spl_in *in, const int8_t *side, c
   return fclose(f) ? -1 : 0;
 }
 
+/* A double in the fewest significant digits (1 to 17) that read back as the same double (0.1, not
+ * 0.10000000000000001; 17 digits always suffice for binary64: IEEE 754-2008, 5.12.2), into buf[32]. */
+static const char *f64_shortest(char buf[32], double v) {
+  for (int p = 1; p <= 17; p++) {
+    snprintf(buf, 32, "%.*g", p, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+  return buf;
+}
+
 static int write_json(const char *tmp, const char *path, const sp_spl_in *in, const sp_datasplit_opts *o,
                       const sp_datasplit_summary *s) {
+  char b_test[32], b_val[32], b_tan[32];
   FILE *f = fopen(tmp, "w");
   if (!f) return -1;
   fprintf(f, "{\n  \"name\": \"%s\",\n  \"file\": \"", s->name);
@@ -176,13 +187,14 @@ static int write_json(const char *tmp, const char *path, const sp_spl_in *in, co
     if ((unsigned char)*p < 0x20) fprintf(f, "\\u%04x", (unsigned char)*p);
     else fputc(*p, f);
   }
-  fprintf(f, "\",\n  \"by\": \"%s\",\n  \"seed\": %llu,\n  \"test\": %.17g,\n  \"val\": %.17g,\n"
+  fprintf(f,
+          "\",\n  \"by\": \"%s\",\n  \"seed\": %llu,\n  \"test\": %s,\n  \"val\": %s,\n"
           "  \"protein_clusters\": \"%s\",\n  \"ligand_clusters\": \"/clusters/ligand\",\n"
           "  \"tool_version\": \"%s\",\n  \"git_sha\": \"%s\",\n  \"n_sites\": %lld,\n",
-          by_name(o->by), (unsigned long long)o->seed, o->test, o->val, in->pcol, SP_VERSION, SP_GIT_SHA,
-          (long long)s->n_sites);
-  fprintf(f, "  \"max_tanimoto\": %.17g,\n  \"keep_copies\": %d,\n  \"non_redundant\": %d,\n", o->max_tanimoto,
-          o->keep_copies, o->non_redundant);
+          by_name(o->by), (unsigned long long)o->seed, f64_shortest(b_test, o->test), f64_shortest(b_val, o->val),
+          in->pcol, SP_VERSION, SP_GIT_SHA, (long long)s->n_sites);
+  fprintf(f, "  \"max_tanimoto\": %s,\n  \"keep_copies\": %d,\n  \"non_redundant\": %d,\n",
+          f64_shortest(b_tan, o->max_tanimoto), o->keep_copies, o->non_redundant);
   if (o->by == SP_BY_TIME) fprintf(f, "  \"before\": \"%s\",\n  \"time_rules\": %d,\n", o->before, o->time_rules);
   fprintf(f, "  \"sites\": {\"train\": %lld, \"val\": %lld, \"test\": %lld, \"dropped\": %lld, \"copy\": %lld, "
           "\"undated\": %lld, \"redundant\": %lld},\n", (long long)s->sites[0], (long long)s->sites[1],

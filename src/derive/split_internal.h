@@ -13,6 +13,8 @@
  *  (sp_h5_read_format) and that its version is at least @p min_version (else SP_E_FORMAT naming the file and
  *  @p why). Returns the file id, or < 0 with @p err set. */
 hid_t sp_spl_open_read(const char *path, int min_version, const char *why, sp_err *err);
+/** sp_spl_open_read(), also giving the file's format version in *@p version (not NULL). */
+hid_t sp_spl_open_read_version(const char *path, int min_version, const char *why, int64_t *version, sp_err *err);
 
 /** Read the whole 1-D dataset @p name of @p file as @p mtype (a native numeric type) into a new array of
  *  *@p n elements of @p elsize bytes (caller frees; an empty dataset gives a 1-byte allocation). A dataset of

@@ -8,7 +8,7 @@
 #include "sitepack/h5util.h"
 #include "sitepack/store.h"
 
-hid_t sp_spl_open_read(const char *path, int min_version, const char *why, sp_err *err) {
+hid_t sp_spl_open_read_version(const char *path, int min_version, const char *why, int64_t *version, sp_err *err) {
   int64_t ver = 0;
   hid_t f = -1;
   if (sp_h5_open_merged(path, &f, &ver, NULL, err)) return -1; /* one diagnosis for all readers (h5util.h) */
@@ -18,7 +18,13 @@ hid_t sp_spl_open_read(const char *path, int min_version, const char *why, sp_er
     H5Fclose(f);
     return -1;
   }
+  *version = ver;
   return f;
+}
+
+hid_t sp_spl_open_read(const char *path, int min_version, const char *why, sp_err *err) {
+  int64_t ver = 0;
+  return sp_spl_open_read_version(path, min_version, why, &ver, err);
 }
 
 /* Dataset @p name of @p file, opened quietly; -1 with SP_E_FORMAT "PATH: missing dataset NAME" when absent. */

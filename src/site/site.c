@@ -9,6 +9,7 @@
 #include "sitepack/base.h"
 #include "sitepack/symmetry.h"
 #include "site/cells.h"
+#include "site/copies.h"
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -960,6 +961,8 @@ int sp_site_compute(const sp_structure *s, const sp_survey *sv, size_t lig, cons
     rc = assembly_copies(s, sv, L->model, m_lo, m_hi, cutoff, ws, n_heavy, out, err);
     if (rc) return rc;
   }
+  /* one copy per atom position: an assembly copy a crystal operator reproduces, a special position */
+  if (sp_site_merge_copies(out)) return sp_err_set(err, SP_E_NOMEM, "site: out of memory");
   if (out->n_atoms > max_atoms) {
     out->flags |= SP_SITE_OVERSIZE;
     out->n_atoms = out->n_ligand;

@@ -12,6 +12,13 @@ add_test(NAME peer_gemmi_sample
           ${CMAKE_BINARY_DIR}/it_np/np1.h5 ${CMAKE_SOURCE_DIR}/tests/data/structures)
 set_tests_properties(integration_demo_np1_np3 PROPERTIES FIXTURES_SETUP demo_output)
 set_tests_properties(peer_gemmi_sample PROPERTIES FIXTURES_REQUIRED demo_output)
+# the -np 1 = -np N checks (compare_h5.py) see a change in every dataset but the timing fields, every column of
+# format version 6 among them (one file of the sample with symmetry mates and assembly copies)
+add_test(NAME integration_compare_covers
+  COMMAND ${SP_DEBIAN_PYTHON} ${CMAKE_SOURCE_DIR}/tests/integration/compare_covers.py ${SP_CLI}
+          ${CMAKE_SOURCE_DIR}/tests/data/ccd/components_sample.cif ${CMAKE_SOURCE_DIR}/tests/data/structures/1pfe.cif.gz
+          ${CMAKE_BINARY_DIR}/it_compare_covers)
+set_tests_properties(integration_compare_covers PROPERTIES LABELS "integration" TIMEOUT 300)
 set_tests_properties(integration_demo_np1_np3 integration_cli peer_gemmi_sample PROPERTIES TIMEOUT 300 LABELS integration)
 # issue 21: the parallel merge equals the serial one at -np 1..4, with split files, after a failed merge
 # and --resume, and for shards merged under mpirun

@@ -103,6 +103,13 @@ set_tests_properties(py_corpus_sym_assembly PROPERTIES FIXTURES_SETUP py_corpus_
 add_test(NAME check_sym_assembly COMMAND $<TARGET_FILE:sitepack_cli> check ${SP_PY_OUT}/corpus_sym_assembly.h5)
 set_tests_properties(check_sym_assembly PROPERTIES FIXTURES_REQUIRED py_corpus_sym_assembly LABELS "store;integration"
   TIMEOUT 120)
+# One copy per atom position (docs/sites.md "Symmetry mates and assembly copies together"): a small axis case
+# run four ways, and the corpus with both options against the --assembly first run and gemmi's crystal images.
+add_test(NAME peer_site_copies COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_site_copies.py
+  $<TARGET_FILE:sitepack_cli> ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif.gz ${SP_PY_OUT}/site_copies
+  ${SP_PY_OUT}/corpus_sym_assembly.h5 ${SP_PY_OUT}/corpus_assembly.h5 ${SP_SHARED_DIR}/data/structures)
+set_tests_properties(peer_site_copies PROPERTIES FIXTURES_REQUIRED "py_corpus_sym_assembly;py_corpus_assembly"
+  LABELS "peer;site" TIMEOUT 300)
 # The site quality bits (issue 36, docs/format.md "Site quality") recomputed from the file's columns, gemmi and the
 # CCD, on the corpus run and on the run with symmetry mates and assembly copies (crystal_contact).
 add_test(NAME peer_site_quality COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_site_quality.py

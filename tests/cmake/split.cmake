@@ -18,6 +18,11 @@ if(SP_HAVE_CORPUS)
   add_test(NAME split_corpus COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_split_corpus.py
            $<TARGET_FILE:sitepack_cli> ${CMAKE_BINARY_DIR}/py_test_out/corpus.h5 ${CMAKE_CURRENT_BINARY_DIR}/split_corpus)
   set_tests_properties(split_corpus PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "split;peer;slow" TIMEOUT 400)
+  # The ligand fingerprints' charges (docs/usage.md "Splits"): /atoms/formal_charge in a version-6 file,
+  # ccd_charge in a version-5 copy; the exported SDF's charges and RDKit's Morgan of it against the stored bits.
+  add_test(NAME cluster_charges COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_cluster_charges.py
+           $<TARGET_FILE:sitepack_cli> ${CMAKE_BINARY_DIR}/py_test_out/corpus.h5 ${CMAKE_CURRENT_BINARY_DIR}/cluster_charges)
+  set_tests_properties(cluster_charges PROPERTIES FIXTURES_REQUIRED py_corpus LABELS "split;peer" TIMEOUT 300)
 endif()
 # Fast (default set, no corpus): --by both on the bundled sample plus copies of 4HHB, 1STP, 1C4Q under new entry
 # ids: no entry, coarse protein cluster or (ions and artifacts apart) ligand cluster shared by train and a kept

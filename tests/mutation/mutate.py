@@ -17,6 +17,10 @@ see tests/run_ctest.sh), `survived` when the whole suite passed, and an `error` 
 not found (or found more than once) in its file, when its file does not exist, or when the mutated
 tree does not build: an error is never counted as killed, and any error makes the run exit 1.
 
+The scratch copy's tests see the corpus (SITEPACK_CORPUS from the environment, else SHARED/data), so the
+corpus tests count; fresh_clone is not run there (SCRATCH_EXCLUDED: it clones the tree's HEAD, and the scratch
+copy is no git repository; a clone of HEAD would hold none of the mutations anyway).
+
 Before the mutations the unmutated tree is built and the whole suite run once (the baseline): a
 failing baseline stops the run (every mutation would look killed).
 
@@ -194,9 +198,34 @@ def run(cmd, cwd=None, timeout=None, env=None):
         return 124, out, time.monotonic() - t0
 
 
+# Tests never run in the scratch copy, with the reason. fresh_clone `git clone`s the tree's HEAD: the scratch
+# copy is no git repository (the clone fails), and a clone of HEAD would hold none of the mutations anyway.
+SCRATCH_EXCLUDED = {"fresh_clone": "clones the tree's HEAD: the scratch copy is no git repository, and HEAD "
+                                   "holds none of the mutations"}
+
+
+def with_exclusions(args):
+    """ctest args with SCRATCH_EXCLUDED added to their -E (ctest keeps only the last -E: one regex)"""
+    mine = "^(" + "|".join(re.escape(x) for x in SCRATCH_EXCLUDED) + ")$"
+    if "-E" in args:
+        i = args.index("-E")
+        return args[:i] + ["-E", f"({args[i + 1]})|{mine}"] + args[i + 2:]
+    return args + ["-E", mine]
+
+
+def corpus_of(shared):
+    """The corpus the scratch copy's tests see (tests/CMakeLists.txt SITEPACK_CORPUS): the environment's
+    SITEPACK_CORPUS, else SHARED/data when it exists, else none (the corpus tests are then not registered)."""
+    env = os.environ.get("SITEPACK_CORPUS", "")
+    if env:
+        return env
+    return os.path.join(shared, "data") if os.path.isdir(os.path.join(shared, "data", "structures")) else "none"
+
+
 def ctest(build, args, jobs, timeout, stop=True):
     fastest_first(build)
-    cmd = ["ctest", "--test-dir", build, "-j", str(jobs)] + (["--stop-on-failure"] if stop else []) + args
+    cmd = ["ctest", "--test-dir", build, "-j", str(jobs)] + (["--stop-on-failure"] if stop else []) + \
+        with_exclusions(args)
     env = dict(os.environ, CI="true")
     rc, out, dt = run(cmd, timeout=timeout, env=env)
     bad, n = parse_ctest(out)
@@ -228,7 +257,7 @@ def confirm(build, bad, jobs, timeout):
 
 
 def test_names(build, args):
-    rc, out, _ = run(["ctest", "--test-dir", build, "-N"] + args)
+    rc, out, _ = run(["ctest", "--test-dir", build, "-N"] + with_exclusions(args))
     return re.findall(r"Test\s+#\d+:\s+(\S+)", out)
 
 
@@ -265,7 +294,8 @@ def write_md(path, rep):
          f"({s['score_pct']:.1f} %)**; survived {s['survived']}, errors {s['errors']}. "
          f"Wall time {s['wall_s'] / 60:.1f} min (baseline suite {s['baseline_s']:.0f} s), "
          f"load average at start {rep['load_start']}, at end {rep['load_end']}; {rep.get('jobs', 2)} jobs, "
-         f"libsitepack {rep.get('library', 'static')}.", "",
+         f"libsitepack {rep.get('library', 'static')}. Corpus: `{rep.get('corpus', 'none')}`; not run in the "
+         f"scratch copy: " + ("; ".join(f"{k} ({v})" for k, v in rep.get("not_run", {}).items()) or "none") + ".", "",
          "| id | file | kind | status | killed by | build s | test s |", "|---|---|---|---|---|---|---|"]
     for m in rep["mutations"]:
         by = ", ".join(m["killed_by"][:3]) + (" ..." if len(m["killed_by"]) > 3 else "")
@@ -348,8 +378,11 @@ def main():
     print(f"scratch tree {scratch}: {n} files copied", flush=True)
     build = os.path.join(scratch, "build")
     shared_lib = not a.static and shared_library(scratch)
+    corpus = corpus_of(shared)
+    print(f"scratch corpus (SITEPACK_CORPUS): {corpus}; not run there: " +
+          "; ".join(f"{k} ({v})" for k, v in SCRATCH_EXCLUDED.items()), flush=True)
     rc, out, _ = run(["cmake", "-S", scratch, "-B", build, "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
-                      f"-DSP_SHARED_DIR={shared}", "-DSP_WERROR=OFF",
+                      f"-DSITEPACK_CORPUS={corpus}", "-DSP_WERROR=OFF",
                       f"-DCMAKE_POSITION_INDEPENDENT_CODE={'ON' if shared_lib else 'OFF'}",
                       f"-DCMAKE_LINK_DEPENDS_NO_SHARED={'ON' if shared_lib else 'OFF'}"])
     if rc:
@@ -442,7 +475,7 @@ def main():
     rep = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
            "library": "shared (scratch copy)" if shared_lib else "static", "quick": a.quick,
            "git": git, "list": os.path.relpath(lst, repo), "command": " ".join(sys.argv[1:]) or "defaults",
-           "jobs": a.jobs, "load_start": load_start,
+           "jobs": a.jobs, "load_start": load_start, "corpus": corpus, "not_run": SCRATCH_EXCLUDED,
            "load_end": " ".join(open("/proc/loadavg").read().split()[:3]),
            "summary": {"killed": killed, "survived": survived, "errors": nerr,
                        "score_pct": 100.0 * killed / (killed + survived) if killed + survived else 0.0,

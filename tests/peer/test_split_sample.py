@@ -18,6 +18,7 @@ usage: test_split_sample.py SITEPACK MPIEXEC STRUCTURES CCD OUTDIR
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -143,7 +144,15 @@ for by in ("protein", "ligand", "both"):
             check((side != -1).all(), f"--by {by}: dropped sites")
         print(f"--by {by}: sites train/val/test/dropped {[(side == k).sum() for k in (0, 1, 2, -1)]}")
     tsv = f"{OUT}/np1.split-by_{by}.tsv"
-    js = json.load(open(f"{OUT}/np1.split-by_{by}.json"))
+    js_text = open(f"{OUT}/np1.split-by_{by}.json").read()
+    js = json.loads(js_text)
+    # the options' floats in the shortest text that reads back as the same double (Python's repr: 0.1, not
+    # 0.10000000000000001)
+    for key, want in (("test", 0.1), ("val", 0.1), ("max_tanimoto", None)):
+        m = re.search(r'"%s": ([^,\n]+),' % key, js_text)
+        text = m.group(1) if m else ""
+        check(m is not None and text == repr(float(text)) and (want is None or float(text) == want),
+              f"--by {by}: JSON {key} printed as {text!r}, not the shortest round-trip form")
     check(js["sites"]["test"] == int((side == 2).sum()) and js["sites"]["dropped"] == int((side == -1).sum()),
           f"--by {by}: JSON counts")
     lines = open(tsv).read().splitlines()
