@@ -190,7 +190,7 @@ def tsv_without(data, drop):
 
 def versions():
     rc, out, err = run("check", corpus)
-    check(rc == 0 and b"valid sitepack file (format version 6)" in out, f"corpus: check {rc} {out} {err}")
+    check(rc == 0 and b"valid sitepack file (format version 7)" in out, f"corpus: check {rc} {out} {err}")
     v2 = make_v2(corpus, os.path.join(work, "corpus_v2.h5"))
     v3 = make_v3(corpus, os.path.join(work, "corpus_v3.h5"))
     rc, out, err = run("check", v3)
@@ -203,9 +203,9 @@ def versions():
         rc, out, err = run("check", p)
         check(rc == 0 and b"valid sitepack file (format version 2)" in out, f"{p}: check {rc} {out} {err}")
         reader_equals_h5py(p)
-    for ver in (7, 0):
+    for ver in (8, 0):
         p = copy_edit(f"version{ver}", corpus, lambda f: f.attrs.__setitem__("format_version", np.int64(ver)))
-        expect_invalid(p, "unknown_format", f"unknown format version {ver} (this sitepack reads 2 to 6")
+        expect_invalid(p, "unknown_format", f"unknown format version {ver} (this sitepack reads 2 to 7")
         for cmd in (["dump", p, "sites"], ["export", p, "--all", "--out", "-"]):
             rc, _, err = run(*cmd)
             check(rc != 0 and f"unknown format version {ver}" in err, f"{cmd[0]} of version {ver}: {rc} {err}")
@@ -273,6 +273,7 @@ def versions_45():
                   f"dump interactions: distance2 in version 5 only ({len(h4)} / {len(h5)} columns)")
     p = copy_edit("v5_without_distance2", corpus, lambda f: f.__delitem__("interactions/distance2"))
     expect_invalid(p, "unknown_format", "missing dataset /interactions/distance2")
+    versions_67()
     versions_56()
 
     def wrong_distance2(f):
@@ -281,6 +282,41 @@ def versions_45():
     expect_invalid(p2, "unknown_format", "/interactions/distance2 has the wrong type")
     for p in (p, p2, v4):
         os.remove(p)
+
+
+def to_v6(f):
+    """An open version-7 file (h5py, r+) made version 6 as a version-6 build wrote it: no class lipid or detergent
+    (a version-6 build called them small_molecule and artifact), no desc_flags bit unknown_orders (16)
+    (docs/format.md "Versions": version 7 added values, no dataset)."""
+    cls = f["ligands/class"][...]
+    cls[cls == b"lipid"] = b"small_molecule"
+    cls[cls == b"detergent"] = b"artifact"
+    f["ligands/class"][...] = cls
+    f["ligands/desc_flags"][...] = f["ligands/desc_flags"][...] & np.uint8(0xEF)
+    f.attrs["format_version"] = np.int64(6)
+    f["run"].attrs["format_version"] = np.int64(6)
+
+
+def versions_67():
+    """Version 6 (before the version-7 values): check passes it, the C reader reads it, and dump gives the
+    version-7 output bar the class and desc_flags values that version 7 added."""
+    v6 = os.path.join(work, "corpus_v6.h5")
+    shutil.copyfile(corpus, v6)
+    with h5py.File(v6, "r+") as f:
+        n_new = int(np.isin(f["ligands/class"][...], [b"lipid", b"detergent"]).sum())
+        n_bit = int((f["ligands/desc_flags"][...] & 16).astype(bool).sum())
+        to_v6(f)
+    check(n_new > 0 and n_bit > 0, f"the corpus holds version-7 values: {n_new} lipid/detergent, {n_bit} unknown_orders")
+    rc, out, err = run("check", v6)
+    check(rc == 0 and b"valid sitepack file (format version 6)" in out, f"{v6}: check {rc} {out} {err}")
+    reader_equals_h5py(v6)
+    for t in ("ligands", "sites", "interactions", "components"):  # the ligand's class is a column of dump sites too
+        rc7, d7, _ = run("dump", corpus, t)
+        rc6, d6, _ = run("dump", v6, t)
+        check(rc6 == 0 and rc7 == 0 and tsv_without(d6, {"class", "desc_flags"}) == tsv_without(d7, {"class", "desc_flags"})
+              and (d6 != d7) == (t in ("ligands", "sites")), f"dump {t}: version 6 differs from version 7 beyond class and "
+              "desc_flags")
+    os.remove(v6)
 
 
 def versions_56():
