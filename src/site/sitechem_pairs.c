@@ -212,6 +212,7 @@ static inline int pair_hbond_ligand_donor(ctx *c, sp_interaction ix, uint16_t fa
   if (!((fa & SP_CHEM_DONOR) && (fk & SP_CHEM_ACCEPTOR)) || ix.distance < SP_HBOND_DIST_MIN) return 0;
   float ang = donor_angle(c, ix.lig_atom, ix.site_atom), hpos[4][3];
   int nh = deposited_h(c, ix.lig_atom, hpos, 4);
+  if (!nh) nh = sp_chem_place_h(c, ix.lig_atom, hpos, 4);
   float best = nh ? best_dha(c, ix.lig_atom, (const float(*)[3])hpos, nh, X(c, ix.site_atom)) : NAN;
   if (nh ? !(best > SP_PLIP_HBOND_DON_ANGLE_MIN) : !(isnan(ang) || ang >= SP_HBOND_HEAVY_ANGLE_MIN)) return 0;
   ix.type = SP_IX_HBOND;
@@ -231,6 +232,7 @@ static inline int pair_hbond_ligand_acceptor(ctx *c, sp_interaction ix, uint16_t
   float ang = donor_angle(c, k, li), hpos[4][3];
   int nhp = deposited_h(c, k, hpos, 4), ok = 0;
   if (!nhp) nhp = amide_h(c, k, hpos[0]) ? 1 : sidechain_h(c, k, hpos);
+  if (!nhp) nhp = sp_chem_place_h(c, k, hpos, 4);
   float best = NAN;
   for (int hq = 0; hq < nhp; hq++) {
     float dha = angle3(X(c, k), hpos[hq], a);
@@ -356,6 +358,7 @@ static int wb_angles(const ctx *c, int32_t acc, int32_t wat, int32_t don, float 
   float hp[4][3];
   int nh = deposited_h(c, don, hp, 4);
   if (!nh && don >= (int32_t)c->site->n_ligand) nh = amide_h(c, don, hp[0]) ? 1 : sidechain_h(c, don, hp);
+  if (!nh) nh = sp_chem_place_h(c, don, hp, 4);
   const float *a = X(c, acc), *wo = X(c, wat), *d = X(c, don);
   if (!nh) {
     float heavy = donor_angle(c, don, wat), om = vec_angle4(a, wo, wo, d), dwd = df(wo, d);
