@@ -1,5 +1,6 @@
-/* Site chemistry, atom-pair interactions: vdW contacts, hydrophobic contacts, hydrogen bonds (deposited H, heavy-atom
- * angle, or PLIP's D–H···A with H placed for the sp2 N–H of the polymer), halogen bonds, water bridges,
+/* Site chemistry, atom-pair interactions: vdW contacts, hydrophobic contacts, hydrogen bonds (PLIP's D–H···A with the
+ * deposited H, the H placed for the sp2 N–H of the polymer, or the H Open Babel gives the donor (sitechem_hplace.c);
+ * the heavy-atom angle where none can be placed), halogen bonds, water bridges,
  * and PLIP's one H-bond per donor. See sitechem.h (SP_IX_HYDROPHOBIC, _HBOND, _HALOGEN, _WATER_BRIDGE)
  * and docs/sites.md. */
 #include "site/sitechem_internal.h"
@@ -206,8 +207,9 @@ static inline int pair_hydrophobic(ctx *c, sp_interaction ix, uint16_t fa, uint1
   return add_ix(c, &ix) ? SP_E_NOMEM : 0;
 }
 
-/* H-bond with the ligand atom as donor: with H deposited on it, PLIP's D–H···A > 100° for one of them (angle2:
- * the best); without, the heavy-atom angle neighbour–D···A >= 60° (SP_IXF_NO_H) */
+/* H-bond with the ligand atom as donor: with H deposited on it, else placed as Open Babel does (sp_chem_place_h),
+ * PLIP's D–H···A > 100° for one of them (angle2: the best); without, the heavy-atom angle neighbour–D···A >= 60°
+ * (SP_IXF_NO_H) */
 static inline int pair_hbond_ligand_donor(ctx *c, sp_interaction ix, uint16_t fa, uint16_t fk) {
   if (!((fa & SP_CHEM_DONOR) && (fk & SP_CHEM_ACCEPTOR)) || ix.distance < SP_HBOND_DIST_MIN) return 0;
   float ang = donor_angle(c, ix.lig_atom, ix.site_atom), hpos[4][3];
@@ -223,8 +225,8 @@ static inline int pair_hbond_ligand_donor(ctx *c, sp_interaction ix, uint16_t fa
 }
 
 /* H-bond with the ligand atom as acceptor: H deposited on the donor, else for main-chain amide N and sp2
- * side-chain N H placed from the residue's atoms: PLIP's D–H···A > 100° with any of them; other donors: the
- * heavy-atom angle */
+ * side-chain N H placed from the residue's atoms, else as Open Babel places it (sp_chem_place_h): PLIP's
+ * D–H···A > 100° with any of them; donors with none: the heavy-atom angle */
 static inline int pair_hbond_ligand_acceptor(ctx *c, sp_interaction ix, uint16_t fa, uint16_t fk) {
   if (!((fa & SP_CHEM_ACCEPTOR) && (fk & SP_CHEM_DONOR)) || ix.distance < SP_HBOND_DIST_MIN) return 0;
   const int32_t li = ix.lig_atom, k = ix.site_atom;
@@ -347,9 +349,10 @@ static float vec_angle4(const float *a, const float *b, const float *c, const fl
 }
 
 /* PLIP's angle windows of one bridge acceptor A – water W – donor D (detection.py water_bridges): with the
- * donor's H deposited in the file (any donor) or placed (the sp2 N–H of the polymer), theta = W···H–D > 100°
+ * donor's H deposited in the file (any donor) or placed (the sp2 N–H of the polymer; other N / O as Open Babel
+ * places it, sp_chem_place_h), theta = W···H–D > 100°
  * (WATER_BRIDGE_THETA_MIN) and omega = the angle between A→W and W→H in (71°, 140°) for some H. Without an H
- * position (no H in the file: hydroxyls, amines, the ligand's donors) the heavy-atom substitutes of the H-bond
+ * position (none deposited and none placed: sitechem_hplace.c's exceptions) the heavy-atom substitutes of the H-bond
  * rule: theta becomes neighbour–D···W >= 60° (SP_HBOND_HEAVY_ANGLE_MIN: an H turned towards W then has
  * W···H–D >= 100°), omega is measured with D in place of H and its window widened by the angle the D–H bond
  * (1.01 Å) can subtend at W, asin(1.01 / W···D), so that every position of the H that could pass PLIP's window
