@@ -77,6 +77,14 @@ add_test(NAME site_hbond_deposited_h
   COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_hbond_deposited_h.py $<TARGET_FILE:sitepack_cli>
           ${SP_TEST_DIR}/data/hbond_h ${SP_SC_DATA}/ccd/components_excerpt.cif.gz ${CMAKE_CURRENT_BINARY_DIR}/site_hbond_h)
 set_tests_properties(site_hbond_deposited_h PROPERTIES LABELS "peer;site" TIMEOUT 60)
+# Issue 37: a HIS's charge centre is PLIP's (the centroid of ND1 and NE2): salt-bridge / pi-cation distances to HIS
+# equal Debian PLIP 2.2.2's on 1K6P and 1R6A (tests/peer/test_his_charge_centre.py; skipped without plip)
+add_test(NAME peer_his_charge_centre
+  COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_his_charge_centre.py $<TARGET_FILE:sitepack_cli>
+          ${SP_SC_DATA}/structures ${SP_SC_DATA}/ccd/components_excerpt.cif.gz ${CMAKE_CURRENT_BINARY_DIR}/his_centre
+          1k6p.pdb 1r6a.pdb)
+set_tests_properties(peer_his_charge_centre PROPERTIES LABELS "peer;site" TIMEOUT 120)
+sp_allow_skip(peer_his_charge_centre)
 # issue 13: PLIP 2.2.2 itself on every binding site of 20 PDB files of the corpus, counts per type summed
 # over the matched sites (comp id, chain, number) within 15 % (tests/peer/plip_sum.py; docs/sites.md
 # "Differences from PLIP 2.2.2", the per-type table). PLIP takes 1.5-4 min here.
