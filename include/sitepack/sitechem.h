@@ -104,8 +104,8 @@ enum {
   SP_IX_PI_CATION = 6,     /**< cation centre – ring centre d <= 6.0, offset <= 2.0; ligand tertiary amine: its
                                 N-substituent plane normal within 30° of the ring normal; none for a HIS whose
                                 ring stacks with the same ligand ring */
-  SP_IX_HALOGEN = 7,       /**< C–X···Y d <= 4.0, C–X···Y 165±30°, X···Y–C 120±30°; Y = O/N/S with one heavy
-                                neighbour (not the main-chain N) */
+  SP_IX_HALOGEN = 7,       /**< C–X···Y d <= 4.0, C–X···Y 165±30°, X···Y–C 120±30°; Y = O/N/S with one C/N/P/S
+                                neighbour, bonds to other residues included (not the main-chain N, not a disulfide S) */
   SP_IX_WATER_BRIDGE = 8,  /**< ligand polar atom – water O – site polar atom, each 2.5–4.1, PLIP's angle windows
                                 and refine_water_bridges (docs/sites.md) */
   SP_IX_METAL = 9,         /**< metal – O/N/S d <= 3.0, with coordination geometry chosen by PLIP's rule over every

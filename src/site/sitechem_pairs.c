@@ -150,12 +150,45 @@ static int sidechain_h(const ctx *c, int32_t d, float h[2][3]) {
   return 0;
 }
 
+/* PLIP's find_hal counts only C, N, P, S neighbours of the acceptor */
+static int hal_y_element(uint8_t el) { return el == 6 || el == 7 || el == 15 || el == 16; }
+
+/* Is site atom a bonded to a C / N / P / S atom of another residue (Open Babel bonds PLIP's atoms by the file's
+ * CONECT records, then by distance, OBMol::ConnectTheDots: the covalent radii + 0.45 Å): a CONECT bond or a
+ * covalent / disulfide connection (LINK, SSBOND, _struct_conn covale / disulf) of the file, or a site atom of
+ * another residue within that distance */
+static int bonded_outside(const ctx *c, int32_t a) {
+  const sp_structure *s = c->s;
+  int64_t ai = (int64_t)c->site->atoms[a];
+  uint32_t ra = s->atom_residue[ai];
+  for (size_t q = 0; q < s->n_conects; q++) {
+    int64_t o = s->conects[q].a == ai ? s->conects[q].b : s->conects[q].b == ai ? s->conects[q].a : -1;
+    if (o >= 0 && s->atom_residue[o] != ra && hal_y_element(s->element[o])) return 1;
+  }
+  for (size_t q = 0; q < s->n_conns; q++) {
+    const sp_conn *k = &s->conns[q];
+    if (k->type != SP_CONN_COVALE && k->type != SP_CONN_DISULF) continue;
+    int64_t o = k->a.atom == ai ? k->b.atom : k->b.atom == ai ? k->a.atom : -1;
+    if (o >= 0 && hal_y_element(s->element[o])) return 1;
+  }
+  size_t rs = c->site->atom_res[a];
+  float rad = sp_element_covalent_radius(EL(c, a));
+  for (size_t k = 0; k < c->site->n_atoms; k++) {
+    uint8_t ek = EL(c, (int32_t)k);
+    float lim = rad + sp_element_covalent_radius(ek) + 0.45f;
+    if (c->site->atom_res[k] != rs && hal_y_element(ek) && d2f(X(c, (int32_t)k), X(c, a)) <= lim * lim) return 1;
+  }
+  return 0;
+}
+
 /* Halogen-bond acceptor Y–O / Y–N / Y–S of a polymer residue, PLIP's find_hal (pharmai/plip,
- * plip/structure/preparation.py): an O, N or S with exactly one heavy neighbour (its Y, returned),
- * so that a lone pair is free (carbonyl and carboxylate O, hydroxyl O, Cys S, terminal N); -1 for
- * any other atom. The main-chain N, bonded also to C of the previous residue (outside this residue's
- * atoms), is an amide N with no lone pair to give: excluded by name; ring N (HIS, TRP) and MET SD
- * have two neighbours in the residue. */
+ * plip/structure/preparation.py BindingSite.find_hal): an O, N or S with exactly one C / N / P / S neighbour
+ * (its Y, returned), so that a lone pair is free (carbonyl and carboxylate O, hydroxyl O, Cys S, terminal N);
+ * -1 for any other atom. Neighbours: the residue's atoms within 1.9 Å, and (issue 37) the C / N / P / S of
+ * other residues it is bonded to (bonded_outside): a disulfide-bonded Cys SG has two, CB and the other SG, and
+ * is no acceptor for PLIP (2FZZ Cys191, SG-SG 2.67 Å, bonded by its CONECT records).
+ * The main-chain N, bonded also to C of the previous residue, is an amide N with no lone pair to give:
+ * excluded by name; ring N (HIS, TRP) and MET SD have two neighbours in the residue. */
 static int32_t halogen_acceptor(const ctx *c, int32_t a) {
   uint8_t el = EL(c, a);
   if (el != 7 && el != 8 && el != 16) return -1;
@@ -163,8 +196,8 @@ static int32_t halogen_acceptor(const ctx *c, int32_t a) {
   size_t rs = c->site->atom_res[a];
   int32_t f = c->w->res_first[rs], nn = c->w->res_n[rs], y = -1, n = 0;
   for (int32_t k = f; k < f + nn; k++)
-    if (k != a && EL(c, k) != 1 && d2f(X(c, k), X(c, a)) < 1.9f * 1.9f) y = k, n++;
-  return n == 1 ? y : -1;
+    if (k != a && hal_y_element(EL(c, k)) && d2f(X(c, k), X(c, a)) < 1.9f * 1.9f) y = k, n++;
+  return n == 1 && !bonded_outside(c, a) ? y : -1;
 }
 
 /* the candidates: non-ligand heavy site atoms within the cutoff (w->cand), their coordinates and vdW

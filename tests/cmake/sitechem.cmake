@@ -95,6 +95,13 @@ add_test(NAME peer_plip_sum
           1lnl.pdb 1m4x.pdb 1n7g.pdb 1orc.pdb 1osn.pdb 1r6a.pdb 1rla.pdb 1rmd.pdb 1tf6.pdb)
 set_tests_properties(peer_plip_sum PROPERTIES TIMEOUT 900 LABELS "peer;site")
 endif()
+# Issue 37 (tests/data/halogen_ss, cut from 2FZZ): a disulfide-bonded Cys SG is no halogen acceptor (two C / N / P / S
+# neighbours for PLIP's find_hal once Open Babel bonds the CONECT'd SG-SG); without the disulfide it is one; both as
+# Debian PLIP 2.2.2 run in the test (the PLIP part skipped without plip)
+add_test(NAME site_halogen_ss
+  COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_halogen_ss.py $<TARGET_FILE:sitepack_cli>
+          ${SP_TEST_DIR}/data/halogen_ss ${SP_TEST_DIR}/data/ccd/components_sample.cif ${CMAKE_CURRENT_BINARY_DIR}/site_halogen_ss)
+set_tests_properties(site_halogen_ss PROPERTIES LABELS "peer;site" TIMEOUT 60)
 # The SASA environment at the edge of its box (issue 33 item 9): occluders just inside the reach on every face of
 # the ligand's box, per-atom SASA against a numpy Shrake-Rupley with no box (fast, no corpus)
 add_test(NAME peer_sasa_box_edge
