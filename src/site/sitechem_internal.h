@@ -42,6 +42,7 @@ typedef struct lnode {      /* one ligand heavy atom */
 typedef struct ring {
   int32_t atoms[6];         /* site atom indices */
   uint8_t n, ligand;
+  uint8_t planar_only;      /* ligand ring kept by PLIP's planarity alone (not aromatic for the atoms' chemistry) */
   float c[3], nrm[3];
 } ring;
 

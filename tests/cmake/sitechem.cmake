@@ -102,6 +102,13 @@ add_test(NAME site_halogen_ss
   COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_halogen_ss.py $<TARGET_FILE:sitepack_cli>
           ${SP_TEST_DIR}/data/halogen_ss ${SP_TEST_DIR}/data/ccd/components_sample.cif ${CMAKE_CURRENT_BINARY_DIR}/site_halogen_ss)
 set_tests_properties(site_halogen_ss PROPERTIES LABELS "peer;site" TIMEOUT 60)
+# Issue 37 (tests/data/planar_ring, cut from 1U5U): a ring of a defined ligand that its CCD block does not flag
+# aromatic but that is planar by PLIP's ring_is_planar is a ring for pi-stacking / pi-cation (HEM's Kekule pyrroles:
+# Arg349 pi-cation), as Debian PLIP 2.2.2 run in the test (the PLIP part skipped without plip)
+add_test(NAME site_planar_ring
+  COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_planar_ring.py $<TARGET_FILE:sitepack_cli>
+          ${SP_TEST_DIR}/data/planar_ring ${SP_TEST_DIR}/data/ccd/components_sample.cif ${CMAKE_CURRENT_BINARY_DIR}/site_planar_ring)
+set_tests_properties(site_planar_ring PROPERTIES LABELS "peer;site" TIMEOUT 60)
 # The SASA environment at the edge of its box (issue 33 item 9): occluders just inside the reach on every face of
 # the ligand's box, per-atom SASA against a numpy Shrake-Rupley with no box (fast, no corpus)
 add_test(NAME peer_sasa_box_edge
