@@ -85,6 +85,16 @@ add_test(NAME peer_his_charge_centre
           1k6p.pdb 1r6a.pdb)
 set_tests_properties(peer_his_charge_centre PROPERTIES LABELS "peer;site" TIMEOUT 120)
 sp_allow_skip(peer_his_charge_centre)
+# Issue 37 item 1: on the corpus's PDB files without H, the D-H...A of every H-bond both report equals Debian PLIP
+# 2.2.2's (Open Babel's H) within 1 deg for >= 90 % (polymer SER/THR/TYR/LYS donors and ligand donors apart), the H
+# placed as Open Babel does (tests/peer/test_hplace_plip.py; skipped without plip). About 50 s.
+add_test(NAME peer_hplace_plip
+  COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_hplace_plip.py $<TARGET_FILE:sitepack_cli>
+          ${SP_SC_DATA}/structures ${SP_SC_DATA}/ccd/components_excerpt.cif.gz ${CMAKE_CURRENT_BINARY_DIR}/hplace_plip
+          1gzm.pdb 1hii.pdb 1iqj.pdb 1k6p.pdb 1kmk.pdb 1kwf.pdb 1lnl.pdb 1m4x.pdb 1n7g.pdb 1orc.pdb 1osn.pdb 1r6a.pdb
+          1rmd.pdb 1tf6.pdb)
+set_tests_properties(peer_hplace_plip PROPERTIES TIMEOUT 300 LABELS "peer;site")
+sp_allow_skip(peer_hplace_plip)
 # issue 13: PLIP 2.2.2 itself on every binding site of 20 PDB files of the corpus, counts per type summed
 # over the matched sites (comp id, chain, number) within 15 % (tests/peer/plip_sum.py; docs/sites.md
 # "Differences from PLIP 2.2.2", the per-type table). PLIP takes 1.5-4 min here.
