@@ -19,7 +19,8 @@
  * Covalent exclusion: no interaction between a ligand atom and a site atom that are bonded or 1-3
  * related through a covalent link of the ligand (sp_ligand_bonds of bonds.h, metal bonds excepted); the
  * linked Ser/Thr/Tyr O, Cys SG, His N lose their donor H and titratable group (docs/sites.md).
- * Hydrogens: positions of H are never needed. Hydrogen bonds use the heavy-atom criteria
+ * Hydrogens (before issue 37; now only for donors whose H cannot be placed, see below): Hydrogen bonds
+ * use the heavy-atom criteria
  * PLIP applies to donor and acceptor (distance D···A), plus a heavy-atom angle
  * (neighbour–D···A >= 60°, SP_HBOND_HEAVY_ANGLE_MIN) in place of PLIP's D–H···A angle, except for
  * the sp2 N–H of the polymer: main-chain amide N (H placed from the backbone: opposite C(i-1) and CA,
@@ -33,8 +34,13 @@
  * geometry excluded. Phosphate/sulfonate charge centre: the P/S atom (PLIP find_charged). Water bridges:
  * both legs 2.5-4.1 Å, PLIP's theta / omega with the donor's H, heavy-atom substitutes without (SP_IXF_NO_H).
  * The donor's H: the H atoms deposited in the file on it (within 1.3 Å; issue 37), else for the sp2 N-H of the
- * polymer the placed H; H-bonds then use PLIP's D-H...A > 100° (config.py HBOND_DON_ANGLE_MIN) with the best
- * H in angle2. The SASA code ignores H atoms (sp_sasa() of sasa.h takes whatever atoms it is given).
+ * polymer the placed H, else (issue 37) the H Open Babel's AddPolarHydrogens gives it when PLIP protonates the
+ * complex (OBBuilder::GetNewBondVector of Open Babel 3.1.1, src/builder.cpp: sp3 at 109.47° / sp2 at 120° from
+ * the heavy neighbour, anti to that neighbour's last other neighbour in Open Babel's bond order; PLIP 2.2.2
+ * plip/structure/preparation.py PDBComplex.load_pdb; src/site/sitechem_hplace.c, docs/sites.md "hydrogens");
+ * H-bonds then use PLIP's D-H...A > 100° (config.py HBOND_DON_ANGLE_MIN) with the best H in angle2, water
+ * bridges PLIP's theta / omega with it; the heavy-atom rules above only where no H can be placed. The SASA code
+ * ignores H atoms (sp_sasa() of sasa.h takes whatever atoms it is given).
  */
 #ifndef SITEPACK_SITECHEM_H
 #define SITEPACK_SITECHEM_H
@@ -58,7 +64,7 @@ extern "C" {
 #define SP_PLIP_MIN_DIST 0.5f
 #define SP_PLIP_HYDROPH_DIST_MAX 4.0f
 #define SP_PLIP_HBOND_DIST_MAX 4.1f
-#define SP_PLIP_HBOND_DON_ANGLE_MIN 100.0f /**< D–H···A, degrees; used where H is placed from geometry (sp2 N–H of the polymer) */
+#define SP_PLIP_HBOND_DON_ANGLE_MIN 100.0f /**< D–H···A, degrees; used with deposited or placed H */
 #define SP_PLIP_PISTACK_DIST_MAX 5.5f
 #define SP_PLIP_PISTACK_ANG_DEV 30.0f
 #define SP_PLIP_PISTACK_OFFSET_MAX 2.0f
@@ -89,16 +95,17 @@ extern "C" {
 /** Interaction types (sp_interaction.type, /interactions/type). */
 enum {
   SP_IX_HYDROPHOBIC = 1,   /**< C(ligand)–C(site), both bonded to C/H only; d <= 4.0 */
-  SP_IX_HBOND = 2,         /**< donor–acceptor 2.5 <= d <= 4.1, neighbour–D···A >= 60° (angle; sp2 N–H of the polymer:
-                                placed H, D–H···A > 100°); one row per donor atom, the shortest */
+  SP_IX_HBOND = 2,         /**< donor–acceptor 2.5 <= d <= 4.1, D–H···A > 100° with a deposited or placed H (angle2:
+                                the best; issue 37), else neighbour–D···A >= 60° (angle, no_h); one row per donor
+                                atom, the best D–H···A (the shortest where no H) */
   SP_IX_SALT_BRIDGE = 3,   /**< charge centres of opposite charge, d <= 5.5 */
   SP_IX_PI_STACK_P = 4,    /**< ring centres d <= 5.5, normals < 30°, offset <= 2.0 */
   SP_IX_PI_STACK_T = 5,    /**< ring centres d <= 5.5, normals 60–90°, offset <= 2.0 */
   SP_IX_PI_CATION = 6,     /**< cation centre – ring centre d <= 6.0, offset <= 2.0; ligand tertiary amine: its
                                 N-substituent plane normal within 30° of the ring normal; none for a HIS whose
                                 ring stacks with the same ligand ring */
-  SP_IX_HALOGEN = 7,       /**< C–X···Y d <= 4.0, C–X···Y 165±30°, X···Y–C 120±30°; Y = O/N/S with one heavy
-                                neighbour (not the main-chain N) */
+  SP_IX_HALOGEN = 7,       /**< C–X···Y d <= 4.0, C–X···Y 165±30°, X···Y–C 120±30°; Y = O/N/S with one C/N/P/S
+                                neighbour, bonds to other residues included (not the main-chain N, not a disulfide S) */
   SP_IX_WATER_BRIDGE = 8,  /**< ligand polar atom – water O – site polar atom, each 2.5–4.1, PLIP's angle windows
                                 and refine_water_bridges (docs/sites.md) */
   SP_IX_METAL = 9,         /**< metal – O/N/S d <= 3.0, with coordination geometry chosen by PLIP's rule over every
@@ -120,7 +127,8 @@ enum {
   SP_IXF_LIG_RING = 1u << 4,      /**< pi-cation: the ring is the ligand's */
   SP_IXF_LIG_METAL = 1u << 5,     /**< metal complex: the metal is (part of) the ligand */
   SP_IXF_AMBIGUOUS = 1u << 6,     /**< a charged group involved has |pH - pKa| < 1 */
-  SP_IXF_NO_H = 1u << 7,          /**< hbond / water bridge: the donor has no H position, so PLIP's criteria on
+  SP_IXF_NO_H = 1u << 7,          /**< hbond / water bridge: the donor has no H position (none deposited, none placed
+                                       by Open Babel's rule: sitechem_hplace.c), so PLIP's criteria on
                                        the H were not applied (hbond: D–H···A > 100° replaced by neighbour–D···A
                                        >= 60°; water bridge: theta and omega not tested) */
 };
@@ -152,8 +160,8 @@ typedef struct sp_interaction {
                                 C–X···Y; water bridge ligand–O–site; metal: PLIP's geometry score (mean over the
                                 geometry's sub-signatures of sqrt(sum of squared angle differences); 0 for one
                                 target; NaN when no geometry is chosen); NaN where not defined */
-  float angle2;            /**< degrees: halogen X···Y–C; hbond: D–H···A with the placed H of an sp2 N–H donor of
-                                the polymer; NaN otherwise (water bridges included: format version 5 moved their
+  float angle2;            /**< degrees: halogen X···Y–C; hbond: D–H···A with the deposited or placed H (the best;
+                                issue 37: Open Babel's placement for N / O donors); NaN otherwise (water bridges included: format version 5 moved their
                                 water–site distance to distance2) */
   float offset;            /**< Å: pi-stack / pi-cation offset in the ring plane; NaN otherwise */
   float distance2;         /**< Å: water bridge, the water O – site atom distance (PLIP's distance_aw or

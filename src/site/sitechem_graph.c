@@ -273,6 +273,26 @@ int sp_chem_add_ring(ctx *c, const int32_t *path, int n, int ligand) {
   return 0;
 }
 
+/* PLIP's ring_is_planar (plip/basic/supplemental.py): at each ring atom the normal of the plane through it and
+ * its two ring neighbours; planar when every two of those normals are within SP_PLIP_AROMATIC_PLANARITY (5°)
+ * of parallel or antiparallel. PLIP's find_rings (plip/structure/preparation.py) keeps a 5- or 6-ring that
+ * Open Babel calls aromatic or that is planar by this test. */
+static int ring_planar_plip(const ctx *c, const ring *rg) {
+  float nrm[6][3];
+  for (int i = 0; i < rg->n; i++) {
+    const float *a = X(c, rg->atoms[i]), *p = X(c, rg->atoms[(i + rg->n - 1) % rg->n]);
+    const float *q = X(c, rg->atoms[(i + 1) % rg->n]);
+    float u[3] = {p[0] - a[0], p[1] - a[1], p[2] - a[2]}, v[3] = {q[0] - a[0], q[1] - a[1], q[2] - a[2]};
+    nrm[i][0] = u[1] * v[2] - u[2] * v[1], nrm[i][1] = u[2] * v[0] - u[0] * v[2], nrm[i][2] = u[0] * v[1] - u[1] * v[0];
+  }
+  for (int i = 0; i < rg->n; i++)
+    for (int j = i + 1; j < rg->n; j++) {
+      float ang = vangle(nrm[i], nrm[j]);
+      if (isnan(ang) || (ang > SP_PLIP_AROMATIC_PLANARITY && ang < 180.0f - SP_PLIP_AROMATIC_PLANARITY)) return 0;
+    }
+  return 1;
+}
+
 int sp_chem_ligand_rings(ctx *c) {
   sp_chem_ws *w = c->w;
   lnode *ln = w->ln;
@@ -320,11 +340,17 @@ int sp_chem_ligand_rings(ctx *c) {
     }
     float dev = sp_chem_ring_plane(c->s, c->site, rg);
     int arom = any_def ? all_flag : (sp2 && dev <= 0.15f);
-    if (arom) w->rings[keep++] = *rg;
+    /* a ring of a defined ligand that its definition does not flag aromatic but that is planar by PLIP's test:
+     * a ring for PLIP's ring interactions (pi-stacking, pi-cation, the stacked-ring hydrophobic refinement), not
+     * an aromatic ring for the atoms' chemistry (PLIP types atoms with Open Babel, not from its ring list):
+     * the Kekule-flagged pyrroles B and D of a haem (1U5U HEM-Arg349 pi-cation) */
+    rg->planar_only = (uint8_t)(!arom && any_def && ring_planar_plip(c, rg));
+    if (arom || rg->planar_only) w->rings[keep++] = *rg;
   }
   w->n_rings = keep;
   for (size_t r = 0; r < keep; r++)
-    for (int i = 0; i < w->rings[r].n; i++) ln[w->lmap[w->rings[r].atoms[i]]].arom = 2; /* 2: in an aromatic ring */
+    for (int i = 0; i < w->rings[r].n && !w->rings[r].planar_only; i++)
+      ln[w->lmap[w->rings[r].atoms[i]]].arom = 2; /* 2: in an aromatic ring */
   for (size_t i = 0; i < nl; i++) {
     if (ln[i].arom == 1) ln[i].arom = 0; /* flagged but in no 5/6 ring: not used as aromatic */
     /* implicit H of aromatic atoms without a definition: one ring bond counted double */

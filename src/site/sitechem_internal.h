@@ -6,6 +6,7 @@
  *   sitechem_protonation.c titratable and charged groups of the ligand and the residues at the pH
  *   sitechem_typing.c     residue templates, per-atom chemistry bits (SP_CHEM_*)
  *   sitechem_pairs.c      atom-pair interactions: contacts, hydrophobic, H-bond, halogen; water bridges
+ *   sitechem_hplace.c     H of donors without H in the file, where Open Babel puts them for PLIP
  *   sitechem_centres.c    interactions between centres: salt bridge, pi-stacking, pi-cation
  *   sitechem_covalent.c   covalent exclusion: pairs bonded or 1-3 through a link, linked residue atoms
  *   sitechem_refine.c     PLIP's refinements: H-bonds, hydrophobic contacts, water bridges
@@ -41,6 +42,7 @@ typedef struct lnode {      /* one ligand heavy atom */
 typedef struct ring {
   int32_t atoms[6];         /* site atom indices */
   uint8_t n, ligand;
+  uint8_t planar_only;      /* ligand ring kept by PLIP's planarity alone (not aromatic for the atoms' chemistry) */
   float c[3], nrm[3];
 } ring;
 
@@ -247,6 +249,10 @@ int sp_chem_refine_hydrophobic(ctx *c);
 /* sitechem_refine.c: PLIP's refine_water_bridges on candidates @p b[n] (after the H-bond refinement); adds the
  * kept ones as rows. @p keep: scratch of n entries */
 int sp_chem_refine_water_bridges(ctx *c, sp_wb_cand *b, size_t n, int32_t *keep);
+/* The hydrogens Open Babel's AddPolarHydrogens gives donor N / O @p d when the file has none on it
+ * (OBBuilder::GetNewBondVector, as PLIP protonates; sitechem_hplace.c): at most @p max positions in @p h,
+ * their count; 0 when its bonds, hybridization or H count are not known (the heavy-atom rules apply). */
+int sp_chem_place_h(const ctx *c, int32_t d, float h[][3], int max);
 
 /* sitechem_centres.c: salt bridges (charge centres) */
 int sp_chem_salt_bridges(ctx *c);

@@ -1,5 +1,6 @@
-/* Site chemistry, atom-pair interactions: vdW contacts, hydrophobic contacts, hydrogen bonds (deposited H, heavy-atom
- * angle, or PLIP's D–H···A with H placed for the sp2 N–H of the polymer), halogen bonds, water bridges,
+/* Site chemistry, atom-pair interactions: vdW contacts, hydrophobic contacts, hydrogen bonds (PLIP's D–H···A with the
+ * deposited H, the H placed for the sp2 N–H of the polymer, or the H Open Babel gives the donor (sitechem_hplace.c);
+ * the heavy-atom angle where none can be placed), halogen bonds, water bridges,
  * and PLIP's one H-bond per donor. See sitechem.h (SP_IX_HYDROPHOBIC, _HBOND, _HALOGEN, _WATER_BRIDGE)
  * and docs/sites.md. */
 #include "site/sitechem_internal.h"
@@ -149,12 +150,45 @@ static int sidechain_h(const ctx *c, int32_t d, float h[2][3]) {
   return 0;
 }
 
+/* PLIP's find_hal counts only C, N, P, S neighbours of the acceptor */
+static int hal_y_element(uint8_t el) { return el == 6 || el == 7 || el == 15 || el == 16; }
+
+/* Is site atom a bonded to a C / N / P / S atom of another residue (Open Babel bonds PLIP's atoms by the file's
+ * CONECT records, then by distance, OBMol::ConnectTheDots: the covalent radii + 0.45 Å): a CONECT bond or a
+ * covalent / disulfide connection (LINK, SSBOND, _struct_conn covale / disulf) of the file, or a site atom of
+ * another residue within that distance */
+static int bonded_outside(const ctx *c, int32_t a) {
+  const sp_structure *s = c->s;
+  int64_t ai = (int64_t)c->site->atoms[a];
+  uint32_t ra = s->atom_residue[ai];
+  for (size_t q = 0; q < s->n_conects; q++) {
+    int64_t o = s->conects[q].a == ai ? s->conects[q].b : s->conects[q].b == ai ? s->conects[q].a : -1;
+    if (o >= 0 && s->atom_residue[o] != ra && hal_y_element(s->element[o])) return 1;
+  }
+  for (size_t q = 0; q < s->n_conns; q++) {
+    const sp_conn *k = &s->conns[q];
+    if (k->type != SP_CONN_COVALE && k->type != SP_CONN_DISULF) continue;
+    int64_t o = k->a.atom == ai ? k->b.atom : k->b.atom == ai ? k->a.atom : -1;
+    if (o >= 0 && hal_y_element(s->element[o])) return 1;
+  }
+  size_t rs = c->site->atom_res[a];
+  float rad = sp_element_covalent_radius(EL(c, a));
+  for (size_t k = 0; k < c->site->n_atoms; k++) {
+    uint8_t ek = EL(c, (int32_t)k);
+    float lim = rad + sp_element_covalent_radius(ek) + 0.45f;
+    if (c->site->atom_res[k] != rs && hal_y_element(ek) && d2f(X(c, (int32_t)k), X(c, a)) <= lim * lim) return 1;
+  }
+  return 0;
+}
+
 /* Halogen-bond acceptor Y–O / Y–N / Y–S of a polymer residue, PLIP's find_hal (pharmai/plip,
- * plip/structure/preparation.py): an O, N or S with exactly one heavy neighbour (its Y, returned),
- * so that a lone pair is free (carbonyl and carboxylate O, hydroxyl O, Cys S, terminal N); -1 for
- * any other atom. The main-chain N, bonded also to C of the previous residue (outside this residue's
- * atoms), is an amide N with no lone pair to give: excluded by name; ring N (HIS, TRP) and MET SD
- * have two neighbours in the residue. */
+ * plip/structure/preparation.py BindingSite.find_hal): an O, N or S with exactly one C / N / P / S neighbour
+ * (its Y, returned), so that a lone pair is free (carbonyl and carboxylate O, hydroxyl O, Cys S, terminal N);
+ * -1 for any other atom. Neighbours: the residue's atoms within 1.9 Å, and (issue 37) the C / N / P / S of
+ * other residues it is bonded to (bonded_outside): a disulfide-bonded Cys SG has two, CB and the other SG, and
+ * is no acceptor for PLIP (2FZZ Cys191, SG-SG 2.67 Å, bonded by its CONECT records).
+ * The main-chain N, bonded also to C of the previous residue, is an amide N with no lone pair to give:
+ * excluded by name; ring N (HIS, TRP) and MET SD have two neighbours in the residue. */
 static int32_t halogen_acceptor(const ctx *c, int32_t a) {
   uint8_t el = EL(c, a);
   if (el != 7 && el != 8 && el != 16) return -1;
@@ -162,8 +196,8 @@ static int32_t halogen_acceptor(const ctx *c, int32_t a) {
   size_t rs = c->site->atom_res[a];
   int32_t f = c->w->res_first[rs], nn = c->w->res_n[rs], y = -1, n = 0;
   for (int32_t k = f; k < f + nn; k++)
-    if (k != a && EL(c, k) != 1 && d2f(X(c, k), X(c, a)) < 1.9f * 1.9f) y = k, n++;
-  return n == 1 ? y : -1;
+    if (k != a && hal_y_element(EL(c, k)) && d2f(X(c, k), X(c, a)) < 1.9f * 1.9f) y = k, n++;
+  return n == 1 && !bonded_outside(c, a) ? y : -1;
 }
 
 /* the candidates: non-ligand heavy site atoms within the cutoff (w->cand), their coordinates and vdW
@@ -206,12 +240,14 @@ static inline int pair_hydrophobic(ctx *c, sp_interaction ix, uint16_t fa, uint1
   return add_ix(c, &ix) ? SP_E_NOMEM : 0;
 }
 
-/* H-bond with the ligand atom as donor: with H deposited on it, PLIP's D–H···A > 100° for one of them (angle2:
- * the best); without, the heavy-atom angle neighbour–D···A >= 60° (SP_IXF_NO_H) */
+/* H-bond with the ligand atom as donor: with H deposited on it, else placed as Open Babel does (sp_chem_place_h),
+ * PLIP's D–H···A > 100° for one of them (angle2: the best); without, the heavy-atom angle neighbour–D···A >= 60°
+ * (SP_IXF_NO_H) */
 static inline int pair_hbond_ligand_donor(ctx *c, sp_interaction ix, uint16_t fa, uint16_t fk) {
   if (!((fa & SP_CHEM_DONOR) && (fk & SP_CHEM_ACCEPTOR)) || ix.distance < SP_HBOND_DIST_MIN) return 0;
   float ang = donor_angle(c, ix.lig_atom, ix.site_atom), hpos[4][3];
   int nh = deposited_h(c, ix.lig_atom, hpos, 4);
+  if (!nh) nh = sp_chem_place_h(c, ix.lig_atom, hpos, 4);
   float best = nh ? best_dha(c, ix.lig_atom, (const float(*)[3])hpos, nh, X(c, ix.site_atom)) : NAN;
   if (nh ? !(best > SP_PLIP_HBOND_DON_ANGLE_MIN) : !(isnan(ang) || ang >= SP_HBOND_HEAVY_ANGLE_MIN)) return 0;
   ix.type = SP_IX_HBOND;
@@ -222,8 +258,8 @@ static inline int pair_hbond_ligand_donor(ctx *c, sp_interaction ix, uint16_t fa
 }
 
 /* H-bond with the ligand atom as acceptor: H deposited on the donor, else for main-chain amide N and sp2
- * side-chain N H placed from the residue's atoms: PLIP's D–H···A > 100° with any of them; other donors: the
- * heavy-atom angle */
+ * side-chain N H placed from the residue's atoms, else as Open Babel places it (sp_chem_place_h): PLIP's
+ * D–H···A > 100° with any of them; donors with none: the heavy-atom angle */
 static inline int pair_hbond_ligand_acceptor(ctx *c, sp_interaction ix, uint16_t fa, uint16_t fk) {
   if (!((fa & SP_CHEM_ACCEPTOR) && (fk & SP_CHEM_DONOR)) || ix.distance < SP_HBOND_DIST_MIN) return 0;
   const int32_t li = ix.lig_atom, k = ix.site_atom;
@@ -231,6 +267,7 @@ static inline int pair_hbond_ligand_acceptor(ctx *c, sp_interaction ix, uint16_t
   float ang = donor_angle(c, k, li), hpos[4][3];
   int nhp = deposited_h(c, k, hpos, 4), ok = 0;
   if (!nhp) nhp = amide_h(c, k, hpos[0]) ? 1 : sidechain_h(c, k, hpos);
+  if (!nhp) nhp = sp_chem_place_h(c, k, hpos, 4);
   float best = NAN;
   for (int hq = 0; hq < nhp; hq++) {
     float dha = angle3(X(c, k), hpos[hq], a);
@@ -345,9 +382,10 @@ static float vec_angle4(const float *a, const float *b, const float *c, const fl
 }
 
 /* PLIP's angle windows of one bridge acceptor A – water W – donor D (detection.py water_bridges): with the
- * donor's H deposited in the file (any donor) or placed (the sp2 N–H of the polymer), theta = W···H–D > 100°
+ * donor's H deposited in the file (any donor) or placed (the sp2 N–H of the polymer; other N / O as Open Babel
+ * places it, sp_chem_place_h), theta = W···H–D > 100°
  * (WATER_BRIDGE_THETA_MIN) and omega = the angle between A→W and W→H in (71°, 140°) for some H. Without an H
- * position (no H in the file: hydroxyls, amines, the ligand's donors) the heavy-atom substitutes of the H-bond
+ * position (none deposited and none placed: sitechem_hplace.c's exceptions) the heavy-atom substitutes of the H-bond
  * rule: theta becomes neighbour–D···W >= 60° (SP_HBOND_HEAVY_ANGLE_MIN: an H turned towards W then has
  * W···H–D >= 100°), omega is measured with D in place of H and its window widened by the angle the D–H bond
  * (1.01 Å) can subtend at W, asin(1.01 / W···D), so that every position of the H that could pass PLIP's window
@@ -356,6 +394,7 @@ static int wb_angles(const ctx *c, int32_t acc, int32_t wat, int32_t don, float 
   float hp[4][3];
   int nh = deposited_h(c, don, hp, 4);
   if (!nh && don >= (int32_t)c->site->n_ligand) nh = amide_h(c, don, hp[0]) ? 1 : sidechain_h(c, don, hp);
+  if (!nh) nh = sp_chem_place_h(c, don, hp, 4);
   const float *a = X(c, acc), *wo = X(c, wat), *d = X(c, don);
   if (!nh) {
     float heavy = donor_angle(c, don, wat), om = vec_angle4(a, wo, wo, d), dwd = df(wo, d);

@@ -47,6 +47,15 @@ static int add_group(ctx *c, int kind, int ligand, int8_t qp, int8_t qd, int32_t
   return add_group_pka(c, kind, ligand, qp, qd, head, atoms, na, sp_tg_model_pka(kind));
 }
 
+/* The charge centre of the HIS group just added: the mean of ND1 and NE2, as PLIP's find_charged takes the
+ * centroid of a charged residue's side-chain N (plip/structure/preparation.py, BindingSite find_charged:
+ * ARG, HIS, LYS atoms typed N.. in the side chain); the group's atoms stay ND1, NE2, CE1, CG. Returns 0. */
+static int his_centre(ctx *c, int32_t nd1, int32_t ne2) {
+  sp_titr_group *g = &c->out->groups[c->out->n_groups - 1];
+  for (int d = 0; d < 3; d++) g->center[d] = 0.5f * (X(c, nd1)[d] + X(c, ne2)[d]);
+  return 0;
+}
+
 /* pKa of a ligand amine N (node @p i): PROPKA3's N30-N33 model value 10.00 lowered by the electron-
  * withdrawing substituents of its alpha carbons, additive per substituent (the additivity of Perrin, Dempsey
  * & Serjeant, "pKa Prediction for Organic Acids and Bases", Chapman & Hall 1981); each shift is the measured
@@ -232,7 +241,7 @@ int sp_chem_residue_groups_rings(ctx *c) {
       else if (!strcmp(comp, "HIS") && (at[0] = A("ND1")) >= 0 && (at[1] = A("NE2")) >= 0 && (at[2] = A("CE1")) >= 0 &&
                (at[3] = A("CG")) >= 0 && sp_chem_linked(c, at[0]) < 0 &&
                sp_chem_linked(c, at[1]) < 0)
-        rc = add_group(c, SP_TG_HIS, 0, 1, 0, at[2], at, 4);
+        rc = add_group(c, SP_TG_HIS, 0, 1, 0, at[2], at, 4) || his_centre(c, at[0], at[1]);
       else if (!strcmp(comp, "TYR") && (at[0] = A("OH")) >= 0 && sp_chem_linked(c, at[0]) < 0)
         rc = add_group(c, SP_TG_TYR, 0, 0, -1, at[0], at, 1);
       else if (!strcmp(comp, "CYS") && (at[0] = A("SG")) >= 0 && sp_chem_linked(c, at[0]) < 0) {

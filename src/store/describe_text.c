@@ -203,7 +203,8 @@ static const text_row texts[] = {
      "per type: hbond neighbour-D...A; pi_stack angle between ring normals; halogen C-X...Y; water_bridge ligand "
      "atom-O-site atom; metal RMS deviation from the ideal geometry's angles; NaN for the other types"},
     {"interactions", "angle2",
-     "per type: halogen X...Y-C; hbond D-H...A with a placed H (sp2 N-H donors of the polymer; NaN for others); "
+     "per type: halogen X...Y-C; hbond D-H...A with the deposited or placed H (as Open Babel places it for PLIP; NaN "
+     "when none: flag no_h); "
      "NaN for the other types, water bridges included (format version 5)"},
     {"interactions", "offset", "pi_stack / pi_cation: offset of the centre in the ring plane; NaN for the other types"},
     {"interactions", "distance2",

@@ -77,6 +77,24 @@ add_test(NAME site_hbond_deposited_h
   COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_hbond_deposited_h.py $<TARGET_FILE:sitepack_cli>
           ${SP_TEST_DIR}/data/hbond_h ${SP_SC_DATA}/ccd/components_excerpt.cif.gz ${CMAKE_CURRENT_BINARY_DIR}/site_hbond_h)
 set_tests_properties(site_hbond_deposited_h PROPERTIES LABELS "peer;site" TIMEOUT 60)
+# Issue 37: a HIS's charge centre is PLIP's (the centroid of ND1 and NE2): salt-bridge / pi-cation distances to HIS
+# equal Debian PLIP 2.2.2's on 1K6P and 1R6A (tests/peer/test_his_charge_centre.py; skipped without plip)
+add_test(NAME peer_his_charge_centre
+  COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_his_charge_centre.py $<TARGET_FILE:sitepack_cli>
+          ${SP_SC_DATA}/structures ${SP_SC_DATA}/ccd/components_excerpt.cif.gz ${CMAKE_CURRENT_BINARY_DIR}/his_centre
+          1k6p.pdb 1r6a.pdb)
+set_tests_properties(peer_his_charge_centre PROPERTIES LABELS "peer;site" TIMEOUT 120)
+sp_allow_skip(peer_his_charge_centre)
+# Issue 37 item 1: on the corpus's PDB files without H, the D-H...A of every H-bond both report equals Debian PLIP
+# 2.2.2's (Open Babel's H) within 1 deg for >= 90 % (polymer SER/THR/TYR/LYS donors and ligand donors apart), the H
+# placed as Open Babel does (tests/peer/test_hplace_plip.py; skipped without plip). About 50 s.
+add_test(NAME peer_hplace_plip
+  COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_hplace_plip.py $<TARGET_FILE:sitepack_cli>
+          ${SP_SC_DATA}/structures ${SP_SC_DATA}/ccd/components_excerpt.cif.gz ${CMAKE_CURRENT_BINARY_DIR}/hplace_plip
+          1gzm.pdb 1hii.pdb 1iqj.pdb 1k6p.pdb 1kmk.pdb 1kwf.pdb 1lnl.pdb 1m4x.pdb 1n7g.pdb 1orc.pdb 1osn.pdb 1r6a.pdb
+          1rmd.pdb 1tf6.pdb)
+set_tests_properties(peer_hplace_plip PROPERTIES TIMEOUT 300 LABELS "peer;site")
+sp_allow_skip(peer_hplace_plip)
 # issue 13: PLIP 2.2.2 itself on every binding site of 20 PDB files of the corpus, counts per type summed
 # over the matched sites (comp id, chain, number) within 15 % (tests/peer/plip_sum.py; docs/sites.md
 # "Differences from PLIP 2.2.2", the per-type table). PLIP takes 1.5-4 min here.
@@ -95,6 +113,20 @@ add_test(NAME peer_plip_fetched
 set_tests_properties(peer_plip_fetched PROPERTIES TIMEOUT 300 LABELS "peer;site")
 sp_allow_skip(peer_plip_fetched)
 endif()
+# Issue 37 (tests/data/halogen_ss, cut from 2FZZ): a disulfide-bonded Cys SG is no halogen acceptor (two C / N / P / S
+# neighbours for PLIP's find_hal once Open Babel bonds the CONECT'd SG-SG); without the disulfide it is one; both as
+# Debian PLIP 2.2.2 run in the test (the PLIP part skipped without plip)
+add_test(NAME site_halogen_ss
+  COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_halogen_ss.py $<TARGET_FILE:sitepack_cli>
+          ${SP_TEST_DIR}/data/halogen_ss ${SP_TEST_DIR}/data/ccd/components_sample.cif ${CMAKE_CURRENT_BINARY_DIR}/site_halogen_ss)
+set_tests_properties(site_halogen_ss PROPERTIES LABELS "peer;site" TIMEOUT 60)
+# Issue 37 (tests/data/planar_ring, cut from 1U5U): a ring of a defined ligand that its CCD block does not flag
+# aromatic but that is planar by PLIP's ring_is_planar is a ring for pi-stacking / pi-cation (HEM's Kekule pyrroles:
+# Arg349 pi-cation), as Debian PLIP 2.2.2 run in the test (the PLIP part skipped without plip)
+add_test(NAME site_planar_ring
+  COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/test_planar_ring.py $<TARGET_FILE:sitepack_cli>
+          ${SP_TEST_DIR}/data/planar_ring ${SP_TEST_DIR}/data/ccd/components_sample.cif ${CMAKE_CURRENT_BINARY_DIR}/site_planar_ring)
+set_tests_properties(site_planar_ring PROPERTIES LABELS "peer;site" TIMEOUT 60)
 # The SASA environment at the edge of its box (issue 33 item 9): occluders just inside the reach on every face of
 # the ligand's box, per-atom SASA against a numpy Shrake-Rupley with no box (fast, no corpus)
 add_test(NAME peer_sasa_box_edge

@@ -72,25 +72,28 @@ TOL = {"hbond": 1, "salt_bridge": 0, "pi_stack": 0, "pi_cation": 0, "halogen": 0
 # Documented differences (sitepack - PLIP), with the verified cause (PLIP 2.2.2, OpenBabel 3.1).
 KNOWN = {
     # PLIP: TMO OAE is an O-H donor (OpenBabel adds H to the N-oxide O) to Trp45 NE1, which
-    # OpenBabel types N2 without H (acceptor); sitepack: Trp45 NE1-H and Tyr71 OH donate to the
-    # N-oxide O-.  PLIP 1 (ldon), sitepack 2 (pdon).
-    ("TMO:B:1", "hbond"): +1,
-    # PLIP 16: sitepack adds Thr35 OG1 and Ser17 OG (Mg-bound hydroxyls, which OpenBabel leaves
-    # without H because the LINK records bond them to MG 203), Tyr32 OH and Ser145 OG (OpenBabel's
-    # H points away, D-H...A 31 and 28 deg), O3'->Asp30 O (OpenBabel's H: 59 deg), N2->Asp119 OD2
-    # (PLIP drops it: its "guanidine" C2 salt bridge to Asp119); PLIP has Asp12 OD2-H (OpenBabel's
-    # neutral Asp) that sitepack does not; sitepack (issue 13: PLIP's salt-bridge refinement) drops Lys16
-    # NZ -> phosphate O inside its Lys16-phosphate salt bridges.  +3 (PLIP 17 in this run).
-    ("GCP:A:202", "hbond"): +3,
+    # OpenBabel types N2 without H (acceptor); sitepack: Trp45 NE1-H donates to the N-oxide O-.
+    # PLIP 1 (ldon), sitepack 1 (pdon). (Tyr71 OH -> O-, +1 before issue 37: its H placed as
+    # Open Babel places it points away.)
+    ("TMO:B:1", "hbond"): 0,
+    # PLIP 16 or 17 (Open Babel's random H direction where its rule finds no a-2 atom): sitepack has
+    # N2->Asp119 OD2 (PLIP drops it: its "guanidine" C2 salt bridge to Asp119); PLIP has Asp12 OD2-H
+    # (OpenBabel's neutral Asp) and a protonated phosphate O as donor, that sitepack does not; sitepack
+    # (issue 13: PLIP's salt-bridge refinement) drops Lys16 NZ -> phosphate O inside its Lys16-phosphate
+    # salt bridges. Since issue 37 the H of Tyr32 OH, Ser145 OG and O3' are placed where Open Babel puts
+    # them (src/site/sitechem_hplace.c), so those three no longer count (they did with the heavy-atom rule:
+    # +3 then).  -1.
+    ("GCP:A:202", "hbond"): -1,
     # PLIP's "guanidine" (an aromatic C with three N neighbours: guanine C2) makes a salt bridge
     # with Asp119 / Asp116; sitepack: guanine is neutral.
     # GCP: sitepack also has Lys16 NZ with the two phosphonate P (PB, PG: each bonded to the bridging
     # C3B), which PLIP's phosphate rule (all neighbours of P are O) does not type as charged: +2 - 1.
     ("GCP:A:202", "salt_bridge"): +1,
     ("BGO:A:300", "salt_bridge"): -1,
-    # PLIP 12: sitepack adds Ser142 OG and Ser12 OG (OpenBabel's H: D-H...A 28 and 40 deg), O2'->Ser16
-    # OG (OpenBabel's H: 87 deg) and N2->Asp116 OD2 (dropped by PLIP for its "guanidine" salt bridge).
-    ("BGO:A:300", "hbond"): +4,
+    # PLIP 12: sitepack adds N2->Asp116 OD2 (dropped by PLIP for its "guanidine" salt bridge). Ser142 OG,
+    # Ser12 OG and O2'->Ser16 OG (+3 with the heavy-atom rule) are gone since issue 37: their H placed as
+    # Open Babel places it gives D-H...A 28, 40 and 87 deg, as in PLIP.
+    ("BGO:A:300", "hbond"): +1,
     # PLIP types two N of the protonated amidine (pKa about 11.6) as acceptors (Ser190 N->N2, Ser195
     # OG->N4); for sitepack an amidinium N has no lone pair: -2.  sitepack types the amidinium charged:
     # its salt bridge to Asp189 (PLIP 2.2.2 types no amidine charged).
@@ -99,19 +102,21 @@ KNOWN = {
     # sitepack adds His160 NE2 (OpenBabel puts the His H on ND1) and Trp161 NE1 (OpenBabel: N2, no H)
     # donating to O2.
     ("37T:A:502", "hbond"): +2,
-    # sitepack 10, PLIP 7: Lys258 NZ -> O3 (the Schiff-base N, which OpenBabel types N2 without H),
-    # Tyr225 OH <-> O3 and Tyr70B OH (OpenBabel's H: D-H...A 38, 77 and 40 deg); PLIP's O2P -> Ser257
-    # OG is a phosphate O that OpenBabel protonates. (Arg266 NH1 / NH2 -> phosphate O: dropped by both,
-    # PLIP's salt-bridge refinement, applied by sitepack since issue 13.)  +4 - 1.
-    ("PLP:A:413", "hbond"): +3,
-    # O2' -> Glu159 OE1 (OpenBabel's H: 45 deg); Arg111 NE, Arg309 NH2 and Lys307 NZ now dropped by both
-    # (PLIP's salt-bridge refinement, applied since issue 13).
-    ("ATP:A:501", "hbond"): +1,
-    # sitepack 23, PLIP 20: Arg60 NE (no H in OpenBabel) and rotatable OH whose OpenBabel H points away
-    # (Ser63C, Thr37 -> O3B, O2D, O3B, Tyr128); PLIP's O3X -> Thr37 OG1 is a 2'-phosphate O that
-    # OpenBabel protonates; the H-bonds of Arg61C / Arg220 inside their salt bridges are dropped by both
-    # since issue 13.
-    ("NDP:A:701", "hbond"): +3,
+    # sitepack 7, PLIP 7: Lys258 NZ -> O3 (the Schiff-base N, which OpenBabel types N2 without H);
+    # PLIP's O2P -> Ser257 OG is a phosphate O that OpenBabel protonates. Tyr225 OH <-> O3 and Tyr70B OH
+    # (+3 with the heavy-atom rule) are gone since issue 37: their H placed as Open Babel does gives
+    # D-H...A 38, 77 and 40 deg. (Arg266 NH1 / NH2 -> phosphate O: dropped by both, PLIP's salt-bridge
+    # refinement, applied by sitepack since issue 13.)  +1 - 1.
+    ("PLP:A:413", "hbond"): 0,
+    # Arg111 NE, Arg309 NH2 and Lys307 NZ dropped by both (PLIP's salt-bridge refinement, applied since
+    # issue 13); O2' -> Glu159 OE1 (+1 with the heavy-atom rule) gone since issue 37 (the H placed as Open
+    # Babel does: 45 deg).
+    ("ATP:A:501", "hbond"): 0,
+    # sitepack 20, PLIP 20: Arg60 NE (no H in OpenBabel) +1; PLIP's O3X -> Thr37 OG1 is a 2'-phosphate O
+    # that OpenBabel protonates -1; the H-bonds of Arg61C / Arg220 inside their salt bridges are dropped by
+    # both since issue 13. The rotatable OH whose Open Babel H points away (Ser63C, Thr37 -> O3B, O2D,
+    # O3B, Tyr128: +4 with the heavy-atom rule) are gone since issue 37 (their H placed as Open Babel does).
+    ("NDP:A:701", "hbond"): 0,
 }
 # (ligand, type, residue number) PLIP lists that sitepack does not, for the residue-level types.
 KNOWN_RES = {
@@ -123,6 +128,15 @@ KNOWN_RES = {
     ("BGO:A:300", "water_bridge", 14),
     # Ser17 OG - HOH - GCP O2A: PLIP's donor O2A is a phosphate O that OpenBabel protonates (sitepack: O-).
     ("GCP:A:202", "water_bridge", 17),
+    # GCP N - HOH387 - Lys147 NZ: PLIP's acceptor is Lys147 NZ (OpenBabel's neutral NH2; sitepack: NH3+, no lone
+    # pair). Before issue 37 sitepack listed Lys147 through another bridge whose heavy-atom substitutes passed and
+    # whose H placed as Open Babel does fails theta / omega.
+    ("GCP:A:202", "water_bridge", 147),
+    # Ser122 OG - HOH634 - THA N15: PLIP's acceptor is the aromatic amine N15 (an acceptor for Open Babel; for
+    # sitepack its lone pair is conjugated, donor only). Before issue 37 sitepack listed Ser122 through the reverse
+    # bridge N15-H...HOH634...OG that the heavy-atom substitutes passed; with N15's H placed as Open Babel does
+    # it fails theta / omega, as in PLIP.
+    ("THA:A:999", "water_bridge", 122),
     # Asp145 OD2 - HOH - 2AN: PLIP's donor is Asp145 OD2, protonated by OpenBabel (sitepack: Asp-, no donor).
     ("2AN:A:305", "water_bridge", 145),
     # Val227 N - HOH - GP6 N (amidinium): PLIP's acceptor is an amidinium N, an acceptor for OpenBabel; for
