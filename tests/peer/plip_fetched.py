@@ -40,12 +40,10 @@ BAND = (0.85, 1.15)
 MIN_PLIP_ROWS = 10
 MIN_FILES, MIN_SITES = 30, 60
 PAIR_TOL = 0.5  # A: the distances of a PLIP row and a sitepack row taken as the same interaction
-# Types outside the band today, with the ratio measured on main (8462f2e; issue 37's rule changes pending):
-# strict expected failures. The lead updates this list when those rules land.
-EXPECTED_FAIL = {
-    "hbond": 1.34,         # 542 / 404 rows
-    "water_bridge": 1.24,  # 177 / 143 rows
-}
+# Types outside the band today, with the ratio measured: strict expected failures (a type here fails when it
+# gets worse or comes inside the band). Empty since issue 37's hydrogen rules (H-bond 1.34 -> 1.10, water bridge
+# 1.24 -> 1.06 on this set; docs/sites.md).
+EXPECTED_FAIL = {}
 # PLIP binding sites that sitepack has no site for, by design: 2p0r's peptide aldehyde Ac-Leu-Leu-Argininal
 # (ACE LEU LEU AR7, one chain) is one peptide ligand for sitepack, keyed by its first residue ACE:D:355 / ACE:E:355,
 # where PLIP makes sites of ACE and AR7 apart (docs/ligands.md: a short polypeptide chain is one `peptide` ligand).
