@@ -35,6 +35,12 @@ typedef enum sp_bond_source {
   SP_BOND_SRC_DISTANCE = 4,   /**< perceived: covalent radii + 0.4 Å (order 0, unknown), or the
                                    C-N peptide link of consecutive residues of a peptide ligand
                                    (C-N <= 2.0 Å, order 1) */
+  SP_BOND_SRC_PERCEIVED = 5,  /**< format version 8: a residue without a CCD block or bond table of its own:
+                                   connectivity from CONECT (every pair listed once) or from distances as
+                                   SP_BOND_SRC_DISTANCE, orders 1-3 perceived from the coordinates
+                                   (perceive.h sp_perceive); the residue's atoms carry SP_CCD_ATOM_PERCEIVED.
+                                   A doubtful perception (an unpaired unit, the node limit) stays
+                                   SP_BOND_SRC_DISTANCE order 0 / SP_BOND_SRC_CONECT */
   SP_BOND_SRC_COUNT
 } sp_bond_source;
 
@@ -53,6 +59,8 @@ enum {
   SP_CCD_ATOM_MATCHED = 1u << 0,   /**< the atom's name is an atom of its residue's CCD definition */
   SP_CCD_ATOM_AROMATIC = 1u << 1,  /**< that CCD atom has pdbx_aromatic_flag Y */
   SP_CCD_ATOM_LEAVING = 1u << 2,   /**< that CCD atom has pdbx_leaving_atom_flag Y */
+  SP_CCD_ATOM_PERCEIVED = 1u << 3, /**< format version 8: no CCD atom; ccd_charge is the charge perceived with
+                                        the residue's bond orders (SP_BOND_SRC_PERCEIVED) */
 };
 
 /** One bond. a < b, both offsets in the site's atom block; a is a ligand atom (a < n_ligand). */
@@ -72,8 +80,8 @@ typedef struct sp_bond_list {
   sp_bond *bonds;      /**< intra-residue bonds residue by residue (definition order), then links
                             (peptide links, then _struct_conn order); no pair twice */
   size_t n_atoms, cap_atoms;  /**< = the site's n_ligand */
-  int8_t *ccd_charge;  /**< [n_atoms] the CCD atom's formal charge (_chem_comp_atom.charge), 0 when
-                            unmatched or '?' */
+  int8_t *ccd_charge;  /**< [n_atoms] the CCD atom's formal charge (_chem_comp_atom.charge), or the
+                            perceived charge (SP_CCD_ATOM_PERCEIVED); 0 when unmatched or '?' */
   uint8_t *ccd_atom;   /**< [n_atoms] SP_CCD_ATOM_* */
   uint32_t lig_flags;  /**< SP_LIG_NAME_NOT_IN_CCD when some atom's name is not in its definition */
 } sp_bond_list;

@@ -18,7 +18,8 @@
  * sulfonium cation. The best pairing has the fewest charged atoms (a charged C counts 4), then the smallest
  * |total charge| (nitro as N+ / O-, not two O-), then the largest sum over its double and triple bonds of
  * the bond's shortening against its single-bond length (the Kekulé form the geometry shows; ties in file
- * order).
+ * order; from heavy atoms only, a double bond to a terminal N counts 0.10 Å less, so that the amino form of
+ * adenine, cytosine and guanine and the amide of nicotinamide win over their imino forms).
  *
  * Hydrogens: with SP_PERCEIVE_EXPLICIT_H every hydrogen is in the atom list (a CCD block's ideal
  * coordinates, a deposited ligand with hydrogens), so an atom's bonds fix its unsaturation. Without it the
@@ -59,8 +60,8 @@ enum {
 typedef struct sp_perceive_info {
   int n_charged;      /**< atoms given a nonzero formal charge */
   int net_charge;     /**< sum of the formal charges (e) */
-  int n_unpaired;     /**< units the pairing could not place on atoms that cannot hold them (C with a free
-                           unit: a radical or carbocation reading; > 0 means the result is doubtful) */
+  int n_unpaired;     /**< heavy-atom mode: carbons the geometry shows unsaturated that the pairing left
+                           with a free unit (a radical reading; > 0 means the result is doubtful) */
   int exhausted;      /**< 1: the search hit its node limit; the best pairing found so far was kept */
 } sp_perceive_info;
 
@@ -72,6 +73,8 @@ typedef struct sp_perceive_info {
  *  @param nb     number of bonds
  *  @param pairs  [nb][2] atom indices (0-based, distinct, < n; each pair once): the connectivity, e.g. from
  *                distances (bonds.c, covalent radii + 0.4 Å)
+ *  @param ext    [n] or NULL: bonds each atom has to atoms outside the molecule (a link to the next residue,
+ *                to the polymer), counted as single bonds in its valence
  *  @param flags  SP_PERCEIVE_* bits
  *  @param order  [nb] out: 1, 2 or 3 (Kekulé orders)
  *  @param charge [n] out: formal charges (e)
@@ -81,7 +84,7 @@ typedef struct sp_perceive_info {
  *          SP_E_TOO_LARGE above SP_PERCEIVE_MAX_ATOMS atoms; SP_E_NOMEM. On failure order[] is all 1 and
  *          charge[] all 0. */
 int sp_perceive(size_t n, const uint8_t *z, const float (*xyz)[3], size_t nb, const uint32_t (*pairs)[2],
-                unsigned flags, uint8_t *order, int8_t *charge, sp_perceive_info *info, sp_err *err);
+                const uint8_t *ext, unsigned flags, uint8_t *order, int8_t *charge, sp_perceive_info *info, sp_err *err);
 
 #ifdef __cplusplus
 }

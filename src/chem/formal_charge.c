@@ -9,6 +9,8 @@
 #include "sitepack/valence.h"
 
 #define MATCHED 1u /* SP_CCD_ATOM_MATCHED of bonds.h (site, a higher layer): the atom matches a CCD atom */
+/* MATCHED or SP_CCD_ATOM_PERCEIVED (bit 3, format version 8): ccd_charge holds the atom's charge */
+#define CHARGE_GIVEN (1u | 8u)
 
 static int grow(sp_lig_charges *c, size_t n) {
   if (n <= c->cap) return 0;
@@ -55,7 +57,7 @@ static int written(size_t n, const int32_t *a1, const int32_t *a2, size_t k, con
 static void start(size_t n, const uint8_t *el, const int8_t *charge, const int8_t *ccd_charge, const uint8_t *ccd_atom,
                   size_t nb, const int32_t *a1, const int32_t *a2, const uint8_t *order, sp_lig_charges *c) {
   for (size_t k = 0; k < n; k++)
-    c->charge[k] = ccd_atom && (ccd_atom[k] & MATCHED) ? (ccd_charge ? ccd_charge[k] : 0) : charge[k];
+    c->charge[k] = ccd_atom && (ccd_atom[k] & CHARGE_GIVEN) ? (ccd_charge ? ccd_charge[k] : 0) : charge[k];
   for (size_t k = 0; k < n; k++) c->own[k] = -1;
   c->n_link_h = 0;
   memset(c->by_valence, 0, n);
@@ -93,7 +95,7 @@ static void metal_rule(size_t n, const uint8_t *el, size_t nb, const int32_t *a1
 
 /* no CCD atom gives the atom a charge, and it is uncharged so far: the valence rule may charge it */
 static int charge_open(const uint8_t *ccd_atom, const sp_lig_charges *c, int32_t k) {
-  return !(ccd_atom && (ccd_atom[k] & MATCHED)) && c->charge[k] == 0;
+  return !(ccd_atom && (ccd_atom[k] & CHARGE_GIVEN)) && c->charge[k] == 0;
 }
 
 /* step 3: a four-valent N (no lone pair) is N+, its terminal O (single bond) or N (double bond) the anion */

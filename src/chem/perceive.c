@@ -69,8 +69,9 @@ static int build_graph(pc_mol *M, size_t nb, const uint32_t (*pairs)[2]) {
   M->nbr = malloc((2 * nb + 1) * sizeof *M->nbr);
   M->nbond = malloc((2 * nb + 1) * sizeof *M->nbond);
   M->esc = malloc((nb + 1) * sizeof *M->esc);
+  M->wsc = malloc((nb + 1) * sizeof *M->wsc);
   M->ok_bond = malloc(nb + 1);
-  if (!M->off || !M->nbr || !M->nbond || !M->esc || !M->ok_bond) return SP_E_NOMEM;
+  if (!M->off || !M->nbr || !M->nbond || !M->esc || !M->wsc || !M->ok_bond) return SP_E_NOMEM;
   for (size_t e = 0; e < nb; e++) {
     uint32_t a = pairs[e][0], b = pairs[e][1];
     M->ok_bond[e] = counted(M->z, a, b);
@@ -94,8 +95,21 @@ static int build_graph(pc_mol *M, size_t nb, const uint32_t (*pairs)[2]) {
   return 0;
 }
 
+/* The search's score per bond (perceive.h): the shortening, less 0.10 Å for a bond to a terminal N from heavy
+ * atoms only (amino over imino tautomers). */
+static void terminal_n_penalty(pc_mol *M, unsigned flags) {
+  for (size_t e = 0; e < M->nb; e++) {
+    M->wsc[e] = M->esc[e];
+    if (flags & SP_PERCEIVE_EXPLICIT_H || !M->ok_bond[e]) continue;
+    for (int k = 0; k < 2; k++) {
+      uint32_t a = M->pairs[e][k];
+      if (M->z[a] == 7 && M->off[a + 1] - M->off[a] == 1) M->wsc[e] -= 0.10f;
+    }
+  }
+}
+
 static void free_mol(pc_mol *M) {
-  free(M->off), free(M->nbr), free(M->nbond), free(M->esc), free(M->ok_bond), free(M->atoms);
+  free(M->off), free(M->nbr), free(M->nbond), free(M->esc), free(M->wsc), free(M->ok_bond), free(M->atoms);
   free(M->extra), free(M->best_extra), free(M->committed), free(M->chosen), free(M->best_state), free(M->pos);
   free(M->comp);
 }
@@ -114,7 +128,7 @@ static int check_args(size_t n, const uint8_t *z, const float (*xyz)[3], size_t 
 }
 
 int sp_perceive(size_t n, const uint8_t *z, const float (*xyz)[3], size_t nb, const uint32_t (*pairs)[2],
-                unsigned flags, uint8_t *order, int8_t *charge, sp_perceive_info *info, sp_err *err) {
+                const uint8_t *ext, unsigned flags, uint8_t *order, int8_t *charge, sp_perceive_info *info, sp_err *err) {
   for (size_t e = 0; order && e < nb; e++) order[e] = 1;
   for (size_t i = 0; charge && i < n; i++) charge[i] = 0;
   if (info) memset(info, 0, sizeof *info);
@@ -134,12 +148,13 @@ int sp_perceive(size_t n, const uint8_t *z, const float (*xyz)[3], size_t nb, co
     return sp_err_set(err, SP_E_NOMEM, "perceive: out of memory (%zu atoms)", n);
   }
   for (size_t i = 0; i < n; i++) {
-    int d = (int)(M.off[i + 1] - M.off[i]);
+    int d = (int)(M.off[i + 1] - M.off[i]) + (ext ? ext[i] : 0);
     if (flags & SP_PERCEIVE_EXPLICIT_H)
       pc_states_explicit(&M.atoms[i], z[i], d);
     else
       pc_states_geometry(&M, (uint32_t)i, d);
   }
+  terminal_n_penalty(&M, flags);
   sp_perceive_info in = {0};
   pc_solve(&M, &in);
   for (size_t e = 0; e < nb; e++) order[e] = (uint8_t)(1 + M.best_extra[e]);

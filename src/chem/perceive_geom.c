@@ -29,9 +29,11 @@ static double angle(const pc_mol *M, uint32_t i, uint32_t j, uint32_t k) {
   return acos(x > 1 ? 1 : x < -1 ? -1 : x) * 180.0 / M_PI;
 }
 
-/* Sum of the angles at i between each pair of its (up to three) neighbours; the one angle for two. */
-static double angle_sum(const pc_mol *M, uint32_t i, int d) {
+/* Sum of the angles at i between each pair of its (up to three) neighbours in the molecule; the one angle for
+ * two. */
+static double angle_sum(const pc_mol *M, uint32_t i) {
   const uint32_t *nb = M->nbr + M->off[i];
+  int d = (int)(M->off[i + 1] - M->off[i]);
   if (d == 2) return angle(M, i, nb[0], nb[1]);
   if (d == 3) return angle(M, i, nb[0], nb[1]) + angle(M, i, nb[0], nb[2]) + angle(M, i, nb[1], nb[2]);
   return 0;
@@ -59,20 +61,30 @@ static bool has_n_oxide(const pc_mol *M, uint32_t i) {
   return false;
 }
 
+/* Whether atom i with d bonds (its bonds in the molecule and to outside) is planar: three angles adding to >=
+ * 350 degrees, or, with one of its three bonds outside the molecule, its one angle >= 114 (sp2 120, sp3 109.5). */
+static bool planar3(const pc_mol *M, uint32_t i, int d) {
+  int dn = (int)(M->off[i + 1] - M->off[i]);
+  double a = angle_sum(M, i);
+  return d == 3 && ((dn == 3 && a >= PLANAR_SUM_DEG) || (dn == 2 && a >= 114.0));
+}
+
 /* Units a carbon's geometry says it has: 3 bonds planar 1; 2 bonds linear 2, shortened 1; 1 bond by its
  * length (double / triple). */
 static int carbon_units(const pc_mol *M, uint32_t i, int d) {
-  double s = max_short(M, i), a = angle_sum(M, i, d);
-  if (d == 3) return a >= PLANAR_SUM_DEG;
-  if (d == 2) return a >= LINEAR_DEG ? 2 : s >= SHORT_RING_A;
-  if (d == 1) return s >= SHORT_TRIPLE_A ? 2 : s >= SHORT_DOUBLE_A;
+  double s = max_short(M, i), a = angle_sum(M, i);
+  int dn = (int)(M->off[i + 1] - M->off[i]);
+  if (d == 3) return planar3(M, i, d);
+  if (d == 2 && dn == 2) return a >= LINEAR_DEG ? 2 : s >= SHORT_RING_A;
+  if (d == 2 || d == 1) return s >= SHORT_TRIPLE_A && d == 1 ? 2 : s >= SHORT_DOUBLE_A;
   return 0;
 }
 
 void pc_states_geometry(pc_mol *M, uint32_t i, int d) {
   pc_atom *a = &M->atoms[i];
   a->nst = 0;
-  double ang = angle_sum(M, i, d), s = max_short(M, i);
+  double ang = angle_sum(M, i), s = max_short(M, i);
+  bool planar = planar3(M, i, d), linear = d == 2 && M->off[i + 1] - M->off[i] == 2 && ang >= LINEAR_DEG;
   switch (M->z[i]) {
   case 6: {
     int u = carbon_units(M, i, d);
@@ -83,11 +95,11 @@ void pc_states_geometry(pc_mol *M, uint32_t i, int d) {
   }
   case 7:
     if (d == 4) add(a, 0, 0, +1, 1);
-    if (d == 3 && ang >= PLANAR_SUM_DEG && has_n_oxide(M, i)) add(a, 1, 1, +1, 0); /* nitro, N-oxide N+ */
+    if (planar && has_n_oxide(M, i)) add(a, 1, 1, +1, 0); /* nitro, N-oxide N+ */
     if (d == 3) add(a, 0, 0, 0, 0);
-    if (d == 3 && ang >= PLANAR_SUM_DEG) add(a, 1, 1, +1, 1);
+    if (planar) add(a, 1, 1, +1, 1);
     if (d == 2) add(a, 0, 1, 0, 0);
-    if (d == 2 && ang >= LINEAR_DEG) add(a, 2, 2, +1, 1);
+    if (linear) add(a, 2, 2, +1, 1);
     if (d <= 1) add(a, 0, d ? (s >= SHORT_TRIPLE_A ? 2 : 1) : 0, 0, 0);
     break;
   case 8:

@@ -32,6 +32,7 @@ typedef struct pc_mol {
   const uint32_t (*pairs)[2];
   uint32_t *off, *nbr, *nbond;   /**< counted bonds as CSR: atom i's neighbours nbr[off[i] .. off[i+1]) */
   float *esc;                    /**< [nb] Å: sum of covalent radii - distance (> 0: shorter than single) */
+  float *wsc;                    /**< [nb] the search's score per unit on the bond (perceive.c) */
   uint8_t *ok_bond;              /**< [nb] 1: counted (no metal) */
   pc_atom *atoms;                /**< [n] */
   /* search scratch */

@@ -57,7 +57,7 @@ static void place(pc_mol *M, size_t k, uint32_t t, int r, int cost, int q, doubl
   int cap = imin(imin(2, r), M->atoms[j].maxhi - M->committed[j]);
   for (int x = cap; x >= 0; x--) {
     M->extra[e] = (uint8_t)x, M->committed[j] += x;
-    place(M, k, t + 1, r - x, cost, q, score + x * (double)M->esc[e]);
+    place(M, k, t + 1, r - x, cost, q, score + x * (double)M->wsc[e]);
     M->extra[e] = 0, M->committed[j] -= x;
     if (M->exhausted) return;
   }
@@ -115,7 +115,7 @@ static void solve_component(pc_mol *M, sp_perceive_info *info) {
     uint32_t i = M->comp[h];
     if (!M->have_best) M->best_state[i] = idle_state(&M->atoms[i]);
     const pc_atom *a = &M->atoms[i];
-    if (a->nst && a->st[M->best_state[i]].cost >= 4) info->n_unpaired++;
+    if (a->nst && a->st[M->best_state[i]].cost >= 4 && a->st[M->best_state[i]].q == 0) info->n_unpaired++;
     M->pos[i] = -1;
   }
 }

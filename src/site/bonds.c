@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sitepack/elements.h"
+#include "sitepack/perceive.h"
 
 /* Distance bonds: covalent radii + 0.4 Å, as the survey's molecule key (docs/ligands.md). */
 #define DIST_BOND_TOL 0.4f
@@ -16,7 +17,7 @@
 #define PEPTIDE_CN_MAX 2.0f
 
 const char *sp_bond_source_name(int src) {
-  static const char *const names[SP_BOND_SRC_COUNT] = {"ccd", "file", "conect", "struct_conn", "distance"};
+  static const char *const names[SP_BOND_SRC_COUNT] = {"ccd", "file", "conect", "struct_conn", "distance", "perceived"};
   return src >= 0 && src < SP_BOND_SRC_COUNT ? names[src] : "?";
 }
 
@@ -35,6 +36,8 @@ typedef struct builder {
   sp_bond_list *out;
   size_t n_inter;   /* bonds before this index are intra-residue */
   bool nomem;
+  size_t n_pend;    /* residues whose bond orders are to be perceived once the links are known */
+  size_t (*pend)[3]; /* [n_res] per such residue: its bonds' first and end index, its residue index */
 } builder;
 
 static float dist2(const builder *B, uint32_t a, uint32_t b) {
@@ -161,6 +164,88 @@ static void residue_from_distance(builder *B, const uint32_t *offs, size_t n) {
     }
 }
 
+static const float *site_xyz(const builder *B, uint32_t k) {
+  return B->site->xyz ? B->site->xyz[k] : B->s->xyz[B->site->atoms[k]];
+}
+
+/* Local index of site offset o among offs[0..n) (the residue's atoms), -1 if absent. */
+static int64_t local_index(const uint32_t *offs, size_t n, uint32_t o) {
+  for (size_t k = 0; k < n; k++)
+    if (offs[k] == o) return (int64_t)k;
+  return -1;
+}
+
+/* The residue's perceived orders and charges into its bonds out->bonds[first..) and atoms (bonds.h
+ * SP_BOND_SRC_PERCEIVED); nothing changes when sp_perceive fails or is doubtful. */
+static void keep_perceived(builder *B, size_t first, size_t end, const uint32_t *offs, size_t n, const uint8_t *ord,
+                           const int8_t *q) {
+  sp_bond_list *L = B->out;
+  for (size_t e = first; e < end; e++) {
+    L->bonds[e].order = ord[e - first];
+    L->bonds[e].source = SP_BOND_SRC_PERCEIVED;
+  }
+  for (size_t k = 0; k < n; k++) {
+    L->ccd_charge[offs[k]] = q[k];
+    L->ccd_atom[offs[k]] |= SP_CCD_ATOM_PERCEIVED;
+  }
+}
+
+/* Links (bonds from index n_inter on, no metal bond) of the residue's atom offs[k] to atoms outside it, into
+ * ext[k]. */
+static void count_links(const builder *B, const uint32_t *offs, size_t n, uint8_t *ext) {
+  const sp_bond_list *L = B->out;
+  for (size_t k = 0; k < n; k++) ext[k] = 0;
+  for (size_t e = B->n_inter; e < L->n; e++) {
+    if (L->bonds[e].flags & SP_BOND_TO_METAL) continue;
+    int64_t a = local_index(offs, n, L->bonds[e].a), b = local_index(offs, n, L->bonds[e].b);
+    if ((a >= 0) == (b >= 0)) continue;
+    int64_t k = a >= 0 ? a : b;
+    if (ext[k] < 8) ext[k]++;
+  }
+}
+
+/* Bond orders and charges of one residue's bonds out->bonds[first..end) (all within offs[0..n)) perceived from
+ * its coordinates (perceive.h), its links to other residues counted as single bonds: with its hydrogens when it
+ * has any (SP_PERCEIVE_EXPLICIT_H), else from the heavy atoms' geometry. */
+static void perceive_residue(builder *B, size_t first, size_t end, const uint32_t *offs, size_t n) {
+  sp_bond_list *L = B->out;
+  size_t nb = end - first;
+  if (B->nomem || !n || !nb || n > SP_PERCEIVE_MAX_ATOMS) return;
+  uint8_t *z = malloc(n), *ord = malloc(nb), *ext = malloc(n);
+  int8_t *q = malloc(n);
+  float(*xyz)[3] = malloc(n * sizeof *xyz);
+  uint32_t(*pr)[2] = malloc(nb * sizeof *pr);
+  bool ok = z && ord && ext && q && xyz && pr, any_h = false;
+  if (ok) count_links(B, offs, n, ext);
+  for (size_t k = 0; ok && k < n; k++) {
+    z[k] = B->s->element[B->site->atoms[offs[k]]];
+    any_h |= z[k] == 1;
+    memcpy(xyz[k], site_xyz(B, offs[k]), sizeof xyz[k]);
+  }
+  for (size_t e = 0; ok && e < nb; e++) {
+    int64_t a = local_index(offs, n, L->bonds[first + e].a), b = local_index(offs, n, L->bonds[first + e].b);
+    ok = a >= 0 && b >= 0;
+    if (ok) pr[e][0] = (uint32_t)a, pr[e][1] = (uint32_t)b;
+  }
+  sp_perceive_info info;
+  if (ok && !sp_perceive(n, z, (const float(*)[3])xyz, nb, (const uint32_t(*)[2])pr, ext,
+                         any_h ? SP_PERCEIVE_EXPLICIT_H : 0, ord, q, &info, NULL) &&
+      !info.n_unpaired && !info.exhausted)
+    keep_perceived(B, first, end, offs, n, ord, q);
+  if (!(z && ord && ext && q && xyz && pr)) B->nomem = true;
+  free(z), free(ord), free(ext), free(q), free(xyz), free(pr);
+}
+
+/* The residues intra_residue left to perceive (B->pend), now that the links are known. */
+static void perceive_pending(builder *B, uint32_t *offs) {
+  for (size_t p = 0; p < B->n_pend && !B->nomem; p++) {
+    size_t n = 0;
+    for (size_t i = 0; i < B->site->n_ligand; i++)
+      if (B->s->atom_residue[B->site->atoms[i]] == B->pend[p][2]) offs[n++] = (uint32_t)i;
+    perceive_residue(B, B->pend[p][0], B->pend[p][1], offs, n);
+  }
+}
+
 /* Bonds of one residue from the file's CONECT records (PDB input): each pair of its atoms that
  * CONECT bonds, with the order of the records, aromaticity unknown (0). */
 static void residue_from_conect(builder *B, const uint32_t *offs, size_t n) {
@@ -186,6 +271,14 @@ static bool has_conect(const builder *B, const uint32_t *offs, size_t n) {
   return false;
 }
 
+/* Whether the bonds out->bonds[first..) say nothing of their orders: distance bonds (order 0), or CONECT
+ * bonds each listed once (order 1; a file that states orders lists a double bond twice). */
+static bool orders_unknown(const sp_bond_list *L, size_t first) {
+  for (size_t e = first; e < L->n; e++)
+    if (L->bonds[e].order > 1) return false;
+  return L->n > first;
+}
+
 static bool has_file_bonds(const sp_structure *s, const char *comp_id) {
   for (size_t i = 0; i < s->n_file_bonds; i++)
     if (!strcmp(s->file_bonds[i].comp_id, comp_id)) return true;
@@ -204,8 +297,13 @@ static void intra_residue(builder *B, const sp_survey *sv, const sp_ligand *L, s
     const sp_component *d = ccd ? sp_ccd_get(ccd, id, NULL) : NULL;
     if (sp_survey_definition_usable(d, id)) residue_from_ccd(B, d, offs, n);
     else if (has_file_bonds(s, id)) residue_from_file(B, id, offs, n);
-    else if (has_conect(B, offs, n)) residue_from_conect(B, offs, n);
-    else residue_from_distance(B, offs, n);
+    else {
+      size_t first = B->out->n;
+      if (has_conect(B, offs, n)) residue_from_conect(B, offs, n);
+      else residue_from_distance(B, offs, n);
+      if (orders_unknown(B->out, first) && B->pend)
+        B->pend[B->n_pend][0] = first, B->pend[B->n_pend][1] = B->out->n, B->pend[B->n_pend++][2] = r;
+    }
   }
 }
 
@@ -365,16 +463,18 @@ int sp_ligand_bonds(const sp_structure *s, const sp_survey *sv, size_t lig, cons
   if (grow_atoms(out, site->n_ligand)) return sp_err_set(err, SP_E_NOMEM, "out of memory (ligand bonds)");
   uint32_t *offs = malloc((site->n_ligand ? site->n_ligand : 1) * sizeof *offs);
   if (!offs) return sp_err_set(err, SP_E_NOMEM, "out of memory (ligand bonds)");
-  builder B = {s, site, out, 0, false};
   const sp_ligand *L = &sv->ligands[lig];
+  builder B = {s, site, out, 0, false, 0, malloc((L->n_res ? L->n_res : 1) * sizeof *B.pend)};
+  if (!B.pend) B.nomem = true;
   intra_residue(&B, sv, L, ccd, offs);
   B.n_inter = out->n;
   if (L->n_res > 1) peptide_links(&B, sv, L, offs);
   if (L->model == 0) conn_links(&B, sv, lig);
   if (L->model == 0) conect_links(&B, sv, lig);
   polymer_distance_links(&B);
+  perceive_pending(&B, offs);
   if (!B.nomem && B.n_inter < out->n) drop_leaving_h(&B);
-  free(offs);
+  free(offs), free(B.pend);
   if (B.nomem) return sp_err_set(err, SP_E_NOMEM, "out of memory (ligand bonds)");
   return 0;
 }
