@@ -23,10 +23,13 @@ set goes through one run of tests/unit/sp_perceive_tool.c (stdin / stdout; its h
 Comparison (the independent side: RDKit 2022.09): the RDKit canonical SMILES of both molecules after SanitizeMol
 and RemoveHs (so Kekulé-insensitive: aromatic rings compare through RDKit's aromaticity). A component is right
 when the two are equal. Failure reasons: "connectivity" (the distance bonds differ from the block's bonds; not
-perceived), "orders" (per-bond class differs: aromatic as one class, else the order), "charge" (bonds equal, a
-charge differs), "invalid valence" (the perceived molecule does not sanitize). "Orders right (charges aside)":
-the perceived orders with the reference's formal charges give the reference's SMILES (so a missing charge that
-makes a molecule unsanitizable, e.g. a quaternary N without hydrogens, does not count against the orders).
+perceived), "invalid valence" (the perceived molecule does not sanitize), "charge" (the orders are right, a
+charge differs), "orders" (the rest). "Orders right (charges aside)": the two molecules' charge-blind heavy-atom
+SMILES (hydrogens removed, charges 0, orders and aromatic flags of their sanitization) are equal, i.e. the orders
+agree up to the graph's symmetry: a sulfate whose two O- are other O than the block's has its orders right. Where
+bench/perceive_openbabel.py compares bond classes atom by atom, this counts such resonance partners as right
+orders (and a perceived molecule that only its missing charges keep from sanitizing is judged with the block's
+charges for this number).
 
 Sanity molecules (built here from SMILES, RDKit ETKDG with hydrogens, seed fixed, MMFF-relaxed; sulfate from the
 SO4 block's ideal coordinates): benzene, pyridinium, nitrobenzene, sulfate, acetate, guanidinium, imidazolium,
@@ -197,13 +200,26 @@ def molecule(atoms, bonds, charges):
     return m
 
 
-def bond_classes(m):
-    return {(min(b.GetBeginAtomIdx(), b.GetEndAtomIdx()), max(b.GetBeginAtomIdx(), b.GetEndAtomIdx())):
-            "a" if b.GetIsAromatic() else int(b.GetBondTypeAsDouble()) for b in m.GetBonds()}
+def skeleton(m):
+    """The charge-blind heavy-atom SMILES of a molecule: its hydrogens removed, every formal charge 0 and no
+    hydrogen count, bond orders and aromatic flags as they are (those of its sanitization), canonical. Two
+    molecules with one skeleton have the same orders up to the graph's symmetry (the O of a sulfate that is
+    doubly bonded is any of the four); None where RDKit cannot write it."""
+    m = Chem.RWMol(m)
+    for a in sorted((a.GetIdx() for a in m.GetAtoms() if a.GetAtomicNum() == 1), reverse=True):
+        m.RemoveAtom(a)
+    for a in m.GetAtoms():
+        a.SetFormalCharge(0)
+        a.SetNumExplicitHs(0)
+        a.SetNoImplicit(True)
+    try:
+        return Chem.MolToSmiles(m)
+    except Exception:
+        return None
 
 
 def smiles_of(atoms, bonds, charges):
-    """Canonical SMILES after SanitizeMol + RemoveHs, or None where it does not sanitize."""
+    """(canonical SMILES after SanitizeMol + RemoveHs or None where it does not sanitize, the molecule)."""
     m = molecule(atoms, bonds, charges)
     try:
         Chem.SanitizeMol(m)
@@ -214,8 +230,10 @@ def smiles_of(atoms, bonds, charges):
 
 def judge(atoms, ref_bonds, result):
     """{ok, orders_ok, reason, ccd, perceived, info} for one molecule (atoms: name, Z, x, y, z, charge); result:
-    the tool's (rc, info, orders, charges), None where the connectivity differs (not perceived). Raises
-    ValueError where the reference does not sanitize."""
+    the tool's (rc, info, orders, charges), None where the connectivity differs (not perceived). orders_ok: the
+    skeletons (skeleton()) of the reference and of the perceived molecule are equal, the perceived one sanitized
+    with its own charges or, where it does not sanitize so, with the reference's. Raises ValueError where the
+    reference does not sanitize."""
     ref_q = [a[5] for a in atoms]
     rs, ref = smiles_of(atoms, ref_bonds, ref_q)
     if rs is None:
@@ -226,18 +244,22 @@ def judge(atoms, ref_bonds, result):
         return out
     _, info, orders, charges = result
     out["info"] = info
-    # orders right, charges aside: the perceived orders with the reference's charges
-    out["orders_ok"] = smiles_of(atoms, orders, ref_q)[0] == rs
     ps, got = smiles_of(atoms, orders, charges)
     if ps is None:
         out["reason"] = "invalid valence"
         out["perceived"] = Chem.MolToSmiles(got, kekuleSmiles=True)
-        return out
-    out["perceived"] = ps
-    if ps == rs:
-        out["ok"] = True
+        got = smiles_of(atoms, orders, ref_q)[1]
     else:
-        out["reason"] = "charge" if bond_classes(ref) == bond_classes(got) else "orders"
+        out["perceived"] = ps
+    try:
+        Chem.SanitizeMol(got)  # a no-op where it sanitized already
+        out["orders_ok"] = skeleton(got) == skeleton(ref)
+    except Exception:
+        out["orders_ok"] = False
+    if ps == rs:
+        out["ok"] = out["orders_ok"] = True
+    elif ps is not None:
+        out["reason"] = "charge" if out["orders_ok"] else "orders"
     return out
 
 
@@ -284,8 +306,10 @@ def heavy_only(atoms, bonds):
 def corpus_items(structures, blocks):
     """Set 2: ({"heavy": [...], "with_h": [...]}) of (file:comp_id, atoms, bonds), one per (file, comp_id): its
     first instance (first model, first atom of each name) with every atom name in the block; with_h only where the
-    instance has deposited hydrogens."""
-    items, seen = {"heavy": [], "with_h": []}, set()
+    instance has deposited hydrogens. Also {"heavy": set, "with_h": set} of the labels of fragments: instances
+    that lack some atom of the block (heavy atoms for heavy, any for with_h), mostly a linked residue's leaving
+    atoms (a glycan's O1 and the H of its linked O): a fragment's linked atom has an open valence there."""
+    items, seen, fragments = {"heavy": [], "with_h": []}, set(), {"heavy": set(), "with_h": set()}
     for fn in sorted(os.listdir(structures)):
         if not re.search(r"\.(cif|pdb|ent)(\.gz)?$", fn):
             continue
@@ -318,10 +342,12 @@ def corpus_items(structures, blocks):
                     bonds = [(m[atoms_b[i][0]], m[atoms_b[j][0]], o) for i, j, o in bonds_b
                              if atoms_b[i][0] in m and atoms_b[j][0] in m]
                     items[kind].append((f"{fn}:{res.name}", atoms, bonds))
+                    if any(a[0] not in got for a in atoms_b if with_h or a[1] != 1):
+                        fragments[kind].add(f"{fn}:{res.name}")
                     added = True
                 if added:
                     seen.add((fn, res.name))
-    return items
+    return items, fragments
 
 
 def sanity_items(blocks):
@@ -352,16 +378,25 @@ def sanity_items(blocks):
     return out
 
 
-def summarize(judged):
-    """judged: [(label, dict or None)] (None: unsanitizable reference) -> summary dict."""
+def summarize(judged, fragments=None):
+    """judged: [(label, dict or None)] (None: unsanitizable reference) -> summary dict; fragments: the labels of
+    the instances that lack block atoms (set 2), counted apart as well."""
     res = {"checked": 0, "right": 0, "orders_right": 0, "failures": [], "unsanitizable_reference": [],
            "exhausted": [], "unpaired": []}
+    if fragments is not None:
+        res.update({"fragments": 0, "whole_checked": 0, "whole_right": 0})
     for label, j in judged:
         if j is None:
             res["unsanitizable_reference"].append(label)
             continue
         res["checked"] += 1
         res["right"] += j["ok"]
+        if fragments is not None:
+            if label in fragments:
+                res["fragments"] += 1
+            else:
+                res["whole_checked"] += 1
+                res["whole_right"] += j["ok"]
         res["orders_right"] += j["orders_ok"]
         info = j.get("info") or {}
         if info.get("exhausted"):
@@ -370,10 +405,14 @@ def summarize(judged):
             res["unpaired"].append(label)
         if not j["ok"]:
             res["failures"].append({"component": label, "reason": j["reason"], "ccd": j["ccd"],
-                                    "perceived": j["perceived"], "orders_right": j["orders_ok"], "info": info})
+                                    "perceived": j["perceived"], "orders_right": j["orders_ok"], "info": info,
+                                    "fragment": bool(fragments and label in fragments)})
     n = res["checked"]
     res["percent_right"] = round(100.0 * res["right"] / n, 1) if n else None
     res["percent_orders_right"] = round(100.0 * res["orders_right"] / n, 1) if n else None
+    if fragments is not None:
+        w = res["whole_checked"]
+        res["percent_right_whole"] = round(100.0 * res["whole_right"] / w, 1) if w else None
     reasons = {}
     for f in res["failures"]:
         reasons[f["reason"]] = reasons.get(f["reason"], 0) + 1
@@ -391,14 +430,16 @@ def markdown(out):
     if "skipped_blocks" in out:
         lines += [f"Blocks left out: {out['skipped_blocks']}.", ""]
     lines += ["| set | flags | checked | all orders and charges right | % | orders right (charges aside) | % | "
-              "failures by reason |", "|---|---|---|---|---|---|---|---|"]
+              "failures by reason | fragments; right of the whole instances |", "|---|---|---|---|---|---|---|---|---|"]
     for k in ("sanity",) + SETS:
         if k not in out:
             continue
         r = out[k]
         fl = 0 if "heavy" in k else EXPLICIT_H
+        wh = (f"{r['fragments']}; {r['whole_right']} of {r['whole_checked']} ({r['percent_right_whole']} %)"
+              if "fragments" in r else "")
         lines.append(f"| {k} | {fl} | {r['checked']} | {r['right']} | {r['percent_right']} | {r['orders_right']} | "
-                     f"{r['percent_orders_right']} | {r['failures_by_reason']} |")
+                     f"{r['percent_orders_right']} | {r['failures_by_reason']} | {wh} |")
     if out.get("checks"):
         lines += ["", "Checks (--check):", ""] + [f"- {'pass' if c['pass'] else 'FAIL'}: {c['what']}"
                                                       for c in out["checks"]]
@@ -411,7 +452,8 @@ def markdown(out):
         if not fl:
             lines.append("none")
         for f in fl:
-            lines.append(f"- {f['component']} ({f['reason']}{', orders right' if f['orders_right'] else ''}): "
+            lines.append(f"- {f['component']} ({f['reason']}{', orders right' if f['orders_right'] else ''}"
+                         f"{', fragment' if f.get('fragment') else ''}): "
                          f"`{f['ccd']}` / `{f['perceived']}`")
         for what in ("unsanitizable_reference", "exhausted", "unpaired"):
             if out[k][what]:
@@ -421,7 +463,8 @@ def markdown(out):
 
 def print_failures(name, r, limit=None):
     for f in r["failures"][:limit]:
-        print(f"  {name} {f['component']}: {f['reason']}{' (orders right)' if f['orders_right'] else ''}\n"
+        print(f"  {name} {f['component']}: {f['reason']}{' (orders right)' if f['orders_right'] else ''}"
+              f"{' (fragment)' if f.get('fragment') else ''}\n"
               f"      ccd       {f['ccd']}\n      perceived {f['perceived']}")
     if limit is not None and len(r["failures"]) > limit:
         print(f"  ... {len(r['failures']) - limit} more (the JSON has them all)")
@@ -458,7 +501,7 @@ def main():
     if not a.sanity_only:
         queue("ideal_with_h", [(k, at, bd) for k, (at, bd) in blocks.items()], EXPLICIT_H)
         queue("ideal_heavy_only", [(k,) + heavy_only(at, bd) for k, (at, bd) in blocks.items()], 0)
-        corpus = corpus_items(a.structures, blocks)
+        corpus, fragments = corpus_items(a.structures, blocks)
         queue("deposited_with_h", corpus["with_h"], EXPLICIT_H)
         queue("deposited_heavy_only", corpus["heavy"], 0)
     tool.run()
@@ -487,7 +530,9 @@ def main():
                 judged.append((label, judge(atoms, bonds, tool.results[tl] if tl else None)))
             except ValueError:
                 judged.append((label, None))
-        out[set_name] = summarize(judged)
+        frag = {"deposited_with_h": fragments["with_h"], "deposited_heavy_only": fragments["heavy"]} \
+            if not a.sanity_only else {}
+        out[set_name] = summarize(judged, frag.get(set_name))
 
     checks = []
     if a.check:
@@ -514,13 +559,15 @@ def main():
     with open(path[:-5] + ".md" if path.endswith(".json") else path + ".md", "w") as f:
         f.write(markdown(out))
 
-    print(f"{'set':22} {'flags':>5} {'checked':>8} {'right':>6} {'%':>6} {'orders':>6} {'%':>6}  failures by reason")
+    print(f"{'set':22} {'flags':>5} {'checked':>8} {'right':>6} {'%':>6} {'orders':>6} {'%':>6}  failures by reason "
+          "[fragments; right of the whole instances]")
     for k in ("sanity",) + SETS:
         if k in out:
             r = out[k]
             print(f"{k:22} {0 if 'heavy' in k else EXPLICIT_H:5} {r['checked']:8} {r['right']:6} "
                   f"{r['percent_right'] or 0:6} {r['orders_right']:6} {r['percent_orders_right'] or 0:6}  "
-                  f"{r['failures_by_reason']}")
+                  f"{r['failures_by_reason']}"
+                  + (f" [{r['fragments']}; {r['whole_right']}/{r['whole_checked']}]" if "fragments" in r else ""))
     print("failures:")
     print_failures("sanity", out["sanity"])
     if not a.sanity_only:
