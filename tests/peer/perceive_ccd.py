@@ -13,7 +13,10 @@ RDKit sanitizes, is hidden and perceived from those coordinates,
 Set 2, deposited coordinates: the corpus ligands (non-polymer residues of the structures folder, first model, first
 altloc) whose comp_id has a block in set 1; atoms matched to the block by name, the block's bonds among the
 matched atoms as the reference; deposited_heavy_only (flags 0, their hydrogens dropped) and, for the instances
-with deposited hydrogens, deposited_with_h (flags SP_PERCEIVE_EXPLICIT_H). One item per (file, comp_id).
+with deposited hydrogens, deposited_with_h (flags SP_PERCEIVE_EXPLICIT_H). One item per (file, comp_id). An
+instance that lacks atoms of its block is a fragment, counted apart too: mostly a residue linked to another (a
+glycan's O1 and the H of its linked O are absent), whose linked atom then has an open valence that the
+perception fills (an oxocarbenium C1=O5+ with explicit H) where the reference puts an implicit H.
 
 Connectivity given to sp_perceive: sitepack's distance bonds (covalent radii of src/chem/elements.c, Cordero 2008,
 + 0.4 Å; no pair closer than 0.4 Å), as bonds.c residue_from_distance makes them. The orders AND the formal
@@ -35,7 +38,9 @@ Sanity molecules (built here from SMILES, RDKit ETKDG with hydrogens, seed fixed
 SO4 block's ideal coordinates): benzene, pyridinium, nitrobenzene, sulfate, acetate, guanidinium, imidazolium,
 acetonitrile, each perceived with its hydrogens (mode a) and compared as above.
 
---check (the ctest peer_perceive_ccd) asserts: every sanity molecule right; ideal_with_h >= 95.0 % right (the
+--check (the ctest peer_perceive_ccd) asserts: the tool's input contract (bad lines exit 2 with a message; what
+sp_perceive refuses, an index out of range, a pair of one atom, 1025 atoms, is its rc with orders 1 and charges 0);
+every sanity molecule right; ideal_with_h >= 95.0 % right (the
 issue's bar: "≥ 95 % of components with every order and charge right"); the tool exits 0 and returns rc 0 for
 every molecule (all are valid input); the other sets only run (reported). Failures are printed with both SMILES.
 --sanity-only: the sanity molecules alone (no corpus needed: the bundled CCD sample has SO4).
@@ -73,6 +78,12 @@ SETS = ("ideal_with_h", "ideal_heavy_only", "deposited_with_h", "deposited_heavy
 SANITY = [("benzene", "c1ccccc1"), ("pyridinium", "c1cc[nH+]cc1"), ("nitrobenzene", "O=[N+]([O-])c1ccccc1"),
           ("acetate", "CC(=O)[O-]"), ("guanidinium", "NC(N)=[NH2+]"), ("imidazolium", "c1c[nH+]c[nH]1"),
           ("acetonitrile", "CC#N")]
+
+
+def die(msg):
+    """The tool failed (or the harness cannot go on): the message on stderr, exit 2."""
+    print("perceive_ccd:", msg, file=sys.stderr)
+    sys.exit(2)
 
 
 def covalent_radii():
@@ -124,24 +135,26 @@ class Tool:
         p = subprocess.run([self.path], input="\n".join(lines) + "\n", capture_output=True, text=True)
         self.stderr = p.stderr
         if p.returncode != 0:
-            raise SystemExit(f"sp_perceive_tool exited {p.returncode} on valid input: {p.stderr.strip()[-2000:]}")
+            die(f"sp_perceive_tool exited {p.returncode} on valid input: {p.stderr.strip()[-2000:]}")
         out = p.stdout.split("\n")
         k = 0
         for label, atoms, bonds, _ in self.queue:
+            if k + 1 + len(bonds) >= len(out):
+                die(f"sp_perceive_tool: output ends before molecule {label}'s results")
             head = out[k].split()
             if len(head) != 7 or head[0] != "MOL" or head[1] != label:
-                raise SystemExit(f"sp_perceive_tool: expected 'MOL {label} ...', got '{out[k]}'")
+                die(f"sp_perceive_tool: expected 'MOL {label} ...', got '{out[k]}'")
             rc, info = int(head[2]), dict(zip(("n_charged", "net_charge", "n_unpaired", "exhausted"),
                                               map(int, head[3:7])))
             orders = []
             for (i, j), line in zip(bonds, out[k + 1:k + 1 + len(bonds)]):
                 f = line.split()
                 if len(f) != 3 or (int(f[0]), int(f[1])) != (i, j) or f[2] not in ("1", "2", "3"):
-                    raise SystemExit(f"sp_perceive_tool: {label}: bad bond line '{line}'")
+                    die(f"sp_perceive_tool: {label}: bad bond line '{line}'")
                 orders.append((i, j, int(f[2])))
             charges = [int(x) for x in out[k + 1 + len(bonds)].split()]
             if len(charges) != len(atoms) or len(orders) != len(bonds):
-                raise SystemExit(f"sp_perceive_tool: {label}: {len(charges)} charges / {len(orders)} bonds")
+                die(f"sp_perceive_tool: {label}: {len(charges)} charges / {len(orders)} bonds")
             k += 2 + len(bonds)
             if rc != 0:
                 self.bad_rc.append(label)
@@ -362,7 +375,7 @@ def sanity_items(blocks):
         ps = AllChem.ETKDGv3()
         ps.randomSeed = 0x5eed
         if AllChem.EmbedMolecule(m, ps) != 0:
-            raise SystemExit(f"sanity {name}: ETKDG embedding failed")
+            die(f"sanity {name}: ETKDG embedding failed")
         try:
             AllChem.MMFFOptimizeMolecule(m, maxIters=2000)
         except Exception:
