@@ -22,13 +22,16 @@
  *
  * Hydrogens: with SP_PERCEIVE_EXPLICIT_H every hydrogen is in the atom list (a CCD block's ideal
  * coordinates, a deposited ligand with hydrogens), so an atom's bonds fix its unsaturation. Without it the
- * molecule is heavy atoms only and the geometry decides which atoms are unsaturated (sp2 / sp): an atom with
- * 3 bonds whose angles add to >= 350 degrees, an atom of a planar 5- or 6-membered ring (every ring atom
- * within 0.10 Å of the ring's mean plane), an atom with 2 bonds at >= 155 degrees (sp, two units), or a bond
- * shorter than its single bond by >= 0.07 Å (single-bond lengths: the sum of the Cordero covalent radii,
- * elements.h); each unit an unsaturated atom does not pair becomes an implicit hydrogen (no charge), except
- * on C with 3 heavy bonds, which must pair. Charges of heavy-atom molecules are only those the pairing
- * forces (pyridinium N+); the protonation of acids and amines cannot be seen without hydrogens.
+ * molecule is heavy atoms only and the geometry decides which atoms are unsaturated (src/chem/perceive_geom.c):
+ * a C with 3 bonds whose angles add to >= 350 degrees (sp3 ~ 328) must pair one unit; a C with 2 bonds at
+ * >= 155 degrees two, with a bond >= 0.08 Å shorter than its single bond (the sum of the Cordero covalent
+ * radii, elements.h: C-C 1.52, aromatic 1.39 Å) one; a terminal C by its bond (>= 0.10 Å shorter: double,
+ * >= 0.24 Å: triple); N with 1 or 2 bonds, terminal O and S may pair (a unit they do not pair is an implicit
+ * hydrogen, no charge), S with 3 / 4 bonds pairs 1 / 2 (sulfoxide, sulfone; else the sulfonium S+), P with 4
+ * pairs 1; a planar N with 3 bonds may become N+ to pair (pyridinium), at no cost when it holds a terminal O
+ * >= 0.10 Å short (nitro, N-oxide: N+=O, O-); among pairings of equal cost the largest shortening wins, so the
+ * geometry picks the tautomer. Charges of heavy-atom molecules are only those the pairing forces; the
+ * protonation of acids and amines cannot be seen without hydrogens.
  *
  * Plain C, no MPI, no allocation outside the call's own scratch.
  */

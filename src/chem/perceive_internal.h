@@ -1,0 +1,58 @@
+/* Shared by perceive.c, perceive_geom.c and perceive_search.c (not installed): the molecule, its atoms' states
+ * and the search's scratch. */
+#ifndef SITEPACK_PERCEIVE_INTERNAL_H
+#define SITEPACK_PERCEIVE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sitepack/perceive.h"
+
+#define PC_MAX_STATES 6
+
+/** One state of an atom: it pairs between lo and hi units (extra bond orders) with its neighbours; units of
+ *  [lo, hi] it does not pair become implicit hydrogens (heavy-atom mode; lo == hi with explicit H); q its
+ *  formal charge in that state; cost what the search minimises (charged atoms, C counting 4). */
+typedef struct pc_state {
+  int8_t lo, hi, q;
+  uint8_t cost;
+} pc_state;
+
+typedef struct pc_atom {
+  int nst;                       /**< 0: takes no part (no valence entry, or more bonds than any valence) */
+  int maxhi;                     /**< largest hi of its states (pc_solve) */
+  pc_state st[PC_MAX_STATES];    /**< in the order tried: cheapest first */
+} pc_atom;
+
+typedef struct pc_mol {
+  size_t n, nb;
+  const uint8_t *z;
+  const float (*xyz)[3];
+  const uint32_t (*pairs)[2];
+  uint32_t *off, *nbr, *nbond;   /**< counted bonds as CSR: atom i's neighbours nbr[off[i] .. off[i+1]) */
+  float *esc;                    /**< [nb] Å: sum of covalent radii - distance (> 0: shorter than single) */
+  uint8_t *ok_bond;              /**< [nb] 1: counted (no metal) */
+  pc_atom *atoms;                /**< [n] */
+  /* search scratch */
+  uint8_t *extra, *best_extra;   /**< [nb] units on each bond: now and in the best pairing */
+  int *committed;                /**< [n] units paired so far */
+  int *chosen, *best_state;      /**< [n] state index now and in the best pairing */
+  int *pos;                      /**< [n] position in the current component's order, -1 outside */
+  uint32_t *comp;                /**< the current component's atoms, in search order */
+  size_t ncomp;
+  long nodes, limit;
+  int best_cost, best_absq, have_best;
+  double best_score;
+  int exhausted;
+} pc_mol;
+
+/** Explicit-hydrogen states of an atom of element z with d counted bonds (perceive.c). */
+void pc_states_explicit(pc_atom *a, uint8_t z, int d);
+/** Heavy-atom states of atom i with d counted bonds, from its geometry (perceive_geom.c). */
+void pc_states_geometry(pc_mol *M, uint32_t i, int d);
+/** The search over every component; fills best_extra, best_state and info->n_unpaired, exhausted
+ *  (perceive_search.c). */
+void pc_solve(pc_mol *M, sp_perceive_info *info);
+
+#endif
