@@ -17,6 +17,8 @@
 #   make bench-read-py  the Python package's read benchmark (results/read-py-DATE.json + .md, read-py-graph-DATE.*)
 #   make mutate    mutation run of the test suite (tests/mutation/) -> results/mutation-DATE.json + .md (not a test)
 #   make bench-export  SDF export rate of the corpus and RDKit's read rate (results/export-DATE.json + .md)
+#   make bench-perceive  Open Babel's bond-order perception vs the CCD (results/perception-openbabel-DATE.json + .md)
+#   make bench-perceive-sitepack  sitepack's sp_perceive vs the CCD, same protocol (results/perception-sitepack-DATE.*)
 #   make bench-merge-io  the parallel merge's write paths: pwrite, MPI-IO, parallel HDF5 (results/merge-io-DATE.json + .md)
 
 BUILD     ?= build
@@ -187,6 +189,15 @@ bench-perceive:
 	  { echo "bench-perceive needs python3-openbabel: apt-get install -y python3-openbabel"; exit 1; }
 	/usr/bin/python3 bench/perceive_openbabel.py --ccd $(SHARED)/data/ccd/components_excerpt.cif \
 	  --structures $(SHARED)/data/structures
+
+# make bench-perceive-sitepack: sitepack's own perception (sp_perceive, orders and charges) by the same protocol
+# (tests/peer/perceive_ccd.py through build/tests/sp_perceive_tool; the ctest peer_perceive_ccd runs it too,
+# asserting; writes results/perception-sitepack-<date>.json and .md)
+.PHONY: bench-perceive-sitepack
+bench-perceive-sitepack: deps $(BUILD)/Makefile
+	cmake --build $(BUILD) -j $(JOBS) --target sp_perceive_tool
+	/usr/bin/python3 tests/peer/perceive_ccd.py --tool $(BUILD)/tests/sp_perceive_tool \
+	  --ccd $(SHARED)/data/ccd/components_excerpt.cif --structures $(SHARED)/data/structures --results results
 
 # sitepack cluster / split on the corpus and 4 replicas (900 files), MMseqs2 scaling, PDB projection (issue 27)
 .PHONY: bench-cluster
