@@ -79,7 +79,7 @@ typedef struct sp_site_batch {
 /**
  * Open a merged file read-only.
  *
- * Requires the root attributes format = "sitepack", format_version 2 to 7 (SP_FORMAT_VERSION_MIN ..
+ * Requires the root attributes format = "sitepack", format_version 2 to 8 (SP_FORMAT_VERSION_MIN ..
  * SP_FORMAT_VERSION, store.h; the datasets read here are the same in all of them; docs/format.md "Versions") and the datasets
  * /sites/atom_ptr (int64, N+1, starting at 0, non-decreasing) and /atoms/position (float32 (A,3)
  * with A = atom_ptr[N]); /atoms/element, /atoms/flags and /sites/n_ligand are used when present.

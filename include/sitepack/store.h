@@ -38,7 +38,7 @@ extern "C" {
 /** Value of the root and /run attribute "format". */
 #define SP_FORMAT_NAME "sitepack"
 /** Value of the root and /run attribute "format_version" (int64). */
-#define SP_FORMAT_VERSION 7
+#define SP_FORMAT_VERSION 8
 /** The oldest "format_version" the C commands read (check, dump, export, survey and the reader, reader.h): a
  *  version-2 file lacks what versions 3 to 5 added, a version-3 file what versions 4 and 5 added
  *  (/structures/warnings), a version-4 file what version 5 added (/interactions/distance2; its water-bridge rows
@@ -251,7 +251,7 @@ typedef struct sp_check_summary {
  *
  * Checks, in order: the file exists, opens and every object header reads (sp_h5_open_merged(), h5util.h: HDF5
  * refuses a truncated file; the message ends "(the file is damaged or truncated)"); root attributes
- * format = "sitepack", format_version 2 to 7 (SP_FORMAT_VERSION_MIN .. SP_FORMAT_VERSION; a file by the layout
+ * format = "sitepack", format_version 2 to 8 (SP_FORMAT_VERSION_MIN .. SP_FORMAT_VERSION; a file by the layout
  * of its version: what a later version added may be absent, is checked when present; version 2: the /chains
  * content checks are skipped; versions 2 and 3: the /structures/warnings check is skipped; docs/format.md
  * "Versions"); every dataset of docs/format.md exists with its exact

@@ -14,7 +14,7 @@ from .errors import DAMAGED_HINT, FormatError, FormatVersionError
 
 FORMAT_NAME = "sitepack"
 #: format_version values this package reads (docs/format.md); any other is refused.
-FORMAT_VERSIONS = (1, 2, 3, 4, 5, 6, 7)   # 2: /bonds, /sites/bond_ptr, n_bonds, component descriptors; 3: /chains, /segments, /sequences and the quality columns; 4: /structures/warnings; 5: /interactions/distance2; 6: /atoms/formal_charge, /ligands identities, instance_key and descriptors, /components descriptors, /sites quality; 7: the ligand classes lipid and detergent, /ligands/desc_flags bit unknown_orders (docs/format.md)
+FORMAT_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8)   # 2: /bonds, /sites/bond_ptr, n_bonds, component descriptors; 3: /chains, /segments, /sequences and the quality columns; 4: /structures/warnings; 5: /interactions/distance2; 6: /atoms/formal_charge, /ligands identities, instance_key and descriptors, /components descriptors, /sites quality; 7: the ligand classes lipid and detergent, /ligands/desc_flags bit unknown_orders; 8: the /bonds/source value perceived (orders perceived from the coordinates) and those ligands' /atoms/formal_charge from the perception (docs/format.md)
 
 _ALIGN_FROM = 65536   # H5Pset_alignment(65536, 4096) in the merge: objects this large start at 4096 multiples
 _ALIGN = 4096

@@ -439,7 +439,7 @@ static double now_s(void) {
 }
 
 static int open_merged(xfile *x, const char *path) {
-  int64_t ver = 0; /* versions 2 to 7: export reads only version-2 datasets (/bonds came with version 2) */
+  int64_t ver = 0; /* versions 2 to 8: export reads only version-2 datasets (/bonds came with version 2) */
   return sp_h5_open_merged(path, &x->f, &ver, NULL, x->err); /* one diagnosis for all readers (h5util.h) */
 }
 

@@ -3,6 +3,7 @@
 #include "store_internal.h"
 
 #include "sitepack/base.h"
+#include "sitepack/bonds.h"
 #include "sitepack/site.h"
 
 #include <errno.h>
@@ -542,10 +543,38 @@ static int ck_spot(ck *c, size_t n_spot, uint64_t seed, ck_arrays *a) {
   return 0;
 }
 
+/* The first format version of each /bonds/source value, by its code (bonds.h sp_bond_source; the names are
+ * sp_bond_source_name's): ccd, file, conect, struct_conn and distance came with /bonds (version 2), perceived
+ * (SP_BOND_SRC_PERCEIVED 5) with version 8 (docs/format.md "Versions"). A new source needs its entry here. */
+static const int64_t bond_source_since[] = {2, 2, 2, 2, 2, 8};
+_Static_assert(SP_BOND_SRC_COUNT <= (int)(sizeof bond_source_since / sizeof bond_source_since[0]),
+               "every /bonds/source code has its first format version in bond_source_since");
+
+/* Whether /bonds/source value @p s is a name of this build that a file of format version @p ver may hold;
+ * 0 with *why the reason otherwise. */
+static int ck_bond_source_ok(const char *s, int64_t ver, char *why, size_t cap) {
+  for (int k = 0; k < SP_BOND_SRC_COUNT; k++) {
+    if (strcmp(s, sp_bond_source_name(k)) != 0) continue;
+    if (ver >= bond_source_since[k]) return 1;
+    snprintf(why, cap, "a format version %lld value in a version-%lld file (docs/format.md \"Versions\")",
+             (long long)bond_source_since[k], (long long)ver);
+    return 0;
+  }
+  size_t len = (size_t)snprintf(why, cap, "not one of");
+  for (int k = 0; k < SP_BOND_SRC_COUNT && len < cap; k++) {
+    len += (size_t)snprintf(why + len, cap - len, "%s %s", k ? "," : "", sp_bond_source_name(k));
+    if (bond_source_since[k] > SP_FORMAT_VERSION_MIN && len < cap)
+      len += (size_t)snprintf(why + len, cap - len, " (from version %lld)", (long long)bond_source_since[k]);
+  }
+  if (len < cap) snprintf(why + len, cap - len, " (docs/format.md \"/bonds\")");
+  return 0;
+}
+
 /* The content checks of sp_check() (store.h), in the order they are documented; stops at the first problem. */
 /* /bonds (docs/format.md "/bonds"): bond_ptr is a CSR pointer that agrees with n_bonds; every row's
  * site_idx is its block's site; 0 <= atom1 < n_ligand, atom1 < atom2 < n_atoms of that site; order
- * 0..4, aromatic 0/1, source one of the five names, flags within the three bits. */
+ * 0..4, aromatic 0/1, flags within the three bits; source a name of sp_bond_source_name that the file's
+ * version may hold (bond_source_since: perceived from version 8), else bad_value. */
 static int ck_bonds(ck *c) {
   const int64_t N = c->rows[SP_T_SITES], B = c->rows[SP_T_BONDS];
   int64_t *ptr = NULL, *site = NULL;
@@ -578,14 +607,17 @@ static int ck_bonds(ck *c) {
       char s[13];
       memcpy(s, src[k], 12);
       s[12] = '\0';
-      int src_ok = !strcmp(s, "ccd") || !strcmp(s, "file") || !strcmp(s, "conect") || !strcmp(s, "struct_conn") ||
-                   !strcmp(s, "distance");
+      char why[160];
       if (site[k] != i || a1[k] < 0 || a1[k] >= n_lig[i] || a2[k] <= a1[k] || a2[k] >= n_at[i] || order[k] > 4 ||
-          arom[k] > 1 || flags[k] > 7 || !src_ok) {
+          arom[k] > 1 || flags[k] > 7) {
         rc = sp_err_set(c->err, SP_E_FORMAT, "%s: /bonds row %lld (site %lld's block): site_idx %lld, atom1 %d, atom2 "
                         "%d (n_ligand %d, n_atoms %d), order %u, aromatic %u, flags %u, source '%s': out of range",
                         c->path, (long long)k, (long long)i, (long long)site[k], a1[k], a2[k], n_lig[i], n_at[i],
                         order[k], arom[k], flags[k], s);
+        break;
+      }
+      if (!ck_bond_source_ok(s, c->ver, why, sizeof why)) {
+        rc = sp_err_set(c->err, SP_E_BAD_VALUE, "%s: /bonds/source[%lld] = '%s': %s", c->path, (long long)k, s, why);
         break;
       }
     }

@@ -203,7 +203,7 @@ static const desc descs[] = {
     /* /bonds */
     PLAIN("bonds", "site_idx", U_ONE), PLAIN("bonds", "atom1", U_ONE), PLAIN("bonds", "atom2", U_ONE),
     CODES("bonds", "order", bond_order), CODES("bonds", "aromatic", no_yes),
-    VALUESF("bonds", "source", bond_source, 0, 5), FLAGS("bonds", "flags", bond_flags),
+    VALUESF("bonds", "source", bond_source, 0, SP_BOND_SRC_COUNT), FLAGS("bonds", "flags", bond_flags),
     /* /chains */
     PLAIN("chains", "structure_idx", U_ONE), PLAIN("chains", "model_num", U_ONE), TEXT("chains", "label_asym_id"),
     TEXT("chains", "auth_asym_id"), TEXT("chains", "entity_id"), VALUES("chains", "type", poly_types),

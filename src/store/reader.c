@@ -164,7 +164,7 @@ static int read_all(hid_t d, hid_t mt, void *buf) { return H5Dread(d, mt, H5S_AL
 
 static int open_body(sp_reader *r, sp_err *err) {
   struct stat st;
-  int64_t ver = 0; /* versions 2 to 7: the datasets read here are the same in all */
+  int64_t ver = 0; /* versions 2 to 8: the datasets read here are the same in all */
   int rc = sp_h5_open_merged(r->path, &r->file, &ver, &st, err); /* one diagnosis for all readers (h5util.h) */
   if (rc) return rc;
   r->file_size = (uint64_t)st.st_size;

@@ -92,13 +92,15 @@ typedef struct sp_task_rec {
 
 /** Root attribute "format" of a per-rank file. */
 #define SP_RANK_FORMAT_NAME "sitepack-rank"
-#define SP_RANK_FORMAT_VERSION 9  /* 2: /interactions table; 3: residues' symop; 4: component descriptors, /bonds, atoms' ccd_charge/ccd_atom;
+#define SP_RANK_FORMAT_VERSION 10 /* 2: /interactions table; 3: residues' symop; 4: component descriptors, /bonds, atoms' ccd_charge/ccd_atom;
                                      5: /chains, /segments, /sequences, residues' chain_idx, structure quality and ligand fit columns;
                                      6: structures' warnings; 7: interactions' distance2 (merged format version 5);
                                      8: atoms' formal_charge, ligands' identities, instance_key and descriptors,
                                      components' descriptors, sites' quality (merged format version 6);
                                      9: ligand classes lipid and detergent, desc_flags bit unknown_orders (merged
-                                     format version 7) */
+                                     format version 7);
+                                     10: bonds' source perceived with perceived orders, the perceived ligands'
+                                     atoms' formal_charge (merged format version 8) */
 
 /* HDF5 types (caller closes with H5Tclose). 0 > value on failure. */
 hid_t sp_h5_col_memtype(const sp_col *c);   /**< native type of one element of the column buffer */

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Format versions 2 to 5 in the C commands, and the value checks of `sitepack check` (docs/format.md "Versions").
+"""Format versions 2 to 8 in the C commands, and the value checks of `sitepack check` (docs/format.md "Versions").
 
 usage: test_check_versions.py SITEPACK READER_DUMP CORPUS.h5 V2_FIXTURE.h5 WORKDIR
 
-CORPUS.h5 is the merged output of shared/data/structures (fixture py_corpus, format version 5); V2_FIXTURE.h5
+CORPUS.h5 is the merged output of shared/data/structures (fixture py_corpus, format version 8); its version-7 copy
+(to_v7: version 8 changed values only) is the file the older copies below are made from; V2_FIXTURE.h5
 (tests/data/format_v2/small_v2.h5) was written by the last version-2 build (git 453e8fe) from 1cbn.pdb, 1rmd.pdb
 and 1tqh.cif.gz of tests/data. A version-2 copy of CORPUS.h5 is made with h5py by deleting what version 3
 to 5 added (docs/format.md "File-level rules"); it must hold exactly the datasets (names, dtypes) of the real
@@ -12,7 +13,7 @@ version-2 file. A version-3 copy is made the same way by deleting what versions 
 build wrote them, then distance2 deleted); a version-4 copy is to_v4 alone.
 Then:
   - check passes both version-2 files and says "format version 2", the version-3 copy "format version 3";
-    version 6 and 0 fail (unknown_format, the version named); a version-3 file without a version-3 column
+    version 9 and 0 fail (unknown_format, the version named); a version-3 file without a version-3 column
     fails, a version-2 file with a version-3 column of the wrong type fails (absence is accepted in a version-2
     file only); a version-4 file without /structures/warnings fails, a version-3 file with it of the wrong type
     fails, a version-3 file whose n_warnings has no texts passes (the warnings check is version 4's);
@@ -24,6 +25,9 @@ Then:
     gives h5py's slices of the version-2 and version-3 files;
   - version 4: check passes it, the C reader reads it, dump prints no distance2 and angle2 as version 4 had it;
     a version-5 file without /interactions/distance2 fails, a version-4 file with it of the wrong type fails;
+  - version 7 (versions_78): check passes the version-7 copy, the C reader reads it, dump equals version 8's bar
+    the bond source and order and desc_flags; /bonds/source perceived is bad_value in a version-7 file and
+    accepted in a version-8 one, a source of no version is bad_value; to_v7 undoes a made-up version-8 change;
   - each damaged copy (element 200, a NaN position, class "nonsense", interaction type 99, residue kind 7,
     cutoff 0 and a NaN cutoff, distance2 -1.5 and inf) fails check with class bad_value, the file, the dataset and the row.
 """
@@ -33,10 +37,13 @@ import shutil
 import subprocess
 import sys
 
+import importlib.util
 import h5py
 import numpy as np
 
 sp, reader_dump, corpus, fixture, work = sys.argv[1:6]
+corpus8 = corpus  # the run's file (format version 8); `corpus` becomes its version-7 copy (versions_78)
+HERE = os.path.dirname(os.path.abspath(__file__))
 os.makedirs(work, exist_ok=True)
 failures = []
 
@@ -190,7 +197,7 @@ def tsv_without(data, drop):
 
 def versions():
     rc, out, err = run("check", corpus)
-    check(rc == 0 and b"valid sitepack file (format version 7)" in out, f"corpus: check {rc} {out} {err}")
+    check(rc == 0 and b"valid sitepack file (format version 7)" in out, f"corpus_v7: check {rc} {out} {err}")
     v2 = make_v2(corpus, os.path.join(work, "corpus_v2.h5"))
     v3 = make_v3(corpus, os.path.join(work, "corpus_v3.h5"))
     rc, out, err = run("check", v3)
@@ -203,9 +210,9 @@ def versions():
         rc, out, err = run("check", p)
         check(rc == 0 and b"valid sitepack file (format version 2)" in out, f"{p}: check {rc} {out} {err}")
         reader_equals_h5py(p)
-    for ver in (8, 0):
-        p = copy_edit(f"version{ver}", corpus, lambda f: f.attrs.__setitem__("format_version", np.int64(ver)))
-        expect_invalid(p, "unknown_format", f"unknown format version {ver} (this sitepack reads 2 to 7")
+    for ver in (9, 0):
+        p = copy_edit(f"version{ver}", corpus8, lambda f: f.attrs.__setitem__("format_version", np.int64(ver)))
+        expect_invalid(p, "unknown_format", f"unknown format version {ver} (this sitepack reads 2 to 8")
         for cmd in (["dump", p, "sites"], ["export", p, "--all", "--out", "-"]):
             rc, _, err = run(*cmd)
             check(rc != 0 and f"unknown format version {ver}" in err, f"{cmd[0]} of version {ver}: {rc} {err}")
@@ -282,6 +289,155 @@ def versions_45():
     expect_invalid(p2, "unknown_format", "/interactions/distance2 has the wrong type")
     for p in (p, p2, v4):
         os.remove(p)
+
+
+def _rdkit_rules():
+    """python/sitepack/_rdkit.py (numpy only), loaded from the source tree without the package: its fallback for
+    files without /atoms/formal_charge is the SDF export's charge rule of format version 7 and older."""
+    spec = importlib.util.spec_from_file_location("sp_rdkit_rules", os.path.join(HERE, "..", "..", "python",
+                                                                                 "sitepack", "_rdkit.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class _SiteRows:
+    """Site i of an open file, as much of sitepack.Site as _rdkit.ligand_chemistry reads, without
+    /atoms/formal_charge (so it applies the rules)."""
+
+    def __init__(self, f, i):
+        a0, a1 = (int(x) for x in f["sites/atom_ptr"][i:i + 2])
+        b0, b1 = (int(x) for x in f["sites/bond_ptr"][i:i + 2])
+        self.n_ligand = int(f["sites/n_ligand"][i])
+        self.elements = f["atoms/element"][a0:a1]
+        self.positions = f["atoms/position"][a0:a1]
+        cols = {c: f["bonds/" + c][b0:b1] for c in ("atom1", "atom2", "order", "flags")}
+        self.bonds = [{c: v[k] for c, v in cols.items()} for k in range(b1 - b0)]
+        self._cols = {"atoms/" + c: f["atoms/" + c][a0:a1] for c in ("charge", "ccd_charge", "ccd_atom")}
+        self._ds = self
+
+    def atoms(self, name):
+        return self._cols["atoms/" + name]
+
+
+def to_v7(f):
+    """An open version-8 file (h5py, r+) made version 7 as a version-7 build wrote it (docs/format.md "Versions":
+    version 8 changed values, no dataset): the /bonds rows of source perceived are distance with order 0
+    (unknown), the ligand atoms of their sites get /atoms/formal_charge by the version-7 rule (the SDF export's,
+    which python/sitepack/_rdkit.py applies to files without the column), and those sites' ligands the
+    desc_flags bit unknown_orders (16) where their descriptors are computed (the descriptor values stay version
+    8's: check does not recompute them). Returns the number of perceived rows."""
+    src = f["bonds/source"][...]
+    per = src == b"perceived"
+    if per.any():
+        order = f["bonds/order"][...]
+        src[per], order[per] = b"distance", 0
+        f["bonds/source"][...], f["bonds/order"][...] = src, order
+        rules, fc, ap = _rdkit_rules(), f["atoms/formal_charge"][...], f["sites/atom_ptr"][...]
+        sites = np.unique(f["bonds/site_idx"][...][per])
+        for i in sites.tolist():
+            nl = int(f["sites/n_ligand"][i])
+            fc[ap[i]:ap[i] + nl] = rules.ligand_chemistry(_SiteRows(f, i))[1]
+        f["atoms/formal_charge"][...] = fc
+        dfl, lig = f["ligands/desc_flags"][...], f["sites/ligand_idx"][...][sites]
+        dfl[lig] |= np.where(dfl[lig] & 1, np.uint8(16), np.uint8(0))
+        f["ligands/desc_flags"][...] = dfl
+    f.attrs["format_version"] = np.int64(7)
+    f["run"].attrs["format_version"] = np.int64(7)
+    return int(per.sum())
+
+
+def to_v7_undoes():
+    """to_v7 gives back a version-7 file: a version-8 copy whose distance bonds of order 0 inside one ligand's
+    residues (flags 0: the bonds version 8 perceives) are made perceived of order 1, its ligand atoms'
+    formal_charge +1 and its desc_flags bit unknown_orders cleared, made version 7, equals the file in /bonds,
+    /atoms/formal_charge and /ligands/desc_flags (the file's values of those rows are version 7's: no perception)."""
+    cols = ("bonds/source", "bonds/order", "atoms/formal_charge", "ligands/desc_flags")
+    with h5py.File(corpus8, "r") as f:
+        want = {c: f[c][...] for c in cols}
+        site = f["bonds/site_idx"][...]
+        cand = (want["bonds/source"] == b"distance") & (want["bonds/order"] == 0) & (f["bonds/flags"][...] == 0)
+        i = int(site[cand][0]) if cand.any() else -1
+        a0, nl = (int(f["sites/atom_ptr"][i]), int(f["sites/n_ligand"][i])) if i >= 0 else (0, 0)
+        lig = int(f["sites/ligand_idx"][i]) if i >= 0 else 0
+    if i < 0:
+        print("versions_78: no distance bond of order 0 inside a ligand residue: to_v7's charge rule is not tested")
+        return
+
+    def fake_v8(f):
+        rows = cand & (site == i)
+        src, order, fc, dfl = (f[c][...] for c in cols)
+        src[rows], order[rows] = b"perceived", 1
+        fc[a0:a0 + nl] += 1
+        dfl[lig] &= np.uint8(0xEF)
+        for c, v in zip(cols, (src, order, fc, dfl)):
+            f[c][...] = v
+        check(to_v7(f) == int(rows.sum()), "to_v7: the perceived rows counted")
+    p = copy_edit("v8_fake_perceived", corpus8, fake_v8)
+    with h5py.File(p, "r") as f:
+        for c in cols:
+            check(np.array_equal(f[c][...], want[c]), f"to_v7 of site {i}'s made-up perceived bonds: {c} differs")
+    os.remove(p)
+
+
+def bond_sources(path):
+    """The /bonds/source values the build that wrote @p path knows (its `values` attribute, describe.c)."""
+    with h5py.File(path, "r") as f:
+        return json.loads(f["bonds/source"].attrs["values"])
+
+
+def versions_78():
+    """Version 7 (before the version-8 values): the run's file is version 8; its version-7 copy (to_v7) passes
+    check as version 7, the C reader reads it, and dump gives the version-8 output bar the bond source and order
+    and the desc_flags that version 8 changed. /bonds/source perceived: bad_value in a version-7 file, accepted in
+    a version-8 one; a name of no version is bad_value. Returns the version-7 copy (the older versions are made
+    from it)."""
+    rc, out, err = run("check", corpus8)
+    check(rc == 0 and b"valid sitepack file (format version 8)" in out, f"corpus: check {rc} {out} {err}")
+    v7 = os.path.join(work, "corpus_v7.h5")
+    shutil.copyfile(corpus8, v7)
+    with h5py.File(v7, "r+") as f:
+        n_per = to_v7(f)
+    print(f"versions_78: the corpus holds {n_per} /bonds rows of source perceived")
+    rc, out, err = run("check", v7)
+    check(rc == 0 and b"valid sitepack file (format version 7)" in out, f"{v7}: check {rc} {out} {err}")
+    reader_equals_h5py(v7)
+    to_v7_undoes()
+    changed = {"source", "order", "desc_flags"}
+    for t in ("ligands", "sites", "bonds", "interactions", "components"):
+        rc8, d8, _ = run("dump", corpus8, t)
+        rc7, d7, _ = run("dump", v7, t)
+        check(rc7 == 0 and rc8 == 0 and tsv_without(d7, changed) == tsv_without(d8, changed)
+              and (d7 != d8) <= (n_per > 0 and t in ("ligands", "bonds")),
+              f"dump {t}: version 7 differs from version 8 beyond the bond source and order and desc_flags")
+    with h5py.File(corpus8, "r") as f:
+        src = f["bonds/source"][...]
+        k = int(np.flatnonzero(src != b"perceived")[0])
+
+    def set_source(name):
+        def edit(f):
+            d = f["bonds/source"][...]
+            d[k] = name
+            f["bonds/source"][...] = d
+        return edit
+    p = copy_edit("v7_perceived", v7, set_source(b"perceived"))
+    knows = "perceived" in bond_sources(corpus8)  # SP_BOND_SRC_PERCEIVED (bonds.h) in this build
+    expect_invalid(p, "bad_value", f"/bonds/source[{k}] = 'perceived': ",
+                   *(["a format version 8 value in a version-7 file"] if knows else []))
+    os.remove(p)
+    if knows:  # a version-8 file may hold it (the row's other checks, the formal charge, are not this test's)
+        p = copy_edit("v8_perceived", corpus8, set_source(b"perceived"))
+        rc, _, err = run("check", p)
+        check("/bonds/source" not in err, f"version 8 with a perceived bond: check {rc} {err}")
+        os.remove(p)
+    else:
+        print("versions_78: this build has no /bonds/source value perceived (bonds.h SP_BOND_SRC_PERCEIVED): "
+              "a version-8 file holding one is not tested")
+    p = copy_edit("v8_source_nonsense", corpus8, set_source(b"nonsense"))
+    expect_invalid(p, "bad_value", f"/bonds/source[{k}] = 'nonsense': not one of ccd, file, conect, struct_conn, "
+                   "distance")
+    os.remove(p)
+    return v7
 
 
 def to_v6(f):
@@ -418,6 +574,7 @@ def dump_export(v2, v3):
 
 
 def values():
+    corpus = corpus8
     with h5py.File(corpus, "r") as f:
         a = f["atoms/element"].shape[0] * 2 // 3
         lg = f["ligands/class"].shape[0] - 2
@@ -454,12 +611,14 @@ def values():
     os.remove(p)
 
 
+corpus = versions_78()
 v2, v3 = versions()
 dump_export(v2, v3)
 values()
 os.remove(v2)
 os.remove(v3)
+os.remove(corpus)
 if failures:
     print(f"{len(failures)} failure(s)", file=sys.stderr)
     sys.exit(1)
-print("format versions 2 to 5 (check, dump, export, survey, reader) and the value checks: ok")
+print("format versions 2 to 8 (check, dump, export, survey, reader) and the value checks: ok")

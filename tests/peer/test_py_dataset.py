@@ -684,9 +684,9 @@ def main():
     check("torch" not in sys.modules, "import sitepack imported torch")
     ver = subprocess.run([cli, "--version"], capture_output=True, text=True).stdout.split()[1]
     check(sitepack.__version__ == ver, f"package version {sitepack.__version__}, sitepack --version {ver}")
-    check(sitepack.FORMAT_VERSIONS == (1, 2, 3, 4, 5, 6, 7), f"FORMAT_VERSIONS {sitepack.FORMAT_VERSIONS}")
+    check(sitepack.FORMAT_VERSIONS == (1, 2, 3, 4, 5, 6, 7, 8), f"FORMAT_VERSIONS {sitepack.FORMAT_VERSIONS}")
     ds = sitepack.open(path)
-    check(ds.run["tool_version"] == ver and ds.format_version == 7, f"run attrs {ds.run.get('tool_version')}")
+    check(ds.run["tool_version"] == ver and ds.format_version == 8, f"run attrs {ds.run.get('tool_version')}")
     d2 = pickle.loads(pickle.dumps(ds))
     check(d2.path == path and len(d2) == len(ds) and np.array_equal(d2[5].positions, ds[5].positions),
           "pickle round trip")

@@ -36,7 +36,7 @@ def datasets(f):
 def check_layout(path):
     with h5py.File(path, "r") as f:
         check(f.attrs["format"] == b"sitepack", f"{path}: root format {f.attrs.get('format')!r}")
-        check(int(f.attrs["format_version"]) == 7, f"{path}: format_version")
+        check(int(f.attrs["format_version"]) == 8, f"{path}: format_version")
         check(f["run"].attrs["format"] == b"sitepack", f"{path}: /run format")
         for name, ds in datasets(f).items():
             check(ds.chunks is None, f"{path}:{name} is chunked {ds.chunks}")

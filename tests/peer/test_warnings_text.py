@@ -92,7 +92,7 @@ def main():
     for out in outs:
         with h5py.File(out, "r") as f:
             st = f["structures"]
-            check(int(f.attrs["format_version"]) == 7, f"{out}: format_version {f.attrs['format_version']}")
+            check(int(f.attrs["format_version"]) == 8, f"{out}: format_version {f.attrs['format_version']}")
             check(st["warnings"].dtype.itemsize == 1024, f"warnings dtype {st['warnings'].dtype}")
             texts.append((st["path"][:].tolist(), st["n_warnings"][:].tolist(), st["warnings"][:].tolist(),
                           st["status"][:].tolist()))
@@ -131,7 +131,7 @@ def main():
           f"escape.pdb: {n} {text!r}")
     for out in outs:
         p = subprocess.run([sp, "check", out], capture_output=True, text=True)
-        check(p.returncode == 0 and "format version 7" in p.stdout, f"check {out}: {p.returncode} {p.stderr}")
+        check(p.returncode == 0 and "format version 8" in p.stdout, f"check {out}: {p.returncode} {p.stderr}")
     p = subprocess.run([sys.executable, os.path.join(HERE, "..", "integration", "compare_h5.py"), *outs],
                        capture_output=True, text=True)
     check(p.returncode == 0, f"compare_h5 -np 1 / -np 3: {p.stdout[-500:]} {p.stderr[-500:]}")
