@@ -18,7 +18,7 @@
  * sulfonium cation. The best pairing has the fewest charged atoms (a charged C counts 4), then the smallest
  * |total charge| (nitro as N+ / O-, not two O-), then the largest sum over its double and triple bonds of
  * the bond's shortening against its single-bond length (the Kekulé form the geometry shows; ties in file
- * order; from heavy atoms only, a double bond to a terminal N counts 0.10 Å less, so that the amino form of
+ * order; from heavy atoms only, a double bond to a terminal N counts 0.05 Å less, so that the amino form of
  * adenine, cytosine and guanine and the amide of nicotinamide win over their imino forms).
  *
  * Hydrogens: with SP_PERCEIVE_EXPLICIT_H every hydrogen is in the atom list (a CCD block's ideal
@@ -63,6 +63,9 @@ typedef struct sp_perceive_info {
   int n_unpaired;     /**< heavy-atom mode: carbons the geometry shows unsaturated that the pairing left
                            with a free unit (a radical reading; > 0 means the result is doubtful) */
   int exhausted;      /**< 1: the search hit its node limit; the best pairing found so far was kept */
+  int n_implicit_h;   /**< hydrogens the result implies beyond the atom list (valence.h sp_valence_implicit_h
+                           of each atom's charge and bond-order sum, links included): 0 for a molecule whose
+                           hydrogens are all there; the caller's test of whether they are */
 } sp_perceive_info;
 
 /** Perceive bond orders and formal charges.

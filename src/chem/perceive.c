@@ -95,15 +95,24 @@ static int build_graph(pc_mol *M, size_t nb, const uint32_t (*pairs)[2]) {
   return 0;
 }
 
-/* The search's score per bond (perceive.h): the shortening, less 0.10 Å for a bond to a terminal N from heavy
- * atoms only (amino over imino tautomers). */
-static void terminal_n_penalty(pc_mol *M, unsigned flags) {
+/* A unit on a bond adds its shortening less 0.10 Å to the score: between single (0) and aromatic / double C-C,
+ * C-N, C-O (0.13-0.21 Å), so that an optional pair (an N or O that may keep its H) is made only on a bond that
+ * is short, and not merely on any bond shorter than single. */
+#define PAIR_SHORT_MIN_A 0.10f
+
+/* The search's score per bond (perceive.h): the shortening less PAIR_SHORT_MIN_A; from heavy atoms only, less
+ * 0.05 Å more for a bond to a terminal N (amino over imino tautomers), 0.10 Å for a bond from an atom of a flat ring
+ * to a C or N outside its rings (the ring's own Kekulé form over an exocyclic C=C / C=N: the internal aldimine
+ * of a PLP bound to a lysine keeps its pyridine ring; an exocyclic C=O or C=S is not affected). */
+static void bond_scores(pc_mol *M, unsigned flags) {
   for (size_t e = 0; e < M->nb; e++) {
-    M->wsc[e] = M->esc[e];
+    M->wsc[e] = M->esc[e] - PAIR_SHORT_MIN_A;
     if (flags & SP_PERCEIVE_EXPLICIT_H || !M->ok_bond[e]) continue;
+    uint32_t a = M->pairs[e][0], b = M->pairs[e][1];
     for (int k = 0; k < 2; k++) {
-      uint32_t a = M->pairs[e][k];
-      if (M->z[a] == 7 && M->off[a + 1] - M->off[a] == 1) M->wsc[e] -= 0.10f;
+      uint32_t x = k ? b : a, y = k ? a : b;
+      if (M->z[x] == 7 && M->off[x + 1] - M->off[x] == 1) M->wsc[e] -= 0.05f;
+      if (M->flat[x] && !M->flat[y] && (M->z[y] == 6 || M->z[y] == 7)) M->wsc[e] -= 0.10f;
     }
   }
 }
@@ -111,7 +120,7 @@ static void terminal_n_penalty(pc_mol *M, unsigned flags) {
 static void free_mol(pc_mol *M) {
   free(M->off), free(M->nbr), free(M->nbond), free(M->esc), free(M->wsc), free(M->ok_bond), free(M->atoms);
   free(M->extra), free(M->best_extra), free(M->committed), free(M->chosen), free(M->best_state), free(M->pos);
-  free(M->comp);
+  free(M->comp), free(M->flat);
 }
 
 static int check_args(size_t n, const uint8_t *z, const float (*xyz)[3], size_t nb, const uint32_t (*pairs)[2],
@@ -139,14 +148,15 @@ int sp_perceive(size_t n, const uint8_t *z, const float (*xyz)[3], size_t nb, co
   M.extra = calloc(nb + 1, 1), M.best_extra = calloc(nb + 1, 1);
   M.committed = calloc(n + 1, sizeof *M.committed), M.chosen = calloc(n + 1, sizeof *M.chosen);
   M.best_state = calloc(n + 1, sizeof *M.best_state), M.pos = calloc(n + 1, sizeof *M.pos);
-  M.comp = calloc(n + 1, sizeof *M.comp);
-  rc = (!M.atoms || !M.extra || !M.best_extra || !M.committed || !M.chosen || !M.best_state || !M.pos || !M.comp)
+  M.comp = calloc(n + 1, sizeof *M.comp), M.flat = calloc(n + 1, 1);
+  rc = (!M.atoms || !M.extra || !M.best_extra || !M.committed || !M.chosen || !M.best_state || !M.pos || !M.comp || !M.flat)
            ? SP_E_NOMEM
            : build_graph(&M, nb, pairs);
   if (rc) {
     free_mol(&M);
     return sp_err_set(err, SP_E_NOMEM, "perceive: out of memory (%zu atoms)", n);
   }
+  if (!(flags & SP_PERCEIVE_EXPLICIT_H)) pc_mark_flat_rings(&M);
   for (size_t i = 0; i < n; i++) {
     int d = (int)(M.off[i + 1] - M.off[i]) + (ext ? ext[i] : 0);
     if (flags & SP_PERCEIVE_EXPLICIT_H)
@@ -154,7 +164,7 @@ int sp_perceive(size_t n, const uint8_t *z, const float (*xyz)[3], size_t nb, co
     else
       pc_states_geometry(&M, (uint32_t)i, d);
   }
-  terminal_n_penalty(&M, flags);
+  bond_scores(&M, flags);
   sp_perceive_info in = {0};
   pc_solve(&M, &in);
   for (size_t e = 0; e < nb; e++) order[e] = (uint8_t)(1 + M.best_extra[e]);
@@ -162,6 +172,9 @@ int sp_perceive(size_t n, const uint8_t *z, const float (*xyz)[3], size_t nb, co
     const pc_atom *a = &M.atoms[i];
     charge[i] = a->nst ? a->st[M.best_state[i]].q : 0;
     if (charge[i]) in.n_charged++, in.net_charge += charge[i];
+    int used = (int)(M.off[i + 1] - M.off[i]) + (ext ? ext[i] : 0);
+    for (uint32_t t = M.off[i]; t < M.off[i + 1]; t++) used += M.best_extra[M.nbond[t]];
+    if (a->nst) in.n_implicit_h += sp_valence_implicit_h(z[i], charge[i], used);
   }
   if (info) *info = in;
   free_mol(&M);

@@ -12,6 +12,16 @@
 #define SHORT_RING_A 0.08
 #define SHORT_DOUBLE_A 0.10
 #define SHORT_TRIPLE_A 0.24
+/* A 5- or 6-membered ring is flat when every atom lies within 0.12 Å of its mean plane (aromatic rings of
+ * deposited ligands ~0.02-0.05 Å; envelope / half-chair rings 0.2-0.3 Å); a CH2 in a flat ring (indane) is told
+ * from an aromatic CH by its two ring bonds, on average >= 0.04 Å shorter than single for an aromatic C (1.39
+ * against 1.52 Å), ~0.01 Å for an sp3 C. */
+#define FLAT_RING_A 0.12
+/* A C with two bonds outside a flat ring is sp2 only with its angle >= 115 degrees (sp2 ~120-125, sp3 CH2
+ * 109-113: the CH2 of a poly(ethylene glycol) whose C-O bonds are short in a poor deposit stays sp3) and a bond
+ * >= 0.10 Å short. */
+#define CHAIN_SP2_DEG 115.0
+#define FLAT_CH_SHORT_A 0.04
 
 static void add(pc_atom *a, int lo, int hi, int q, int cost) {
   if (a->nst < PC_MAX_STATES) a->st[a->nst++] = (pc_state){(int8_t)lo, (int8_t)hi, (int8_t)q, (uint8_t)cost};
@@ -55,6 +65,14 @@ static bool n_oxide_slot(const pc_mol *M, uint32_t i, uint32_t t) {
          M->esc[M->nbond[t]] >= SHORT_DOUBLE_A;
 }
 
+/* Whether terminal atom i is bound to an N with four bonds (an amine oxide's O: IUPAC Gold Book, "amine
+ * oxides"; sitepack's valence rule, valence.h). */
+static bool on_quaternary_n(const pc_mol *M, uint32_t i) {
+  if (M->off[i + 1] - M->off[i] != 1) return false;
+  uint32_t j = M->nbr[M->off[i]];
+  return M->z[j] == 7 && M->off[j + 1] - M->off[j] == 4;
+}
+
 static bool has_n_oxide(const pc_mol *M, uint32_t i) {
   for (uint32_t t = M->off[i]; t < M->off[i + 1]; t++)
     if (n_oxide_slot(M, i, t) || n_oxide_slot(M, M->nbr[t], M->off[M->nbr[t]])) return true;
@@ -69,13 +87,94 @@ static bool planar3(const pc_mol *M, uint32_t i, int d) {
   return d == 3 && ((dn == 3 && a >= PLANAR_SUM_DEG) || (dn == 2 && a >= 114.0));
 }
 
+/* Largest distance (Å) of the ring's atoms from the plane through their centroid with Newell's normal. */
+static double ring_deviation(const pc_mol *M, const uint32_t *r, int n) {
+  double c[3] = {0, 0, 0}, nv[3] = {0, 0, 0};
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < 3; k++) c[k] += M->xyz[r[i]][k] / n;
+  for (int i = 0; i < n; i++) {
+    const float *p = M->xyz[r[i]], *q = M->xyz[r[(i + 1) % n]];
+    nv[0] += (p[1] - q[1]) * (p[2] + q[2]);
+    nv[1] += (p[2] - q[2]) * (p[0] + q[0]);
+    nv[2] += (p[0] - q[0]) * (p[1] + q[1]);
+  }
+  double len = sqrt(nv[0] * nv[0] + nv[1] * nv[1] + nv[2] * nv[2]), dev = 0;
+  if (len <= 0) return 1e9;
+  for (int i = 0; i < n; i++) {
+    double h = 0;
+    for (int k = 0; k < 3; k++) h += (M->xyz[r[i]][k] - c[k]) * nv[k] / len;
+    if (fabs(h) > dev) dev = fabs(h);
+  }
+  return dev;
+}
+
+/* Whether ring atoms may be aromatic: C, N, O, S, Se with at most 3 bonds. */
+static bool ring_element_ok(const pc_mol *M, uint32_t a) {
+  uint8_t z = M->z[a];
+  return (z == 6 || z == 7 || z == 8 || z == 16 || z == 34) && M->off[a + 1] - M->off[a] <= 3;
+}
+
+static void mark_if_flat(pc_mol *M, const uint32_t *r, int n) {
+  for (int i = 0; i < n; i++)
+    if (!ring_element_ok(M, r[i])) return;
+  if (ring_deviation(M, r, n) > FLAT_RING_A) return;
+  for (int i = 0; i < n; i++) M->flat[r[i]] = 1;
+}
+
+void pc_mark_flat_rings(pc_mol *M) {
+  for (size_t s0 = 0; s0 < M->n; s0++) {
+    uint32_t path[6], it[6];
+    int depth = 0;
+    path[0] = (uint32_t)s0, it[0] = M->off[s0];
+    while (depth >= 0) {
+      uint32_t cur = path[depth];
+      if (it[depth] >= M->off[cur + 1]) {
+        depth--;
+        continue;
+      }
+      uint32_t nx = M->nbr[it[depth]++];
+      if (nx == s0 && depth >= 4) {
+        mark_if_flat(M, path, depth + 1);
+        continue;
+      }
+      if (nx <= s0 || depth >= 5 || !ring_element_ok(M, nx)) continue;
+      bool seen = false;
+      for (int i = 1; i <= depth; i++) seen |= path[i] == nx;
+      if (seen) continue;
+      path[++depth] = nx, it[depth] = M->off[nx];
+    }
+  }
+}
+
+/* Mean shortening (Å) of atom i's bonds to atoms of flat rings. */
+static double ring_short(const pc_mol *M, uint32_t i) {
+  double sum = 0;
+  int n = 0;
+  for (uint32_t t = M->off[i]; t < M->off[i + 1]; t++)
+    if (M->flat[M->nbr[t]]) sum += M->esc[M->nbond[t]], n++;
+  return n ? sum / n : -1e9;
+}
+
+/* Whether C atom i has a terminal O or S bonded >= 0.15 Å shorter than single (C=O 1.20-1.25 Å against C-O
+ * 1.42; a carboxyl or carbonyl C whose deposited angles are not planar). */
+static bool carbonyl(const pc_mol *M, uint32_t i) {
+  for (uint32_t t = M->off[i]; t < M->off[i + 1]; t++) {
+    uint32_t j = M->nbr[t];
+    if ((M->z[j] == 8 || M->z[j] == 16) && M->off[j + 1] - M->off[j] == 1 && M->esc[M->nbond[t]] >= 0.15f)
+      return true;
+  }
+  return false;
+}
+
 /* Units a carbon's geometry says it has: 3 bonds planar 1; 2 bonds linear 2, shortened 1; 1 bond by its
  * length (double / triple). */
 static int carbon_units(const pc_mol *M, uint32_t i, int d) {
   double s = max_short(M, i), a = angle_sum(M, i);
   int dn = (int)(M->off[i + 1] - M->off[i]);
-  if (d == 3) return planar3(M, i, d);
-  if (d == 2 && dn == 2) return a >= LINEAR_DEG ? 2 : s >= SHORT_RING_A;
+  if (M->flat[i] && d == 3) return 1;
+  if (M->flat[i] && d == 2 && dn == 2) return ring_short(M, i) >= FLAT_CH_SHORT_A;
+  if (d == 3) return planar3(M, i, d) || carbonyl(M, i);
+  if (d == 2 && dn == 2) return a >= LINEAR_DEG ? 2 : (a >= CHAIN_SP2_DEG && s >= SHORT_DOUBLE_A);
   if (d == 2 || d == 1) return s >= SHORT_TRIPLE_A && d == 1 ? 2 : s >= SHORT_DOUBLE_A;
   return 0;
 }
@@ -84,12 +183,15 @@ void pc_states_geometry(pc_mol *M, uint32_t i, int d) {
   pc_atom *a = &M->atoms[i];
   a->nst = 0;
   double ang = angle_sum(M, i), s = max_short(M, i);
-  bool planar = planar3(M, i, d), linear = d == 2 && M->off[i + 1] - M->off[i] == 2 && ang >= LINEAR_DEG;
+  bool planar = planar3(M, i, d) || (M->flat[i] && d == 3), linear = d == 2 && M->off[i + 1] - M->off[i] == 2 && ang >= LINEAR_DEG;
   switch (M->z[i]) {
   case 6: {
     int u = carbon_units(M, i, d);
     if (u > 4 - d) u = 4 - d;
     if (u > 0) add(a, u, u, 0, 0);
+    /* a bond outside the molecule (d counts it) may hold one of the units: the Schiff base C=N of a PLP bound
+     * to a lysine, whose order the link does not state */
+    if (u > 0 && d > (int)(M->off[i + 1] - M->off[i])) add(a, u - 1, u - 1, 0, 0);
     add(a, 0, 0, 0, u > 0 ? 4 : 0);
     break;
   }
@@ -104,6 +206,7 @@ void pc_states_geometry(pc_mol *M, uint32_t i, int d) {
     break;
   case 8:
     if (d == 1 && has_n_oxide(M, i)) add(a, 1, 1, 0, 0), add(a, 0, 0, -1, 0); /* its O= and O- */
+    else if (d == 1 && on_quaternary_n(M, i)) add(a, 0, 0, -1, 0);            /* amine oxide R3N+-O- */
     else if (d <= 1) add(a, 0, d, 0, 0);
     if (d == 2) add(a, 0, 0, 0, 0);
     if (d == 2 && s >= SHORT_RING_A / 2) add(a, 1, 1, +1, 1);

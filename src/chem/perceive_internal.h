@@ -35,6 +35,7 @@ typedef struct pc_mol {
   float *wsc;                    /**< [nb] the search's score per unit on the bond (perceive.c) */
   uint8_t *ok_bond;              /**< [nb] 1: counted (no metal) */
   pc_atom *atoms;                /**< [n] */
+  uint8_t *flat;                 /**< [n] 1: in a flat 5- or 6-membered ring (heavy-atom mode, perceive_geom.c) */
   /* search scratch */
   uint8_t *extra, *best_extra;   /**< [nb] units on each bond: now and in the best pairing */
   int *committed;                /**< [n] units paired so far */
@@ -52,6 +53,8 @@ typedef struct pc_mol {
 void pc_states_explicit(pc_atom *a, uint8_t z, int d);
 /** Heavy-atom states of atom i with d counted bonds, from its geometry (perceive_geom.c). */
 void pc_states_geometry(pc_mol *M, uint32_t i, int d);
+/** Marks the atoms of flat 5- and 6-membered rings in M->flat (perceive_geom.c). */
+void pc_mark_flat_rings(pc_mol *M);
 /** The search over every component; fills best_extra, best_state and info->n_unpaired, exhausted
  *  (perceive_search.c). */
 void pc_solve(pc_mol *M, sp_perceive_info *info);
