@@ -15,6 +15,10 @@
  * twice + DIST_BOND_TOL is 3.18 Å; unknown elements count 1.5 Å (3.4 Å). */
 #define LINK_REACH 3.5f
 #define PEPTIDE_CN_MAX 2.0f
+/* A residue with H atoms is perceived with them (SP_PERCEIVE_EXPLICIT_H) when the heavy-atom reading implies at
+ * most 2 more H than it has (an acid or amine the file deprotonates or protonates); with more missing, the file's
+ * H are partial (polar H only, riding H on some atoms) and the heavy-atom reading stands. */
+#define H_MISSING_MAX 2
 
 const char *sp_bond_source_name(int src) {
   static const char *const names[SP_BOND_SRC_COUNT] = {"ccd", "file", "conect", "struct_conn", "distance", "perceived"};
@@ -228,10 +232,15 @@ static void perceive_residue(builder *B, size_t first, size_t end, const uint32_
     if (ok) pr[e][0] = (uint32_t)a, pr[e][1] = (uint32_t)b;
   }
   sp_perceive_info info;
-  if (ok && !sp_perceive(n, z, (const float(*)[3])xyz, nb, (const uint32_t(*)[2])pr, ext,
-                         any_h ? SP_PERCEIVE_EXPLICIT_H : 0, ord, q, &info, NULL) &&
-      !info.n_unpaired && !info.exhausted)
-    keep_perceived(B, first, end, offs, n, ord, q);
+  /* from the heavy atoms' geometry (the residue's H atoms, if any, counted as bonds); then, where the file's H
+   * are (nearly) all there, from its hydrogens: their protonation states are then the file's */
+  bool done = ok && !sp_perceive(n, z, (const float(*)[3])xyz, nb, (const uint32_t(*)[2])pr, ext, 0, ord, q,
+                                 &info, NULL) && !info.n_unpaired && !info.exhausted;
+  if (ok && any_h && (!done || info.n_implicit_h <= H_MISSING_MAX)) {
+    done = !sp_perceive(n, z, (const float(*)[3])xyz, nb, (const uint32_t(*)[2])pr, ext, SP_PERCEIVE_EXPLICIT_H,
+                        ord, q, &info, NULL) && !info.exhausted;
+  }
+  if (done) keep_perceived(B, first, end, offs, n, ord, q);
   if (!(z && ord && ext && q && xyz && pr)) B->nomem = true;
   free(z), free(ord), free(ext), free(q), free(xyz), free(pr);
 }
