@@ -5,7 +5,10 @@ tests/data/fetched (not in the corpus, not from PLIP's repository; README.md the
 Both tools run on the same files in the same run, the way the corpus comparison runs them (tests/peer/plip_sum.py,
 whose functions this uses): PLIP as plipcmd does (PDBComplex().load_pdb, characterize_complex for every ligand),
 `sitepack run` with the CCD given (the corpus's excerpt: most of these ligands have no block there, which is the
-point); binding sites matched by file and HETID:CHAIN:NUMBER, counts summed per type over the matched sites,
+point); binding sites matched by file and HETID:CHAIN:NUMBER, counts summed per type over the matched sites whose
+ligand holds no residue that PLIP's ligand lacks (a matched site whose sitepack ligand holds residues that PLIP's
+does not, such as the ACE-LEU-LEU-AR7 peptide of 2P0R, one ligand for sitepack and ACE alone for PLIP, whose LEU are
+polymer and whose AR7 is another ligand, is no common binding site: it is listed and left out of the sums),
 PLIP's metal rows inside a metal's own ligand (a haem's Fe-N) left out. Within each matched site the rows of a
 type are also paired, by partner residue (chain, number) and distance (|d_PLIP - d_sitepack| <= 0.5 A, the
 closest first; metal rows by distance alone): the table gives the pairs and the rows each side has alone.
@@ -92,6 +95,42 @@ def plain_copy(folder, fn, work):
     return path
 
 
+def same_ligand(plip_set, sp_residues):
+    """Whether every residue of sitepack's ligand ("NAME/CHAIN/NUM ...") is a member of PLIP's (names and numbers;
+    chains are not compared: PLIP names a blank chain Z). PLIP's may hold more: it joins a metal ion to the
+    nucleotide it touches (GTP-MG), which sitepack keeps as two ligands."""
+    pl = {(str(m[0]), int(m[2])) for m in plip_set.lig_members}
+    return all((r.split("/")[0], int(r.split("/")[2])) in pl for r in sp_residues.split())
+
+
+def common_sites(sites, sets, residues):
+    """The matched sites whose sitepack ligand holds no residue PLIP's lacks (same_ligand), the per-type sums over
+    them, and the sites left out."""
+    keep, out = [], []
+    for x in sites:
+        ok = same_ligand(sets[x["file"]][x["site"]], residues[(x["file"], x["sitepack_site"])])
+        (keep if ok else out).append(x)
+    sums = {"plip": {t: 0 for t in TYPES + ["metal_own_ligand"]}, "sitepack": {t: 0 for t in TYPES}}
+    for x in keep:
+        for t in TYPES:
+            sums["plip"][t] += x["plip"][t]
+            sums["sitepack"][t] += x["sitepack"][t]
+        sums["plip"]["metal_own_ligand"] += x["plip"]["metal_own_ligand"]
+    return keep, sums, out
+
+
+def ligand_residues(h5path):
+    """{(file, HETID:CHAIN:NUMBER): "NAME/CHAIN/NUM ..."} of sitepack's ligands (/ligands/residues)."""
+    res = {}
+    with h5py.File(h5path, "r") as f:
+        lig = f["ligands"]
+        paths = [os.path.basename(x.decode()) for x in f["structures/path"][:]]
+        for li in range(len(lig["comp_id"])):
+            bsid = "%s:%s:%d" % (lig["comp_id"][li].decode(), lig["auth_asym_id"][li].decode(), lig["auth_seq_id"][li])
+            res[(paths[lig["structure_idx"][li]], bsid)] = lig["residues"][li].decode()
+    return res
+
+
 def plip_rows(s):
     """{type: [(chain, number, distance)]} of one PLIP interaction set (metal rows inside the ligand left out)."""
     out = {}
@@ -174,8 +213,12 @@ def main(argv):
     sp_rows = sitepack_rows(os.path.join(work, "plip_sum.h5"))
     t1 = time.time()
     sets = {fn: plip_sum.plip_sets(plain_copy(folder, fn, work)) for fn in files}
-    sums, sites = plip_sum.match_sites(files, sp, lambda fn: plip_sum.plip_file(None, sets[fn]))
+    _, matched_sites = plip_sum.match_sites(files, sp, lambda fn: plip_sum.plip_file(None, sets[fn]))
+    sites, sums, other = common_sites(matched_sites, sets, ligand_residues(os.path.join(work, "plip_sum.h5")))
     t2 = time.time()
+    for x in other:
+        print(f"left out: {x['file']} {x['site']}: sitepack's ligand is not PLIP's ({x['sitepack']['hbond']} and "
+              f"{x['plip']['hbond']} H-bonds)")
     pairs = {t: 0 for t in TYPES}
     for x in sites:
         pr = plip_rows(sets[x["file"]][x["site"]])
@@ -193,7 +236,7 @@ def main(argv):
         r = f"{s / p:.2f}" if p else "-"
         print(f"| {t} | {p} | {s} | {r} | {pairs[t]} | {p - pairs[t]} | {s - pairs[t]} | {verdict or 'ok'} |")
     print(f"PLIP metal rows inside a metal's own ligand (left out above): {sums['plip']['metal_own_ligand']}")
-    matched = {(x["file"], x["site"]) for x in sites}
+    matched = {(x["file"], x["site"]) for x in matched_sites}
     unmatched = {(fn, b) for fn in files for b in sets[fn]} - matched
     for fn, b in sorted(unmatched ^ KNOWN_UNMATCHED):
         why = "has no sitepack site" if (fn, b) in unmatched else "now matched: take it out of KNOWN_UNMATCHED"
@@ -203,7 +246,7 @@ def main(argv):
         print(f"FAIL: {len(files)} files (< {MIN_FILES}?), {len(sites)} sites matched (< {MIN_SITES}?)")
         fails += 1
     if jout:
-        json.dump({"sums": sums, "pairs": pairs, "sites": sites}, open(jout, "w"), indent=1)
+        json.dump({"sums": sums, "pairs": pairs, "sites": sites, "left_out": other}, open(jout, "w"), indent=1)
     print("all hold" if not fails else f"{fails} failures")
     return 1 if fails else 0
 
