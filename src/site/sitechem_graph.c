@@ -185,7 +185,7 @@ static void implicit_charges(ctx *c) {
   sp_chem_ws *w = c->w;
   for (size_t i = 0; i < c->nl; i++) {
     lnode *n = &w->ln[i];
-    if (n->has_def == 1 || n->perceived || n->el != 7 || n->deg != 4 || n->fcharge != 0) continue;
+    if (n->has_def == 1 || n->el != 7 || n->deg != 4 || n->fcharge != 0) continue;
     int single = 1;
     for (int k = 0; k < n->deg; k++) single &= n->ord[k] == 1;
     if (!single) continue;
@@ -244,7 +244,6 @@ int sp_chem_ligand_graph(ctx *c, sp_ccd *ccd) {
     k0 = k1;
   }
   bonds_by_distance(c);
-  if ((rc = sp_chem_perceived(c, ccd))) return rc;
   implicit_charges(c);
   hydrogens(c);
   return 0;
@@ -340,8 +339,7 @@ int sp_chem_ligand_rings(ctx *c) {
       if (n->has_def && n->el == 6 && n->deg + n->nh > 3) sp2 = 0; /* sp3 carbon by its definition */
     }
     float dev = sp_chem_ring_plane(c->s, c->site, rg);
-    int perceived = 0, huckel = sp_chem_ring_perceived_aromatic(c, rg, &perceived);
-    int arom = any_def ? all_flag : perceived ? (huckel && dev <= 0.15f) : (sp2 && dev <= 0.15f);
+    int arom = any_def ? all_flag : (sp2 && dev <= 0.15f);
     /* a ring of a defined ligand that its definition does not flag aromatic but that is planar by PLIP's test:
      * a ring for PLIP's ring interactions (pi-stacking, pi-cation, the stacked-ring hydrophobic refinement), not
      * an aromatic ring for the atoms' chemistry (PLIP types atoms with Open Babel, not from its ring list):
@@ -356,7 +354,7 @@ int sp_chem_ligand_rings(ctx *c) {
   for (size_t i = 0; i < nl; i++) {
     if (ln[i].arom == 1) ln[i].arom = 0; /* flagged but in no 5/6 ring: not used as aromatic */
     /* implicit H of aromatic atoms without a definition: one ring bond counted double */
-    if (ln[i].arom == 2 && ln[i].has_def != 1 && !ln[i].explicit_h && !ln[i].perceived) {
+    if (ln[i].arom == 2 && ln[i].has_def != 1 && !ln[i].explicit_h) {
       int h = valence(ln[i].el) - 1 - ln[i].deg;
       ln[i].nh = (uint8_t)(h > 0 ? h : 0);
     }

@@ -35,7 +35,6 @@ typedef struct lnode {      /* one ligand heavy atom */
   int8_t fcharge;
   uint8_t has_def;          /* bonds known from a definition: 1 CCD, 2 the file's _chem_comp_bond */
   uint8_t explicit_h;       /* H counted from H atoms present in the file */
-  uint8_t perceived;        /* orders and charge perceived from coordinates (sitechem_perceived.c) */
   int32_t nb[MAXNB];        /* ligand-local indices */
   uint8_t ord[MAXNB];       /* 1, 2, 3; 4 aromatic / delocalised */
 } lnode;
@@ -261,12 +260,6 @@ int sp_chem_salt_bridges(ctx *c);
 int sp_chem_pi_cation(ctx *c);
 /* sitechem_centres.c: pi-stacking (ring centres) */
 int sp_chem_pi_stacking(ctx *c);
-
-/* sitechem_perceived.c: the perceived orders and charges of residues without a definition onto the nodes
- * (makes c->bonds when not given); whether a ring of perceived atoms is aromatic by Hückel's rule
- * (*is_perceived 0 when some ring atom is not perceived: the ring is for the planarity rule) */
-int sp_chem_perceived(ctx *c, sp_ccd *ccd);
-int sp_chem_ring_perceived_aromatic(const ctx *c, const ring *rg, int *is_perceived);
 
 /* sitechem_covalent.c: the ligand's bonds (w->bonds) and from them the excluded pairs and linked atoms */
 int sp_chem_covalent(ctx *c, sp_ccd *ccd);
