@@ -89,6 +89,21 @@ typedef struct sp_perceive_info {
 int sp_perceive(size_t n, const uint8_t *z, const float (*xyz)[3], size_t nb, const uint32_t (*pairs)[2],
                 const uint8_t *ext, unsigned flags, uint8_t *order, int8_t *charge, sp_perceive_info *info, sp_err *err);
 
+/** Aromatic bonds from Kekulé orders and formal charges (sp_perceive's output, or any): a bond is aromatic when
+ *  it lies on a 5- or 6-membered ring whose atoms give 4n + 2 pi electrons, counted per atom as RDKit's model
+ *  counts a single ring (The RDKit Book, "Aromaticity"): 1 for a double bond in the ring or to an atom of another
+ *  such ring, 0 for an exocyclic double bond to an O, N or S (2-pyridone, uracil), 2 for an N, O, S or Se with a
+ *  lone pair and no double bond (pyrrole, furan, thiophene) or a C-, 0 for a C+; an sp3 atom or an exocyclic
+ *  C=C keeps the ring non-aromatic (benzoquinone, fulvene). Fused systems count ring by ring (azulene's rings,
+ *  aromatic only as a whole for RDKit, are not). Hydrogens (z 1) are no ring atoms.
+ *  @param n, z, nb, pairs as sp_perceive
+ *  @param order  [nb] 1, 2, 3
+ *  @param charge [n] formal charges
+ *  @param arom   [nb] out: 1 aromatic, 0 not
+ *  @return 0; SP_E_INVALID (a NULL array, an index out of range); SP_E_NOMEM. */
+int sp_perceive_aromatic(size_t n, const uint8_t *z, size_t nb, const uint32_t (*pairs)[2], const uint8_t *order,
+                         const int8_t *charge, uint8_t *arom, sp_err *err);
+
 #ifdef __cplusplus
 }
 #endif

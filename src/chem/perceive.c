@@ -157,12 +157,24 @@ int sp_perceive(size_t n, const uint8_t *z, const float (*xyz)[3], size_t nb, co
     return sp_err_set(err, SP_E_NOMEM, "perceive: out of memory (%zu atoms)", n);
   }
   if (!(flags & SP_PERCEIVE_EXPLICIT_H)) pc_mark_flat_rings(&M);
+  uint8_t *used_ext = M.flat ? calloc(n + 1, 1) : NULL; /* the links counted per atom */
+  if (!used_ext) {
+    free_mol(&M);
+    return sp_err_set(err, SP_E_NOMEM, "perceive: out of memory (%zu atoms)", n);
+  }
+  for (size_t i = 0; ext && i < n; i++) used_ext[i] = ext[i];
   for (size_t i = 0; i < n; i++) {
     int d = (int)(M.off[i + 1] - M.off[i]) + (ext ? ext[i] : 0);
-    if (flags & SP_PERCEIVE_EXPLICIT_H)
-      pc_states_explicit(&M.atoms[i], z[i], d);
-    else
-      pc_states_geometry(&M, (uint32_t)i, d);
+    for (int pass = 0; pass < 2; pass++) {
+      if (flags & SP_PERCEIVE_EXPLICIT_H)
+        pc_states_explicit(&M.atoms[i], z[i], d);
+      else
+        pc_states_geometry(&M, (uint32_t)i, d);
+      /* links that put the atom above every valence (a stray CONECT to a neighbour) are not counted */
+      if (M.atoms[i].nst || !ext || !ext[i]) break;
+      d -= ext[i];
+      used_ext[i] = 0;
+    }
   }
   bond_scores(&M, flags);
   sp_perceive_info in = {0};
@@ -172,11 +184,12 @@ int sp_perceive(size_t n, const uint8_t *z, const float (*xyz)[3], size_t nb, co
     const pc_atom *a = &M.atoms[i];
     charge[i] = a->nst ? a->st[M.best_state[i]].q : 0;
     if (charge[i]) in.n_charged++, in.net_charge += charge[i];
-    int used = (int)(M.off[i + 1] - M.off[i]) + (ext ? ext[i] : 0);
+    int used = (int)(M.off[i + 1] - M.off[i]) + used_ext[i];
     for (uint32_t t = M.off[i]; t < M.off[i + 1]; t++) used += M.best_extra[M.nbond[t]];
     if (a->nst) in.n_implicit_h += sp_valence_implicit_h(z[i], charge[i], used);
   }
   if (info) *info = in;
+  free(used_ext);
   free_mol(&M);
   return 0;
 }

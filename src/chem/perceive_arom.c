@@ -1,0 +1,134 @@
+/* Aromatic bonds of a molecule from its Kekulé orders and charges (perceive.h sp_perceive_aromatic): Hückel's
+ * 4n + 2 over each 5- or 6-membered ring, counting each ring atom's pi electrons as RDKit's aromaticity model
+ * does for a single ring (RDKit Book, "Aromaticity"): 1 for an atom with a double bond in the ring or to an atom
+ * of another such ring, 0 for an exocyclic double bond to an electronegative atom (the C=O of 2-pyridone,
+ * uracil), 2 for an N, O, S or Se with a lone pair and no double bond (pyrrole, furan, thiophene) or a C- , 0 for
+ * a C+; an sp3 atom or an exocyclic C=C makes the ring non-aromatic. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sitepack/perceive.h"
+
+typedef struct arom_ctx {
+  size_t n, nb;
+  const uint8_t *z, *order;
+  const int8_t *charge;
+  const uint32_t (*pairs)[2];
+  uint32_t *off, *nbr, *bond; /* CSR over bonds among atoms with z > 1 */
+  uint8_t *in_ring;           /* atom lies on some 5/6-ring */
+} arom_ctx;
+
+static int build(arom_ctx *A) {
+  size_t n = A->n;
+  A->off = calloc(n + 1, sizeof *A->off), A->nbr = malloc((2 * A->nb + 1) * sizeof *A->nbr);
+  A->bond = malloc((2 * A->nb + 1) * sizeof *A->bond), A->in_ring = calloc(n + 1, 1);
+  uint32_t *fill = calloc(n + 1, sizeof *fill);
+  if (!A->off || !A->nbr || !A->bond || !A->in_ring || !fill) {
+    free(fill);
+    return SP_E_NOMEM;
+  }
+  for (size_t e = 0; e < A->nb; e++)
+    if (A->z[A->pairs[e][0]] > 1 && A->z[A->pairs[e][1]] > 1) A->off[A->pairs[e][0] + 1]++, A->off[A->pairs[e][1] + 1]++;
+  for (size_t i = 0; i < n; i++) A->off[i + 1] += A->off[i];
+  for (size_t e = 0; e < A->nb; e++) {
+    uint32_t a = A->pairs[e][0], b = A->pairs[e][1];
+    if (A->z[a] <= 1 || A->z[b] <= 1) continue;
+    A->nbr[A->off[a] + fill[a]] = b, A->bond[A->off[a] + fill[a]++] = (uint32_t)e;
+    A->nbr[A->off[b] + fill[b]] = a, A->bond[A->off[b] + fill[b]++] = (uint32_t)e;
+  }
+  free(fill);
+  return 0;
+}
+
+/* Whether atom x is one of ring[0..len). */
+static int on_ring(const uint32_t *ring, int len, uint32_t x) {
+  for (int i = 0; i < len; i++)
+    if (ring[i] == x) return 1;
+  return 0;
+}
+
+/* Pi electrons of ring atom i (the header's counting); -1: the ring cannot be aromatic. */
+static int pi_electrons(const arom_ctx *A, const uint32_t *ring, int len, uint32_t i) {
+  int dbl = 0, exo_neg = 0, exo_c = 0, deg = 0;
+  for (size_t e = 0; e < A->nb; e++) {
+    uint32_t a = A->pairs[e][0], b = A->pairs[e][1];
+    if (a != i && b != i) continue;
+    deg++;
+    if (A->order[e] != 2) continue;
+    uint32_t o = a == i ? b : a;
+    if (on_ring(ring, len, o) || A->in_ring[o]) dbl = 1;
+    else if (A->z[o] == 6) exo_c = 1;
+    else exo_neg = 1;
+  }
+  uint8_t z = A->z[i];
+  if (dbl) return 1;
+  if (exo_c) return -1;
+  if (exo_neg) return 0;
+  if ((z == 7 || z == 8 || z == 16 || z == 34) && deg <= 3 && A->charge[i] <= 0) return 2;
+  if (z == 6 && A->charge[i] < 0) return 2;
+  if (z == 6 && A->charge[i] > 0) return 0;
+  return -1;
+}
+
+static void mark_if_aromatic(const arom_ctx *A, const uint32_t *ring, int len, uint8_t *arom) {
+  int e_sum = 0;
+  for (int k = 0; k < len; k++) {
+    int p = pi_electrons(A, ring, len, ring[k]);
+    if (p < 0) return;
+    e_sum += p;
+  }
+  if (e_sum % 4 != 2) return;
+  for (int k = 0; k < len; k++) {
+    uint32_t a = ring[k], b = ring[(k + 1) % len];
+    for (uint32_t t = A->off[a]; t < A->off[a + 1]; t++)
+      if (A->nbr[t] == b) arom[A->bond[t]] = 1;
+  }
+}
+
+/* Every simple cycle of 5 or 6 atoms through its smallest atom, passed to visit (in_ring first, then arom). */
+static void rings(arom_ctx *A, uint8_t *arom) {
+  for (size_t s0 = 0; s0 < A->n; s0++) {
+    uint32_t path[6], it[6];
+    int depth = 0;
+    path[0] = (uint32_t)s0, it[0] = A->off[s0];
+    while (depth >= 0) {
+      uint32_t cur = path[depth];
+      if (it[depth] >= A->off[cur + 1]) {
+        depth--;
+        continue;
+      }
+      uint32_t nx = A->nbr[it[depth]++];
+      if (nx == s0 && depth >= 4) {
+        if (!arom)
+          for (int i = 0; i <= depth; i++) A->in_ring[path[i]] = 1;
+        else
+          mark_if_aromatic(A, path, depth + 1, arom);
+        continue;
+      }
+      if (nx <= s0 || depth >= 5) continue;
+      int seen = 0;
+      for (int i = 1; i <= depth; i++) seen |= path[i] == nx;
+      if (seen) continue;
+      path[++depth] = nx, it[depth] = A->off[nx];
+    }
+  }
+}
+
+int sp_perceive_aromatic(size_t n, const uint8_t *z, size_t nb, const uint32_t (*pairs)[2], const uint8_t *order,
+                         const int8_t *charge, uint8_t *arom, sp_err *err) {
+  if (nb && (!pairs || !order || !arom)) return sp_err_set(err, SP_E_INVALID, "perceive aromatic: a NULL array");
+  if (n && (!z || !charge)) return sp_err_set(err, SP_E_INVALID, "perceive aromatic: a NULL array");
+  for (size_t e = 0; e < nb; e++) {
+    arom[e] = 0;
+    if (pairs[e][0] >= n || pairs[e][1] >= n)
+      return sp_err_set(err, SP_E_INVALID, "perceive aromatic: bond %zu out of range", e);
+  }
+  arom_ctx A = {n, nb, z, order, charge, pairs, NULL, NULL, NULL, NULL};
+  int rc = build(&A);
+  if (!rc) {
+    rings(&A, NULL);
+    rings(&A, arom);
+  }
+  free(A.off), free(A.nbr), free(A.bond), free(A.in_ring);
+  return rc ? sp_err_set(err, SP_E_NOMEM, "perceive aromatic: out of memory (%zu atoms)", n) : 0;
+}
