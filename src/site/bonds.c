@@ -7,6 +7,7 @@
 
 #include "sitepack/elements.h"
 #include "sitepack/perceive.h"
+#include "sitepack/valence.h"
 
 /* Distance bonds: covalent radii + 0.4 Å, as the survey's molecule key (docs/ligands.md). */
 #define DIST_BOND_TOL 0.4f
@@ -182,10 +183,11 @@ static int64_t local_index(const uint32_t *offs, size_t n, uint32_t o) {
 /* The residue's perceived orders and charges into its bonds out->bonds[first..) and atoms (bonds.h
  * SP_BOND_SRC_PERCEIVED); nothing changes when sp_perceive fails or is doubtful. */
 static void keep_perceived(builder *B, size_t first, size_t end, const uint32_t *offs, size_t n, const uint8_t *ord,
-                           const int8_t *q) {
+                           const int8_t *q, const uint8_t *arom) {
   sp_bond_list *L = B->out;
   for (size_t e = first; e < end; e++) {
     L->bonds[e].order = ord[e - first];
+    L->bonds[e].aromatic = arom[e - first];
     L->bonds[e].source = SP_BOND_SRC_PERCEIVED;
   }
   for (size_t k = 0; k < n; k++) {
@@ -206,6 +208,46 @@ static void count_links(const builder *B, const uint32_t *offs, size_t n, uint8_
     int64_t k = a >= 0 ? a : b;
     if (ext[k] < 8) ext[k]++;
   }
+}
+
+/* A deposited H on an atom X that a link uses, which would put X above its largest neutral valence (the H the
+ * link replaced: sp_ligand_charges' link-hydrogen rule, valence.h), takes no part in the perception: its element is
+ * set to 0 in z (no valence; its bond keeps order 1), one H per unit of excess. */
+static void drop_link_hydrogens(size_t n, uint8_t *z, size_t nb, const uint32_t (*pr)[2], const uint8_t *ext) {
+  for (size_t x = 0; x < n; x++) {
+    int m = ext[x] ? sp_valence_max(z[x], 0) : -1, deg = ext[x];
+    if (m < 0) continue;
+    for (size_t e = 0; e < nb; e++) deg += (pr[e][0] == x || pr[e][1] == x) && z[pr[e][0] == x ? pr[e][1] : pr[e][0]];
+    for (size_t e = 0; e < nb && deg > m; e++) {
+      uint32_t h = pr[e][0] == x ? pr[e][1] : pr[e][1] == x ? pr[e][0] : UINT32_MAX;
+      if (h != UINT32_MAX && z[h] == 1) z[h] = 0, deg--;
+    }
+  }
+}
+
+/* Whether a reading with the file's H (SP_PERCEIVE_EXPLICIT_H) is one the coordinates allow: every double or triple
+ * bond at least 0.05 Å shorter than single (the sum of the covalent radii; a C=O made of a C and an O that both
+ * lack an H in a partly protonated file is 1.42 Å long), and every charge a protonation state (-1 on an O or S
+ * with one bond: carboxylate, phosphate, phenolate; +1 on an N: ammonium, pyridinium, guanidinium), not the O+ or
+ * C- that stands for a missing H. */
+static bool explicit_plausible(size_t n, const uint8_t *z, const float (*xyz)[3], size_t nb, const uint32_t (*pr)[2],
+                               const uint8_t *ord, const int8_t *q) {
+  for (size_t e = 0; e < nb; e++) {
+    if (ord[e] < 2) continue;
+    uint32_t a = pr[e][0], b = pr[e][1];
+    float d2 = 0;
+    for (int k = 0; k < 3; k++) d2 += (xyz[a][k] - xyz[b][k]) * (xyz[a][k] - xyz[b][k]);
+    float r = sp_element_covalent_radius(z[a]) + sp_element_covalent_radius(z[b]) - 0.05f;
+    if (d2 > r * r) return false;
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (!q[i]) continue;
+    int deg = 0;
+    for (size_t e = 0; e < nb; e++) deg += pr[e][0] == i || pr[e][1] == i;
+    bool anion = q[i] == -1 && (z[i] == 8 || z[i] == 16) && deg == 1, cation = q[i] == 1 && z[i] == 7;
+    if (!anion && !cation) return false;
+  }
+  return true;
 }
 
 /* Bond orders and charges of one residue's bonds out->bonds[first..end) (all within offs[0..n)) perceived from
@@ -231,16 +273,30 @@ static void perceive_residue(builder *B, size_t first, size_t end, const uint32_
     ok = a >= 0 && b >= 0;
     if (ok) pr[e][0] = (uint32_t)a, pr[e][1] = (uint32_t)b;
   }
+  if (ok) drop_link_hydrogens(n, z, nb, (const uint32_t(*)[2])pr, ext);
   sp_perceive_info info;
   /* from the heavy atoms' geometry (the residue's H atoms, if any, counted as bonds); then, where the file's H
-   * are (nearly) all there, from its hydrogens: their protonation states are then the file's */
+   * are (nearly) all there, from its hydrogens, kept when plausible: their protonation states are the file's */
   bool done = ok && !sp_perceive(n, z, (const float(*)[3])xyz, nb, (const uint32_t(*)[2])pr, ext, 0, ord, q,
                                  &info, NULL) && !info.n_unpaired && !info.exhausted;
   if (ok && any_h && (!done || info.n_implicit_h <= H_MISSING_MAX)) {
-    done = !sp_perceive(n, z, (const float(*)[3])xyz, nb, (const uint32_t(*)[2])pr, ext, SP_PERCEIVE_EXPLICIT_H,
-                        ord, q, &info, NULL) && !info.exhausted;
+    uint8_t *ord2 = malloc(nb);
+    int8_t *q2 = malloc(n);
+    if (ord2 && q2 &&
+        !sp_perceive(n, z, (const float(*)[3])xyz, nb, (const uint32_t(*)[2])pr, ext, SP_PERCEIVE_EXPLICIT_H, ord2,
+                     q2, &info, NULL) &&
+        !info.exhausted && explicit_plausible(n, z, (const float(*)[3])xyz, nb, (const uint32_t(*)[2])pr, ord2, q2)) {
+      memcpy(ord, ord2, nb), memcpy(q, q2, n);
+      done = true;
+    }
+    if (!ord2 || !q2) B->nomem = true;
+    free(ord2), free(q2);
   }
-  if (done) keep_perceived(B, first, end, offs, n, ord, q);
+  uint8_t *arom = done ? malloc(nb) : NULL;
+  if (done && !arom) B->nomem = true;
+  if (arom && !sp_perceive_aromatic(n, z, nb, (const uint32_t(*)[2])pr, ord, q, arom, NULL))
+    keep_perceived(B, first, end, offs, n, ord, q, arom);
+  free(arom);
   if (!(z && ord && ext && q && xyz && pr)) B->nomem = true;
   free(z), free(ord), free(ext), free(q), free(xyz), free(pr);
 }
