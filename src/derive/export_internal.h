@@ -81,7 +81,7 @@ typedef struct lig_bonds {
                           degree and valence (valence.h sp_ligand_charges) */
   int unknown_order;   /* some bond has order 0 (perceived from distances): written as single */
   int conect_no_orders; /* some bond inside a residue comes from CONECT and the entry's CONECT gives no orders */
-  int any_ccd, any_file, any_conect;
+  int any_ccd, any_file, any_conect, any_perceived;
   int over_valence;      /* 1-based atom number of the first atom above its valence after the rules; 0 none */
   /* issue 39: hydrogens on linked atoms left out (valence.h sp_ligand_charges: lb->q.own), fragments
      (export_sdf.c written_atoms, fragments) */

@@ -47,7 +47,7 @@ static int collect_bonds(const xfile *x, int64_t i, lig_bonds *lb) {
   int64_t a0 = I64(x->s_aptr, i);
   int conect_orders = x->st_conect_orders[I64(x->s_st, i)];
   lb->n = lb->n_metal = 0;
-  lb->unknown_order = lb->conect_no_orders = lb->any_ccd = lb->any_file = lb->any_conect = 0;
+  lb->unknown_order = lb->conect_no_orders = lb->any_ccd = lb->any_file = lb->any_conect = lb->any_perceived = 0;
   for (int64_t k = I64(x->s_bptr, i); k < I64(x->s_bptr, i + 1); k++) {
     if (I32(x->b_a2, k) >= nl) continue;
     if (is_metal_bond(x, a0, k)) {
@@ -60,6 +60,7 @@ static int collect_bonds(const xfile *x, int64_t i, lig_bonds *lb) {
     if (U8(x->b_order, k) == 0) lb->unknown_order = 1;
     if (!strcmp(src, "ccd")) lb->any_ccd = 1;
     if (!strcmp(src, "file")) lb->any_file = 1;
+    if (!strcmp(src, "perceived")) lb->any_perceived = 1;
     if (!strcmp(src, "conect")) {
       lb->any_conect = 1;
       if (!conect_orders && !(U8(x->b_flags, k) & SP_BOND_INTER_RESIDUE)) lb->conect_no_orders = 1;
@@ -258,11 +259,15 @@ static void bond_orders_field(FILE *o, const lig_bonds *lb) {
             lb->unknown_order ? "no CCD block and no bond table in the file: bonds from distances" : "",
             lb->unknown_order && lb->conect_no_orders ? "; " : "",
             lb->conect_no_orders ? "bonds from CONECT records, which give connectivity only in this entry" : "");
-  else if (lb->any_ccd || lb->any_file || lb->any_conect)
-    fprintf(o, "%s%s%s\n\n", lb->any_ccd ? "ccd" : "", lb->any_file ? (lb->any_ccd ? " file" : "file") : "",
-            lb->any_conect ? (lb->any_ccd || lb->any_file ? " conect" : "conect") : "");
-  else
+  else if (lb->any_ccd || lb->any_file || lb->any_conect || lb->any_perceived) {
+    const char *names[4] = {"ccd", "file", "conect", "perceived"};
+    int any[4] = {lb->any_ccd, lb->any_file, lb->any_conect, lb->any_perceived}, first = 1;
+    for (int k = 0; k < 4; k++)
+      if (any[k]) fprintf(o, "%s%s", first ? "" : " ", names[k]), first = 0;
+    fputs("\n\n", o);
+  } else {
     fputs("none\n\n", o);
+  }
 }
 
 static void sd_fields(FILE *o, const xfile *x, const site_id *id, int64_t i, int64_t a0, int32_t nl, lig_bonds *lb) {

@@ -45,7 +45,7 @@ static const char *const atom_flags[] = {"ligand",   "polymer",        "other_li
 static const char *const atom_chem[] = {"hydrophobic", "donor",    "acceptor", "aromatic",       "titratable", "ambiguous",
                                         "positive",    "negative", "halogen_donor", "metal",      "contact"};
 /* /atoms/ccd_atom bits (bonds.h sp_ligand_bonds) */
-static const char *const ccd_atom_bits[] = {"matched", "aromatic", "leaving"};
+static const char *const ccd_atom_bits[] = {"matched", "aromatic", "leaving", "perceived"};
 /* /interactions/flags bits (sitechem.h sp_interaction) */
 static const char *const ix_flags[] = {"ligand_donor",    "ligand_acceptor", "ligand_positive", "ligand_negative",
                                        "ligand_ring",     "ligand_metal",    "ambiguous",       "no_h"};

@@ -187,7 +187,7 @@ static const text_row texts[] = {
     {"atoms", "sasa_free", "ligand heavy atoms: SASA of the ligand alone"},
     {"atoms", "sasa_complex", "ligand heavy atoms: SASA in the complex"},
     {"atoms", "ccd_charge", "ligand atoms: formal charge of the matching CCD atom; 0 for site atoms"},
-    {"atoms", "ccd_atom", "ligand atoms: match to the CCD definition (matched, aromatic, leaving); 0 for site atoms"},
+    {"atoms", "ccd_atom", "ligand atoms: match to the CCD definition (matched, aromatic, leaving), or charge perceived from the coordinates (perceived, version 8); 0 for site atoms"},
     /* /interactions: CSR blocks by site */
     ROW_OF("interactions", "site_idx", "sites"),
     {"interactions", "type", "interaction type (PLIP's names)"},
