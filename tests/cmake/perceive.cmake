@@ -14,6 +14,16 @@ add_test(NAME peer_perceive_ccd
           --ccd ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif.gz --structures ${SP_SHARED_DIR}/data/structures
           --results ${CMAKE_CURRENT_BINARY_DIR}/perceive_ccd --check)
 set_tests_properties(peer_perceive_ccd PROPERTIES LABELS "peer;chem" TIMEOUT 300)
+# The pipeline's perception end to end (tests/peer/perceive_pipeline.py): `sitepack run` on the corpus with the CCD
+# excerpt and with no CCD; every ligand instance whose bonds are the CCD's in the first run and perceived in the
+# second compared through RDKit canonical SMILES (asserted: >= 300 complete instances, >= 90 % with every bond
+# order right, charges aside; >= 98 % of the perceived molecules without a metal sanitize; `sitepack check`
+# passes the no-CCD file, recomputing every formal charge).
+add_test(NAME peer_perceive_pipeline
+  COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/perceive_pipeline.py $<TARGET_FILE:sitepack_cli>
+          ${SP_SHARED_DIR}/data/structures ${SP_SHARED_DIR}/data/ccd/components_excerpt.cif.gz
+          ${CMAKE_CURRENT_BINARY_DIR}/perceive_pipeline)
+set_tests_properties(peer_perceive_pipeline PROPERTIES LABELS "peer;chem;site" TIMEOUT 300)
 endif()
 # Fast, no corpus: the same script on the sanity molecules alone (sulfate from the bundled CCD sample's SO4) and
 # sp_perceive_tool's input contract (bad lines exit 2; what sp_perceive refuses is its rc, exit 0).

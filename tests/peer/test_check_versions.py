@@ -323,7 +323,8 @@ class _SiteRows:
 def to_v7(f):
     """An open version-8 file (h5py, r+) made version 7 as a version-7 build wrote it (docs/format.md "Versions":
     version 8 changed values, no dataset): the /bonds rows of source perceived are distance with order 0
-    (unknown), the ligand atoms of their sites get /atoms/formal_charge by the version-7 rule (the SDF export's,
+    (unknown), the /atoms/ccd_atom bit 3 perceived is cleared with those atoms' ccd_charge set to 0, the ligand
+    atoms of their sites get /atoms/formal_charge by the version-7 rule (the SDF export's,
     which python/sitepack/_rdkit.py applies to files without the column), and those sites' ligands the
     desc_flags bit unknown_orders (16) where their descriptors are computed (the descriptor values stay version
     8's: check does not recompute them). Returns the number of perceived rows."""
@@ -333,6 +334,10 @@ def to_v7(f):
         order = f["bonds/order"][...]
         src[per], order[per] = b"distance", 0
         f["bonds/source"][...], f["bonds/order"][...] = src, order
+        ca, cc = f["atoms/ccd_atom"][...], f["atoms/ccd_charge"][...]
+        pa = (ca & 8) != 0  # ccd_atom bit 3 perceived (version 8): no CCD atom, so charge 0 and the bit clear
+        ca[pa], cc[pa] = ca[pa] & np.uint8(0xF7), 0
+        f["atoms/ccd_atom"][...], f["atoms/ccd_charge"][...] = ca, cc
         rules, fc, ap = _rdkit_rules(), f["atoms/formal_charge"][...], f["sites/atom_ptr"][...]
         sites = np.unique(f["bonds/site_idx"][...][per])
         for i in sites.tolist():
@@ -348,12 +353,13 @@ def to_v7(f):
 
 
 def to_v7_undoes():
-    """to_v7 gives back a version-7 file: a version-8 copy whose distance bonds of order 0 inside one ligand's
+    """to_v7 gives back a version-7 file: a version-7 copy (to_v7 of the corpus file) whose distance bonds of order 0 inside one ligand's
     residues (flags 0: the bonds version 8 perceives) are made perceived of order 1, its ligand atoms'
     formal_charge +1 and its desc_flags bit unknown_orders cleared, made version 7, equals the file in /bonds,
     /atoms/formal_charge and /ligands/desc_flags (the file's values of those rows are version 7's: no perception)."""
     cols = ("bonds/source", "bonds/order", "atoms/formal_charge", "ligands/desc_flags")
-    with h5py.File(corpus8, "r") as f:
+    base = copy_edit("v7_base", corpus8, to_v7)  # the corpus's own perceived bonds undone first
+    with h5py.File(base, "r") as f:
         want = {c: f[c][...] for c in cols}
         site = f["bonds/site_idx"][...]
         cand = (want["bonds/source"] == b"distance") & (want["bonds/order"] == 0) & (f["bonds/flags"][...] == 0)
@@ -373,11 +379,12 @@ def to_v7_undoes():
         for c, v in zip(cols, (src, order, fc, dfl)):
             f[c][...] = v
         check(to_v7(f) == int(rows.sum()), "to_v7: the perceived rows counted")
-    p = copy_edit("v8_fake_perceived", corpus8, fake_v8)
+    p = copy_edit("v8_fake_perceived", base, fake_v8)
     with h5py.File(p, "r") as f:
         for c in cols:
             check(np.array_equal(f[c][...], want[c]), f"to_v7 of site {i}'s made-up perceived bonds: {c} differs")
     os.remove(p)
+    os.remove(base)
 
 
 def bond_sources(path):

@@ -156,15 +156,26 @@ static void test_bonds(const char *path) {
   size_t n_ccd = 0;
   for (size_t k = 0; k < L.n; k++) n_ccd += L.bonds[k].source == SP_BOND_SRC_CCD;
   CHECK(L.n == 5 && n_ccd == 5, "GOL: %zu bonds, %zu from the CCD (want 5, 5: its heavy-atom bonds)", L.n, n_ccd);
-  /* the same file without its CONECT records: QQQ's bonds perceived from distances, and its link to SG
+  /* the same file without its CONECT records: QQQ's bonds from distances, their orders perceived from the
+   * coordinates (format version 8: source perceived, C1=C2 and C3#N1 as CONECT stated them), and its link to SG
    * perceived as a ligand-polymer distance link */
   s.n_conects = 0;
   ligand_bonds(&s, "QQQ", &site, &L);
-  size_t n_dist = 0;
-  for (size_t k = 0; k < L.n; k++) n_dist += L.bonds[k].source == SP_BOND_SRC_DISTANCE && L.bonds[k].order == 0;
+  size_t n_perc = 0, n_dist = 0;
+  for (size_t k = 0; k < L.n; k++) {
+    n_perc += L.bonds[k].source == SP_BOND_SRC_PERCEIVED && L.bonds[k].order >= 1;
+    n_dist += L.bonds[k].source == SP_BOND_SRC_DISTANCE;
+  }
   const sp_bond *dl = find_bond(&L, &site, &s, 7, 6);
-  CHECK(L.n == 5 && n_dist == 5 && dl && dl->flags == (SP_BOND_INTER_RESIDUE | SP_BOND_TO_POLYMER),
-        "QQQ without CONECT: %zu bonds, %zu perceived (want 5, 5: 4 in QQQ, the link to SG)", L.n, n_dist);
+  CHECK(L.n == 5 && n_perc == 4 && n_dist == 1 && dl && dl->source == SP_BOND_SRC_DISTANCE &&
+            dl->flags == (SP_BOND_INTER_RESIDUE | SP_BOND_TO_POLYMER),
+        "QQQ without CONECT: %zu bonds, %zu perceived, %zu distance (want 5: 4 perceived in QQQ, the distance link "
+        "to SG)", L.n, n_perc, n_dist);
+  for (int k = 0; k < 4; k++) { /* the orders CONECT stated, now perceived from the coordinates */
+    const sp_bond *b = find_bond(&L, &site, &s, want[k][0], want[k][1]);
+    CHECK(b && b->source == SP_BOND_SRC_PERCEIVED && b->order == want[k][2], "QQQ %d-%d without CONECT: %s order %d",
+          want[k][0], want[k][1], b ? sp_bond_source_name(b->source) : "missing", b ? b->order : -1);
+  }
   sp_bond_list_free(&L);
   sp_site_free(&site);
   sp_structure_free(&s);
