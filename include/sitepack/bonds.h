@@ -28,14 +28,14 @@ extern "C" {
 
 /** Where a bond comes from (/bonds/source names via sp_bond_source_name). */
 typedef enum sp_bond_source {
-  SP_BOND_SRC_CCD = 0,        /**< the component's CCD block (_chem_comp_bond) */
-  SP_BOND_SRC_FILE = 1,       /**< the entry's own _chem_comp_bond (no usable CCD block) */
-  SP_BOND_SRC_CONECT = 2,     /**< PDB CONECT (sp_conect: order = times the pair is listed, aromatic 0) */
-  SP_BOND_SRC_STRUCT_CONN = 3,/**< _struct_conn covale/disulf/metalc, PDB LINK/SSBOND */
-  SP_BOND_SRC_DISTANCE = 4,   /**< perceived: covalent radii + 0.4 Å (order 0, unknown), or the
+  SP_BOND_SRC_CCD = 0,         /**< the component's CCD block (_chem_comp_bond) */
+  SP_BOND_SRC_FILE = 1,        /**< the entry's own _chem_comp_bond (no usable CCD block) */
+  SP_BOND_SRC_CONECT = 2,      /**< PDB CONECT (sp_conect: order = times the pair is listed, aromatic 0) */
+  SP_BOND_SRC_STRUCT_CONN = 3, /**< _struct_conn covale/disulf/metalc, PDB LINK/SSBOND */
+  SP_BOND_SRC_DISTANCE = 4,    /**< perceived: covalent radii + 0.4 Å (order 0, unknown), or the
                                    C-N peptide link of consecutive residues of a peptide ligand
                                    (C-N <= 2.0 Å, order 1) */
-  SP_BOND_SRC_PERCEIVED = 5,  /**< format version 8: a residue without a CCD block or bond table of its own:
+  SP_BOND_SRC_PERCEIVED = 5,   /**< format version 8: a residue without a CCD block or bond table of its own:
                                    connectivity from CONECT (every pair listed once) or from distances as
                                    SP_BOND_SRC_DISTANCE, orders 1-3 perceived from the coordinates
                                    (perceive.h sp_perceive); the residue's atoms carry SP_CCD_ATOM_PERCEIVED.
@@ -80,7 +80,7 @@ typedef struct sp_bond_list {
   sp_bond *bonds;      /**< intra-residue bonds residue by residue (definition order), then links
                             (peptide links, then _struct_conn order); no pair twice */
   size_t n_atoms, cap_atoms;  /**< = the site's n_ligand */
-  int8_t *ccd_charge;  /**< [n_atoms] the CCD atom's formal charge (_chem_comp_atom.charge), or the
+  int8_t *ccd_charge;         /**< [n_atoms] the CCD atom's formal charge (_chem_comp_atom.charge), or the
                             perceived charge (SP_CCD_ATOM_PERCEIVED); 0 when unmatched or '?' */
   uint8_t *ccd_atom;   /**< [n_atoms] SP_CCD_ATOM_* */
   uint32_t lig_flags;  /**< SP_LIG_NAME_NOT_IN_CCD when some atom's name is not in its definition */

@@ -58,12 +58,12 @@ enum {
 
 /** What the perception found, for the caller's flags and warnings. */
 typedef struct sp_perceive_info {
-  int n_charged;      /**< atoms given a nonzero formal charge */
-  int net_charge;     /**< sum of the formal charges (e) */
-  int n_unpaired;     /**< heavy-atom mode: carbons the geometry shows unsaturated that the pairing left
+  int n_charged;    /**< atoms given a nonzero formal charge */
+  int net_charge;   /**< sum of the formal charges (e) */
+  int n_unpaired;   /**< heavy-atom mode: carbons the geometry shows unsaturated that the pairing left
                            with a free unit (a radical reading; > 0 means the result is doubtful) */
-  int exhausted;      /**< 1: the search hit its node limit; the best pairing found so far was kept */
-  int n_implicit_h;   /**< hydrogens the result implies beyond the atom list (valence.h sp_valence_implicit_h
+  int exhausted;    /**< 1: the search hit its node limit; the best pairing found so far was kept */
+  int n_implicit_h; /**< hydrogens the result implies beyond the atom list (valence.h sp_valence_implicit_h
                            of each atom's charge and bond-order sum, links included): 0 for a molecule whose
                            hydrogens are all there; the caller's test of whether they are */
 } sp_perceive_info;
@@ -87,7 +87,8 @@ typedef struct sp_perceive_info {
  *          SP_E_TOO_LARGE above SP_PERCEIVE_MAX_ATOMS atoms; SP_E_NOMEM. On failure order[] is all 1 and
  *          charge[] all 0. */
 int sp_perceive(size_t n, const uint8_t *z, const float (*xyz)[3], size_t nb, const uint32_t (*pairs)[2],
-                const uint8_t *ext, unsigned flags, uint8_t *order, int8_t *charge, sp_perceive_info *info, sp_err *err);
+                const uint8_t *ext, unsigned flags, uint8_t *order, int8_t *charge, sp_perceive_info *info,
+                sp_err *err);
 
 /** Aromatic bonds from Kekulé orders and formal charges (sp_perceive's output, or any): a bond is aromatic when
  *  it lies on a 5- or 6-membered ring whose atoms give 4n + 2 pi electrons, counted per atom as RDKit's model

@@ -8,17 +8,18 @@
 #include "sitepack/store.h"
 
 static void check_usage(FILE *f) {
-  fprintf(f, "usage: sitepack check FILE.h5 [--spot N] [--seed S] [--quiet]\n"
-             "Validates a merged sitepack file against docs/format.md: format attributes, every dataset's\n"
-             "type, shape and layout (contiguous, unfiltered, allocated, aligned), the CSR pointers, every\n"
-             "index, N random sites (default 100, seed 1) against /atoms/flags and /structures, and the values\n"
-             "of /atoms/element and position, /ligands/class, /interactions/type and distance2, /residues/kind,\n"
-             "/sites/cutoff. Reads format versions 2 to 8 (a file by the layout of its version; docs/format.md\n"
-             "\"Versions\"); from version 4 also /structures/warnings against n_warnings; from version 6\n"
-             "/atoms/formal_charge against the SDF export's rules recomputed from the file; /bonds/source\n"
-             "perceived only from version 8.\n"
-             "exit status: 0 valid, 1 invalid or damaged (the message says what: unknown_format for the layout, indices\n"
-             "and versions, bad_value for a value), 2 bad command line or no such file\n");
+  fprintf(f,
+          "usage: sitepack check FILE.h5 [--spot N] [--seed S] [--quiet]\n"
+          "Validates a merged sitepack file against docs/format.md: format attributes, every dataset's\n"
+          "type, shape and layout (contiguous, unfiltered, allocated, aligned), the CSR pointers, every\n"
+          "index, N random sites (default 100, seed 1) against /atoms/flags and /structures, and the values\n"
+          "of /atoms/element and position, /ligands/class, /interactions/type and distance2, /residues/kind,\n"
+          "/sites/cutoff. Reads format versions 2 to 8 (a file by the layout of its version; docs/format.md\n"
+          "\"Versions\"); from version 4 also /structures/warnings against n_warnings; from version 6\n"
+          "/atoms/formal_charge against the SDF export's rules recomputed from the file; /bonds/source\n"
+          "perceived only from version 8.\n"
+          "exit status: 0 valid, 1 invalid or damaged (the message says what: unknown_format for the layout, indices\n"
+          "and versions, bad_value for a value), 2 bad command line or no such file\n");
 }
 
 int sp_cmd_check(int argc, char **argv) {

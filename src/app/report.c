@@ -466,8 +466,10 @@ void run_summary_print(const struct run_ctx *c) {
     printf("  CCD %s: %zu blocks indexed%s\n", lexical_path(job->ccd, ccd_n, sizeof ccd_n), c->ccd.blocks,
            c->ccd.duplicates ? " (some ids twice: the last block of each used, see the warning)" : "");
   if (c->g.n_comps_no_ccd) /* issue 36 item 5: a wrong or partial CCD shows at once */
-    printf("  ligand comp ids without a CCD block: %lld of %lld (bond orders from the file or perceived from the coordinates): %s\n",
-           (long long)c->g.n_comps_no_ccd, (long long)c->g.n_comps, c->g.comps_no_ccd);
+    printf(
+        "  ligand comp ids without a CCD block: %lld of %lld (bond orders from the file or perceived from the "
+        "coordinates): %s\n",
+        (long long)c->g.n_comps_no_ccd, (long long)c->g.n_comps, c->g.comps_no_ccd);
   else if (c->g.n_comps)
     printf("  ligand comp ids without a CCD block: 0 of %lld\n", (long long)c->g.n_comps);
   if (c->files.scan.n_problems) print_scan_problems(&c->files);

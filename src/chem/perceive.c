@@ -16,10 +16,20 @@
 /* Periodic-table group of the nitrogen (15), oxygen (16) and halogen (17) families; 0 otherwise. */
 static int group_of(uint8_t z) {
   switch (z) {
-  case 7: case 15: case 33: case 51: return 15;
-  case 8: case 16: case 34: case 52: return 16;
-  case 9: case 17: case 35: case 53: case 85: return 17;
-  default: return 0;
+    case 7:
+    case 15:
+    case 33:
+    case 51: return 15;
+    case 8:
+    case 16:
+    case 34:
+    case 52: return 16;
+    case 9:
+    case 17:
+    case 35:
+    case 53:
+    case 85: return 17;
+    default: return 0;
   }
 }
 
@@ -131,13 +141,14 @@ static int check_args(size_t n, const uint8_t *z, const float (*xyz)[3], size_t 
     return sp_err_set(err, SP_E_INVALID, "perceive: a NULL array");
   for (size_t e = 0; e < nb; e++)
     if (pairs[e][0] >= n || pairs[e][1] >= n || pairs[e][0] == pairs[e][1])
-      return sp_err_set(err, SP_E_INVALID, "perceive: bond %zu (%u, %u) out of range or of one atom", e,
-                        pairs[e][0], pairs[e][1]);
+      return sp_err_set(err, SP_E_INVALID, "perceive: bond %zu (%u, %u) out of range or of one atom", e, pairs[e][0],
+                        pairs[e][1]);
   return 0;
 }
 
 int sp_perceive(size_t n, const uint8_t *z, const float (*xyz)[3], size_t nb, const uint32_t (*pairs)[2],
-                const uint8_t *ext, unsigned flags, uint8_t *order, int8_t *charge, sp_perceive_info *info, sp_err *err) {
+                const uint8_t *ext, unsigned flags, uint8_t *order, int8_t *charge, sp_perceive_info *info,
+                sp_err *err) {
   for (size_t e = 0; order && e < nb; e++) order[e] = 1;
   for (size_t i = 0; charge && i < n; i++) charge[i] = 0;
   if (info) memset(info, 0, sizeof *info);
@@ -149,7 +160,8 @@ int sp_perceive(size_t n, const uint8_t *z, const float (*xyz)[3], size_t nb, co
   M.committed = calloc(n + 1, sizeof *M.committed), M.chosen = calloc(n + 1, sizeof *M.chosen);
   M.best_state = calloc(n + 1, sizeof *M.best_state), M.pos = calloc(n + 1, sizeof *M.pos);
   M.comp = calloc(n + 1, sizeof *M.comp), M.flat = calloc(n + 1, 1);
-  rc = (!M.atoms || !M.extra || !M.best_extra || !M.committed || !M.chosen || !M.best_state || !M.pos || !M.comp || !M.flat)
+  rc = (!M.atoms || !M.extra || !M.best_extra || !M.committed || !M.chosen || !M.best_state || !M.pos || !M.comp ||
+        !M.flat)
            ? SP_E_NOMEM
            : build_graph(&M, nb, pairs);
   if (rc) {
@@ -166,10 +178,8 @@ int sp_perceive(size_t n, const uint8_t *z, const float (*xyz)[3], size_t nb, co
   for (size_t i = 0; i < n; i++) {
     int d = (int)(M.off[i + 1] - M.off[i]) + (ext ? ext[i] : 0);
     for (int pass = 0; pass < 2; pass++) {
-      if (flags & SP_PERCEIVE_EXPLICIT_H)
-        pc_states_explicit(&M.atoms[i], z[i], d);
-      else
-        pc_states_geometry(&M, (uint32_t)i, d);
+      if (flags & SP_PERCEIVE_EXPLICIT_H) pc_states_explicit(&M.atoms[i], z[i], d);
+      else pc_states_geometry(&M, (uint32_t)i, d);
       /* links that put the atom above every valence (a stray CONECT to a neighbour) are not counted */
       if (M.atoms[i].nst || !ext || !ext[i]) break;
       d -= ext[i];

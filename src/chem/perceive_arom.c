@@ -28,7 +28,8 @@ static int build(arom_ctx *A) {
     return SP_E_NOMEM;
   }
   for (size_t e = 0; e < A->nb; e++)
-    if (A->z[A->pairs[e][0]] > 1 && A->z[A->pairs[e][1]] > 1) A->off[A->pairs[e][0] + 1]++, A->off[A->pairs[e][1] + 1]++;
+    if (A->z[A->pairs[e][0]] > 1 && A->z[A->pairs[e][1]] > 1)
+      A->off[A->pairs[e][0] + 1]++, A->off[A->pairs[e][1] + 1]++;
   for (size_t i = 0; i < n; i++) A->off[i + 1] += A->off[i];
   for (size_t e = 0; e < A->nb; e++) {
     uint32_t a = A->pairs[e][0], b = A->pairs[e][1];
@@ -101,8 +102,7 @@ static void rings(arom_ctx *A, uint8_t *arom) {
       if (nx == s0 && depth >= 4) {
         if (!arom)
           for (int i = 0; i <= depth; i++) A->in_ring[path[i]] = 1;
-        else
-          mark_if_aromatic(A, path, depth + 1, arom);
+        else mark_if_aromatic(A, path, depth + 1, arom);
         continue;
       }
       if (nx <= s0 || depth >= 5) continue;

@@ -160,8 +160,7 @@ static double ring_short(const pc_mol *M, uint32_t i) {
 static bool carbonyl(const pc_mol *M, uint32_t i) {
   for (uint32_t t = M->off[i]; t < M->off[i + 1]; t++) {
     uint32_t j = M->nbr[t];
-    if ((M->z[j] == 8 || M->z[j] == 16) && M->off[j + 1] - M->off[j] == 1 && M->esc[M->nbond[t]] >= 0.15f)
-      return true;
+    if ((M->z[j] == 8 || M->z[j] == 16) && M->off[j + 1] - M->off[j] == 1 && M->esc[M->nbond[t]] >= 0.15f) return true;
   }
   return false;
 }
@@ -183,50 +182,51 @@ void pc_states_geometry(pc_mol *M, uint32_t i, int d) {
   pc_atom *a = &M->atoms[i];
   a->nst = 0;
   double ang = angle_sum(M, i), s = max_short(M, i);
-  bool planar = planar3(M, i, d) || (M->flat[i] && d == 3), linear = d == 2 && M->off[i + 1] - M->off[i] == 2 && ang >= LINEAR_DEG;
+  bool planar = planar3(M, i, d) || (M->flat[i] && d == 3),
+       linear = d == 2 && M->off[i + 1] - M->off[i] == 2 && ang >= LINEAR_DEG;
   switch (M->z[i]) {
-  case 6: {
-    int u = carbon_units(M, i, d);
-    if (u > 4 - d) u = 4 - d;
-    if (u > 0) add(a, u, u, 0, 0);
-    /* a bond outside the molecule (d counts it) may hold one of the units: the Schiff base C=N of a PLP bound
+    case 6: {
+      int u = carbon_units(M, i, d);
+      if (u > 4 - d) u = 4 - d;
+      if (u > 0) add(a, u, u, 0, 0);
+      /* a bond outside the molecule (d counts it) may hold one of the units: the Schiff base C=N of a PLP bound
      * to a lysine, whose order the link does not state */
-    if (u > 0 && d > (int)(M->off[i + 1] - M->off[i])) add(a, u - 1, u - 1, 0, 0);
-    add(a, 0, 0, 0, u > 0 ? 4 : 0);
-    break;
-  }
-  case 7:
-    if (d == 4) add(a, 0, 0, +1, 1);
-    if (planar && has_n_oxide(M, i)) add(a, 1, 1, +1, 0); /* nitro, N-oxide N+ */
-    if (d == 3) add(a, 0, 0, 0, 0);
-    if (planar) add(a, 1, 1, +1, 1);
-    if (d == 2) add(a, 0, 1, 0, 0);
-    if (linear) add(a, 2, 2, +1, 1);
-    if (d <= 1) add(a, 0, d ? (s >= SHORT_TRIPLE_A ? 2 : 1) : 0, 0, 0);
-    break;
-  case 8:
-    if (d == 1 && has_n_oxide(M, i)) add(a, 1, 1, 0, 0), add(a, 0, 0, -1, 0); /* its O= and O- */
-    else if (d == 1 && on_quaternary_n(M, i)) add(a, 0, 0, -1, 0);            /* amine oxide R3N+-O- */
-    else if (d <= 1) add(a, 0, d, 0, 0);
-    if (d == 2) add(a, 0, 0, 0, 0);
-    if (d == 2 && s >= SHORT_RING_A / 2) add(a, 1, 1, +1, 1);
-    if (d == 3) add(a, 0, 0, +1, 1);
-    break;
-  case 16:
-  case 34:
-    if (d <= 1) add(a, 0, d, 0, 0);
-    if (d == 2) add(a, 0, 0, 0, 0);
-    if (d == 3) add(a, 1, 1, 0, 0), add(a, 0, 0, +1, 1);
-    if (d == 4) add(a, 2, 2, 0, 0), add(a, 0, 0, 0, 4);
-    if (d == 6) add(a, 0, 0, 0, 0);
-    break;
-  case 15:
-  case 33:
-    if (d == 4) add(a, 1, 1, 0, 0), add(a, 0, 0, +1, 1);
-    if (d == 3 || d == 5) add(a, 0, 0, 0, 0);
-    break;
-  default:
-    pc_states_explicit(a, M->z[i], d); /* H, B, halogens, Si ...: as their bonds say */
-    break;
+      if (u > 0 && d > (int)(M->off[i + 1] - M->off[i])) add(a, u - 1, u - 1, 0, 0);
+      add(a, 0, 0, 0, u > 0 ? 4 : 0);
+      break;
+    }
+    case 7:
+      if (d == 4) add(a, 0, 0, +1, 1);
+      if (planar && has_n_oxide(M, i)) add(a, 1, 1, +1, 0); /* nitro, N-oxide N+ */
+      if (d == 3) add(a, 0, 0, 0, 0);
+      if (planar) add(a, 1, 1, +1, 1);
+      if (d == 2) add(a, 0, 1, 0, 0);
+      if (linear) add(a, 2, 2, +1, 1);
+      if (d <= 1) add(a, 0, d ? (s >= SHORT_TRIPLE_A ? 2 : 1) : 0, 0, 0);
+      break;
+    case 8:
+      if (d == 1 && has_n_oxide(M, i)) add(a, 1, 1, 0, 0), add(a, 0, 0, -1, 0); /* its O= and O- */
+      else if (d == 1 && on_quaternary_n(M, i)) add(a, 0, 0, -1, 0);            /* amine oxide R3N+-O- */
+      else if (d <= 1) add(a, 0, d, 0, 0);
+      if (d == 2) add(a, 0, 0, 0, 0);
+      if (d == 2 && s >= SHORT_RING_A / 2) add(a, 1, 1, +1, 1);
+      if (d == 3) add(a, 0, 0, +1, 1);
+      break;
+    case 16:
+    case 34:
+      if (d <= 1) add(a, 0, d, 0, 0);
+      if (d == 2) add(a, 0, 0, 0, 0);
+      if (d == 3) add(a, 1, 1, 0, 0), add(a, 0, 0, +1, 1);
+      if (d == 4) add(a, 2, 2, 0, 0), add(a, 0, 0, 0, 4);
+      if (d == 6) add(a, 0, 0, 0, 0);
+      break;
+    case 15:
+    case 33:
+      if (d == 4) add(a, 1, 1, 0, 0), add(a, 0, 0, +1, 1);
+      if (d == 3 || d == 5) add(a, 0, 0, 0, 0);
+      break;
+    default:
+      pc_states_explicit(a, M->z[i], d); /* H, B, halogens, Si ...: as their bonds say */
+      break;
   }
 }

@@ -20,9 +20,9 @@ typedef struct pc_state {
 } pc_state;
 
 typedef struct pc_atom {
-  int nst;                       /**< 0: takes no part (no valence entry, or more bonds than any valence) */
-  int maxhi;                     /**< largest hi of its states (pc_solve) */
-  pc_state st[PC_MAX_STATES];    /**< in the order tried: cheapest first */
+  int nst;                    /**< 0: takes no part (no valence entry, or more bonds than any valence) */
+  int maxhi;                  /**< largest hi of its states (pc_solve) */
+  pc_state st[PC_MAX_STATES]; /**< in the order tried: cheapest first */
 } pc_atom;
 
 typedef struct pc_mol {
@@ -30,18 +30,18 @@ typedef struct pc_mol {
   const uint8_t *z;
   const float (*xyz)[3];
   const uint32_t (*pairs)[2];
-  uint32_t *off, *nbr, *nbond;   /**< counted bonds as CSR: atom i's neighbours nbr[off[i] .. off[i+1]) */
-  float *esc;                    /**< [nb] Å: sum of covalent radii - distance (> 0: shorter than single) */
-  float *wsc;                    /**< [nb] the search's score per unit on the bond (perceive.c) */
-  uint8_t *ok_bond;              /**< [nb] 1: counted (no metal) */
-  pc_atom *atoms;                /**< [n] */
-  uint8_t *flat;                 /**< [n] 1: in a flat 5- or 6-membered ring (heavy-atom mode, perceive_geom.c) */
+  uint32_t *off, *nbr, *nbond; /**< counted bonds as CSR: atom i's neighbours nbr[off[i] .. off[i+1]) */
+  float *esc;                  /**< [nb] Å: sum of covalent radii - distance (> 0: shorter than single) */
+  float *wsc;                  /**< [nb] the search's score per unit on the bond (perceive.c) */
+  uint8_t *ok_bond;            /**< [nb] 1: counted (no metal) */
+  pc_atom *atoms;              /**< [n] */
+  uint8_t *flat;               /**< [n] 1: in a flat 5- or 6-membered ring (heavy-atom mode, perceive_geom.c) */
   /* search scratch */
-  uint8_t *extra, *best_extra;   /**< [nb] units on each bond: now and in the best pairing */
-  int *committed;                /**< [n] units paired so far */
-  int *chosen, *best_state;      /**< [n] state index now and in the best pairing */
-  int *pos;                      /**< [n] position in the current component's order, -1 outside */
-  uint32_t *comp;                /**< the current component's atoms, in search order */
+  uint8_t *extra, *best_extra; /**< [nb] units on each bond: now and in the best pairing */
+  int *committed;              /**< [n] units paired so far */
+  int *chosen, *best_state;    /**< [n] state index now and in the best pairing */
+  int *pos;                    /**< [n] position in the current component's order, -1 outside */
+  uint32_t *comp;              /**< the current component's atoms, in search order */
   size_t ncomp;
   long nodes, limit;
   int best_cost, best_absq, have_best;

@@ -41,7 +41,7 @@ typedef struct builder {
   sp_bond_list *out;
   size_t n_inter;   /* bonds before this index are intra-residue */
   bool nomem;
-  size_t n_pend;    /* residues whose bond orders are to be perceived once the links are known */
+  size_t n_pend;     /* residues whose bond orders are to be perceived once the links are known */
   size_t (*pend)[3]; /* [n_res] per such residue: its bonds' first and end index, its residue index */
 } builder;
 
@@ -277,14 +277,15 @@ static void perceive_residue(builder *B, size_t first, size_t end, const uint32_
   sp_perceive_info info;
   /* from the heavy atoms' geometry (the residue's H atoms, if any, counted as bonds); then, where the file's H
    * are (nearly) all there, from its hydrogens, kept when plausible: their protonation states are the file's */
-  bool done = ok && !sp_perceive(n, z, (const float(*)[3])xyz, nb, (const uint32_t(*)[2])pr, ext, 0, ord, q,
-                                 &info, NULL) && !info.n_unpaired && !info.exhausted;
+  bool done = ok &&
+              !sp_perceive(n, z, (const float(*)[3])xyz, nb, (const uint32_t(*)[2])pr, ext, 0, ord, q, &info, NULL) &&
+              !info.n_unpaired && !info.exhausted;
   if (ok && any_h && (!done || info.n_implicit_h <= H_MISSING_MAX)) {
     uint8_t *ord2 = malloc(nb);
     int8_t *q2 = malloc(n);
     if (ord2 && q2 &&
-        !sp_perceive(n, z, (const float(*)[3])xyz, nb, (const uint32_t(*)[2])pr, ext, SP_PERCEIVE_EXPLICIT_H, ord2,
-                     q2, &info, NULL) &&
+        !sp_perceive(n, z, (const float(*)[3])xyz, nb, (const uint32_t(*)[2])pr, ext, SP_PERCEIVE_EXPLICIT_H, ord2, q2,
+                     &info, NULL) &&
         !info.exhausted && explicit_plausible(n, z, (const float(*)[3])xyz, nb, (const uint32_t(*)[2])pr, ord2, q2)) {
       memcpy(ord, ord2, nb), memcpy(q, q2, n);
       done = true;

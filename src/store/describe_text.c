@@ -131,7 +131,8 @@ static const text_row texts[] = {
     {"ligands", "n_aromatic_rings", "aromatic rings (RDKit CalcNumAromaticRings)"},
     {"ligands", "fsp3", "fraction of sp3 carbons (RDKit CalcFractionCSP3)"},
     {"ligands", "qed", "quantitative estimate of drug-likeness (Bickerton et al. 2012; RDKit QED.qed, ported)"},
-    {"ligands", "desc_flags", "descriptor bits: computed, ro5, ro3, drug_like, unknown_orders (docs/format.md \"Ligand descriptors\")"},
+    {"ligands", "desc_flags",
+     "descriptor bits: computed, ro5, ro3, drug_like, unknown_orders (docs/format.md \"Ligand descriptors\")"},
     /* RDKit descriptors of the CCD definition (issue 36; docs/format.md "Ligand descriptors") */
     {"components", "mw", "molecular weight (RDKit Descriptors.MolWt)"},
     {"components", "formal_charge", "net formal charge of the molecule"},
@@ -147,7 +148,8 @@ static const text_row texts[] = {
     {"components", "n_aromatic_rings", "aromatic rings (RDKit CalcNumAromaticRings)"},
     {"components", "fsp3", "fraction of sp3 carbons (RDKit CalcFractionCSP3)"},
     {"components", "qed", "quantitative estimate of drug-likeness (Bickerton et al. 2012; RDKit QED.qed, ported)"},
-    {"components", "desc_flags", "descriptor bits: computed, ro5, ro3, drug_like (docs/format.md \"Ligand descriptors\")"},
+    {"components", "desc_flags",
+     "descriptor bits: computed, ro5, ro3, drug_like (docs/format.md \"Ligand descriptors\")"},
     {"sites", "quality", "one bit per quality criterion the site does not meet (docs/format.md \"Site quality\")"},
     {"sites", "pass_quality", "1 when the site meets every quality criterion (quality == 0)"},
     CSR("sites", "atom_ptr", "sites", "atoms"),
@@ -176,7 +178,8 @@ static const text_row texts[] = {
     {"atoms", "occupancy", "occupancy"},
     {"atoms", "b_iso", "isotropic B factor"},
     {"atoms", "charge", "formal charge as the file gives it (pdbx_formal_charge)"},
-    {"atoms", "formal_charge", "formal charge the SDF export writes: ligand atoms ccd_charge or charge, then the "
+    {"atoms", "formal_charge",
+     "formal charge the SDF export writes: ligand atoms ccd_charge or charge, then the "
      "link-hydrogen, metal-bond and valence rules (valence.h sp_ligand_charges); site atoms their charge"},
     {"atoms", "altloc", "alternate location id (label_alt_id), empty when blank"},
     {"atoms", "atom_name", "atom name (label_atom_id)"},
@@ -187,7 +190,9 @@ static const text_row texts[] = {
     {"atoms", "sasa_free", "ligand heavy atoms: SASA of the ligand alone"},
     {"atoms", "sasa_complex", "ligand heavy atoms: SASA in the complex"},
     {"atoms", "ccd_charge", "ligand atoms: formal charge of the matching CCD atom; 0 for site atoms"},
-    {"atoms", "ccd_atom", "ligand atoms: match to the CCD definition (matched, aromatic, leaving), or charge perceived from the coordinates (perceived, version 8); 0 for site atoms"},
+    {"atoms", "ccd_atom",
+     "ligand atoms: match to the CCD definition (matched, aromatic, leaving), or charge perceived from the coordinates "
+     "(perceived, version 8); 0 for site atoms"},
     /* /interactions: CSR blocks by site */
     ROW_OF("interactions", "site_idx", "sites"),
     {"interactions", "type", "interaction type (PLIP's names)"},

@@ -92,7 +92,8 @@ typedef struct sp_task_rec {
 
 /** Root attribute "format" of a per-rank file. */
 #define SP_RANK_FORMAT_NAME "sitepack-rank"
-#define SP_RANK_FORMAT_VERSION 10 /* 2: /interactions table; 3: residues' symop; 4: component descriptors, /bonds, atoms' ccd_charge/ccd_atom;
+#define SP_RANK_FORMAT_VERSION \
+  10 /* 2: /interactions table; 3: residues' symop; 4: component descriptors, /bonds, atoms' ccd_charge/ccd_atom;
                                      5: /chains, /segments, /sequences, residues' chain_idx, structure quality and ligand fit columns;
                                      6: structures' warnings; 7: interactions' distance2 (merged format version 5);
                                      8: atoms' formal_charge, ligands' identities, instance_key and descriptors,

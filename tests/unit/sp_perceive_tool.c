@@ -116,8 +116,8 @@ int main(void) {
     }
     sp_perceive_info info = {0};
     sp_err err = {0};
-    int rc = sp_perceive((size_t)n, z, (const float(*)[3])xyz, (size_t)nb, (const uint32_t(*)[2])pairs, NULL, (unsigned)flags,
-                         order, charge, &info, &err);
+    int rc = sp_perceive((size_t)n, z, (const float(*)[3])xyz, (size_t)nb, (const uint32_t(*)[2])pairs, NULL,
+                         (unsigned)flags, order, charge, &info, &err);
     if (rc) fprintf(stderr, "sp_perceive_tool: %s: rc %d: %s\n", label, rc, err.msg);
     printf("MOL %s %d %d %d %d %d\n", label, rc, info.n_charged, info.net_charge, info.n_unpaired, info.exhausted);
     for (long k = 0; k < nb; k++) printf("%u %u %d\n", pairs[k][0], pairs[k][1], order[k]);

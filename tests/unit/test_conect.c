@@ -170,7 +170,8 @@ static void test_bonds(const char *path) {
   CHECK(L.n == 5 && n_perc == 4 && n_dist == 1 && dl && dl->source == SP_BOND_SRC_DISTANCE &&
             dl->flags == (SP_BOND_INTER_RESIDUE | SP_BOND_TO_POLYMER),
         "QQQ without CONECT: %zu bonds, %zu perceived, %zu distance (want 5: 4 perceived in QQQ, the distance link "
-        "to SG)", L.n, n_perc, n_dist);
+        "to SG)",
+        L.n, n_perc, n_dist);
   for (int k = 0; k < 4; k++) { /* the orders CONECT stated, now perceived from the coordinates */
     const sp_bond *b = find_bond(&L, &site, &s, want[k][0], want[k][1]);
     CHECK(b && b->source == SP_BOND_SRC_PERCEIVED && b->order == want[k][2], "QQQ %d-%d without CONECT: %s order %d",
