@@ -124,7 +124,7 @@ bench-read-py: build
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSP_FUZZ=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DSP_FUZZ_SECONDS=$(FUZZ_SECONDS)
-	cmake --build build-fuzz -j $(JOBS) --target fuzz_cif fuzz_pdb fuzz_gzip fuzz_replay_cif fuzz_replay_pdb fuzz_replay_gzip
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_cif fuzz_pdb fuzz_gzip fuzz_perceive fuzz_replay_cif fuzz_replay_pdb fuzz_replay_gzip fuzz_replay_perceive
 	tests/run_ctest.sh --test-dir build-fuzz --output-on-failure -j $(JOBS) -L fuzz
 
 # PARSE_BEFORE=DIR: an earlier source tree with its build in DIR/build, timed in the same run (before/after)

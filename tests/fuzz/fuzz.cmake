@@ -1,4 +1,5 @@
-# Fuzz harnesses of the readers (included from tests/cmake/pdbio.cmake). See docs/fuzzing.md.
+# Fuzz harnesses of the readers and of the bond-order perception, which reads the files' coordinates (included
+# from tests/cmake/pdbio.cmake). See docs/fuzzing.md.
 #
 # Always: each harness is also linked with replay_main.c into a plain executable that runs its
 # seed corpus (ctests fuzz_corpus_*, labels parser;fuzz), so the corpus - with every crash
@@ -22,7 +23,11 @@ set(SP_FUZZ_READER_SOURCES
   ${CMAKE_SOURCE_DIR}/src/read/read.c ${CMAKE_SOURCE_DIR}/src/chem/elements.c
   # crystal symmetry (cell, SCALE, operators); spacegroup.c without CCP4 here: names are not looked up
   ${CMAKE_SOURCE_DIR}/src/site/spacegroup.c)
-set(SP_FUZZ_HARNESSES cif pdb gzip)
+# the bond-order perception (issue 37 item 2): the chem sources it needs
+set(SP_FUZZ_PERCEIVE_SOURCES ${CMAKE_SOURCE_DIR}/src/chem/perceive.c ${CMAKE_SOURCE_DIR}/src/chem/perceive_arom.c
+  ${CMAKE_SOURCE_DIR}/src/chem/perceive_geom.c ${CMAKE_SOURCE_DIR}/src/chem/perceive_search.c
+  ${CMAKE_SOURCE_DIR}/src/chem/valence.c ${CMAKE_SOURCE_DIR}/src/chem/elements.c ${CMAKE_SOURCE_DIR}/src/base/error.c)
+set(SP_FUZZ_HARNESSES cif pdb gzip perceive)
 
 foreach(h ${SP_FUZZ_HARNESSES})
   add_executable(fuzz_replay_${h} ${SP_FUZZ_DIR}/fuzz_${h}.c ${SP_FUZZ_DIR}/replay_main.c)
@@ -37,7 +42,11 @@ if(SP_FUZZ)
   endif()
   set(SP_FUZZ_SECONDS 60 CACHE STRING "seconds of each fuzz_run_* ctest")
   foreach(h ${SP_FUZZ_HARNESSES})
-    add_executable(fuzz_${h} ${SP_FUZZ_DIR}/fuzz_${h}.c ${SP_FUZZ_READER_SOURCES} ${CMAKE_SOURCE_DIR}/src/io/file.c)
+    if(h STREQUAL "perceive")
+      add_executable(fuzz_${h} ${SP_FUZZ_DIR}/fuzz_${h}.c ${SP_FUZZ_PERCEIVE_SOURCES})
+    else()
+      add_executable(fuzz_${h} ${SP_FUZZ_DIR}/fuzz_${h}.c ${SP_FUZZ_READER_SOURCES} ${CMAKE_SOURCE_DIR}/src/io/file.c)
+    endif()
     target_include_directories(fuzz_${h} PRIVATE ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/src)
     target_compile_definitions(fuzz_${h} PRIVATE _POSIX_C_SOURCE=200809L _DEFAULT_SOURCE)
     target_compile_options(fuzz_${h} PRIVATE -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
