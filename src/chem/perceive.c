@@ -154,7 +154,7 @@ int sp_perceive(size_t n, const uint8_t *z, const float (*xyz)[3], size_t nb, co
   if (info) memset(info, 0, sizeof *info);
   int rc = check_args(n, z, xyz, nb, pairs, order, charge, err);
   if (rc) return rc;
-  pc_mol M = {.n = n, .nb = nb, .z = z, .xyz = xyz, .pairs = pairs};
+  pc_mol M = {.n = n, .nb = nb, .z = z, .xyz = xyz, .pairs = pairs, .ext = ext};
   M.atoms = calloc(n + 1, sizeof *M.atoms);
   M.extra = calloc(nb + 1, 1), M.best_extra = calloc(nb + 1, 1);
   M.committed = calloc(n + 1, sizeof *M.committed), M.chosen = calloc(n + 1, sizeof *M.chosen);

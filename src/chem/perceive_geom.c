@@ -70,7 +70,7 @@ static bool n_oxide_slot(const pc_mol *M, uint32_t i, uint32_t t) {
 static bool on_quaternary_n(const pc_mol *M, uint32_t i) {
   if (M->off[i + 1] - M->off[i] != 1) return false;
   uint32_t j = M->nbr[M->off[i]];
-  return M->z[j] == 7 && M->off[j + 1] - M->off[j] == 4;
+  return M->z[j] == 7 && M->off[j + 1] - M->off[j] + (M->ext ? M->ext[j] : 0) == 4; /* its links counted */
 }
 
 static bool has_n_oxide(const pc_mol *M, uint32_t i) {
