@@ -30,7 +30,7 @@ typedef struct pc_mol {
   const uint8_t *z;
   const float (*xyz)[3];
   const uint32_t (*pairs)[2];
-  const uint8_t *ext;            /**< [n] or NULL: bonds to atoms outside the molecule (perceive.h) */
+  const uint8_t *ext;          /**< [n] or NULL: bonds to atoms outside the molecule (perceive.h) */
   uint32_t *off, *nbr, *nbond; /**< counted bonds as CSR: atom i's neighbours nbr[off[i] .. off[i+1]) */
   float *esc;                  /**< [nb] Å: sum of covalent radii - distance (> 0: shorter than single) */
   float *wsc;                  /**< [nb] the search's score per unit on the bond (perceive.c) */
