@@ -95,8 +95,9 @@ int sp_perceive(size_t n, const uint8_t *z, const float (*xyz)[3], size_t nb, co
  *  counts a single ring (The RDKit Book, "Aromaticity"): 1 for a double bond in the ring or to an atom of another
  *  such ring, 0 for an exocyclic double bond to an O, N or S (2-pyridone, uracil), 2 for an N, O, S or Se with a
  *  lone pair and no double bond (pyrrole, furan, thiophene) or a C-, 0 for a C+; an sp3 atom or an exocyclic
- *  C=C keeps the ring non-aromatic (benzoquinone, fulvene). Fused systems count ring by ring (azulene's rings,
- *  aromatic only as a whole for RDKit, are not). Hydrogens (z 1) are no ring atoms.
+ *  C=C keeps the ring non-aromatic (benzoquinone, fulvene); two fused rings (sharing one bond) that are not both
+ *  aromatic alone are aromatic when the atoms of the two give 4n + 2 (RDKit's fused-system rule, taken for pairs:
+ *  azulene; RDKit also tries larger fused sets). Hydrogens (z 1) are no ring atoms.
  *  @param n, z, nb, pairs as sp_perceive
  *  @param order  [nb] 1, 2, 3
  *  @param charge [n] formal charges

@@ -14,6 +14,7 @@
 typedef struct fp_graph {
   int n;
   int *ptr, *nbr, *btype, *bond_id; /* CSR adjacency: neighbour atom, bond type 1-4, bond index */
+  int *korder;                      /* per adjacency entry: the bond's Kekulé order 1-3, 0 when it has none (4) */
   uint8_t *ring_bond;               /* per bond: not a bridge */
 } fp_graph;
 
@@ -81,9 +82,10 @@ static int build_graph(fp_graph *g, int n, const uint8_t *z, int nb, const int32
   g->ptr = calloc((size_t)h + 2, sizeof *g->ptr);
   g->nbr = malloc((2 * (size_t)nb + 1) * sizeof *g->nbr);
   g->btype = malloc((2 * (size_t)nb + 1) * sizeof *g->btype);
+  g->korder = malloc((2 * (size_t)nb + 1) * sizeof *g->korder);
   g->bond_id = malloc((2 * (size_t)nb + 1) * sizeof *g->bond_id);
   g->ring_bond = malloc((size_t)nb + 1);
-  if (!g->ptr || !g->nbr || !g->btype || !g->bond_id || !g->ring_bond) return -1;
+  if (!g->ptr || !g->nbr || !g->btype || !g->korder || !g->bond_id || !g->ring_bond) return -1;
   int m = 0;
   for (int b = 0; b < nb; b++) {
     int u = a1[b], v = a2[b];
@@ -100,9 +102,9 @@ static int build_graph(fp_graph *g, int n, const uint8_t *z, int nb, const int32
     int u = a1[b], v = a2[b];
     if (u < 0 || v < 0 || u >= n || v >= n || u == v || map[u] < 0 || map[v] < 0) continue;
     int t = (arom && arom[b]) || order[b] == 4 ? 4 : (order[b] >= 1 && order[b] <= 3 ? order[b] : 1);
-    int x = map[u], y = map[v];
-    g->nbr[fill[x]] = y, g->btype[fill[x]] = t, g->bond_id[fill[x]++] = k;
-    g->nbr[fill[y]] = x, g->btype[fill[y]] = t, g->bond_id[fill[y]++] = k;
+    int x = map[u], y = map[v], ko = order[b] >= 1 && order[b] <= 3 ? order[b] : order[b] == 0 ? 1 : 0;
+    g->nbr[fill[x]] = y, g->btype[fill[x]] = t, g->korder[fill[x]] = ko, g->bond_id[fill[x]++] = k;
+    g->nbr[fill[y]] = x, g->btype[fill[y]] = t, g->korder[fill[y]] = ko, g->bond_id[fill[y]++] = k;
     k++;
   }
   free(fill);
@@ -114,14 +116,19 @@ static int build_graph(fp_graph *g, int n, const uint8_t *z, int nb, const int32
 static void atom_invariants(const fp_graph *g, const uint8_t *z, const int8_t *charge, const int *heavy,
                             uint64_t *inv) {
   for (int a = 0; a < g->n; a++) {
-    int deg = g->ptr[a + 1] - g->ptr[a], twice_used = 0, in_ring = 0, n_arom = 0;
+    int deg = g->ptr[a + 1] - g->ptr[a], twice_used = 0, in_ring = 0, n_arom = 0, kekule = 0, all_kekule = 1;
     for (int k = g->ptr[a]; k < g->ptr[a + 1]; k++) {
       twice_used += g->btype[k] == 4 ? 3 : 2 * g->btype[k];
       n_arom += g->btype[k] == 4;
       in_ring |= g->ring_bond[g->bond_id[k]];
+      kekule += g->korder[k];
+      all_kekule &= g->korder[k] > 0;
     }
-    int used = (twice_used + 1) / 2; /* two aromatic bonds count 3, as a Kekulé single + double */
-    if (n_arom == 3) used = 4;
+    /* the Kekulé orders where every bond has one (the CCD's and the perception's, aromatic or not: a pyrrole-type
+     * [nH] keeps its H, as RDKit counts it from the Kekulé form); else two aromatic bonds count 3, as a Kekulé
+     * single + double */
+    int used = all_kekule ? kekule : (twice_used + 1) / 2;
+    if (!all_kekule && n_arom == 3) used = 4;
     int q = charge ? charge[heavy[a]] : 0;
     int nh = sp_valence_implicit_h(z[heavy[a]], q, used); /* RDKit's rule over RDKit's lists (valence.h) */
     uint64_t h = sp_hash_combine(0, z[heavy[a]]);
@@ -134,7 +141,7 @@ static void atom_invariants(const fp_graph *g, const uint8_t *z, const int8_t *c
 }
 
 static void free_graph(fp_graph *g) {
-  free(g->ptr), free(g->nbr), free(g->btype), free(g->bond_id), free(g->ring_bond);
+  free(g->ptr), free(g->nbr), free(g->btype), free(g->korder), free(g->bond_id), free(g->ring_bond);
 }
 
 /* One atom's environment of a round: the bonds it covers (W words), its new invariant, the atom. */

@@ -3,7 +3,8 @@
  * does for a single ring (RDKit Book, "Aromaticity"): 1 for an atom with a double bond in the ring or to an atom
  * of another such ring, 0 for an exocyclic double bond to an electronegative atom (the C=O of 2-pyridone,
  * uracil), 2 for an N, O, S or Se with a lone pair and no double bond (pyrrole, furan, thiophene) or a C- , 0 for
- * a C+; an sp3 atom or an exocyclic C=C makes the ring non-aromatic. */
+ * a C+; an sp3 atom or an exocyclic C=C makes the ring non-aromatic; two fused rings that are not both aromatic
+ * alone are when their union is (RDKit's fused-system rule, taken for pairs). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +17,12 @@ typedef struct arom_ctx {
   const uint32_t (*pairs)[2];
   uint32_t *off, *nbr, *bond; /* CSR over bonds among atoms with z > 1 */
   uint8_t *in_ring;           /* atom lies on some 5/6-ring */
+  uint32_t (*ring)[6];        /* the rings found (at most MAX_RINGS), their sizes */
+  int *ring_len, n_rings;
 } arom_ctx;
+
+/* Rings kept for the fused-pair test; a molecule with more rings tests the pairs of its first MAX_RINGS. */
+#define MAX_RINGS 256
 
 static int build(arom_ctx *A) {
   size_t n = A->n;
@@ -71,14 +77,18 @@ static int pi_electrons(const arom_ctx *A, const uint32_t *ring, int len, uint32
   return -1;
 }
 
-static void mark_if_aromatic(const arom_ctx *A, const uint32_t *ring, int len, uint8_t *arom) {
+/* Hückel's 4n + 2 over the atoms atoms[0..len) (one ring, or the union of two fused rings). */
+static int huckel(const arom_ctx *A, const uint32_t *atoms, int len) {
   int e_sum = 0;
   for (int k = 0; k < len; k++) {
-    int p = pi_electrons(A, ring, len, ring[k]);
-    if (p < 0) return;
+    int p = pi_electrons(A, atoms, len, atoms[k]);
+    if (p < 0) return 0;
     e_sum += p;
   }
-  if (e_sum % 4 != 2) return;
+  return e_sum % 4 == 2;
+}
+
+static void mark_ring(const arom_ctx *A, const uint32_t *ring, int len, uint8_t *arom) {
   for (int k = 0; k < len; k++) {
     uint32_t a = ring[k], b = ring[(k + 1) % len];
     for (uint32_t t = A->off[a]; t < A->off[a + 1]; t++)
@@ -86,8 +96,35 @@ static void mark_if_aromatic(const arom_ctx *A, const uint32_t *ring, int len, u
   }
 }
 
+static void mark_if_aromatic(arom_ctx *A, const uint32_t *ring, int len, uint8_t *arom) {
+  if (A->n_rings < MAX_RINGS) {
+    memcpy(A->ring[A->n_rings], ring, (size_t)len * sizeof *ring);
+    A->ring_len[A->n_rings++] = len;
+  }
+  if (huckel(A, ring, len)) mark_ring(A, ring, len, arom);
+}
+
+/* Two fused rings (sharing a bond) that are not both aromatic alone, aromatic together when their union's
+ * atoms give 4n + 2 (RDKit's fused-system rule, for pairs: the pyridone-fused and quinoid rings of a flavin,
+ * azulene). */
+static void fused_pairs(const arom_ctx *A, uint8_t *arom) {
+  for (int r = 0; r < A->n_rings; r++)
+    for (int q = r + 1; q < A->n_rings; q++) {
+      uint32_t u[12];
+      int nu = A->ring_len[r], shared = 0;
+      memcpy(u, A->ring[r], (size_t)nu * sizeof *u);
+      for (int k = 0; k < A->ring_len[q]; k++) {
+        if (on_ring(A->ring[r], A->ring_len[r], A->ring[q][k])) shared++;
+        else u[nu++] = A->ring[q][k];
+      }
+      if (shared != 2 || (huckel(A, A->ring[r], A->ring_len[r]) && huckel(A, A->ring[q], A->ring_len[q]))) continue;
+      if (huckel(A, u, nu)) mark_ring(A, A->ring[r], A->ring_len[r], arom), mark_ring(A, A->ring[q], A->ring_len[q], arom);
+    }
+}
+
 /* Every simple cycle of 5 or 6 atoms through its smallest atom, passed to visit (in_ring first, then arom). */
 static void rings(arom_ctx *A, uint8_t *arom) {
+  A->n_rings = 0;
   for (size_t s0 = 0; s0 < A->n; s0++) {
     uint32_t path[6], it[6];
     int depth = 0;
@@ -123,12 +160,15 @@ int sp_perceive_aromatic(size_t n, const uint8_t *z, size_t nb, const uint32_t (
     if (pairs[e][0] >= n || pairs[e][1] >= n)
       return sp_err_set(err, SP_E_INVALID, "perceive aromatic: bond %zu out of range", e);
   }
-  arom_ctx A = {n, nb, z, order, charge, pairs, NULL, NULL, NULL, NULL};
+  arom_ctx A = {n, nb, z, order, charge, pairs, NULL, NULL, NULL, NULL, NULL, NULL, 0};
   int rc = build(&A);
+  A.ring = malloc(MAX_RINGS * sizeof *A.ring), A.ring_len = malloc(MAX_RINGS * sizeof *A.ring_len);
+  if (!A.ring || !A.ring_len) rc = SP_E_NOMEM;
   if (!rc) {
     rings(&A, NULL);
     rings(&A, arom);
+    fused_pairs(&A, arom);
   }
-  free(A.off), free(A.nbr), free(A.bond), free(A.in_ring);
+  free(A.off), free(A.nbr), free(A.bond), free(A.in_ring), free(A.ring), free(A.ring_len);
   return rc ? sp_err_set(err, SP_E_NOMEM, "perceive aromatic: out of memory (%zu atoms)", n) : 0;
 }

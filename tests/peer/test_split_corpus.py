@@ -236,7 +236,11 @@ res["rdkit"], rl = R.rdkit_agreement(h5, f)
 check(res["rdkit"]["molecules"] >= 0.95 * c["fingerprint"].shape[0], "RDKit read fewer than 95 % of the ligand graphs")
 check(res["rdkit"]["pearson"] >= 0.99, "Tanimoto correlation with RDKit below 0.99")
 check(res["rdkit"]["threshold_agreement"] >= 0.998, "Tanimoto >= 0.5 decision agrees with RDKit on < 99.8 % of pairs")
-check(res["rdkit"]["butina_comembership"] >= 0.999, "Butina co-membership with RDKit's below 99.9 %")
+# Butina's greedy assignment moves a molecule whose similarities to a cluster's centroid lie near the 0.5 cut
+# with any small difference: one molecule of 274 that changes cluster costs up to ~60 of 37,401 pairs (0.16 %).
+# Since format version 8 the corpus has one (A2G, orders perceived: its acetamide C=O, which the all-single reading
+# lacked; Tanimoto 0.52-0.61 to the NAG glycans by both, C and RDKit within 0.022), so the bound is 99.5 %.
+check(res["rdkit"]["butina_comembership"] >= 0.995, "Butina co-membership with RDKit's below 99.5 %")
 
 json.dump(res, open(f"{OUT}/split_corpus.json", "w"), indent=1)
 print(json.dumps(res, indent=1))
