@@ -97,7 +97,7 @@ int main(void) {
     if (!parse_long(f[4], 0, 0xffff, &flags)) bad("flags not an integer in 0..65535", copy);
     snprintf(label, sizeof label, "%s", f[1]);
     for (long i = 0; i < n; i++) {
-      long zz;
+      long zz = 0;
       if (!next_line(line)) bad("input ends inside a molecule's atoms", "");
       memcpy(copy, line, sizeof line);
       if (split(line, f, 4) != 4 || !parse_long(f[0], 0, 255, &zz) || !parse_float(f[1], &xyz[i][0]) ||
@@ -106,7 +106,7 @@ int main(void) {
       z[i] = (uint8_t)zz;
     }
     for (long k = 0; k < nb; k++) {
-      long i, j;
+      long i = 0, j = 0;
       if (!next_line(line)) bad("input ends inside a molecule's bonds", "");
       memcpy(copy, line, sizeof line);
       if (split(line, f, 2) != 2 || !parse_long(f[0], 0, UINT32_MAX, &i) || !parse_long(f[1], 0, UINT32_MAX, &j))
