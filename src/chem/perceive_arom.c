@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "perceive_internal.h"
 #include "sitepack/perceive.h"
 
 typedef struct arom_ctx {
@@ -17,6 +18,7 @@ typedef struct arom_ctx {
   const uint32_t (*pairs)[2];
   uint32_t *off, *nbr, *bond; /* CSR over bonds among atoms with z > 1 */
   uint8_t *in_ring;           /* atom lies on some 5/6-ring */
+  uint8_t *arom;              /* the output */
   uint32_t (*ring)[6];        /* the rings found (at most MAX_RINGS), their sizes */
   int *ring_len, n_rings;
 } arom_ctx;
@@ -122,33 +124,14 @@ static void fused_pairs(const arom_ctx *A, uint8_t *arom) {
     }
 }
 
-/* Every simple cycle of 5 or 6 atoms through its smallest atom, passed to visit (in_ring first, then arom). */
-static void rings(arom_ctx *A, uint8_t *arom) {
-  A->n_rings = 0;
-  for (size_t s0 = 0; s0 < A->n; s0++) {
-    uint32_t path[6], it[6];
-    int depth = 0;
-    path[0] = (uint32_t)s0, it[0] = A->off[s0];
-    while (depth >= 0) {
-      uint32_t cur = path[depth];
-      if (it[depth] >= A->off[cur + 1]) {
-        depth--;
-        continue;
-      }
-      uint32_t nx = A->nbr[it[depth]++];
-      if (nx == s0 && depth >= 4) {
-        if (!arom)
-          for (int i = 0; i <= depth; i++) A->in_ring[path[i]] = 1;
-        else mark_if_aromatic(A, path, depth + 1, arom);
-        continue;
-      }
-      if (nx <= s0 || depth >= 5) continue;
-      int seen = 0;
-      for (int i = 1; i <= depth; i++) seen |= path[i] == nx;
-      if (seen) continue;
-      path[++depth] = nx, it[depth] = A->off[nx];
-    }
-  }
+static void note_ring(void *ctx, const uint32_t *ring, int len) {
+  arom_ctx *A = ctx;
+  for (int i = 0; i < len; i++) A->in_ring[ring[i]] = 1;
+}
+
+static void test_ring(void *ctx, const uint32_t *ring, int len) {
+  arom_ctx *A = ctx;
+  mark_if_aromatic(A, ring, len, A->arom);
 }
 
 int sp_perceive_aromatic(size_t n, const uint8_t *z, size_t nb, const uint32_t (*pairs)[2], const uint8_t *order,
@@ -160,13 +143,14 @@ int sp_perceive_aromatic(size_t n, const uint8_t *z, size_t nb, const uint32_t (
     if (pairs[e][0] >= n || pairs[e][1] >= n)
       return sp_err_set(err, SP_E_INVALID, "perceive aromatic: bond %zu out of range", e);
   }
-  arom_ctx A = {n, nb, z, order, charge, pairs, NULL, NULL, NULL, NULL, NULL, NULL, 0};
+  arom_ctx A = {n, nb, z, order, charge, pairs, NULL, NULL, NULL, NULL, arom, NULL, NULL, 0};
   int rc = build(&A);
   A.ring = malloc(MAX_RINGS * sizeof *A.ring), A.ring_len = malloc(MAX_RINGS * sizeof *A.ring_len);
   if (!A.ring || !A.ring_len) rc = SP_E_NOMEM;
   if (!rc) {
-    rings(&A, NULL);
-    rings(&A, arom);
+    pc_small_rings(n, A.off, A.nbr, NULL, note_ring, &A);
+    A.n_rings = 0;
+    pc_small_rings(n, A.off, A.nbr, NULL, test_ring, &A);
     fused_pairs(&A, arom);
   }
   free(A.off), free(A.nbr), free(A.bond), free(A.in_ring), free(A.ring), free(A.ring_len);

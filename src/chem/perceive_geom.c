@@ -36,7 +36,7 @@ static double angle(const pc_mol *M, uint32_t i, uint32_t j, uint32_t k) {
   }
   if (uu <= 0 || vv <= 0) return 0;
   double x = uv / sqrt(uu * vv);
-  return acos(x > 1 ? 1 : x < -1 ? -1 : x) * 180.0 / M_PI;
+  return acos(x > 1 ? 1 : x < -1 ? -1 : x) * (180.0 / 3.14159265358979323846);
 }
 
 /* Sum of the angles at i between each pair of its (up to three) neighbours in the molecule; the one angle for
@@ -109,42 +109,19 @@ static double ring_deviation(const pc_mol *M, const uint32_t *r, int n) {
 }
 
 /* Whether ring atoms may be aromatic: C, N, O, S, Se with at most 3 bonds. */
-static bool ring_element_ok(const pc_mol *M, uint32_t a) {
+static bool ring_element_ok(const void *ctx, uint32_t a) {
+  const pc_mol *M = ctx;
   uint8_t z = M->z[a];
   return (z == 6 || z == 7 || z == 8 || z == 16 || z == 34) && M->off[a + 1] - M->off[a] <= 3;
 }
 
-static void mark_if_flat(pc_mol *M, const uint32_t *r, int n) {
-  for (int i = 0; i < n; i++)
-    if (!ring_element_ok(M, r[i])) return;
+static void mark_if_flat(void *ctx, const uint32_t *r, int n) {
+  pc_mol *M = ctx;
   if (ring_deviation(M, r, n) > FLAT_RING_A) return;
   for (int i = 0; i < n; i++) M->flat[r[i]] = 1;
 }
 
-void pc_mark_flat_rings(pc_mol *M) {
-  for (size_t s0 = 0; s0 < M->n; s0++) {
-    uint32_t path[6], it[6];
-    int depth = 0;
-    path[0] = (uint32_t)s0, it[0] = M->off[s0];
-    while (depth >= 0) {
-      uint32_t cur = path[depth];
-      if (it[depth] >= M->off[cur + 1]) {
-        depth--;
-        continue;
-      }
-      uint32_t nx = M->nbr[it[depth]++];
-      if (nx == s0 && depth >= 4) {
-        mark_if_flat(M, path, depth + 1);
-        continue;
-      }
-      if (nx <= s0 || depth >= 5 || !ring_element_ok(M, nx)) continue;
-      bool seen = false;
-      for (int i = 1; i <= depth; i++) seen |= path[i] == nx;
-      if (seen) continue;
-      path[++depth] = nx, it[depth] = M->off[nx];
-    }
-  }
-}
+void pc_mark_flat_rings(pc_mol *M) { pc_small_rings(M->n, M->off, M->nbr, ring_element_ok, mark_if_flat, M); }
 
 /* Mean shortening (Å) of atom i's bonds to atoms of flat rings. */
 static double ring_short(const pc_mol *M, uint32_t i) {

@@ -54,6 +54,11 @@ typedef struct pc_mol {
 void pc_states_explicit(pc_atom *a, uint8_t z, int d);
 /** Heavy-atom states of atom i with d counted bonds, from its geometry (perceive_geom.c). */
 void pc_states_geometry(pc_mol *M, uint32_t i, int d);
+/** Every simple cycle of 5 or 6 atoms of the graph with CSR adjacency off[n + 1] / nbr (each once, from its
+ *  smallest atom), atoms for which ok(ctx, atom) is false left out, handed to visit(ctx, ring, length)
+ *  (perceive_rings.c). */
+void pc_small_rings(size_t n, const uint32_t *off, const uint32_t *nbr, bool (*ok)(const void *ctx, uint32_t atom),
+                    void (*visit)(void *ctx, const uint32_t *ring, int len), void *ctx);
 /** Marks the atoms of flat 5- and 6-membered rings in M->flat (perceive_geom.c). */
 void pc_mark_flat_rings(pc_mol *M);
 /** The search over every component; fills best_extra, best_state and info->n_unpaired, exhausted

@@ -25,7 +25,8 @@ set(SP_FUZZ_READER_SOURCES
   ${CMAKE_SOURCE_DIR}/src/site/spacegroup.c)
 # the bond-order perception (issue 37 item 2): the chem sources it needs
 set(SP_FUZZ_PERCEIVE_SOURCES ${CMAKE_SOURCE_DIR}/src/chem/perceive.c ${CMAKE_SOURCE_DIR}/src/chem/perceive_arom.c
-  ${CMAKE_SOURCE_DIR}/src/chem/perceive_geom.c ${CMAKE_SOURCE_DIR}/src/chem/perceive_search.c
+  ${CMAKE_SOURCE_DIR}/src/chem/perceive_geom.c ${CMAKE_SOURCE_DIR}/src/chem/perceive_rings.c
+  ${CMAKE_SOURCE_DIR}/src/chem/perceive_search.c
   ${CMAKE_SOURCE_DIR}/src/chem/valence.c ${CMAKE_SOURCE_DIR}/src/chem/elements.c ${CMAKE_SOURCE_DIR}/src/base/error.c)
 set(SP_FUZZ_HARNESSES cif pdb gzip perceive)
 
