@@ -18,6 +18,7 @@ typedef struct arom_ctx {
   const uint32_t (*pairs)[2];
   uint32_t *off, *nbr, *bond; /* CSR over bonds among atoms with z > 1 */
   uint8_t *in_ring;           /* atom lies on some 5/6-ring */
+  int *deg;                   /* bonds of each atom, hydrogens included */
   uint8_t *arom;              /* the output */
   uint32_t (*ring)[6];        /* the rings found (at most MAX_RINGS), their sizes */
   int *ring_len, n_rings;
@@ -31,7 +32,8 @@ static int build(arom_ctx *A) {
   A->off = calloc(n + 1, sizeof *A->off), A->nbr = malloc((2 * A->nb + 1) * sizeof *A->nbr);
   A->bond = malloc((2 * A->nb + 1) * sizeof *A->bond), A->in_ring = calloc(n + 1, 1);
   uint32_t *fill = calloc(n + 1, sizeof *fill);
-  if (!A->off || !A->nbr || !A->bond || !A->in_ring || !fill) {
+  A->deg = calloc(n + 1, sizeof *A->deg);
+  if (!A->off || !A->nbr || !A->bond || !A->in_ring || !fill || !A->deg) {
     free(fill);
     return SP_E_NOMEM;
   }
@@ -58,13 +60,10 @@ static int on_ring(const uint32_t *ring, int len, uint32_t x) {
 
 /* Pi electrons of ring atom i (the header's counting); -1: the ring cannot be aromatic. */
 static int pi_electrons(const arom_ctx *A, const uint32_t *ring, int len, uint32_t i) {
-  int dbl = 0, exo_neg = 0, exo_c = 0, deg = 0;
-  for (size_t e = 0; e < A->nb; e++) {
-    uint32_t a = A->pairs[e][0], b = A->pairs[e][1];
-    if (a != i && b != i) continue;
-    deg++;
-    if (A->order[e] != 2) continue;
-    uint32_t o = a == i ? b : a;
+  int dbl = 0, exo_neg = 0, exo_c = 0, deg = A->deg[i];
+  for (uint32_t t = A->off[i]; t < A->off[i + 1]; t++) { /* heavy neighbours: a double bond to H is none */
+    if (A->order[A->bond[t]] != 2) continue;
+    uint32_t o = A->nbr[t];
     if (on_ring(ring, len, o) || A->in_ring[o]) dbl = 1;
     else if (A->z[o] == 6) exo_c = 1;
     else exo_neg = 1;
@@ -124,6 +123,13 @@ static void fused_pairs(const arom_ctx *A, uint8_t *arom) {
     }
 }
 
+/* Ring atoms walked: at most 3 heavy neighbours (an aromatic atom has no more; a dense cluster of atoms, whose
+ * paths would grow as the fifth power of its bonds per atom, is cut off here). */
+static bool ring_atom_ok(const void *ctx, uint32_t a) {
+  const arom_ctx *A = ctx;
+  return A->off[a + 1] - A->off[a] <= 3;
+}
+
 static void note_ring(void *ctx, const uint32_t *ring, int len) {
   arom_ctx *A = ctx;
   for (int i = 0; i < len; i++) A->in_ring[ring[i]] = 1;
@@ -143,16 +149,16 @@ int sp_perceive_aromatic(size_t n, const uint8_t *z, size_t nb, const uint32_t (
     if (pairs[e][0] >= n || pairs[e][1] >= n)
       return sp_err_set(err, SP_E_INVALID, "perceive aromatic: bond %zu out of range", e);
   }
-  arom_ctx A = {n, nb, z, order, charge, pairs, NULL, NULL, NULL, NULL, arom, NULL, NULL, 0};
+  arom_ctx A = {n, nb, z, order, charge, pairs, NULL, NULL, NULL, NULL, NULL, arom, NULL, NULL, 0};
   int rc = build(&A);
   A.ring = malloc(MAX_RINGS * sizeof *A.ring), A.ring_len = malloc(MAX_RINGS * sizeof *A.ring_len);
   if (!A.ring || !A.ring_len) rc = SP_E_NOMEM;
   if (!rc) {
-    pc_small_rings(n, A.off, A.nbr, NULL, note_ring, &A);
+    pc_small_rings(n, A.off, A.nbr, ring_atom_ok, note_ring, &A);
     A.n_rings = 0;
-    pc_small_rings(n, A.off, A.nbr, NULL, test_ring, &A);
+    pc_small_rings(n, A.off, A.nbr, ring_atom_ok, test_ring, &A);
     fused_pairs(&A, arom);
   }
-  free(A.off), free(A.nbr), free(A.bond), free(A.in_ring), free(A.ring), free(A.ring_len);
+  free(A.off), free(A.nbr), free(A.bond), free(A.in_ring), free(A.deg), free(A.ring), free(A.ring_len);
   return rc ? sp_err_set(err, SP_E_NOMEM, "perceive aromatic: out of memory (%zu atoms)", n) : 0;
 }

@@ -73,9 +73,15 @@ static bool on_quaternary_n(const pc_mol *M, uint32_t i) {
   return M->z[j] == 7 && M->off[j + 1] - M->off[j] + (M->ext ? M->ext[j] : 0) == 4; /* its links counted */
 }
 
+/* Whether atom i is the N of an N-oxide pair (some bond slot of it is one), or the O of one (its one bond, seen
+ * from the N's side: the N's slot that points back to i). */
 static bool has_n_oxide(const pc_mol *M, uint32_t i) {
-  for (uint32_t t = M->off[i]; t < M->off[i + 1]; t++)
-    if (n_oxide_slot(M, i, t) || n_oxide_slot(M, M->nbr[t], M->off[M->nbr[t]])) return true;
+  for (uint32_t t = M->off[i]; t < M->off[i + 1]; t++) {
+    if (n_oxide_slot(M, i, t)) return true;
+    uint32_t j = M->nbr[t];
+    for (uint32_t u = M->off[j]; u < M->off[j + 1]; u++)
+      if (M->nbr[u] == i && n_oxide_slot(M, j, u)) return true;
+  }
   return false;
 }
 

@@ -228,8 +228,9 @@ static void drop_link_hydrogens(size_t n, uint8_t *z, size_t nb, const uint32_t 
 /* Whether a reading with the file's H (SP_PERCEIVE_EXPLICIT_H) is one the coordinates allow: every double or triple
  * bond at least 0.05 Å shorter than single (the sum of the covalent radii; a C=O made of a C and an O that both
  * lack an H in a partly protonated file is 1.42 Å long), and every charge a protonation state (-1 on an O or S
- * with one bond: carboxylate, phosphate, phenolate; +1 on an N: ammonium, pyridinium, guanidinium), not the O+ or
- * C- that stands for a missing H. */
+ * with one bond: carboxylate, phosphate, phenolate; +1 on an N: ammonium, pyridinium, guanidinium) or one of a
+ * bonded pair of opposite charges (azide N+=N-, diazo, isocyanide C-#N+), not the O+ or C- that stands for a
+ * missing H. */
 static bool explicit_plausible(size_t n, const uint8_t *z, const float (*xyz)[3], size_t nb, const uint32_t (*pr)[2],
                                const uint8_t *ord, const int8_t *q) {
   for (size_t e = 0; e < nb; e++) {
@@ -243,9 +244,14 @@ static bool explicit_plausible(size_t n, const uint8_t *z, const float (*xyz)[3]
   for (size_t i = 0; i < n; i++) {
     if (!q[i]) continue;
     int deg = 0;
-    for (size_t e = 0; e < nb; e++) deg += pr[e][0] == i || pr[e][1] == i;
+    bool paired = false; /* bonded to an atom of the opposite charge: azide, diazo, isocyanide, ylide */
+    for (size_t e = 0; e < nb; e++) {
+      if (pr[e][0] != i && pr[e][1] != i) continue;
+      deg++;
+      paired |= q[pr[e][0] == i ? pr[e][1] : pr[e][0]] * q[i] < 0;
+    }
     bool anion = q[i] == -1 && (z[i] == 8 || z[i] == 16) && deg == 1, cation = q[i] == 1 && z[i] == 7;
-    if (!anion && !cation) return false;
+    if (!anion && !cation && !paired) return false;
   }
   return true;
 }
@@ -257,6 +263,11 @@ static void perceive_residue(builder *B, size_t first, size_t end, const uint32_
   sp_bond_list *L = B->out;
   size_t nb = end - first;
   if (B->nomem || !n || !nb || n > SP_PERCEIVE_MAX_ATOMS) return;
+  /* a residue with a metal (haem, cobalamin, Fe-S clusters) is not perceived: its metal bonds are dative or
+   * ionic as the CCD draws them, which no valence reading of the coordinates tells (its bonds stay distance,
+   * order 0) */
+  for (size_t k = 0; k < n; k++)
+    if (sp_element_is_metal(B->s->element[B->site->atoms[offs[k]]])) return;
   uint8_t *z = malloc(n), *ord = malloc(nb), *ext = malloc(n);
   int8_t *q = malloc(n);
   float(*xyz)[3] = malloc(n * sizeof *xyz);

@@ -249,6 +249,15 @@ int sp_chem_ligand_graph(ctx *c, sp_ccd *ccd) {
   return 0;
 }
 
+/* Whether ligand node i can be on a kept ring: at most 3 neighbours besides metals (every kept ring's atoms are
+ * sp2: flagged aromatic by their definition, or C/N/O/S with <= 3 heavy neighbours; a haem N keeps its Fe). A
+ * dense cluster of atoms, whose ring paths grow as the fifth power of its bonds per atom, is not walked. */
+static int ring_candidate(const lnode *ln, int32_t i) {
+  int k = 0;
+  for (int j = 0; j < ln[i].deg; j++) k += !sp_element_is_metal(ln[ln[i].nb[j]].el);
+  return k <= 3;
+}
+
 /* rings of 5 and 6 ligand heavy atoms (simple cycles through the smallest atom index) */
 int sp_chem_add_ring(ctx *c, const int32_t *path, int n, int ligand) {
   sp_chem_ws *w = c->w;
@@ -299,6 +308,7 @@ int sp_chem_ligand_rings(ctx *c) {
   size_t nl = c->nl;
   /* iterative DFS of depth <= 6 from each start atom s over atoms > s */
   for (size_t s0 = 0; s0 < nl; s0++) {
+    if (!ring_candidate(ln, (int32_t)s0)) continue;
     int32_t path[6];
     int it[6];
     int depth = 0;
@@ -317,7 +327,7 @@ int sp_chem_ligand_rings(ctx *c) {
         if (sp_chem_add_ring(c, sp, depth + 1, 1)) return SP_E_NOMEM;
         continue;
       }
-      if (nx <= (int32_t)s0 || depth >= 5) continue;
+      if (nx <= (int32_t)s0 || depth >= 5 || !ring_candidate(ln, nx)) continue;
       int seen = 0;
       for (int i = 1; i <= depth; i++) seen |= path[i] == nx;
       if (seen) continue;
