@@ -32,3 +32,9 @@ add_test(NAME peer_perceive_sanity
           --ccd ${SP_TEST_DIR}/data/ccd/components_sample.cif --sanity-only
           --results ${CMAKE_CURRENT_BINARY_DIR}/perceive_sanity --check)
 set_tests_properties(peer_perceive_sanity PROPERTIES LABELS "peer;chem" TIMEOUT 60)
+# A dense cluster of 1,000 atoms in one ligand residue runs to the end (tests/peer/perceive_dense.py: the ring walks
+# only visit atoms with at most 3 heavy neighbours); the TIMEOUT is the bound (it took hours before).
+add_test(NAME perceive_dense_blob
+  COMMAND ${SP_DEBIAN_PYTHON} ${SP_TEST_DIR}/peer/perceive_dense.py $<TARGET_FILE:sitepack_cli>
+          ${CMAKE_CURRENT_BINARY_DIR}/perceive_dense)
+set_tests_properties(perceive_dense_blob PROPERTIES LABELS "chem;site" TIMEOUT 60)
