@@ -119,7 +119,8 @@ static void fused_pairs(const arom_ctx *A, uint8_t *arom) {
         else u[nu++] = A->ring[q][k];
       }
       if (shared != 2 || (huckel(A, A->ring[r], A->ring_len[r]) && huckel(A, A->ring[q], A->ring_len[q]))) continue;
-      if (huckel(A, u, nu)) mark_ring(A, A->ring[r], A->ring_len[r], arom), mark_ring(A, A->ring[q], A->ring_len[q], arom);
+      if (huckel(A, u, nu))
+        mark_ring(A, A->ring[r], A->ring_len[r], arom), mark_ring(A, A->ring[q], A->ring_len[q], arom);
     }
 }
 
