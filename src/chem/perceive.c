@@ -33,7 +33,7 @@ static int group_of(uint8_t z) {
   }
 }
 
-static void add_state(pc_atom *a, int lo, int hi, int q, int cost) {
+void pc_add_state(pc_atom *a, int lo, int hi, int q, int cost) {
   if (a->nst >= PC_MAX_STATES || lo < 0 || hi < lo) return;
   a->st[a->nst++] = (pc_state){(int8_t)lo, (int8_t)hi, (int8_t)q, (uint8_t)cost};
 }
@@ -55,15 +55,15 @@ void pc_states_explicit(pc_atom *a, uint8_t z, int d) {
   a->nst = 0;
   if (!n) return;
   for (int k = 0; k < n; k++)
-    if (v[k] >= d) add_state(a, v[k] - d, v[k] - d, 0, 0);
+    if (v[k] >= d) pc_add_state(a, v[k] - d, v[k] - d, 0, 0);
   int grp = group_of(z);
   if (grp == 15 || grp == 16 || grp == 17) {
-    if (grp != 17 && v[0] + 1 >= d) add_state(a, v[0] + 1 - d, v[0] + 1 - d, +1, 1);
-    if (v[0] - 1 >= d) add_state(a, v[0] - 1 - d, v[0] - 1 - d, -1, 1);
+    if (grp != 17 && v[0] + 1 >= d) pc_add_state(a, v[0] + 1 - d, v[0] + 1 - d, +1, 1);
+    if (v[0] - 1 >= d) pc_add_state(a, v[0] - 1 - d, v[0] - 1 - d, -1, 1);
   } else if (z == 5 && 4 >= d) {
-    add_state(a, 4 - d, 4 - d, -1, 1);
+    pc_add_state(a, 4 - d, 4 - d, -1, 1);
   } else if (z == 6 && d <= 3) {
-    add_state(a, 3 - d, 3 - d, -1, 4);
+    pc_add_state(a, 3 - d, 3 - d, -1, 4);
   }
 }
 
@@ -73,15 +73,34 @@ static bool counted(const uint8_t *z, uint32_t a, uint32_t b) {
   return sp_valence_default(z[a]) > 0 && sp_valence_default(z[b]) > 0;
 }
 
+int pc_csr(size_t n, size_t nb, const uint32_t (*pairs)[2], const uint8_t *keep, uint32_t **off, uint32_t **nbr,
+           uint32_t **bond) {
+  *off = calloc(n + 1, sizeof **off), *nbr = malloc((2 * nb + 1) * sizeof **nbr);
+  *bond = malloc((2 * nb + 1) * sizeof **bond);
+  uint32_t *fill = calloc(n + 1, sizeof *fill);
+  if (!*off || !*nbr || !*bond || !fill) {
+    free(fill);
+    return SP_E_NOMEM;
+  }
+  for (size_t e = 0; e < nb; e++)
+    if (keep[e]) (*off)[pairs[e][0] + 1]++, (*off)[pairs[e][1] + 1]++;
+  for (size_t i = 0; i < n; i++) (*off)[i + 1] += (*off)[i];
+  for (size_t e = 0; e < nb; e++) {
+    if (!keep[e]) continue;
+    uint32_t a = pairs[e][0], b = pairs[e][1];
+    (*nbr)[(*off)[a] + fill[a]] = b, (*bond)[(*off)[a] + fill[a]++] = (uint32_t)e;
+    (*nbr)[(*off)[b] + fill[b]] = a, (*bond)[(*off)[b] + fill[b]++] = (uint32_t)e;
+  }
+  free(fill);
+  return 0;
+}
+
+/* The counted bonds (ok_bond), their shortening (esc) and their CSR. */
 static int build_graph(pc_mol *M, size_t nb, const uint32_t (*pairs)[2]) {
-  size_t n = M->n;
-  M->off = calloc(n + 1, sizeof *M->off);
-  M->nbr = malloc((2 * nb + 1) * sizeof *M->nbr);
-  M->nbond = malloc((2 * nb + 1) * sizeof *M->nbond);
   M->esc = malloc((nb + 1) * sizeof *M->esc);
   M->wsc = malloc((nb + 1) * sizeof *M->wsc);
   M->ok_bond = malloc(nb + 1);
-  if (!M->off || !M->nbr || !M->nbond || !M->esc || !M->wsc || !M->ok_bond) return SP_E_NOMEM;
+  if (!M->esc || !M->wsc || !M->ok_bond) return SP_E_NOMEM;
   for (size_t e = 0; e < nb; e++) {
     uint32_t a = pairs[e][0], b = pairs[e][1];
     M->ok_bond[e] = counted(M->z, a, b);
@@ -89,20 +108,8 @@ static int build_graph(pc_mol *M, size_t nb, const uint32_t (*pairs)[2]) {
     float dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
     M->esc[e] = sp_element_covalent_radius(M->z[a]) + sp_element_covalent_radius(M->z[b]) -
                 sqrtf(dx * dx + dy * dy + dz * dz);
-    if (!M->ok_bond[e]) continue;
-    M->off[a + 1]++, M->off[b + 1]++;
   }
-  for (size_t i = 0; i < n; i++) M->off[i + 1] += M->off[i];
-  uint32_t *fill = calloc(n + 1, sizeof *fill);
-  if (!fill) return SP_E_NOMEM;
-  for (size_t e = 0; e < nb; e++) {
-    if (!M->ok_bond[e]) continue;
-    uint32_t a = pairs[e][0], b = pairs[e][1];
-    M->nbr[M->off[a] + fill[a]] = b, M->nbond[M->off[a] + fill[a]++] = (uint32_t)e;
-    M->nbr[M->off[b] + fill[b]] = a, M->nbond[M->off[b] + fill[b]++] = (uint32_t)e;
-  }
-  free(fill);
-  return 0;
+  return pc_csr(M->n, nb, pairs, M->ok_bond, &M->off, &M->nbr, &M->nbond);
 }
 
 /* A unit on a bond adds its shortening less 0.10 Å to the score: between single (0) and aromatic / double C-C,
@@ -130,7 +137,7 @@ static void bond_scores(pc_mol *M, unsigned flags) {
 static void free_mol(pc_mol *M) {
   free(M->off), free(M->nbr), free(M->nbond), free(M->esc), free(M->wsc), free(M->ok_bond), free(M->atoms);
   free(M->extra), free(M->best_extra), free(M->committed), free(M->chosen), free(M->best_state), free(M->pos);
-  free(M->comp), free(M->flat);
+  free(M->comp), free(M->flat), free(M->used_ext);
 }
 
 static int check_args(size_t n, const uint8_t *z, const float (*xyz)[3], size_t nb, const uint32_t (*pairs)[2],
@@ -159,9 +166,9 @@ int sp_perceive(size_t n, const uint8_t *z, const float (*xyz)[3], size_t nb, co
   M.extra = calloc(nb + 1, 1), M.best_extra = calloc(nb + 1, 1);
   M.committed = calloc(n + 1, sizeof *M.committed), M.chosen = calloc(n + 1, sizeof *M.chosen);
   M.best_state = calloc(n + 1, sizeof *M.best_state), M.pos = calloc(n + 1, sizeof *M.pos);
-  M.comp = calloc(n + 1, sizeof *M.comp), M.flat = calloc(n + 1, 1);
+  M.comp = calloc(n + 1, sizeof *M.comp), M.flat = calloc(n + 1, 1), M.used_ext = calloc(n + 1, 1);
   rc = (!M.atoms || !M.extra || !M.best_extra || !M.committed || !M.chosen || !M.best_state || !M.pos || !M.comp ||
-        !M.flat)
+        !M.flat || !M.used_ext)
            ? SP_E_NOMEM
            : build_graph(&M, nb, pairs);
   if (rc) {
@@ -169,12 +176,7 @@ int sp_perceive(size_t n, const uint8_t *z, const float (*xyz)[3], size_t nb, co
     return sp_err_set(err, SP_E_NOMEM, "perceive: out of memory (%zu atoms)", n);
   }
   if (!(flags & SP_PERCEIVE_EXPLICIT_H)) pc_mark_flat_rings(&M);
-  uint8_t *used_ext = M.flat ? calloc(n + 1, 1) : NULL; /* the links counted per atom */
-  if (!used_ext) {
-    free_mol(&M);
-    return sp_err_set(err, SP_E_NOMEM, "perceive: out of memory (%zu atoms)", n);
-  }
-  for (size_t i = 0; ext && i < n; i++) used_ext[i] = ext[i];
+  for (size_t i = 0; ext && i < n; i++) M.used_ext[i] = ext[i];
   for (size_t i = 0; i < n; i++) {
     int d = (int)(M.off[i + 1] - M.off[i]) + (ext ? ext[i] : 0);
     for (int pass = 0; pass < 2; pass++) {
@@ -183,23 +185,25 @@ int sp_perceive(size_t n, const uint8_t *z, const float (*xyz)[3], size_t nb, co
       /* links that put the atom above every valence (a stray CONECT to a neighbour) are not counted */
       if (M.atoms[i].nst || !ext || !ext[i]) break;
       d -= ext[i];
-      used_ext[i] = 0;
+      M.used_ext[i] = 0;
     }
   }
   bond_scores(&M, flags);
   sp_perceive_info in = {0};
-  pc_solve(&M, &in);
+  if (pc_solve(&M, &in)) {
+    free_mol(&M);
+    return sp_err_set(err, SP_E_NOMEM, "perceive: out of memory (%zu atoms)", n);
+  }
   for (size_t e = 0; e < nb; e++) order[e] = (uint8_t)(1 + M.best_extra[e]);
   for (size_t i = 0; i < n; i++) {
     const pc_atom *a = &M.atoms[i];
     charge[i] = a->nst ? a->st[M.best_state[i]].q : 0;
     if (charge[i]) in.n_charged++, in.net_charge += charge[i];
-    int used = (int)(M.off[i + 1] - M.off[i]) + used_ext[i];
+    int used = (int)(M.off[i + 1] - M.off[i]) + M.used_ext[i];
     for (uint32_t t = M.off[i]; t < M.off[i + 1]; t++) used += M.best_extra[M.nbond[t]];
     if (a->nst) in.n_implicit_h += sp_valence_implicit_h(z[i], charge[i], used);
   }
   if (info) *info = in;
-  free(used_ext);
   free_mol(&M);
   return 0;
 }

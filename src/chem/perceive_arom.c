@@ -27,28 +27,21 @@ typedef struct arom_ctx {
 /* Rings kept for the fused-pair test; a molecule with more rings tests the pairs of its first MAX_RINGS. */
 #define MAX_RINGS 256
 
+/* The CSR over the bonds between heavy atoms, and every atom's bond count (hydrogens included). */
 static int build(arom_ctx *A) {
-  size_t n = A->n;
-  A->off = calloc(n + 1, sizeof *A->off), A->nbr = malloc((2 * A->nb + 1) * sizeof *A->nbr);
-  A->bond = malloc((2 * A->nb + 1) * sizeof *A->bond), A->in_ring = calloc(n + 1, 1);
-  uint32_t *fill = calloc(n + 1, sizeof *fill);
-  A->deg = calloc(n + 1, sizeof *A->deg);
-  if (!A->off || !A->nbr || !A->bond || !A->in_ring || !fill || !A->deg) {
-    free(fill);
+  uint8_t *heavy = malloc(A->nb + 1);
+  A->deg = calloc(A->n + 1, sizeof *A->deg), A->in_ring = calloc(A->n + 1, 1);
+  if (!heavy || !A->deg || !A->in_ring) {
+    free(heavy);
     return SP_E_NOMEM;
   }
-  for (size_t e = 0; e < A->nb; e++)
-    if (A->z[A->pairs[e][0]] > 1 && A->z[A->pairs[e][1]] > 1)
-      A->off[A->pairs[e][0] + 1]++, A->off[A->pairs[e][1] + 1]++;
-  for (size_t i = 0; i < n; i++) A->off[i + 1] += A->off[i];
   for (size_t e = 0; e < A->nb; e++) {
-    uint32_t a = A->pairs[e][0], b = A->pairs[e][1];
-    if (A->z[a] <= 1 || A->z[b] <= 1) continue;
-    A->nbr[A->off[a] + fill[a]] = b, A->bond[A->off[a] + fill[a]++] = (uint32_t)e;
-    A->nbr[A->off[b] + fill[b]] = a, A->bond[A->off[b] + fill[b]++] = (uint32_t)e;
+    A->deg[A->pairs[e][0]]++, A->deg[A->pairs[e][1]]++;
+    heavy[e] = A->z[A->pairs[e][0]] > 1 && A->z[A->pairs[e][1]] > 1;
   }
-  free(fill);
-  return 0;
+  int rc = pc_csr(A->n, A->nb, A->pairs, heavy, &A->off, &A->nbr, &A->bond);
+  free(heavy);
+  return rc;
 }
 
 /* Whether atom x is one of ring[0..len). */
@@ -97,12 +90,14 @@ static void mark_ring(const arom_ctx *A, const uint32_t *ring, int len, uint8_t 
   }
 }
 
-static void mark_if_aromatic(arom_ctx *A, const uint32_t *ring, int len, uint8_t *arom) {
+/* One ring of the walk: kept for the fused-pair test, its bonds aromatic when it is alone. */
+static void test_ring(void *ctx, const uint32_t *ring, int len) {
+  arom_ctx *A = ctx;
   if (A->n_rings < MAX_RINGS) {
     memcpy(A->ring[A->n_rings], ring, (size_t)len * sizeof *ring);
     A->ring_len[A->n_rings++] = len;
   }
-  if (huckel(A, ring, len)) mark_ring(A, ring, len, arom);
+  if (huckel(A, ring, len)) mark_ring(A, ring, len, A->arom);
 }
 
 /* Two fused rings (sharing a bond) that are not both aromatic alone, aromatic together when their union's
@@ -136,11 +131,6 @@ static void note_ring(void *ctx, const uint32_t *ring, int len) {
   for (int i = 0; i < len; i++) A->in_ring[ring[i]] = 1;
 }
 
-static void test_ring(void *ctx, const uint32_t *ring, int len) {
-  arom_ctx *A = ctx;
-  mark_if_aromatic(A, ring, len, A->arom);
-}
-
 int sp_perceive_aromatic(size_t n, const uint8_t *z, size_t nb, const uint32_t (*pairs)[2], const uint8_t *order,
                          const int8_t *charge, uint8_t *arom, sp_err *err) {
   if (nb && (!pairs || !order || !arom)) return sp_err_set(err, SP_E_INVALID, "perceive aromatic: a NULL array");
@@ -156,7 +146,6 @@ int sp_perceive_aromatic(size_t n, const uint8_t *z, size_t nb, const uint32_t (
   if (!A.ring || !A.ring_len) rc = SP_E_NOMEM;
   if (!rc) {
     pc_small_rings(n, A.off, A.nbr, ring_atom_ok, note_ring, &A);
-    A.n_rings = 0;
     pc_small_rings(n, A.off, A.nbr, ring_atom_ok, test_ring, &A);
     fused_pairs(&A, arom);
   }

@@ -23,10 +23,6 @@
 #define CHAIN_SP2_DEG 115.0
 #define FLAT_CH_SHORT_A 0.04
 
-static void add(pc_atom *a, int lo, int hi, int q, int cost) {
-  if (a->nst < PC_MAX_STATES) a->st[a->nst++] = (pc_state){(int8_t)lo, (int8_t)hi, (int8_t)q, (uint8_t)cost};
-}
-
 /* Angle (degrees) at atom i between its neighbours j and k. */
 static double angle(const pc_mol *M, uint32_t i, uint32_t j, uint32_t k) {
   double u[3], v[3], uu = 0, vv = 0, uv = 0;
@@ -171,42 +167,42 @@ void pc_states_geometry(pc_mol *M, uint32_t i, int d) {
     case 6: {
       int u = carbon_units(M, i, d);
       if (u > 4 - d) u = 4 - d;
-      if (u > 0) add(a, u, u, 0, 0);
-      /* a bond outside the molecule (d counts it) may hold one of the units: the Schiff base C=N of a PLP bound
-     * to a lysine, whose order the link does not state */
-      if (u > 0 && d > (int)(M->off[i + 1] - M->off[i])) add(a, u - 1, u - 1, 0, 0);
-      add(a, 0, 0, 0, u > 0 ? 4 : 0);
+      if (u > 0) pc_add_state(a, u, u, 0, 0);
+      /* a bond outside the molecule (d counts it) may hold one of the units: the Schiff base C=N of a PLP
+       * bound to a lysine, whose order the link does not state */
+      if (u > 0 && d > (int)(M->off[i + 1] - M->off[i])) pc_add_state(a, u - 1, u - 1, 0, 0);
+      pc_add_state(a, 0, 0, 0, u > 0 ? 4 : 0);
       break;
     }
     case 7:
-      if (d == 4) add(a, 0, 0, +1, 1);
-      if (planar && has_n_oxide(M, i)) add(a, 1, 1, +1, 0); /* nitro, N-oxide N+ */
-      if (d == 3) add(a, 0, 0, 0, 0);
-      if (planar) add(a, 1, 1, +1, 1);
-      if (d == 2) add(a, 0, 1, 0, 0);
-      if (linear) add(a, 2, 2, +1, 1);
-      if (d <= 1) add(a, 0, d ? (s >= SHORT_TRIPLE_A ? 2 : 1) : 0, 0, 0);
+      if (d == 4) pc_add_state(a, 0, 0, +1, 1);
+      if (planar && has_n_oxide(M, i)) pc_add_state(a, 1, 1, +1, 0); /* nitro, N-oxide N+ */
+      if (d == 3) pc_add_state(a, 0, 0, 0, 0);
+      if (planar) pc_add_state(a, 1, 1, +1, 1);
+      if (d == 2) pc_add_state(a, 0, 1, 0, 0);
+      if (linear) pc_add_state(a, 2, 2, +1, 1);
+      if (d <= 1) pc_add_state(a, 0, d ? (s >= SHORT_TRIPLE_A ? 2 : 1) : 0, 0, 0);
       break;
     case 8:
-      if (d == 1 && has_n_oxide(M, i)) add(a, 1, 1, 0, 0), add(a, 0, 0, -1, 0); /* its O= and O- */
-      else if (d == 1 && on_quaternary_n(M, i)) add(a, 0, 0, -1, 0);            /* amine oxide R3N+-O- */
-      else if (d <= 1) add(a, 0, d, 0, 0);
-      if (d == 2) add(a, 0, 0, 0, 0);
-      if (d == 2 && s >= SHORT_RING_A / 2) add(a, 1, 1, +1, 1);
-      if (d == 3) add(a, 0, 0, +1, 1);
+      if (d == 1 && has_n_oxide(M, i)) pc_add_state(a, 1, 1, 0, 0), pc_add_state(a, 0, 0, -1, 0); /* its O= and O- */
+      else if (d == 1 && on_quaternary_n(M, i)) pc_add_state(a, 0, 0, -1, 0); /* amine oxide R3N+-O- */
+      else if (d <= 1) pc_add_state(a, 0, d, 0, 0);
+      if (d == 2) pc_add_state(a, 0, 0, 0, 0);
+      if (d == 2 && s >= SHORT_RING_A / 2) pc_add_state(a, 1, 1, +1, 1);
+      if (d == 3) pc_add_state(a, 0, 0, +1, 1);
       break;
     case 16:
     case 34:
-      if (d <= 1) add(a, 0, d, 0, 0);
-      if (d == 2) add(a, 0, 0, 0, 0);
-      if (d == 3) add(a, 1, 1, 0, 0), add(a, 0, 0, +1, 1);
-      if (d == 4) add(a, 2, 2, 0, 0), add(a, 0, 0, 0, 4);
-      if (d == 6) add(a, 0, 0, 0, 0);
+      if (d <= 1) pc_add_state(a, 0, d, 0, 0);
+      if (d == 2) pc_add_state(a, 0, 0, 0, 0);
+      if (d == 3) pc_add_state(a, 1, 1, 0, 0), pc_add_state(a, 0, 0, +1, 1);
+      if (d == 4) pc_add_state(a, 2, 2, 0, 0), pc_add_state(a, 0, 0, 0, 4);
+      if (d == 6) pc_add_state(a, 0, 0, 0, 0);
       break;
     case 15:
     case 33:
-      if (d == 4) add(a, 1, 1, 0, 0), add(a, 0, 0, +1, 1);
-      if (d == 3 || d == 5) add(a, 0, 0, 0, 0);
+      if (d == 4) pc_add_state(a, 1, 1, 0, 0), pc_add_state(a, 0, 0, +1, 1);
+      if (d == 3 || d == 5) pc_add_state(a, 0, 0, 0, 0);
       break;
     default:
       pc_states_explicit(a, M->z[i], d); /* H, B, halogens, Si ...: as their bonds say */

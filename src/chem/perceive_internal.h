@@ -31,6 +31,8 @@ typedef struct pc_mol {
   const float (*xyz)[3];
   const uint32_t (*pairs)[2];
   const uint8_t *ext;          /**< [n] or NULL: bonds to atoms outside the molecule (perceive.h) */
+  uint8_t *used_ext;           /**< [n] the links counted in each atom's valence (ext, or 0 where they put the
+                                    atom above every valence) */
   uint32_t *off, *nbr, *nbond; /**< counted bonds as CSR: atom i's neighbours nbr[off[i] .. off[i+1]) */
   float *esc;                  /**< [nb] Å: sum of covalent radii - distance (> 0: shorter than single) */
   float *wsc;                  /**< [nb] the search's score per unit on the bond (perceive.c) */
@@ -50,6 +52,13 @@ typedef struct pc_mol {
   int exhausted;
 } pc_mol;
 
+/** Appends the state (lo, hi, q, cost) to a's list, in the order the search tries them; nothing when the list is
+ *  full or lo > hi or lo < 0 (perceive.c). */
+void pc_add_state(pc_atom *a, int lo, int hi, int q, int cost);
+/** CSR adjacency of the bonds e with keep[e] != 0 among n atoms: *off [n + 1], *nbr and *bond [2 nb + 1]
+ *  (neighbour atom, bond index), in bond order; the caller frees the three. @return 0 or SP_E_NOMEM (perceive.c). */
+int pc_csr(size_t n, size_t nb, const uint32_t (*pairs)[2], const uint8_t *keep, uint32_t **off, uint32_t **nbr,
+           uint32_t **bond);
 /** Explicit-hydrogen states of an atom of element z with d counted bonds (perceive.c). */
 void pc_states_explicit(pc_atom *a, uint8_t z, int d);
 /** Heavy-atom states of atom i with d counted bonds, from its geometry (perceive_geom.c). */
@@ -62,7 +71,7 @@ void pc_small_rings(size_t n, const uint32_t *off, const uint32_t *nbr, bool (*o
 /** Marks the atoms of flat 5- and 6-membered rings in M->flat (perceive_geom.c). */
 void pc_mark_flat_rings(pc_mol *M);
 /** The search over every component; fills best_extra, best_state and info->n_unpaired, exhausted
- *  (perceive_search.c). */
-void pc_solve(pc_mol *M, sp_perceive_info *info);
+ *  (perceive_search.c). @return 0 or SP_E_NOMEM. */
+int pc_solve(pc_mol *M, sp_perceive_info *info);
 
 #endif

@@ -12,14 +12,12 @@
 static int imax(int a, int b) { return a > b ? a : b; }
 static int imin(int a, int b) { return a < b ? a : b; }
 
-/* Whether atom j, with the atoms up to position k decided, can still reach some state. */
+/* Whether atom j, a later atom of the component (position > k) with the atoms up to position k decided, can still
+ * reach some state: up to 2 more units on each of its bonds to atoms not yet decided. */
 static bool reachable(const pc_mol *M, uint32_t j, size_t k) {
   int pot = 0;
-  for (uint32_t t = M->off[j]; t < M->off[j + 1]; t++) {
-    int m = M->pos[M->nbr[t]];
-    if (m > (int)k && m != M->pos[j]) pot += 2;
-  }
-  if (M->pos[j] <= (int)k) pot = 0;
+  for (uint32_t t = M->off[j]; t < M->off[j + 1]; t++)
+    if (M->pos[M->nbr[t]] > (int)k) pot += 2;
   const pc_atom *a = &M->atoms[j];
   for (int s = 0; s < a->nst; s++)
     if (a->st[s].hi >= M->committed[j] && a->st[s].lo <= M->committed[j] + pot) return true;
@@ -120,8 +118,9 @@ static void solve_component(pc_mol *M, sp_perceive_info *info) {
   }
 }
 
-void pc_solve(pc_mol *M, sp_perceive_info *info) {
+int pc_solve(pc_mol *M, sp_perceive_info *info) {
   uint8_t *seen = calloc(M->n + 1, 1);
+  if (!seen) return SP_E_NOMEM;
   for (size_t i = 0; i < M->n; i++) {
     pc_atom *a = &M->atoms[i];
     a->maxhi = 0;
@@ -129,10 +128,11 @@ void pc_solve(pc_mol *M, sp_perceive_info *info) {
     M->pos[i] = -1;
     M->best_state[i] = idle_state(a);
   }
-  for (size_t i = 0; seen && i < M->n; i++) {
+  for (size_t i = 0; i < M->n; i++) {
     if (seen[i] || M->atoms[i].maxhi <= 0) continue;
     gather(M, (uint32_t)i, seen);
     solve_component(M, info);
   }
   free(seen);
+  return 0;
 }

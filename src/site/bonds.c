@@ -45,10 +45,13 @@ typedef struct builder {
   size_t (*pend)[3]; /* [n_res] per such residue: its bonds' first and end index, its residue index */
 } builder;
 
+/* Position of site atom k: the site's own copy, or the structure's (a site filled by hand). */
+static const float *site_xyz(const builder *B, uint32_t k) {
+  return B->site->xyz ? B->site->xyz[k] : B->s->xyz[B->site->atoms[k]];
+}
+
 static float dist2(const builder *B, uint32_t a, uint32_t b) {
-  const sp_site *site = B->site;
-  const float *pa = site->xyz ? site->xyz[a] : B->s->xyz[site->atoms[a]];
-  const float *pb = site->xyz ? site->xyz[b] : B->s->xyz[site->atoms[b]];
+  const float *pa = site_xyz(B, a), *pb = site_xyz(B, b);
   float d = 0;
   for (int k = 0; k < 3; k++) {
     float x = pa[k] - pb[k];
@@ -167,10 +170,6 @@ static void residue_from_distance(builder *B, const uint32_t *offs, size_t n) {
       float d2 = dist2(B, a, b);
       if (d2 <= r * r && d2 > 0.16f) add_bond(B, a, b, 0, 0, SP_BOND_SRC_DISTANCE, pair_flags(B, a, b), false);
     }
-}
-
-static const float *site_xyz(const builder *B, uint32_t k) {
-  return B->site->xyz ? B->site->xyz[k] : B->s->xyz[B->site->atoms[k]];
 }
 
 /* Local index of site offset o among offs[0..n) (the residue's atoms), -1 if absent. */
