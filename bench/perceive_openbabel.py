@@ -45,24 +45,10 @@ from rdkit import Chem, RDLogger, rdBase
 RDLogger.DisableLog("rdApp.*")
 ob.obErrorLog.SetOutputLevel(0)
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PT = Chem.GetPeriodicTable()
-ORDERS = {"SING": 1, "DOUB": 2, "TRIP": 3}
-BT = {1: Chem.BondType.SINGLE, 2: Chem.BondType.DOUBLE, 3: Chem.BondType.TRIPLE}
-NOT_METAL = {0, 1, 2, 5, 6, 7, 8, 9, 10, 14, 15, 16, 17, 18, 32, 33, 34, 35, 36, 51, 52, 53, 54, 85, 86}
-
-
-def covalent_radii():
-    """Cordero radii by Z, read from sitepack's own table (src/chem/elements.c k_cov); 1.5 Å where 0."""
-    src = open(os.path.join(ROOT, "src/chem/elements.c")).read()
-    body = re.search(r"k_cov\[[^]]*\]\s*=\s*\{([^}]*)\}", src).group(1)
-    return [float(x.rstrip("f")) for x in re.findall(r"[0-9.]+f?", body)]
-
-
-RCOV = covalent_radii()
-
-
-def rcov(z):
-    return RCOV[z] if z < len(RCOV) and RCOV[z] > 0 else 1.5
+# The protocol's shared pieces (the CCD blocks, sitepack's covalent radii, heavy atoms) are those of the sitepack
+# perception check, tests/peer/perceive_ccd.py, which holds no Open Babel
+sys.path.insert(0, os.path.join(ROOT, "tests", "peer"))
+from perceive_ccd import BT, NOT_METAL, ccd_blocks, heavy_only, rcov  # noqa: E402
 
 
 def distance_bonds(atoms):
@@ -145,42 +131,6 @@ def judge(atoms, ref_bonds):
         return True, "", rs, ps
     same_bonds = bond_classes(ref) == bond_classes(got)
     return False, "charge" if same_bonds else "orders", rs, ps
-
-
-def ccd_blocks(path):
-    """{comp_id: (atoms [(name, Z, x, y, z, charge)], bonds [(i, j, order)])} of the usable blocks; skip counts."""
-    doc = gemmi.cif.read(path)
-    blocks, skipped = {}, {"no ideal coordinates": [], "metal or unknown element": []}
-    for b in doc:
-        ta = b.find("_chem_comp_atom.", ["atom_id", "type_symbol", "charge", "pdbx_model_Cartn_x_ideal",
-                                         "pdbx_model_Cartn_y_ideal", "pdbx_model_Cartn_z_ideal"])
-        tb = b.find("_chem_comp_bond.", ["atom_id_1", "atom_id_2", "value_order"])
-        atoms, bad = [], None
-        for r in ta:
-            if "?" in (r[3], r[4], r[5]):
-                bad = "no ideal coordinates"
-                break
-            sym = r[1].capitalize()
-            z = PT.GetAtomicNumber(sym) if sym not in ("X", "D") else 0
-            if z not in NOT_METAL or z == 0:
-                bad = "metal or unknown element"
-                break
-            q = int(r[2]) if r[2] not in ("?", ".") else 0
-            atoms.append((gemmi.cif.as_string(r[0]), z, float(r[3]), float(r[4]), float(r[5]), q))
-        if bad or not atoms:
-            skipped[bad or "no ideal coordinates"].append(b.name)
-            continue
-        idx = {a[0]: k for k, a in enumerate(atoms)}
-        bonds = [(idx[gemmi.cif.as_string(r[0])], idx[gemmi.cif.as_string(r[1])], ORDERS.get(r[2].upper(), 1))
-                 for r in tb if gemmi.cif.as_string(r[0]) in idx and gemmi.cif.as_string(r[1]) in idx]
-        blocks[b.name] = (atoms, bonds)
-    return blocks, skipped
-
-
-def heavy_only(atoms, bonds):
-    keep = [k for k, a in enumerate(atoms) if a[1] != 1]
-    m = {k: n for n, k in enumerate(keep)}
-    return [atoms[k] for k in keep], [(m[i], m[j], o) for i, j, o in bonds if i in m and j in m]
 
 
 def run_set(items):
